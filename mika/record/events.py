@@ -1,0 +1,255 @@
+"""Typed run events: the one stream the TUI, headless output and records read.
+
+Each event is a frozen dataclass with a `type` tag. `to_dict` gives the JSON form that
+`events.jsonl` and `--output-format stream-json` carry; `ephemeral` events (streaming
+deltas) go to live subscribers but are not written to the record.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunEvent:
+    type: ClassVar[str] = "event"
+    ephemeral: ClassVar[bool] = False
+    run_id: str
+    conversation_id: str = ""
+    step: int = 0
+    at: float = field(default_factory=time.time)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = {"type": self.type}
+        for f in dataclasses.fields(self):
+            data[f.name] = _jsonable(getattr(self, f.name))
+        return data
+
+
+def _jsonable(value: Any) -> Any:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, bytes):
+        return f"<{len(value)} bytes>"
+    if hasattr(value, "value") and hasattr(value, "name") and not isinstance(value, (str, int)):
+        return value.value  # enums
+    return value
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunStarted(RunEvent):
+    type: ClassVar[str] = "run_started"
+    goal: str
+    origin: str
+    attendance: str
+    capabilities: tuple[str, ...] = ()
+    read_only: bool = False
+    model: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
+class PhaseChanged(RunEvent):
+    type: ClassVar[str] = "phase"
+    phase: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class ModelRequested(RunEvent):
+    type: ClassVar[str] = "model_request"
+    purpose: str = "main"
+    attempt: int = 1
+    messages: int = 0
+    tools: int = 0
+    estimated_input_tokens: int = 0
+
+
+@dataclass(frozen=True, kw_only=True)
+class AnswerDelta(RunEvent):
+    """A piece of streaming reply text, for live display only."""
+
+    type: ClassVar[str] = "delta"
+    ephemeral: ClassVar[bool] = True
+    text: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class ModelReplied(RunEvent):
+    type: ClassVar[str] = "model_reply"
+    text: str
+    tool_calls: tuple[dict[str, Any], ...] = ()
+    usage: dict[str, int] = field(default_factory=dict)
+    usage_reported: bool = True
+    model: str = ""
+    provider: str = ""
+    purpose: str = "main"
+    stop_reason: str = "end"
+    requested_at: float = 0.0
+    replied_at: float = 0.0
+
+
+@dataclass(frozen=True, kw_only=True)
+class ModelFailed(RunEvent):
+    type: ClassVar[str] = "model_error"
+    kind: str
+    message: str
+    will_retry: bool = False
+    retry_in_s: float = 0.0
+
+
+@dataclass(frozen=True, kw_only=True)
+class ModelCancelled(RunEvent):
+    """A request abandoned because the user said something new (not written to history)."""
+
+    type: ClassVar[str] = "model_cancelled"
+    reason: str = "steer"
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolCalled(RunEvent):
+    type: ClassVar[str] = "tool_call"
+    call_id: str
+    name: str
+    arguments: dict[str, Any] = field(default_factory=dict)
+    origin: str = "model"
+    capability: str = ""
+    risk: str = "read"
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolFinished(RunEvent):
+    type: ClassVar[str] = "tool_result"
+    call_id: str
+    name: str
+    ok: bool
+    text: str = ""
+    code: str = ""  # machine-readable result code: done, skipped_for_new_message, approval_unavailable…
+    effect: str = ""  # done | place_changed | no_effect
+    tree_blind: bool = False
+    wait_ms: int = 0
+    duration_ms: int = 0
+    observation_id: str = ""
+    frame: str = ""  # frame file name under the run dir, if an image was captured
+
+
+@dataclass(frozen=True, kw_only=True)
+class ObservationMade(RunEvent):
+    type: ClassVar[str] = "observation"
+    observation: dict[str, Any]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Activity(RunEvent):
+    """What Mika is doing right now, in words (the step's intent)."""
+
+    type: ClassVar[str] = "activity"
+    text: str
+    tool: str = ""
+    target: str = ""
+    outward: bool = False
+
+
+@dataclass(frozen=True, kw_only=True)
+class ApprovalEvent(RunEvent):
+    type: ClassVar[str] = "approval"
+    decision: str  # asked | allowed | refused | unavailable | released | outward
+    tool: str = ""
+    app: str = ""
+    amount: str = ""
+    what: str = ""
+    reason: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
+class QuestionAsked(RunEvent):
+    type: ClassVar[str] = "question"
+    question_id: str
+    question: str
+    options: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class ConfirmationAsked(RunEvent):
+    type: ClassVar[str] = "confirmation"
+    question_id: str
+    what: str
+    amount: str
+    app: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
+class TakeoverEvent(RunEvent):
+    type: ClassVar[str] = "takeover"
+    question_id: str
+    reason: str  # login | captcha | payment | other
+    message: str
+    state: str  # asked | taking | done | skipped | cancelled
+
+
+@dataclass(frozen=True, kw_only=True)
+class UserInput(RunEvent):
+    type: ClassVar[str] = "user_input"
+    kind: str  # steer | redirect | answer | confirm | hand_back | cancel
+    text: str = ""
+    state: str = "received"  # received | consumed
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolsOpened(RunEvent):
+    type: ClassVar[str] = "tools_opened"
+    group: str
+    preloaded: bool = False
+
+
+@dataclass(frozen=True, kw_only=True)
+class Compressed(RunEvent):
+    type: ClassVar[str] = "compression"
+    before_tokens: int
+    after_tokens: int
+    level: int = 1
+
+
+@dataclass(frozen=True, kw_only=True)
+class SourcesChosen(RunEvent):
+    type: ClassVar[str] = "sources"
+    observations: tuple[dict[str, Any], ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class Notice(RunEvent):
+    """A line for the user that is not the answer (device reconnecting, knowledge used)."""
+
+    type: ClassVar[str] = "notice"
+    level: str = "info"  # info | warning | error
+    text: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunOutcome(RunEvent):
+    type: ClassVar[str] = "outcome"
+    status: str  # answered | not_done | stopped | failed | budget_exhausted | approval_refused | device_unavailable
+    answer: str = ""
+    subtype: str = ""
+    reason: str = ""
+    steps: int = 0
+    usage: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, kw_only=True)
+class OutcomeJudged(RunEvent):
+    type: ClassVar[str] = "outcome_judged"
+    verdict: str  # done | partial | not_possible | unknown
+    why: str = ""
+
+
+EVENT_TYPES: dict[str, type[RunEvent]] = {
+    cls.type: cls
+    for cls in list(globals().values())
+    if isinstance(cls, type) and issubclass(cls, RunEvent) and cls is not RunEvent
+}
