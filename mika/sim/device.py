@@ -76,6 +76,12 @@ class SimDevice(Protocol):
         pulled (faults: drop after N commands)."""
         ...
 
+    def command_delay(self) -> float:
+        """Seconds the adbd waits before answering each OPEN (faults: slow_ms / 1000);
+        0.0 normally. Read on every OPEN, so a fault set at run time applies at once.
+        (Added by SIM-WIRE: the adbd sleeps asynchronously, which a sync hook can't.)"""
+        ...
+
 
 class ConnectionDrop(Exception):
     """Raised by the world to make the adbd drop the whole transport."""
