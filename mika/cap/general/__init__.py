@@ -1,0 +1,35 @@
+"""General tools, always offered: asking, handing over, ending, waiting, confirming."""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from mika.cap.general.ask_user import AskUser, HandToUser
+from mika.cap.general.confirmation import RequestConfirmation
+from mika.cap.general.outcome_tools import EndNotDone
+from mika.cap.general.wait import Wait
+from mika.tool.declaration import AgentTool
+
+
+class GeneralCapability:
+    id = "general"
+    group = None
+
+    def __init__(self, *, confirmations: bool) -> None:
+        # request_confirmation exists only while asking (not autonomous).
+        self._confirmations = confirmations
+
+    def tools(self) -> Sequence[AgentTool]:
+        tools: list[AgentTool] = [AskUser(), EndNotDone(), Wait(), HandToUser()]
+        if self._confirmations:
+            tools.insert(1, RequestConfirmation())
+        return tools
+
+    def prompt_section(self) -> str | None:
+        return None
+
+    def services(self) -> dict[str, Any]:
+        return {}
+
+    async def close(self) -> None:
+        return None

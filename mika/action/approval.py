@@ -1,0 +1,69 @@
+"""`ApprovalPolicy`: approval asks about one thing only — spending money (seed §4 审批).
+
+Sending, posting, deleting run without asking. A payment step is asked only when a person
+is present at a UI or terminal run; anything else refuses it (`approval_unavailable`). The
+final "pay" is never released by consent: it is handed to the user. Autonomous mode, one
+global switch, lifts all of this (the classifier still runs, to pace outward actions).
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+from mika.action.confirmation import ConfirmationGate
+from mika.action.origin import Origin
+from mika.action.risk import Classified, RiskClass
+from mika.run.spec import Attendance, RunOrigin, RunProvenance
+from mika.tool.declaration import ActionTarget
+
+
+class Verdict(enum.Enum):
+    GO = "go"
+    RELEASED = "released"  # a consent released this payment step
+    NEEDS_CONFIRMATION = "confirmation_required"
+    UNAVAILABLE = "approval_unavailable"
+    HAND_TO_USER = "pay_by_user"
+
+
+@dataclass(frozen=True)
+class Decision:
+    verdict: Verdict
+    classified: Classified
+
+    @property
+    def allowed(self) -> bool:
+        return self.verdict in (Verdict.GO, Verdict.RELEASED)
+
+
+class ApprovalPolicy:
+    def __init__(self, provenance: RunProvenance, gate: ConfirmationGate | None, autonomous: bool) -> None:
+        self.provenance = provenance
+        # None in autonomous mode: nothing can be confirmed because nothing is asked.
+        self.gate = gate
+        self.autonomous = autonomous
+
+    @property
+    def can_ask(self) -> bool:
+        return (
+            not self.autonomous
+            and self.gate is not None
+            and self.provenance.attendance is Attendance.PRESENT
+            and self.provenance.origin in (RunOrigin.UI, RunOrigin.CLI)
+        )
+
+    def decide(self, classified: Classified, target: ActionTarget, origin: Origin, step: int) -> Decision:
+        risk = classified.risk
+        if self.autonomous or risk in (RiskClass.NONE, RiskClass.OUTWARD, RiskClass.IRREVERSIBLE):
+            return Decision(Verdict.GO, classified)
+        if risk is RiskClass.PAY:
+            return Decision(Verdict.HAND_TO_USER, classified)
+        # A payment step.
+        if not self.can_ask:
+            return Decision(Verdict.UNAVAILABLE, classified)
+        assert self.gate is not None
+        if origin.may_use_consent and self.gate.release(
+            app=target.app, kind=target.kind, screen_text=target.screen_text, on_screen=target.on_screen, step=step
+        ):
+            return Decision(Verdict.RELEASED, classified)
+        return Decision(Verdict.NEEDS_CONFIRMATION, classified)

@@ -1,0 +1,63 @@
+"""`ConfirmationGate`: a consent releases exactly the next matching action.
+
+Matching means: same app, same kind of action, the target on the screen, the declared
+amount on the screen, within 3 steps of the consent, and no other write in between.
+Anything else voids the consent.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mika.action.risk import amount_value, amounts_in
+
+WITHIN_STEPS = 3
+
+
+@dataclass(frozen=True)
+class Consent:
+    app: str
+    kind: str
+    amount: str
+    what: str
+    step: int
+
+
+class ConfirmationGate:
+    def __init__(self) -> None:
+        self._consent: Consent | None = None
+
+    @property
+    def pending(self) -> Consent | None:
+        return self._consent
+
+    def grant(self, consent: Consent) -> None:
+        self._consent = consent
+
+    def release(self, *, app: str, kind: str, screen_text: str, on_screen: bool, step: int) -> bool:
+        """True if a consent covers this action; the consent is spent either way it matches."""
+        c = self._consent
+        if c is None:
+            return False
+        if step - c.step > WITHIN_STEPS:
+            self._consent = None
+            return False
+        if c.app and app and c.app != app:
+            return False
+        if c.kind and kind and c.kind != kind:
+            return False
+        if not on_screen or not _amount_shown(c.amount, screen_text):
+            return False
+        self._consent = None
+        return True
+
+    def note_write(self) -> None:
+        """Another write happened: a consent never carries over it."""
+        self._consent = None
+
+
+def _amount_shown(amount: str, screen_text: str) -> bool:
+    want = amount_value(amount)
+    if want is None:
+        return False
+    return any(amount_value(a) == want for a in amounts_in(screen_text))

@@ -1,0 +1,26 @@
+"""Who started this step, and what each starter may do."""
+
+from __future__ import annotations
+
+import enum
+
+
+class Origin(enum.Enum):
+    MODEL = "model"  # the model called a tool
+    BATCH = "batch"  # one step of do_steps
+    SCRIPT = "script"  # a step of a scripted sequence
+    REPLAY = "replay"  # a step of a recorded route
+    MCP = "mcp"  # an MCP client called a tool
+
+    @property
+    def may_use_consent(self) -> bool:
+        """Whether a user's consent can release a payment step started this way.
+
+        Only the model's own calls and its batches act on a consent the user gave while
+        watching; replays, scripts and MCP clients never spend one."""
+        return self in (Origin.MODEL, Origin.BATCH)
+
+    @property
+    def stops_on_guard_warning(self) -> bool:
+        """Composite origins stop at the first guard warning instead of carrying on."""
+        return self is not Origin.MODEL

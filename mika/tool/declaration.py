@@ -1,0 +1,115 @@
+"""Tools are declarations: one class per tool; code acts on these attributes, never on names."""
+
+from __future__ import annotations
+
+import abc
+import enum
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from mika.model.messages import Image, ToolSpec
+from mika.observe.observation import Observation
+from mika.resources import has_prompt, prompt
+
+if TYPE_CHECKING:
+    from mika.tool.context import ToolContext
+
+
+class Risk(enum.Enum):
+    READ = "read"  # reads only; goes through execute_read
+    WRITE = "write"  # changes something on the device or in Mika
+    EXTERNAL = "external"  # reaches outside (sends, posts, pays): outward checks apply
+
+
+class EntryKind(enum.Enum):
+    MEMBER = "member"  # part of a group, offered once the group is open
+    OPENS = "opens"  # offered while folded; calling it opens its group
+    ALONE = "alone"  # offered while folded; enough on its own, opens nothing
+
+
+@dataclass(frozen=True)
+class ActionTarget:
+    """What an action would touch, for the irreversible/payment check.
+
+    Filled by the tool from the screen the model acted on; the core never reads a
+    platform tree itself."""
+
+    label: str = ""  # text / description of the element or button
+    app: str = ""  # package or registrable domain
+    kind: str = ""  # tap, type, key, launch…
+    screen_text: str = ""  # the visible text of that screen (amounts are looked up here)
+    on_screen: bool = True
+
+
+@dataclass(frozen=True)
+class EndRun:
+    """A tool result that ends the run (end_not_done)."""
+
+    subtype: str
+    message: str
+
+
+@dataclass(frozen=True)
+class ToolOutcome:
+    text: str
+    ok: bool = True
+    code: str = "done"
+    image: Image | None = None
+    observations: tuple[Observation, ...] = ()
+    effect: str = ""
+    tree_blind: bool = False
+    data: dict[str, Any] = field(default_factory=dict)
+    end_run: EndRun | None = None
+    wait_ms: int = 0
+
+    @staticmethod
+    def error(code: str, text: str, **data: Any) -> "ToolOutcome":
+        return ToolOutcome(text=text, ok=False, code=code, data=data)
+
+
+class AgentTool(abc.ABC):
+    """Base of every tool. Subclasses set the ClassVars and implement `run`."""
+
+    name: ClassVar[str]
+    capability: ClassVar[str]
+    risk: ClassVar[Risk] = Risk.READ
+    # None: always offered. Otherwise the group it folds into (phone, web, sandbox, screens).
+    group: ClassVar[str | None] = None
+    entry: ClassVar[EntryKind] = EntryKind.MEMBER
+    batchable: ClassVar[bool] = False
+    replayable: ClassVar[bool] = False
+    # Pure waits and vision-only calls: ended early by a new user message.
+    yields_to_steer: ClassVar[bool] = False
+    # Needs a person to answer (ask_user, hand_to_user, request_confirmation): removed
+    # from unattended runs.
+    needs_user: ClassVar[bool] = False
+    # Creates schedules or edits the user's profile: removed from unattended runs.
+    unattended_ok: ClassVar[bool] = True
+    # A control call (wait, ask, confirm, hand over): counted neither as reading nor acting.
+    control: ClassVar[bool] = False
+    parameters: ClassVar[dict[str, Any]] = {"type": "object", "properties": {}}
+
+    @abc.abstractmethod
+    async def run(self, args: dict[str, Any], ctx: "ToolContext") -> ToolOutcome:
+        """Do the work. Writes reach here only through the ActionExecutor."""
+
+    async def target(self, args: dict[str, Any], ctx: "ToolContext") -> ActionTarget | None:
+        """What this call would touch, for the risk check; None when nothing outward."""
+        return None
+
+    # -- how the model sees it --------------------------------------------------
+
+    @classmethod
+    def description(cls) -> str:
+        return prompt(f"tools/{cls.name}.md")
+
+    @classmethod
+    def entry_description(cls) -> str:
+        if has_prompt(f"entries/{cls.name}.md"):
+            return prompt(f"entries/{cls.name}.md")
+        return cls.description()
+
+    @classmethod
+    def spec(cls, folded: bool = False) -> ToolSpec:
+        text = cls.entry_description() if folded else cls.description()
+        return ToolSpec(cls.name, text, cls.parameters)
