@@ -1,0 +1,30 @@
+"""One adapter per wire protocol; `build_adapter` picks by the config's `kind`."""
+
+from __future__ import annotations
+
+from mika.model.adapters.endpoint import Endpoint
+
+KINDS = ("openai-chat", "openai-responses", "anthropic", "gemini")
+
+
+def build_adapter(kind: str, endpoint: Endpoint):  # -> Model
+    if kind == "openai-chat":
+        from mika.model.adapters.openai_chat import OpenAIChatModel
+
+        return OpenAIChatModel(endpoint)
+    if kind == "openai-responses":
+        from mika.model.adapters.openai_responses import OpenAIResponsesModel
+
+        return OpenAIResponsesModel(endpoint)
+    if kind == "anthropic":
+        from mika.model.adapters.anthropic import AnthropicModel
+
+        return AnthropicModel(endpoint)
+    if kind == "gemini":
+        from mika.model.adapters.gemini import GeminiModel
+
+        return GeminiModel(endpoint)
+    raise ValueError(f"unknown model protocol {kind!r}; expected one of {', '.join(KINDS)}")
+
+
+__all__ = ["KINDS", "Endpoint", "build_adapter"]

@@ -1,0 +1,286 @@
+"""Anthropic Messages: neutral messages to `POST {base}/v1/messages` and back.
+
+Prompt caching is explicit here: `cache_control` breakpoints go at the end of the
+tools+system block, after each message index in `request.cache_marks` (the opening
+context), and on the newest message, so from a run's second request on the stable
+prefix is billed as a cache read.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, AsyncIterator
+
+import anthropic
+
+from mika.model.adapters.endpoint import Endpoint, strip_version_suffix
+from mika.model.adapters.images import NO_VISION_PLACEHOLDER, b64
+from mika.model.adapters.sdk_errors import translate
+from mika.model.adapters.tool_calls import ToolCallAssembler
+from mika.model.base import Done, StreamEvent, TextDelta, ThinkingDelta, ToolCallDelta
+from mika.model.classify import classify_http
+from mika.model.errors import ModelError, ModelErrorKind
+from mika.model.messages import (
+    NO_USAGE,
+    Image,
+    Message,
+    ModelRequest,
+    ModelResponse,
+    Part,
+    StopReason,
+    Text,
+    Thinking,
+    ToolCall,
+    ToolResult,
+    Usage,
+)
+
+DEFAULT_MAX_TOKENS = 8192
+_EPHEMERAL = {"type": "ephemeral"}
+# The API allows four breakpoints per request.
+_MAX_BREAKPOINTS = 4
+_STOP = {"end_turn": "end", "stop_sequence": "end", "tool_use": "tool_calls", "max_tokens": "max_tokens"}
+
+
+def usage_of(start: dict[str, Any] | None, delta: dict[str, Any] | None = None) -> Usage:
+    """Anthropic's `input_tokens` excludes cache reads and writes; ours includes them.
+
+    `message_delta` usage is cumulative and overrides `message_start`; when the server
+    ran several iterations (compaction), their sum is what was billed."""
+    merged: dict[str, Any] = dict(start or {})
+    for k, v in (delta or {}).items():
+        if v is not None:
+            merged[k] = v
+    if not merged:
+        return NO_USAGE
+    iterations = merged.get("iterations")
+    rows = iterations if isinstance(iterations, list) and iterations else [merged]
+    inp = out = read = write = 0
+    for row in rows:
+        read += int(row.get("cache_read_input_tokens") or 0)
+        write += int(row.get("cache_creation_input_tokens") or 0)
+        inp += int(row.get("input_tokens") or 0)
+        out += int(row.get("output_tokens") or 0)
+    return Usage(input_tokens=inp + read + write, output_tokens=out, cached_input_tokens=read, cache_write_tokens=write)
+
+
+class AnthropicRequestBuilder:
+    def __init__(self, endpoint: Endpoint) -> None:
+        self.endpoint = endpoint
+
+    def body(self, request: ModelRequest) -> dict[str, Any]:
+        messages = [self._message(m) for m in request.messages]
+        budget = _MAX_BREAKPOINTS
+        body: dict[str, Any] = {
+            "model": self.endpoint.model,
+            "max_tokens": request.max_output_tokens or DEFAULT_MAX_TOKENS,
+        }
+        tools = []
+        if request.tools and self.endpoint.supports_tools:
+            tools = [{"name": t.name, "description": t.description, "input_schema": t.parameters} for t in request.tools]
+            body["tools"] = tools
+        if request.system:
+            body["system"] = [{"type": "text", "text": request.system, "cache_control": dict(_EPHEMERAL)}]
+            budget -= 1
+        elif tools:
+            tools[-1]["cache_control"] = dict(_EPHEMERAL)
+            budget -= 1
+        # Newest message first: it makes the next request a cache read; then the opening
+        # context marks, latest first, while breakpoints remain.
+        wanted = []
+        if messages:
+            wanted.append(len(messages) - 1)
+        wanted += sorted((i for i in request.cache_marks if 0 <= i < len(messages)), reverse=True)
+        for index in dict.fromkeys(wanted):
+            if budget <= 0:
+                break
+            if messages[index]["content"]:
+                messages[index]["content"][-1]["cache_control"] = dict(_EPHEMERAL)
+                budget -= 1
+        body["messages"] = messages
+        return body
+
+    def _image(self, image: Image) -> dict[str, Any]:
+        if not self.endpoint.supports_images:
+            return {"type": "text", "text": NO_VISION_PLACEHOLDER}
+        return {"type": "image", "source": {"type": "base64", "media_type": image.mime, "data": b64(image)}}
+
+    def _message(self, message: Message) -> dict[str, Any]:
+        blocks: list[dict[str, Any]] = []
+        if message.role == "user":
+            # Tool results must open the user turn that answers the tool calls.
+            for p in message.parts:
+                if isinstance(p, ToolResult):
+                    content: list[dict[str, Any]] = [{"type": "text", "text": p.text or "(empty)"}]
+                    if p.image is not None:
+                        content.append(self._image(p.image))
+                    block: dict[str, Any] = {"type": "tool_result", "tool_use_id": p.call_id, "content": content}
+                    if p.is_error:
+                        block["is_error"] = True
+                    blocks.append(block)
+            for p in message.parts:
+                if isinstance(p, Text) and p.text:
+                    blocks.append({"type": "text", "text": p.text})
+                elif isinstance(p, Image):
+                    blocks.append(self._image(p))
+            return {"role": "user", "content": blocks}
+        for p in message.parts:
+            if isinstance(p, Thinking) and p.origin == self.endpoint.origin:
+                # Signed thinking must come back unchanged, before the text and tool use.
+                if p.field == "thinking" and p.signature:
+                    blocks.append({"type": "thinking", "thinking": p.text, "signature": p.signature})
+                elif p.field == "redacted_thinking" and p.data:
+                    blocks.append({"type": "redacted_thinking", "data": p.data})
+        for p in message.parts:
+            if isinstance(p, Text) and p.text:
+                blocks.append({"type": "text", "text": p.text})
+            elif isinstance(p, ToolCall):
+                blocks.append({"type": "tool_use", "id": p.id, "name": p.name, "input": p.arguments})
+        return {"role": "assistant", "content": blocks}
+
+
+class _Reply:
+    """The reply as it builds up from stream events (or from one complete message)."""
+
+    def __init__(self, endpoint: Endpoint) -> None:
+        self.endpoint = endpoint
+        self.blocks: dict[int, dict[str, Any]] = {}
+        self.calls = ToolCallAssembler()
+        self.start_usage: dict[str, Any] | None = None
+        self.delta_usage: dict[str, Any] | None = None
+        self.stop: str | None = None
+        self.model = endpoint.model
+
+    def parts(self) -> list[Part]:
+        thinking: list[Part] = []
+        text: list[str] = []
+        for index in sorted(self.blocks):
+            b = self.blocks[index]
+            if b["type"] == "thinking":
+                thinking.append(Thinking(b.get("thinking", ""), origin=self.endpoint.origin, field="thinking",
+                                         signature=b.get("signature") or None))
+            elif b["type"] == "redacted_thinking":
+                thinking.append(Thinking("", origin=self.endpoint.origin, field="redacted_thinking", data=b.get("data")))
+            elif b["type"] == "text":
+                text.append(b.get("text", ""))
+        out = thinking
+        if "".join(text):
+            out.append(Text("".join(text)))
+        out.extend(self.calls.finish())
+        return out
+
+    def response(self, provider: str) -> ModelResponse:
+        parts = self.parts()
+        stop: StopReason = _STOP.get(self.stop or "", "other")  # type: ignore[assignment]
+        if any(isinstance(p, ToolCall) for p in parts):
+            stop = "tool_calls" if stop in ("end", "tool_calls", "other") else stop
+        return ModelResponse(Message("assistant", tuple(parts)), usage_of(self.start_usage, self.delta_usage),
+                             stop, self.model, provider)
+
+
+class AnthropicModel:
+    kind = "anthropic"
+
+    def __init__(self, endpoint: Endpoint, client: anthropic.AsyncAnthropic | None = None) -> None:
+        self.endpoint = endpoint
+        self.provider = endpoint.provider
+        self.name = endpoint.model
+        self.context_window = endpoint.context_window
+        self.supports_images = endpoint.supports_images
+        self.builder = AnthropicRequestBuilder(endpoint)
+        self._client = client or anthropic.AsyncAnthropic(
+            api_key=endpoint.api_key or "not-needed",
+            base_url=strip_version_suffix(endpoint.base_url, "/v1"),
+            max_retries=0,
+            timeout=anthropic.Timeout(endpoint.read_timeout, connect=endpoint.connect_timeout),
+        )
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        body = self.builder.body(request)
+        headers = self.endpoint.request_headers(request.conversation_id)
+        started = False
+        try:
+            if not self.endpoint.streaming:
+                message = await self._client.messages.create(**body, stream=False, extra_headers=headers)
+                for event in self._from_message(message.to_dict(warnings=False)):
+                    yield event
+                return
+            stream = await self._client.messages.create(**body, stream=True, extra_headers=headers)
+            try:
+                async for event in self._from_stream(stream):
+                    started = True
+                    yield event
+            finally:
+                await stream.close()
+        except ModelError:
+            raise
+        except Exception as exc:
+            raise translate(exc, provider=self.provider, model=self.name, started=started) from exc
+
+    async def _from_stream(self, stream: Any) -> AsyncIterator[StreamEvent]:
+        reply = _Reply(self.endpoint)
+        async for event in stream:
+            data = event.to_dict(warnings=False)
+            kind = data.get("type")
+            if kind == "message_start":
+                msg = data.get("message") or {}
+                reply.model = msg.get("model") or reply.model
+                reply.start_usage = msg.get("usage")
+            elif kind == "content_block_start":
+                index = int(data.get("index") or 0)
+                block = dict(data.get("content_block") or {})
+                reply.blocks[index] = block
+                if block.get("type") == "tool_use":
+                    reply.calls.add(index, id=block.get("id"), name=block.get("name"))
+                    yield ToolCallDelta(index, block.get("id"), block.get("name"), "")
+                elif block.get("type") == "text" and block.get("text"):
+                    yield TextDelta(block["text"])
+            elif kind == "content_block_delta":
+                index = int(data.get("index") or 0)
+                delta = data.get("delta") or {}
+                block = reply.blocks.setdefault(index, {"type": "unknown"})
+                dtype = delta.get("type")
+                if dtype == "text_delta" and block.get("type") == "text":
+                    block["text"] = block.get("text", "") + delta.get("text", "")
+                    yield TextDelta(delta.get("text", ""))
+                elif dtype == "input_json_delta" and block.get("type") == "tool_use":
+                    reply.calls.add(index, arguments=delta.get("partial_json") or "")
+                    yield ToolCallDelta(index, None, None, delta.get("partial_json") or "")
+                elif dtype == "thinking_delta":
+                    block["thinking"] = block.get("thinking", "") + delta.get("thinking", "")
+                    yield ThinkingDelta(delta.get("thinking", ""))
+                elif dtype == "signature_delta":
+                    block["signature"] = block.get("signature", "") + delta.get("signature", "")
+            elif kind == "message_delta":
+                reply.stop = (data.get("delta") or {}).get("stop_reason") or reply.stop
+                reply.delta_usage = data.get("usage") or reply.delta_usage
+            elif kind == "message_stop":
+                yield Done(reply.response(self.provider))
+                return
+            elif kind == "error":
+                raise classify_http(None, data, None, provider=self.provider, model=self.name)
+        if reply.stop:
+            # message_delta carries the final stop reason and usage; only the closing
+            # message_stop frame is missing, so the reply itself is whole.
+            yield Done(reply.response(self.provider))
+            return
+        raise ModelError(ModelErrorKind.STREAM_INCOMPLETE, "the stream ended before message_stop", provider=self.provider)
+
+    def _from_message(self, data: dict[str, Any]) -> list[StreamEvent]:
+        reply = _Reply(self.endpoint)
+        reply.model = data.get("model") or reply.model
+        reply.start_usage = data.get("usage")
+        reply.stop = data.get("stop_reason")
+        events: list[StreamEvent] = []
+        for index, block in enumerate(data.get("content") or []):
+            reply.blocks[index] = dict(block)
+            if block.get("type") == "text":
+                events.append(TextDelta(block.get("text", "")))
+            elif block.get("type") == "tool_use":
+                raw = json.dumps(block.get("input") or {}, ensure_ascii=False, separators=(",", ":"))
+                reply.calls.add(index, id=block.get("id"), name=block.get("name"), arguments=raw)
+                events.append(ToolCallDelta(index, block.get("id"), block.get("name"), raw))
+            elif block.get("type") == "thinking":
+                events.append(ThinkingDelta(block.get("thinking", "")))
+        events.append(Done(reply.response(self.provider)))
+        return events

@@ -1,0 +1,264 @@
+"""Gemini generateContent / streamGenerateContent over httpx.
+
+Both stream forms are read: `alt=sse` (what we ask for) and the plain JSON array some
+proxies return; the response's content type decides. A function call's
+`thoughtSignature` is kept on the call and sent back with it, to the same address only.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, AsyncIterator
+
+import httpx
+
+from mika.model.adapters.endpoint import Endpoint, strip_version_suffix
+from mika.model.adapters.images import NO_VISION_PLACEHOLDER, b64
+from mika.model.adapters.tool_calls import ToolCallAssembler
+from mika.model.base import Done, StreamEvent, TextDelta, ThinkingDelta, ToolCallDelta
+from mika.model.classify import classify_http
+from mika.model.errors import ModelError, ModelErrorKind
+from mika.model.messages import (
+    NO_USAGE,
+    Image,
+    Message,
+    ModelRequest,
+    ModelResponse,
+    Part,
+    StopReason,
+    Text,
+    Thinking,
+    ToolCall,
+    ToolResult,
+    Usage,
+)
+
+SIGNATURE = "thoughtSignature"
+# JSON-schema keys Gemini's `parameters` (an OpenAPI subset) refuses.
+_UNSUPPORTED_SCHEMA_KEYS = {"additionalProperties", "$schema", "$id", "$defs", "definitions"}
+
+
+def usage_of(raw: Any) -> Usage:
+    if not isinstance(raw, dict):
+        return NO_USAGE
+    return Usage(
+        input_tokens=int(raw.get("promptTokenCount") or 0),
+        # Thinking tokens are billed as output.
+        output_tokens=int(raw.get("candidatesTokenCount") or 0) + int(raw.get("thoughtsTokenCount") or 0),
+        cached_input_tokens=int(raw.get("cachedContentTokenCount") or 0),
+    )
+
+
+def _schema(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _schema(v) for k, v in value.items() if k not in _UNSUPPORTED_SCHEMA_KEYS}
+    if isinstance(value, list):
+        return [_schema(v) for v in value]
+    return value
+
+
+class GeminiRequestBuilder:
+    def __init__(self, endpoint: Endpoint) -> None:
+        self.endpoint = endpoint
+
+    def body(self, request: ModelRequest) -> dict[str, Any]:
+        body: dict[str, Any] = {}
+        if request.system:
+            body["systemInstruction"] = {"parts": [{"text": request.system}]}
+        body["contents"] = [self._content(m) for m in request.messages]
+        if request.tools and self.endpoint.supports_tools:
+            declarations = []
+            for t in request.tools:
+                decl: dict[str, Any] = {"name": t.name, "description": t.description}
+                if (t.parameters or {}).get("properties"):
+                    decl["parameters"] = _schema(t.parameters)
+                declarations.append(decl)
+            body["tools"] = [{"functionDeclarations": declarations}]
+        if request.max_output_tokens:
+            body["generationConfig"] = {"maxOutputTokens": request.max_output_tokens}
+        return body
+
+    def _image(self, image: Image) -> dict[str, Any]:
+        if not self.endpoint.supports_images:
+            return {"text": NO_VISION_PLACEHOLDER}
+        return {"inlineData": {"mimeType": image.mime, "data": b64(image)}}
+
+    def _content(self, message: Message) -> dict[str, Any]:
+        parts: list[dict[str, Any]] = []
+        if message.role == "user":
+            for p in message.parts:
+                if isinstance(p, ToolResult):
+                    parts.append({"functionResponse": {"name": p.name, "response": {"result": p.text}}})
+                    if p.image is not None:
+                        parts.append(self._image(p.image))
+            for p in message.parts:
+                if isinstance(p, Text) and p.text:
+                    parts.append({"text": p.text})
+                elif isinstance(p, Image):
+                    parts.append(self._image(p))
+            return {"role": "user", "parts": parts}
+        for p in message.parts:
+            if isinstance(p, Text) and p.text:
+                parts.append({"text": p.text})
+            elif isinstance(p, ToolCall):
+                part: dict[str, Any] = {"functionCall": {"name": p.name, "args": p.arguments}}
+                signature = p.provider_data.get(SIGNATURE)
+                if signature and p.provider_data.get("origin") == self.endpoint.origin:
+                    part[SIGNATURE] = signature
+                parts.append(part)
+        return {"role": "model", "parts": parts}
+
+
+class _Reply:
+    def __init__(self, endpoint: Endpoint) -> None:
+        self.endpoint = endpoint
+        self.text: list[str] = []
+        self.thoughts: list[str] = []
+        self.calls = ToolCallAssembler()
+        self.usage = NO_USAGE
+        self.finish: str | None = None
+        self.model = endpoint.model
+        self.response_id = ""
+
+    def feed(self, chunk: dict[str, Any]) -> list[StreamEvent]:
+        if "error" in chunk:
+            raise classify_http(None, chunk, None, provider=self.endpoint.provider, model=self.endpoint.model)
+        events: list[StreamEvent] = []
+        if chunk.get("usageMetadata"):
+            self.usage = usage_of(chunk["usageMetadata"])
+        self.model = chunk.get("modelVersion") or self.model
+        self.response_id = chunk.get("responseId") or self.response_id
+        for candidate in (chunk.get("candidates") or [])[:1]:
+            for part in (candidate.get("content") or {}).get("parts") or []:
+                if "functionCall" in part:
+                    fc = part["functionCall"] or {}
+                    index = len(self.calls.finish())
+                    raw = json.dumps(fc.get("args") or {}, ensure_ascii=False, separators=(",", ":"))
+                    data = {}
+                    if part.get(SIGNATURE):
+                        data = {SIGNATURE: part[SIGNATURE], "origin": self.endpoint.origin}
+                    # Gemini gives no call ids; the response id keeps ours unique across turns.
+                    call_id = fc.get("id") or f"{self.response_id or 'call'}_{index}"
+                    self.calls.add(index, id=call_id, name=fc.get("name"), arguments=raw, provider_data=data)
+                    events.append(ToolCallDelta(index, call_id, fc.get("name"), raw))
+                elif part.get("thought") and part.get("text"):
+                    self.thoughts.append(part["text"])
+                    events.append(ThinkingDelta(part["text"]))
+                elif part.get("text"):
+                    self.text.append(part["text"])
+                    events.append(TextDelta(part["text"]))
+            if candidate.get("finishReason"):
+                self.finish = candidate["finishReason"]
+        return events
+
+    def response(self) -> ModelResponse:
+        parts: list[Part] = []
+        if self.thoughts:
+            parts.append(Thinking("".join(self.thoughts), origin=self.endpoint.origin, field="thought"))
+        if self.text:
+            parts.append(Text("".join(self.text)))
+        calls = self.calls.finish()
+        parts.extend(calls)
+        stop: StopReason
+        if calls:
+            stop = "tool_calls"
+        elif self.finish == "MAX_TOKENS":
+            stop = "max_tokens"
+        elif self.finish in (None, "STOP"):
+            stop = "end"
+        else:
+            stop = "other"
+        return ModelResponse(Message("assistant", tuple(parts)), self.usage, stop, self.model, self.endpoint.provider)
+
+
+async def _sse_data(response: httpx.Response) -> AsyncIterator[str]:
+    buffer = ""
+    async for text in response.aiter_text():
+        buffer += text.replace("\r\n", "\n")
+        while "\n\n" in buffer:
+            frame, buffer = buffer.split("\n\n", 1)
+            data = "\n".join(line[5:].lstrip() for line in frame.split("\n") if line.startswith("data:"))
+            if data:
+                yield data
+    tail = "\n".join(line[5:].lstrip() for line in buffer.split("\n") if line.startswith("data:"))
+    if tail.strip():
+        yield tail
+
+
+async def _json_array_items(response: httpx.Response) -> AsyncIterator[dict[str, Any]]:
+    """Objects of a streamed top-level JSON array, each as soon as it is complete."""
+    decoder = json.JSONDecoder()
+    buffer = ""
+    async for text in response.aiter_text():
+        buffer += text
+        while True:
+            stripped = buffer.lstrip().lstrip("[,").lstrip()
+            if not stripped or stripped.startswith("]"):
+                buffer = stripped
+                break
+            try:
+                item, end = decoder.raw_decode(stripped)
+            except ValueError:
+                buffer = stripped
+                break
+            buffer = stripped[end:]
+            if isinstance(item, dict):
+                yield item
+
+
+class GeminiModel:
+    kind = "gemini"
+
+    def __init__(self, endpoint: Endpoint, client: httpx.AsyncClient | None = None) -> None:
+        self.endpoint = endpoint
+        self.provider = endpoint.provider
+        self.name = endpoint.model
+        self.context_window = endpoint.context_window
+        self.supports_images = endpoint.supports_images
+        self.builder = GeminiRequestBuilder(endpoint)
+        self._root = strip_version_suffix(endpoint.base_url, "/v1beta", "/v1")
+        self._client = client or httpx.AsyncClient(
+            timeout=httpx.Timeout(endpoint.read_timeout, connect=endpoint.connect_timeout)
+        )
+
+    def _url(self) -> str:
+        model = self.endpoint.model.removeprefix("models/")
+        if self.endpoint.streaming:
+            return f"{self._root}/v1beta/models/{model}:streamGenerateContent?alt=sse"
+        return f"{self._root}/v1beta/models/{model}:generateContent"
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        headers = self.endpoint.request_headers(request.conversation_id)
+        headers["Content-Type"] = "application/json"
+        if self.endpoint.api_key:
+            headers["x-goog-api-key"] = self.endpoint.api_key
+        body = json.dumps(self.builder.body(request), ensure_ascii=False, separators=(",", ":")).encode()
+        reply = _Reply(self.endpoint)
+        started = False
+        try:
+            async with self._client.stream("POST", self._url(), content=body, headers=headers) as response:
+                if response.status_code >= 400:
+                    raw = await response.aread()
+                    raise classify_http(response.status_code, raw.decode("utf-8", "replace"),
+                                        dict(response.headers), provider=self.provider, model=self.name)
+                ctype = response.headers.get("content-type", "")
+                if "event-stream" in ctype:
+                    async for data in _sse_data(response):
+                        started = True
+                        for event in reply.feed(json.loads(data)):
+                            yield event
+                else:
+                    async for item in _json_array_items(response):
+                        started = True
+                        for event in reply.feed(item):
+                            yield event
+        except ModelError:
+            raise
+        except httpx.TransportError as exc:
+            kind = ModelErrorKind.STREAM_INCOMPLETE if started else ModelErrorKind.NETWORK
+            raise ModelError(kind, f"{type(exc).__name__}: {exc}".strip(": "), provider=self.provider) from exc
+        except ValueError as exc:
+            raise ModelError(ModelErrorKind.STREAM_INCOMPLETE, f"unreadable reply: {exc}", provider=self.provider) from exc
+        if reply.finish is None:
+            raise ModelError(ModelErrorKind.STREAM_INCOMPLETE, "the stream ended without a finishReason", provider=self.provider)
+        yield Done(reply.response())

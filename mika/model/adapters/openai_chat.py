@@ -1,0 +1,252 @@
+"""OpenAI-compatible Chat Completions: neutral messages to `/chat/completions` and back."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, AsyncIterator
+
+import openai
+
+from mika.model.adapters.endpoint import Endpoint
+from mika.model.adapters.images import NO_VISION_PLACEHOLDER, data_url
+from mika.model.adapters.sdk_errors import translate
+from mika.model.adapters.tool_calls import ToolCallAssembler
+from mika.model.base import Done, StreamEvent, TextDelta, ThinkingDelta, ToolCallDelta
+from mika.model.errors import ModelError, ModelErrorKind
+from mika.model.messages import (
+    NO_USAGE,
+    Image,
+    Message,
+    ModelRequest,
+    ModelResponse,
+    Part,
+    StopReason,
+    Text,
+    Thinking,
+    ToolCall,
+    ToolResult,
+    Usage,
+)
+
+# Where OpenAI-compatible servers put reasoning; what we received goes back in the same one.
+REASONING_FIELDS = ("reasoning_content", "reasoning")
+
+_STOP = {"stop": "end", "tool_calls": "tool_calls", "function_call": "tool_calls", "length": "max_tokens"}
+
+
+def arguments_text(call: ToolCall) -> str:
+    if call.raw_arguments is not None:
+        return call.raw_arguments
+    return json.dumps(call.arguments, ensure_ascii=False, separators=(",", ":"))
+
+
+class ChatRequestBuilder:
+    """Builds the request body. Pure and deterministic: the same history gives the same
+    bytes, so a run's successive requests share a prefix the provider can cache."""
+
+    def __init__(self, endpoint: Endpoint) -> None:
+        self.endpoint = endpoint
+
+    def body(self, request: ModelRequest) -> dict[str, Any]:
+        messages: list[dict[str, Any]] = []
+        if request.system:
+            messages.append({"role": "system", "content": request.system})
+        send_reasoning = bool(request.tools)
+        for message in request.messages:
+            messages.extend(self._message(message, send_reasoning))
+        body: dict[str, Any] = {"model": self.endpoint.model, "messages": messages}
+        if request.tools and self.endpoint.supports_tools:
+            body["tools"] = [
+                {
+                    "type": "function",
+                    "function": {"name": t.name, "description": t.description, "parameters": t.parameters},
+                }
+                for t in request.tools
+            ]
+        # No max_tokens: servers disagree on max_tokens vs max_completion_tokens and reject
+        # the one they don't know, which would fail the whole request.
+        return body
+
+    def _image_part(self, image: Image) -> dict[str, Any]:
+        if not self.endpoint.supports_images:
+            return {"type": "text", "text": NO_VISION_PLACEHOLDER}
+        return {"type": "image_url", "image_url": {"url": data_url(image)}}
+
+    def _user_content(self, parts: list[Part]) -> str | list[dict[str, Any]]:
+        if all(isinstance(p, Text) for p in parts):
+            return "".join(p.text for p in parts)  # type: ignore[union-attr]
+        content: list[dict[str, Any]] = []
+        for p in parts:
+            if isinstance(p, Text):
+                content.append({"type": "text", "text": p.text})
+            elif isinstance(p, Image):
+                content.append(self._image_part(p))
+        return content
+
+    def _message(self, message: Message, send_reasoning: bool) -> list[dict[str, Any]]:
+        if message.role == "user":
+            out: list[dict[str, Any]] = []
+            trailing: list[Part] = []
+            for p in message.parts:
+                if isinstance(p, ToolResult):
+                    out.append({"role": "tool", "tool_call_id": p.call_id, "content": p.text})
+                    if p.image is not None:
+                        # Tool messages carry text only; the picture follows as user content.
+                        trailing.append(Text(f"Image returned by {p.name}:"))
+                        trailing.append(p.image)
+                elif isinstance(p, (Text, Image)):
+                    trailing.append(p)
+            if trailing:
+                out.append({"role": "user", "content": self._user_content(trailing)})
+            return out
+        entry: dict[str, Any] = {"role": "assistant"}
+        text = "".join(p.text for p in message.parts if isinstance(p, Text))
+        entry["content"] = text or None
+        if send_reasoning:
+            for p in message.parts:
+                if isinstance(p, Thinking) and p.origin == self.endpoint.origin:
+                    field = p.field if p.field in REASONING_FIELDS else self.endpoint.reasoning_field
+                    if field in REASONING_FIELDS:
+                        entry[field] = entry.get(field, "") + p.text
+        calls = [p for p in message.parts if isinstance(p, ToolCall)]
+        if calls:
+            entry["tool_calls"] = [
+                {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": arguments_text(c)}}
+                for c in calls
+            ]
+        return [entry]
+
+
+def _usage(raw: Any) -> Usage:
+    if not isinstance(raw, dict):
+        return NO_USAGE
+    details = raw.get("prompt_tokens_details") or {}
+    return Usage(
+        input_tokens=int(raw.get("prompt_tokens") or 0),
+        output_tokens=int(raw.get("completion_tokens") or 0),
+        cached_input_tokens=int((details or {}).get("cached_tokens") or 0),
+    )
+
+
+class OpenAIChatModel:
+    kind = "openai-chat"
+
+    def __init__(self, endpoint: Endpoint, client: openai.AsyncOpenAI | None = None) -> None:
+        self.endpoint = endpoint
+        self.provider = endpoint.provider
+        self.name = endpoint.model
+        self.context_window = endpoint.context_window
+        self.supports_images = endpoint.supports_images
+        self.builder = ChatRequestBuilder(endpoint)
+        self._client = client or openai.AsyncOpenAI(
+            api_key=endpoint.api_key or "not-needed",
+            base_url=endpoint.base_url,
+            max_retries=0,  # the caller's RetryPolicy decides, once, around the whole call
+            timeout=openai.Timeout(endpoint.read_timeout, connect=endpoint.connect_timeout),
+        )
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        body = self.builder.body(request)
+        headers = self.endpoint.request_headers(request.conversation_id)
+        started = False
+        try:
+            if not self.endpoint.streaming:
+                completion = await self._client.chat.completions.create(
+                    **body, stream=False, extra_headers=headers
+                )
+                async for event in self._from_completion(completion.to_dict(warnings=False)):
+                    yield event
+                return
+            stream = await self._client.chat.completions.create(
+                **body,
+                stream=True,
+                stream_options={"include_usage": True},
+                extra_headers=headers,
+            )
+            try:
+                async for event in self._from_stream(stream):
+                    started = True
+                    yield event
+            finally:
+                # Closing the response is what stops the server's work when we are cancelled.
+                await stream.close()
+        except ModelError:
+            raise
+        except Exception as exc:  # SDK and transport errors become ModelError
+            raise translate(exc, provider=self.provider, model=self.name, started=started) from exc
+
+    async def _from_stream(self, stream: Any) -> AsyncIterator[StreamEvent]:
+        text: list[str] = []
+        reasoning: dict[str, list[str]] = {}
+        calls = ToolCallAssembler()
+        usage = NO_USAGE
+        finish: str | None = None
+        model_name = self.name
+        saw_any = False
+        async for chunk in stream:
+            data = chunk.to_dict(warnings=False)
+            saw_any = True
+            model_name = data.get("model") or model_name
+            if data.get("usage"):
+                usage = _usage(data["usage"])
+            for choice in data.get("choices") or []:
+                if choice.get("index", 0) != 0:
+                    continue
+                delta = choice.get("delta") or {}
+                for field in REASONING_FIELDS:
+                    piece = delta.get(field)
+                    if isinstance(piece, str) and piece:
+                        reasoning.setdefault(field, []).append(piece)
+                        yield ThinkingDelta(piece)
+                piece = delta.get("content")
+                if isinstance(piece, str) and piece:
+                    text.append(piece)
+                    yield TextDelta(piece)
+                for tc in delta.get("tool_calls") or []:
+                    index = int(tc.get("index") or 0)
+                    fn = tc.get("function") or {}
+                    args = fn.get("arguments") or ""
+                    calls.add(index, id=tc.get("id"), name=fn.get("name"), arguments=args)
+                    yield ToolCallDelta(index, tc.get("id"), fn.get("name"), args)
+                if choice.get("finish_reason"):
+                    finish = choice["finish_reason"]
+        # The SDK ends quietly at [DONE] or at a clean close; only a finish reason or the
+        # usage chunk proves the reply was complete.
+        if not saw_any or (finish is None and not usage.reported):
+            raise ModelError(ModelErrorKind.STREAM_INCOMPLETE, "the stream ended without a finish reason", provider=self.provider)
+        yield Done(self._response(text, reasoning, calls, usage, finish, model_name))
+
+    async def _from_completion(self, data: dict[str, Any]) -> AsyncIterator[StreamEvent]:
+        choice = (data.get("choices") or [{}])[0]
+        message = choice.get("message") or {}
+        text = message.get("content") or ""
+        reasoning: dict[str, list[str]] = {}
+        for field in REASONING_FIELDS:
+            if isinstance(message.get(field), str) and message[field]:
+                reasoning[field] = [message[field]]
+                yield ThinkingDelta(message[field])
+        if text:
+            yield TextDelta(text)
+        calls = ToolCallAssembler()
+        for index, tc in enumerate(message.get("tool_calls") or []):
+            fn = tc.get("function") or {}
+            calls.add(index, id=tc.get("id"), name=fn.get("name"), arguments=fn.get("arguments") or "")
+            yield ToolCallDelta(index, tc.get("id"), fn.get("name"), fn.get("arguments") or "")
+        yield Done(
+            self._response([text] if text else [], reasoning, calls, _usage(data.get("usage")),
+                           choice.get("finish_reason"), data.get("model") or self.name)
+        )
+
+    def _response(self, text: list[str], reasoning: dict[str, list[str]], calls: ToolCallAssembler,
+                  usage: Usage, finish: str | None, model_name: str) -> ModelResponse:
+        parts: list[Part] = []
+        for field, pieces in reasoning.items():
+            parts.append(Thinking("".join(pieces), origin=self.endpoint.origin, field=field))
+        if text:
+            parts.append(Text("".join(text)))
+        tool_calls = calls.finish()
+        parts.extend(tool_calls)
+        stop: StopReason = _STOP.get(finish or "", "other") if finish else ("tool_calls" if tool_calls else "end")  # type: ignore[assignment]
+        if tool_calls and stop == "end":
+            stop = "tool_calls"
+        return ModelResponse(Message("assistant", tuple(parts)), usage, stop, model_name, self.provider)

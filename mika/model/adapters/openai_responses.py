@@ -1,0 +1,234 @@
+"""OpenAI Responses: neutral messages to `POST {base}/responses` and back.
+
+Always `stream:true` and `store:false`; the whole context goes in `input` each time.
+Only model, instructions, input, tools, store, stream and include are sent (plan-quota
+routes reject optional fields). Reasoning comes back encrypted and is replayed in front
+of the tool calls it preceded, to the same address only.
+"""
+
+from __future__ import annotations
+
+from typing import Any, AsyncIterator
+
+import openai
+
+from mika.model.adapters.endpoint import Endpoint
+from mika.model.adapters.images import NO_VISION_PLACEHOLDER, data_url
+from mika.model.adapters.openai_chat import arguments_text
+from mika.model.adapters.sdk_errors import translate
+from mika.model.adapters.tool_calls import ToolCallAssembler
+from mika.model.base import Done, StreamEvent, TextDelta, ThinkingDelta, ToolCallDelta
+from mika.model.classify import classify_http
+from mika.model.errors import ModelError, ModelErrorKind
+from mika.model.messages import (
+    NO_USAGE,
+    Image,
+    Message,
+    ModelRequest,
+    ModelResponse,
+    Part,
+    StopReason,
+    Text,
+    Thinking,
+    ToolCall,
+    ToolResult,
+    Usage,
+)
+
+ENCRYPTED = "encrypted"
+_INCLUDE = ["reasoning.encrypted_content"]
+
+
+def usage_of(raw: Any) -> Usage:
+    if not isinstance(raw, dict):
+        return NO_USAGE
+    details = raw.get("input_tokens_details") or {}
+    return Usage(
+        input_tokens=int(raw.get("input_tokens") or 0),
+        output_tokens=int(raw.get("output_tokens") or 0),
+        cached_input_tokens=int(details.get("cached_tokens") or 0),
+    )
+
+
+class ResponsesRequestBuilder:
+    def __init__(self, endpoint: Endpoint) -> None:
+        self.endpoint = endpoint
+
+    def body(self, request: ModelRequest, *, include: bool = True) -> dict[str, Any]:
+        items: list[dict[str, Any]] = []
+        for message in request.messages:
+            items.extend(self._items(message))
+        body: dict[str, Any] = {
+            "model": self.endpoint.model,
+            "instructions": request.system,
+            "input": items,
+        }
+        if request.tools and self.endpoint.supports_tools:
+            body["tools"] = [
+                {"type": "function", "name": t.name, "description": t.description,
+                 "parameters": t.parameters, "strict": False}
+                for t in request.tools
+            ]
+        body["store"] = False
+        if include:
+            body["include"] = list(_INCLUDE)
+        return body
+
+    def _content(self, parts: list[Part]) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        for p in parts:
+            if isinstance(p, Text):
+                out.append({"type": "input_text", "text": p.text})
+            elif isinstance(p, Image):
+                if self.endpoint.supports_images:
+                    out.append({"type": "input_image", "image_url": data_url(p)})
+                else:
+                    out.append({"type": "input_text", "text": NO_VISION_PLACEHOLDER})
+        return out
+
+    def _items(self, message: Message) -> list[dict[str, Any]]:
+        if message.role == "user":
+            out: list[dict[str, Any]] = []
+            trailing: list[Part] = []
+            for p in message.parts:
+                if isinstance(p, ToolResult):
+                    out.append({"type": "function_call_output", "call_id": p.call_id, "output": p.text})
+                    if p.image is not None:
+                        trailing += [Text(f"Image returned by {p.name}:"), p.image]
+                elif isinstance(p, (Text, Image)):
+                    trailing.append(p)
+            if trailing:
+                out.append({"role": "user", "content": self._content(trailing)})
+            return out
+        out = []
+        for p in message.parts:
+            if isinstance(p, Thinking) and p.field == ENCRYPTED and p.origin == self.endpoint.origin and p.data:
+                # The server-side id is meaningless with store:false, so it is left out.
+                summary = [{"type": "summary_text", "text": p.text}] if p.text else []
+                out.append({"type": "reasoning", "summary": summary, "encrypted_content": p.data})
+        text = "".join(p.text for p in message.parts if isinstance(p, Text))
+        if text:
+            out.append({"role": "assistant", "content": text})
+        for p in message.parts:
+            if isinstance(p, ToolCall):
+                out.append({"type": "function_call", "call_id": p.id, "name": p.name, "arguments": arguments_text(p)})
+        return out
+
+
+class OpenAIResponsesModel:
+    kind = "openai-responses"
+
+    def __init__(self, endpoint: Endpoint, client: openai.AsyncOpenAI | None = None) -> None:
+        self.endpoint = endpoint
+        self.provider = endpoint.provider
+        self.name = endpoint.model
+        self.context_window = endpoint.context_window
+        self.supports_images = endpoint.supports_images
+        self.builder = ResponsesRequestBuilder(endpoint)
+        # Some compatible servers refuse `include`; once told, we stop sending it.
+        self._include = True
+        self._client = client or openai.AsyncOpenAI(
+            api_key=endpoint.api_key or "not-needed",
+            base_url=endpoint.base_url,
+            max_retries=0,
+            timeout=openai.Timeout(endpoint.read_timeout, connect=endpoint.connect_timeout),
+        )
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        try:
+            async for event in self._attempt(request):
+                yield event
+        except ModelError as err:
+            if not (self._include and err.kind is ModelErrorKind.BAD_REQUEST and "include" in err.detail.lower()):
+                raise
+            self._include = False
+            async for event in self._attempt(request):
+                yield event
+
+    async def _attempt(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        body = self.builder.body(request, include=self._include)
+        headers = self.endpoint.request_headers(request.conversation_id)
+        started = False
+        try:
+            if not self.endpoint.streaming:
+                response = await self._client.responses.create(**body, stream=False, extra_headers=headers)
+                async for event in self._from_response(response.to_dict(warnings=False)):
+                    yield event
+                return
+            stream = await self._client.responses.create(**body, stream=True, extra_headers=headers)
+            try:
+                async for event in self._from_stream(stream):
+                    started = True
+                    yield event
+            finally:
+                await stream.close()
+        except ModelError:
+            raise
+        except Exception as exc:
+            raise translate(exc, provider=self.provider, model=self.name, started=started) from exc
+
+    async def _from_stream(self, stream: Any) -> AsyncIterator[StreamEvent]:
+        calls = ToolCallAssembler()
+        async for event in stream:
+            data = event.to_dict(warnings=False)
+            kind = data.get("type", "")
+            if kind == "response.output_text.delta":
+                yield TextDelta(data.get("delta") or "")
+            elif kind in ("response.reasoning_summary_text.delta", "response.reasoning_text.delta"):
+                yield ThinkingDelta(data.get("delta") or "")
+            elif kind == "response.output_item.added":
+                item = data.get("item") or {}
+                if item.get("type") == "function_call":
+                    index = int(data.get("output_index") or 0)
+                    calls.add(index, id=item.get("call_id"), name=item.get("name"))
+                    yield ToolCallDelta(index, item.get("call_id"), item.get("name"), "")
+            elif kind == "response.function_call_arguments.delta":
+                index = int(data.get("output_index") or 0)
+                calls.add(index, arguments=data.get("delta") or "")
+                yield ToolCallDelta(index, None, None, data.get("delta") or "")
+            elif kind in ("response.completed", "response.incomplete"):
+                async for out in self._from_response(data.get("response") or {}, emit=False):
+                    yield out
+                return
+            elif kind in ("response.failed", "error"):
+                err = (data.get("response") or {}).get("error") or data.get("error") or data
+                raise classify_http(None, {"error": err}, None, provider=self.provider, model=self.name)
+        raise ModelError(ModelErrorKind.STREAM_INCOMPLETE, "the stream ended before response.completed", provider=self.provider)
+
+    async def _from_response(self, response: dict[str, Any], *, emit: bool = True) -> AsyncIterator[StreamEvent]:
+        """The final response object holds the whole reply; streaming only previewed it."""
+        parts: list[Part] = []
+        text: list[str] = []
+        calls = ToolCallAssembler()
+        for index, item in enumerate(response.get("output") or []):
+            kind = item.get("type")
+            if kind == "reasoning":
+                summary = "".join(s.get("text", "") for s in item.get("summary") or [])
+                if item.get("encrypted_content") or summary:
+                    parts.append(Thinking(summary, origin=self.endpoint.origin, field=ENCRYPTED,
+                                          data=item.get("encrypted_content")))
+                    if emit and summary:
+                        yield ThinkingDelta(summary)
+            elif kind == "message":
+                for c in item.get("content") or []:
+                    if c.get("type") == "output_text" and c.get("text"):
+                        text.append(c["text"])
+                        if emit:
+                            yield TextDelta(c["text"])
+            elif kind == "function_call":
+                calls.add(index, id=item.get("call_id"), name=item.get("name"), arguments=item.get("arguments") or "")
+                if emit:
+                    yield ToolCallDelta(index, item.get("call_id"), item.get("name"), item.get("arguments") or "")
+        if text:
+            parts.append(Text("".join(text)))
+        tool_calls = calls.finish()
+        parts.extend(tool_calls)
+        status = response.get("status")
+        reason = ((response.get("incomplete_details") or {}).get("reason")) or ""
+        stop: StopReason
+        if status == "incomplete":
+            stop = "max_tokens" if reason == "max_output_tokens" else "other"
+        else:
+            stop = "tool_calls" if tool_calls else "end"
+        yield Done(ModelResponse(Message("assistant", tuple(parts)), usage_of(response.get("usage")), stop,
+                                 response.get("model") or self.name, self.provider))

@@ -1,0 +1,63 @@
+"""Map the openai / anthropic SDK exceptions (and raw transport errors) to `ModelError`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+
+from mika.model.classify import classify_http
+from mika.model.errors import ModelError, ModelErrorKind
+
+try:  # The SDKs ship their own httpx fork; its transport errors must be caught too.
+    import httpx2 as _httpx2
+
+    _TRANSPORT: tuple[type[BaseException], ...] = (httpx.TransportError, _httpx2.TransportError)
+except ImportError:  # pragma: no cover - depends on the SDK build
+    _TRANSPORT = (httpx.TransportError,)
+
+
+def _headers_of(exc: Any) -> dict[str, str]:
+    response = getattr(exc, "response", None)
+    if response is None:
+        return {}
+    try:
+        return dict(response.headers)
+    except Exception:
+        return {}
+
+
+def _body_of(exc: Any) -> Any:
+    body = getattr(exc, "body", None)
+    if body is not None:
+        return body
+    response = getattr(exc, "response", None)
+    if response is not None:
+        try:
+            return response.text
+        except Exception:
+            return None
+    return None
+
+
+def translate(exc: BaseException, *, provider: str, model: str, started: bool) -> ModelError:
+    """`started`: some of the reply had arrived, so a broken connection is a cut stream."""
+    if isinstance(exc, ModelError):
+        return exc
+    name = type(exc).__name__
+    module = type(exc).__module__
+    from_sdk = module.startswith(("openai", "anthropic"))
+    if from_sdk and hasattr(exc, "status_code"):
+        status = getattr(exc, "status_code", None)
+        return classify_http(status, _body_of(exc), _headers_of(exc), provider=provider, model=model)
+    if from_sdk and ("Timeout" in name or "Connection" in name):
+        cause = exc.__cause__ or exc
+        kind = ModelErrorKind.STREAM_INCOMPLETE if started else ModelErrorKind.NETWORK
+        return ModelError(kind, f"{type(cause).__name__}: {cause}".strip(": "), provider=provider)
+    if from_sdk and getattr(exc, "body", None) is not None:
+        # An `error` event inside a stream (HTTP 200 already sent).
+        return classify_http(None, {"error": exc.body}, None, provider=provider, model=model)
+    if isinstance(exc, _TRANSPORT):
+        kind = ModelErrorKind.STREAM_INCOMPLETE if started else ModelErrorKind.NETWORK
+        return ModelError(kind, f"{name}: {exc}".strip(": "), provider=provider)
+    raise exc

@@ -1,0 +1,75 @@
+"""Assemble tool calls from streamed pieces, keyed by the provider's index."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from mika.model.messages import ToolCall
+
+
+def parse_arguments(raw: str) -> dict[str, Any]:
+    """The arguments object; text that is not a JSON object gives {} (raw text is kept
+    on the call, so the dispatcher can report the malformed arguments to the model)."""
+    if not raw.strip():
+        return {}
+    try:
+        value = json.loads(raw)
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+@dataclass
+class _Pending:
+    id: str = ""
+    name: str = ""
+    raw: str = ""
+    provider_data: dict[str, Any] = field(default_factory=dict)
+
+
+class ToolCallAssembler:
+    def __init__(self) -> None:
+        self._calls: dict[int, _Pending] = {}
+
+    def add(
+        self,
+        index: int,
+        *,
+        id: str | None = None,
+        name: str | None = None,
+        arguments: str = "",
+        provider_data: dict[str, Any] | None = None,
+    ) -> None:
+        call = self._calls.setdefault(index, _Pending())
+        # Some servers repeat id and name on every piece; they name the call, never extend it.
+        if id:
+            call.id = id
+        if name:
+            call.name = name
+        call.raw += arguments
+        if provider_data:
+            call.provider_data.update(provider_data)
+
+    def replace_arguments(self, index: int, raw: str) -> None:
+        """A provider's final 'arguments done' text is authoritative."""
+        self._calls.setdefault(index, _Pending()).raw = raw
+
+    def __bool__(self) -> bool:
+        return bool(self._calls)
+
+    def finish(self) -> list[ToolCall]:
+        out = []
+        for n, index in enumerate(sorted(self._calls)):
+            c = self._calls[index]
+            out.append(
+                ToolCall(
+                    id=c.id or f"call_{n}",
+                    name=c.name,
+                    arguments=parse_arguments(c.raw),
+                    raw_arguments=c.raw,
+                    provider_data=dict(c.provider_data),
+                )
+            )
+        return out
