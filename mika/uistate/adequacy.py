@@ -1,0 +1,100 @@
+"""Can the UI tree be trusted for this screen, or must text be read from pixels?
+
+Following seed §5 (`TreeQuality`), `TreeAdequacy.assess` looks only at the tree:
+
+* unusable  — fewer than 3 named elements in the app window (games, canvases: a Unity
+  surface with one "Game view" node; near-empty trees);
+* uncertain — the tree may miss text: most controls have no name, a WebView or drawing
+  surface covers a large part of the window, or a large share of the window has no
+  named element at all. Then text is read from pixels once (`ocr.merge_ocr`) and the
+  screen is `partial` when that finds 3 or more lines the tree lacks;
+* good      — enough named elements, mostly named controls, no large blank area.
+
+`blind_at(x, y)` adds the point test: a tap whose point is inside no listed element is
+one the tree cannot see, whatever the rest of the screen looks like.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mika.uistate.screen import Screen
+from mika.uistate.tree import Bounds
+
+GOOD = "good"
+UNCERTAIN = "uncertain"
+PARTIAL = "partial"
+UNUSABLE = "unusable"
+
+MIN_NAMED = 3  # fewer named elements in the app window: the tree is unusable
+PARTIAL_MIN_LINES = 3  # OCR lines the tree lacks that make a screen "partial"
+_LARGE_SHARE = 0.4  # a WebView/surface this big covers "a large part" of the window
+_NAMED_CONTROLS = 0.5  # at least this share of controls should have a name
+_BLANK_SHARE = 0.6  # more of the window than this without any name: a blank area
+_GRID = 8
+_SURFACES = ("WebView", "SurfaceView", "GLSurfaceView", "TextureView", "UnityPlayer", "FlutterView")
+
+
+@dataclass(frozen=True)
+class Adequacy:
+    level: str  # good | uncertain | partial | unusable
+    reasons: tuple[str, ...] = ()
+
+    @property
+    def blind(self) -> bool:
+        """The tree is known not to see (all of) the screen."""
+        return self.level in (PARTIAL, UNUSABLE)
+
+    @property
+    def needs_ocr(self) -> bool:
+        return self.level != GOOD
+
+
+class TreeAdequacy:
+    @staticmethod
+    def assess(screen: Screen) -> Adequacy:
+        if screen.tree_blind:
+            return Adequacy(PARTIAL, ("text read from pixels showed what the tree lacks",))
+        app_windows = {w.index: w for w in screen.windows if w.kind in ("app", "dialog", "system")}
+        elements = [e for e in screen.elements if e.window in app_windows]
+        named = [e for e in elements if e.label and e.label_source != "id"]
+        if len(named) < MIN_NAMED:
+            return Adequacy(UNUSABLE, (f"only {len(named)} named element(s) in the app window",))
+        reasons: list[str] = []
+        controls = [e for e in elements if e.actionable and not e.node.scrollable]
+        if controls:
+            share = sum(1 for e in controls if e.label) / len(controls)
+            if share < _NAMED_CONTROLS:
+                reasons.append(f"only {share:.0%} of the controls have a name")
+        window = max(app_windows.values(), key=lambda w: w.bounds.area).bounds
+        for node in screen.tree.nodes():
+            if node.window in app_windows and node.visible_to_user and node.short_class.endswith(_SURFACES):
+                share = node.bounds.intersection(window).area / max(window.area, 1)
+                if share >= _LARGE_SHARE:
+                    reasons.append(f"a {node.short_class} covers {share:.0%} of the window")
+                    break
+        blank = _blank_share(window, [e.bounds for e in named if e.bounds.area < 0.25 * window.area])
+        if blank > _BLANK_SHARE:
+            reasons.append(f"{blank:.0%} of the window has no named element")
+        return Adequacy(UNCERTAIN, tuple(reasons)) if reasons else Adequacy(GOOD)
+
+    @staticmethod
+    def blind_at(screen: Screen, x: float, y: float) -> bool:
+        return screen.element_at(x, y) is None
+
+
+def _blank_share(window: Bounds, named: list[Bounds]) -> float:
+    """Share of grid cells of the window that no named element touches."""
+    if window.empty:
+        return 0.0
+    cw, ch = window.width / _GRID, window.height / _GRID
+    empty = 0
+    for i in range(_GRID):
+        for j in range(_GRID):
+            cell = Bounds(
+                int(window.left + i * cw), int(window.top + j * ch),
+                int(window.left + (i + 1) * cw), int(window.top + (j + 1) * ch),
+            )
+            if not any(not cell.intersection(b).empty for b in named):
+                empty += 1
+    return empty / (_GRID * _GRID)

@@ -1,0 +1,227 @@
+"""Choosing the meaningful nodes of a tree and giving each a role, a label and states.
+
+A node is listed when the model can do something with it (click, long-press, check,
+scroll, type) or when it carries text the model should read. A clickable row without a
+label of its own is labelled by the texts inside it ("张三 · 你好 · 12:01") and those
+texts are then not listed again — that, and dropping layout-only nodes, is where the
+listing saves most of the raw XML's tokens.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from mika.uistate.roles import role_of
+from mika.uistate.tree import Bounds, UiNode, UiTree, UiWindow
+
+LABEL_MAX = 80  # characters of a label shown in the listing; the full text stays in the tree
+_JOIN = " · "
+_WS = re.compile(r"\s+")
+
+
+@dataclass(frozen=True)
+class Element:
+    number: int
+    role: str
+    label: str  # "" when nothing names it; never a password's text
+    label_source: str  # text | desc | hint | id | inner | ""
+    states: tuple[str, ...]
+    bounds: Bounds
+    package: str
+    window: int
+    node: UiNode
+
+    @property
+    def centre(self) -> tuple[int, int]:
+        return self.bounds.centre
+
+    @property
+    def actionable(self) -> bool:
+        n = self.node
+        return n.clickable or n.long_clickable or n.checkable or n.scrollable or n.editable
+
+    def identity(self) -> tuple[object, ...]:
+        """What makes this the same element on another read of the screen."""
+        n = self.node
+        return (self.window, self.package, n.class_name, n.resource_id, self.role, self.label, self.bounds)
+
+    def as_dict(self) -> dict[str, object]:
+        n = self.node
+        return {
+            "number": self.number,
+            "role": self.role,
+            "label": self.label,
+            "label_source": self.label_source,
+            "states": list(self.states),
+            "bounds": self.bounds.as_list(),
+            "centre": list(self.centre),
+            "package": self.package,
+            "window": self.window,
+            "class": n.class_name,
+            "resource_id": n.resource_id,
+            "flags": {
+                "clickable": n.clickable,
+                "long_clickable": n.long_clickable,
+                "checkable": n.checkable,
+                "checked": n.checked,
+                "enabled": n.enabled,
+                "focusable": n.focusable,
+                "focused": n.focused,
+                "scrollable": n.scrollable,
+                "selected": n.selected,
+                "password": n.password,
+                "editable": n.editable,
+                "visible_to_user": n.visible_to_user,
+            },
+        }
+
+
+def clean_label(text: str) -> str:
+    """One line, no icon-font glyphs (private-use code points say nothing to a model)."""
+    if not text:
+        return ""
+    kept = "".join(ch for ch in text if unicodedata.category(ch) not in ("Co", "Cc", "Cf") or ch in "\n\t")
+    return _WS.sub(" ", kept).strip()
+
+
+def shorten(text: str, limit: int = LABEL_MAX) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def own_label(node: UiNode) -> tuple[str, str]:
+    """The node's own name and where it came from; password text is never a name."""
+    text = "" if node.password else clean_label(node.text)
+    if text:
+        return text, "text"
+    desc = clean_label(node.content_desc)
+    if desc:
+        return desc, "desc"
+    hint = clean_label(node.hint)
+    if hint:
+        return hint, "hint"
+    return "", ""
+
+
+def id_label(node: UiNode) -> str:
+    short = node.short_id
+    # Obfuscated ids (`afy`, `c3`) name nothing; only readable ones are worth a token.
+    if len(short) >= 4 and any(ch in short for ch in "_-") or len(short) >= 6:
+        return short
+    return ""
+
+
+def states_of(node: UiNode) -> tuple[str, ...]:
+    out: list[str] = []
+    if node.checkable:
+        out.append("checked" if node.checked else "unchecked")
+    if node.selected:
+        out.append("selected")
+    if node.focused:
+        out.append("focused")
+    if not node.enabled:
+        out.append("disabled")
+    if node.password:
+        out.append("password")
+        if node.text:
+            out.append("filled")
+    if node.scrollable:
+        out.append("scrollable")
+    if node.editable:
+        out.append("editable")
+    if node.long_clickable and not node.clickable:
+        out.append("long-press")
+    return tuple(out)
+
+
+def _visible(node: UiNode, frame: Bounds) -> bool:
+    if not node.visible_to_user or node.bounds.empty:
+        return False
+    return not node.bounds.intersection(frame).empty
+
+
+def _is_actionable(node: UiNode) -> bool:
+    return node.clickable or node.long_clickable or node.checkable or node.scrollable or node.editable
+
+
+@dataclass
+class _Pending:
+    node: UiNode
+    role: str
+    label: str
+    source: str
+    window: UiWindow
+
+
+class _Collector:
+    def __init__(self, frame: Bounds) -> None:
+        self.frame = frame
+        self.out: list[_Pending] = []
+
+    def inner_texts(self, node: UiNode, consumed: set[int]) -> list[str]:
+        """Texts of non-actionable descendants, in reading order, marking them used."""
+        texts: list[str] = []
+        for child in node.children:
+            if not _visible(child, self.frame) or _is_actionable(child):
+                continue
+            label, _ = own_label(child)
+            if label and label not in texts:
+                texts.append(label)
+                consumed.add(child.order)
+            texts.extend(t for t in self.inner_texts(child, consumed) if t not in texts)
+        return texts
+
+    def visit(self, node: UiNode, window: UiWindow, consumed: set[int]) -> None:
+        if _visible(node, self.frame) and node.order not in consumed:
+            self.consider(node, window, consumed)
+        for child in node.children:
+            self.visit(child, window, consumed)
+
+    def consider(self, node: UiNode, window: UiWindow, consumed: set[int]) -> None:
+        role = role_of(node)
+        label, source = own_label(node)
+        if _is_actionable(node):
+            if not label and not node.scrollable:
+                inner: set[int] = set()
+                texts = self.inner_texts(node, inner)
+                if texts:
+                    label, source = _JOIN.join(texts), "inner"
+                    consumed.update(inner)
+            if not label:
+                label = id_label(node)
+                source = "id" if label else ""
+            self.out.append(_Pending(node, role, label, source, window))
+            return
+        if role == "webview":
+            self.out.append(_Pending(node, role, label or id_label(node), source or ("id" if id_label(node) else ""), window))
+            return
+        if label:
+            self.out.append(_Pending(node, role if role != "view" else "text", label, source, window))
+
+
+def extract_elements(
+    tree: UiTree, frame: Bounds | None = None, *, window_order: list[int] | None = None
+) -> tuple[Element, ...]:
+    """Number the meaningful nodes from 1, window by window (in `window_order`, default
+    dump order), each window in reading (pre-)order."""
+    frame = frame if frame is not None and not frame.empty else tree.bounds
+    collector = _Collector(frame)
+    by_index = {w.index: w for w in tree.windows}
+    for index in window_order if window_order is not None else list(by_index):
+        window = by_index[index]
+        collector.visit(window.root, window, set())
+    return tuple(
+        Element(
+            number=i,
+            role=p.role,
+            label=shorten(p.label),
+            label_source=p.source,
+            states=states_of(p.node),
+            bounds=p.node.bounds,
+            package=p.node.package or p.window.package,
+            window=p.window.index,
+            node=p.node,
+        )
+        for i, p in enumerate(collector.out, start=1)
+    )

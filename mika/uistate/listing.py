@@ -1,0 +1,94 @@
+"""The compact text the model reads for a screen: one line per element, never XML.
+
+    Screen v3 · com.tencent.mm · 720x1608
+    == app com.tencent.mm
+    1 button "搜索"
+    2 item "张三 · 你好 · 12:01"
+    3 input "Search" (hint) focused editable
+    4 list #chat_list scrollable
+    == status bar com.android.systemui
+    9 text "12:30"
+
+Labels come from text, then content-desc, then hint (marked), then a readable
+resource-id (`#name`); an element with none of these shows where it is (`@x,y`).
+Password text never appears: a password field shows its hint and `password filled`.
+
+The two fixed sentences below are format, not instructions; they are short on purpose.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from mika.uistate.elements import Element
+
+if TYPE_CHECKING:
+    from mika.uistate.screen import Screen
+
+_KIND_WORDS = {
+    "app": "app",
+    "dialog": "dialog",
+    "system": "system",
+    "keyboard": "keyboard",
+    "status_bar": "status bar",
+    "nav_bar": "navigation bar",
+    "overlay": "overlay",
+}
+BLIND_NOTE = (
+    "treeBlind: the UI tree cannot see all of this screen. Text read from the picture follows, "
+    "each with its centre x,y; tap those by coordinates."
+)
+SEEN_NOTE = "Text read from the picture that the tree lacks, each with its centre x,y:"
+EMPTY_NOTE = "(no elements the tree can name)"
+
+
+def _quote(text: str) -> str:
+    return '"' + text.replace('"', "'") + '"'
+
+
+def element_line(e: Element) -> str:
+    if e.label_source == "id":
+        label = f"#{e.label}"
+    elif e.label:
+        label = _quote(e.label) + (" (hint)" if e.label_source == "hint" else "")
+    else:
+        x, y = e.centre
+        label = f"@{x},{y}"
+    parts = [str(e.number), e.role, label, *e.states]
+    return " ".join(parts)
+
+
+def render_listing(screen: "Screen") -> str:
+    head = [f"Screen v{screen.version}"]
+    if screen.foreground_package:
+        head.append(screen.foreground_package)
+    frame = screen.frame
+    if not frame.empty:
+        head.append(f"{frame.right}x{frame.bottom}")
+    if screen.display_id:
+        head.append(f"display {screen.display_id}")
+    if screen.activity:
+        head.append(screen.activity)
+    lines = [" · ".join(head)]
+    by_window: dict[int, list[Element]] = {}
+    for e in screen.elements:
+        by_window.setdefault(e.window, []).append(e)
+    for index, elements in by_window.items():
+        info = screen.window(index)
+        kind = _KIND_WORDS.get(info.kind, info.kind) if info else "window"
+        package = info.package if info else ""
+        lines.append(f"== {kind} {package}".rstrip())
+        lines.extend(element_line(e) for e in elements)
+    if not screen.elements:
+        lines.append(EMPTY_NOTE)
+    if screen.tree_blind:
+        lines.append(BLIND_NOTE)
+    elif screen.seen_text:
+        lines.append(SEEN_NOTE)
+    if screen.seen_text:
+        for s in screen.seen_text:
+            x, y = s.centre
+            lines.append(f"- {_quote(s.text)} @{x},{y}")
+    for note in screen.notes:
+        lines.append(note)
+    return "\n".join(lines)
