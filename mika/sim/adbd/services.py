@@ -1,0 +1,64 @@
+"""What an OPEN's destination means inside the simulated phone.
+
+Only the services the host uses when the device announces no shell_v2 / abb_exec:
+`shell:CMD`, `exec:CMD`, `sync:`, `tcp:PORT`, `localabstract:NAME`. Anything else is
+refused with CLSE, as adbd does for a service it can't create.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mika.sim.device import SimDevice
+
+from .stream import AdbStream
+from .sync import serve_sync
+
+@dataclass(frozen=True)
+class Service:
+    kind: str  # "shell", "exec", "sync", "socket"
+    argument: str  # the command, or the normalised socket name
+
+    async def serve(self, device: SimDevice, stream: AdbStream) -> None:
+        if self.kind in ("shell", "exec"):
+            await stream.accept()
+            await device.run_shell(self.argument, stream)
+        elif self.kind == "sync":
+            await stream.accept()
+            await serve_sync(stream, device.files)
+        else:
+            listened = await device.open_service(self.argument, stream)
+            if not listened:
+                await stream.refuse()
+            elif not stream.accepted:
+                # It listened but said nothing and read nothing: still a connection.
+                await stream.accept()
+
+
+def parse_destination(destination: str) -> Service | None:
+    """The service an OPEN asks for, or None when this phone has no such service."""
+    name, colon, rest = destination.partition(":")
+    if not colon:
+        return None
+    if name == "shell" or name.startswith("shell,"):
+        options = name.split(",")[1:]
+        # The v2 shell protocol frames stdout/stderr/exit; we don't announce it, so a
+        # host asking for it anyway gets a refusal rather than garbled output.
+        if "v2" in options:
+            return None
+        return Service("shell", rest)
+    if name == "exec":
+        return Service("exec", rest)
+    if name == "sync" and rest == "":
+        return Service("sync", "")
+    if name == "tcp":
+        port = rest.rpartition(":")[2]
+        host = rest.rpartition(":")[0]
+        if host not in ("", "localhost", "127.0.0.1") or not port.isdigit():
+            return None
+        if not 0 < int(port) < 65536:
+            return None
+        return Service("socket", f"tcp:{int(port)}")
+    if name == "localabstract" and rest:
+        return Service("socket", f"localabstract:{rest}")
+    return None

@@ -1,0 +1,176 @@
+"""The `sync:` service, protocol v1 (adb's docs/dev/sync.md and file_sync_protocol.h).
+
+Requests are 8 bytes (4-byte ASCII id, u32 LE length) followed by `length` bytes of path.
+The host packs requests and DATA chunks across WRTEs as it likes, so the service reads
+the stream as one byte stream. As in adbd, any FAIL ends the sync session.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import struct
+
+from mika.sim.device import SimFiles, SimStream
+
+SYNC_DATA_MAX = 64 * 1024
+MAX_PATH = 1024
+
+_ID = struct.Struct("<4sI")
+_STAT = struct.Struct("<4sIII")
+_DENT = struct.Struct("<4sIIII")
+
+
+class _EndOfSync(Exception):
+    """The host closed the stream or asked to QUIT."""
+
+
+class _ByteReader:
+    """Reads exact byte counts out of a stream whose WRTE boundaries mean nothing."""
+
+    def __init__(self, stream: SimStream) -> None:
+        self._stream = stream
+        self._buf = bytearray()
+        self._pos = 0
+
+    async def exactly(self, n: int) -> bytes:
+        while len(self._buf) - self._pos < n:
+            chunk = await self._stream.read()
+            if not chunk:
+                raise _EndOfSync()
+            if self._pos:
+                del self._buf[: self._pos]
+                self._pos = 0
+            self._buf += chunk
+        out = bytes(self._buf[self._pos : self._pos + n])
+        self._pos += n
+        return out
+
+
+def _fail(message: str) -> bytes:
+    data = message.encode()
+    return _ID.pack(b"FAIL", len(data)) + data
+
+
+def _parse_mode(text: str) -> int | None:
+    # adbd uses strtoul(…, 0): 0x… is hex, a leading 0 octal, else decimal.
+    try:
+        if text.lower().startswith("0x"):
+            return int(text[2:], 16)
+        if len(text) > 1 and text.startswith("0"):
+            return int(text[1:], 8)
+        return int(text, 10)
+    except ValueError:
+        return None
+
+
+def _os_reason(exc: OSError) -> str:
+    if exc.strerror:
+        return exc.strerror
+    if exc.errno:
+        return os.strerror(exc.errno)
+    return str(exc) or "I/O error"
+
+
+async def serve_sync(stream: SimStream, files: SimFiles) -> None:
+    reader = _ByteReader(stream)
+    try:
+        while await _one_request(reader, stream, files):
+            pass
+    except _EndOfSync:
+        return
+
+
+async def _one_request(reader: _ByteReader, stream: SimStream, files: SimFiles) -> bool:
+    ident, length = _ID.unpack(await reader.exactly(8))
+    if ident == b"QUIT":
+        return False
+    if length > MAX_PATH:
+        await stream.write(_fail("path too long"))
+        return False
+    name = (await reader.exactly(length)).decode("utf-8", "surrogateescape")
+    if ident == b"STAT":
+        st = files.stat(name)
+        if st is None:
+            await stream.write(_STAT.pack(b"STAT", 0, 0, 0))
+        else:
+            await stream.write(_STAT.pack(b"STAT", st.mode, st.size & 0xFFFFFFFF, st.mtime))
+        return True
+    if ident == b"LIST":
+        await _list(stream, files, name)
+        return True
+    if ident == b"RECV":
+        return await _recv(stream, files, name)
+    if ident == b"SEND":
+        return await _send(reader, stream, files, name)
+    await stream.write(_fail(f"unknown command {int.from_bytes(ident, 'little'):08x}"))
+    return False
+
+
+async def _list(stream: SimStream, files: SimFiles, path: str) -> None:
+    out = bytearray()
+    for entry, st in files.list(path):
+        raw = entry.encode("utf-8", "surrogateescape")
+        out += _DENT.pack(b"DENT", st.mode, st.size & 0xFFFFFFFF, st.mtime, len(raw)) + raw
+        if len(out) >= SYNC_DATA_MAX:
+            await stream.write(bytes(out))
+            out.clear()
+    out += _DENT.pack(b"DONE", 0, 0, 0, 0)
+    await stream.write(bytes(out))
+
+
+async def _recv(stream: SimStream, files: SimFiles, path: str) -> bool:
+    data = files.read(path)
+    if data is None:
+        st = files.stat(path)
+        is_dir = st is not None and (st.mode & 0o170000) == 0o040000
+        reason = os.strerror(errno.EISDIR if is_dir else errno.ENOENT)
+        await stream.write(_fail(f"open failed: {reason}"))
+        return False
+    view = memoryview(data)
+    # Several DATA frames go out in one write so each WRTE is as full as the transport allows.
+    batch = bytearray()
+    for start in range(0, len(view), SYNC_DATA_MAX):
+        piece = view[start : start + SYNC_DATA_MAX]
+        batch += _ID.pack(b"DATA", len(piece))
+        batch += piece
+        if len(batch) >= 4 * SYNC_DATA_MAX:
+            await stream.write(bytes(batch))
+            batch.clear()
+    batch += _ID.pack(b"DONE", 0)
+    await stream.write(bytes(batch))
+    return True
+
+
+async def _send(reader: _ByteReader, stream: SimStream, files: SimFiles, spec: str) -> bool:
+    path, comma, mode_text = spec.rpartition(",")
+    if not comma:
+        await stream.write(_fail("missing , in ID_SEND_V1"))
+        return False
+    mode = _parse_mode(mode_text)
+    if mode is None:
+        await stream.write(_fail("bad mode"))
+        return False
+    chunks: list[bytes] = []
+    while True:
+        ident, length = _ID.unpack(await reader.exactly(8))
+        if ident == b"DONE":
+            mtime = length
+            break
+        if ident != b"DATA":
+            await stream.write(_fail("invalid data message"))
+            return False
+        if length > SYNC_DATA_MAX:
+            await stream.write(_fail("oversize data message"))
+            return False
+        chunks.append(await reader.exactly(length))
+    # A bare permission mode from the host means a regular file.
+    if mode & 0o170000 == 0:
+        mode |= 0o100000
+    try:
+        files.write(path, b"".join(chunks), mode, mtime)
+    except OSError as exc:
+        await stream.write(_fail(f"couldn't create file: {_os_reason(exc)}"))
+        return False
+    await stream.write(_ID.pack(b"OKAY", 0))
+    return True

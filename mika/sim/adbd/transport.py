@@ -1,0 +1,196 @@
+"""One host connection to the simulated adbd: the handshake and the stream table.
+
+A reader loop turns messages into stream events; every OPEN becomes one task that runs
+the service. The host is the only side that opens streams here, so our ids are ours
+alone and never collide with the host's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import logging
+
+from mika.sim.device import ConnectionDrop, SimDevice, StreamClosed
+
+from .banner import wire_banner
+from .packet import (
+    A_CLSE,
+    A_CNXN,
+    A_OKAY,
+    A_OPEN,
+    A_VERSION,
+    A_VERSION_MIN,
+    A_WRTE,
+    MAX_PAYLOAD,
+    Packet,
+    ProtocolError,
+    read_packet,
+)
+from .services import parse_destination
+from .stream import AdbStream
+
+log = logging.getLogger("mika.sim.adbd")
+
+
+class Transport:
+    def __init__(
+        self, device: SimDevice, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> None:
+        self.device = device
+        self._reader = reader
+        self._writer = writer
+        self._online = False
+        self._checksum = True  # until the host's version says it may be skipped
+        self._max_payload = MAX_PAYLOAD
+        self._ids = itertools.count(1)
+        self._streams: dict[int, AdbStream] = {}
+        self._tasks: dict[int, asyncio.Task[None]] = {}
+        self._dead = False
+        self.opens = 0  # OPENs seen, for tests and benchmarks
+
+    # --- PacketSink --------------------------------------------------------------
+
+    @property
+    def max_payload(self) -> int:
+        return self._max_payload
+
+    async def send(self, packet: Packet) -> None:
+        if self._dead:
+            raise StreamClosed()
+        try:
+            self._writer.write(packet.encode(checksum=self._checksum))
+            await self._writer.drain()
+        except (ConnectionError, RuntimeError) as exc:
+            self._dead = True
+            raise StreamClosed() from exc
+
+    # --- the connection ------------------------------------------------------------
+
+    async def run(self) -> None:
+        try:
+            while True:
+                packet = await read_packet(self._reader, MAX_PAYLOAD)
+                await self._handle(packet)
+        except (asyncio.IncompleteReadError, ConnectionError, StreamClosed):
+            pass  # the host went away, or we dropped it on purpose
+        except ProtocolError as exc:
+            log.warning("closing ADB connection: %s", exc)
+        except Exception:
+            log.exception("simulated adbd failed; closing the connection")
+        finally:
+            await self._shut_down()
+
+    def drop(self) -> None:
+        """Pull the cable: the socket goes without a goodbye."""
+        self._dead = True
+        transport = self._writer.transport
+        if transport is not None:
+            transport.abort()
+
+    async def _handle(self, p: Packet) -> None:
+        if p.command == A_CNXN:
+            await self._on_connect(p)
+        elif not self._online:
+            return  # protocol.md: anything before CNXN is ignored
+        elif p.command == A_OPEN:
+            await self._on_open(p)
+        elif p.command == A_OKAY:
+            stream = self._streams.get(p.arg1)
+            if stream is not None:
+                stream.on_okay()
+        elif p.command == A_WRTE:
+            stream = self._streams.get(p.arg1)
+            if stream is not None:
+                await stream.on_write(p.payload)
+        elif p.command == A_CLSE:
+            self._on_host_close(p.arg1)
+        else:
+            raise ProtocolError(f"unexpected command {p.name!r}")
+
+    async def _on_connect(self, p: Packet) -> None:
+        version, maxdata = p.arg0, p.arg1
+        if version < A_VERSION_MIN or maxdata < 4096:
+            raise ProtocolError(f"host CNXN version {version:#x} maxdata {maxdata} is too old")
+        for local_id in list(self._streams):  # a new CNXN starts a fresh session
+            self._on_host_close(local_id)
+        banner = wire_banner(self.device.banner())
+        # Our CNXN goes out before the host knows our version, so it carries a checksum.
+        self._checksum = True
+        await self.send(Packet(A_CNXN, A_VERSION, MAX_PAYLOAD, banner))
+        self._checksum = min(version, A_VERSION) < A_VERSION
+        self._max_payload = min(maxdata, MAX_PAYLOAD)
+        self._online = True
+
+    async def _on_open(self, p: Packet) -> None:
+        remote_id = p.arg0
+        if remote_id == 0:
+            return
+        if p.arg1 != 0:
+            # arg1 is the delayed-ack window; we never offered delayed_ack.
+            await self.send(Packet(A_CLSE, 0, remote_id))
+            return
+        self.opens += 1
+        destination = p.payload.rstrip(b"\0").decode("utf-8", "replace")
+        try:
+            self.device.before_command()
+        except ConnectionDrop:
+            log.info("fault: dropping the connection at OPEN %r", destination)
+            self.drop()
+            raise StreamClosed() from None
+        service = parse_destination(destination)
+        if service is None:
+            await self.send(Packet(A_CLSE, 0, remote_id))
+            return
+        local_id = next(self._ids)
+        stream = AdbStream(local_id, remote_id, self)
+        self._streams[local_id] = stream
+        self._tasks[local_id] = asyncio.create_task(
+            self._serve(service, stream), name=f"adbd:{destination[:60]}"
+        )
+
+    async def _serve(self, service, stream: AdbStream) -> None:  # type: ignore[no-untyped-def]
+        try:
+            delay = self.device.command_delay()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            await service.serve(self.device, stream)
+            await stream.finish()
+        except StreamClosed:
+            pass
+        except ConnectionDrop:
+            self.drop()
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            # A bug in the world must not take the whole phone down: log it and close
+            # only this stream, as a crashing command would on a real phone.
+            log.exception("simulated service %s:%s failed", service.kind, service.argument[:80])
+            with contextlib.suppress(StreamClosed):
+                if stream.accepted:
+                    await stream.finish()
+                else:
+                    await stream.refuse()
+        finally:
+            self._streams.pop(stream.local_id, None)
+            self._tasks.pop(stream.local_id, None)
+
+    def _on_host_close(self, local_id: int) -> None:
+        stream = self._streams.pop(local_id, None)
+        if stream is None:
+            return
+        stream.on_host_close()
+        task = self._tasks.pop(local_id, None)
+        # Like a pipe whose reader went away: the command stops where it is.
+        if task is not None and not task.done():
+            task.cancel()
+
+    async def _shut_down(self) -> None:
+        self._dead = True
+        self._online = False
+        for local_id in list(self._streams):
+            self._on_host_close(local_id)
+        self.drop()
+        with contextlib.suppress(Exception):
+            await self._writer.wait_closed()

@@ -1,0 +1,191 @@
+"""Start a simulated phone in-process and attach it to the adb server: `--device sim`.
+
+The phone listens on a free loopback port; the adb server (the one already running,
+found the way adb itself finds it, or the adb bundled with adbutils, started here) is
+told `host:connect:127.0.0.1:PORT`, and we wait for the state `device`. From then on
+the phone is an ordinary adb device called "127.0.0.1:PORT".
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import adbutils
+
+from mika.sim.device import SimDevice
+from mika.sim.server import SimServer, ThreadedSimServer
+
+DEFAULT_SIM_SERIAL = "mika-sim"
+DEFAULT_ADB_PORT = 5037
+
+
+class SimLaunchError(Exception):
+    """The simulated phone could not be started or attached; the message says what to do."""
+
+
+@dataclass(frozen=True)
+class AdbServerAddress:
+    host: str
+    port: int
+
+    @classmethod
+    def from_env(cls, env: dict[str, str] | None = None) -> AdbServerAddress:
+        """Where adb clients look for the server: ADB_SERVER_SOCKET (tcp:[HOST:]PORT),
+        else ANDROID_ADB_SERVER_HOST / ANDROID_ADB_SERVER_PORT, else 127.0.0.1:5037."""
+        env = dict(os.environ) if env is None else env
+        spec = env.get("ADB_SERVER_SOCKET", "").strip()
+        if spec:
+            kind, _, rest = spec.partition(":")
+            host, _, port = rest.rpartition(":")
+            if kind != "tcp" or not port.isdigit():
+                raise SimLaunchError(
+                    f"ADB_SERVER_SOCKET={spec!r} is not of the form tcp:PORT or tcp:HOST:PORT; "
+                    "fix or unset it"
+                )
+            return cls(host or "127.0.0.1", int(port))
+        port_text = env.get("ANDROID_ADB_SERVER_PORT", "").strip()
+        if port_text and not port_text.isdigit():
+            raise SimLaunchError(
+                f"ANDROID_ADB_SERVER_PORT={port_text!r} is not a port number; fix or unset it"
+            )
+        host = env.get("ANDROID_ADB_SERVER_HOST", "").strip() or "127.0.0.1"
+        return cls(host, int(port_text) if port_text else DEFAULT_ADB_PORT)
+
+    @property
+    def is_local(self) -> bool:
+        return self.host in ("127.0.0.1", "localhost", "::1")
+
+    def is_listening(self) -> bool:
+        try:
+            with socket.create_connection((self.host, self.port), timeout=0.5):
+                return True
+        except OSError:
+            return False
+
+
+def bundled_adb() -> str:
+    """The adb binary that ships inside adbutils (adb 36 at the time of writing)."""
+    exe = Path(adbutils.__file__).parent / "binaries" / ("adb.exe" if os.name == "nt" else "adb")
+    if exe.is_file():
+        return str(exe)
+    try:
+        return adbutils.adb_path()
+    except adbutils.AdbError as exc:
+        raise SimLaunchError(
+            "no adb binary found: adbutils ships none for this platform and none is on PATH; "
+            "install Android platform-tools"
+        ) from exc
+
+
+def ensure_adb_server(address: AdbServerAddress, adb_binary: str | None = None) -> None:
+    if address.is_listening():
+        return
+    if not address.is_local:
+        raise SimLaunchError(
+            f"no adb server answers at {address.host}:{address.port}, and one can only be "
+            "started here on this machine; start it there or unset ANDROID_ADB_SERVER_HOST"
+        )
+    exe = adb_binary or bundled_adb()
+    try:
+        subprocess.run(
+            [exe, "-P", str(address.port), "start-server"],
+            check=True,
+            capture_output=True,
+            timeout=30,
+        )
+    except (OSError, subprocess.SubprocessError) as exc:
+        detail = getattr(exc, "stderr", b"") or b""
+        raise SimLaunchError(
+            f"could not start the adb server on port {address.port} with {exe}: "
+            f"{detail.decode(errors='replace').strip() or exc}"
+        ) from exc
+
+
+@dataclass
+class RunningSim:
+    serial: str  # what adb calls the phone: "127.0.0.1:PORT"
+    port: int
+    device: SimDevice
+    adb_address: AdbServerAddress
+    _server: ThreadedSimServer = field(repr=False)
+    _closed: bool = field(default=False, repr=False)
+
+    def client(self) -> adbutils.AdbClient:
+        return adbutils.AdbClient(host=self.adb_address.host, port=self.adb_address.port)
+
+    def adb_device(self) -> adbutils.AdbDevice:
+        return self.client().device(self.serial)
+
+    @property
+    def server(self) -> SimServer:
+        return self._server.server
+
+    def drop_connections(self) -> None:
+        """Cut the adb server's connection to the phone (the server reconnects on its own)."""
+        self._server.call(self._server.server.drop_connections)
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            self.client().disconnect(self.serial)
+        except (adbutils.AdbError, OSError):
+            pass  # the adb server may already be gone; the phone stops either way
+        self._server.stop()
+
+    def __enter__(self) -> RunningSim:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _make_device(serial: str, scenario: str | None, faults: object) -> SimDevice:
+    try:
+        from mika.sim.world import make_device
+    except ImportError as exc:
+        raise SimLaunchError(
+            f"the simulated phone's world is not available ({exc}); this build can't start it"
+        ) from exc
+    return make_device(serial, scenario, faults)  # type: ignore[arg-type]
+
+
+def start_sim(
+    serial: str | None = None,
+    scenario: str | None = None,
+    faults: object = None,
+    *,
+    device: SimDevice | None = None,
+    adb_address: AdbServerAddress | None = None,
+    timeout: float = 20.0,
+) -> RunningSim:
+    """Start a simulated phone on a free port and connect it through the adb server.
+
+    `device` lets a caller (tests) bring its own SimDevice instead of a fresh world.
+    """
+    address = adb_address or AdbServerAddress.from_env()
+    dev = device if device is not None else _make_device(serial or DEFAULT_SIM_SERIAL, scenario, faults)
+    ensure_adb_server(address)
+    threaded = SimServer.start_in_thread(dev)
+    adb_serial = f"127.0.0.1:{threaded.port}"
+    client = adbutils.AdbClient(host=address.host, port=address.port)
+    try:
+        answer = client.connect(adb_serial, timeout=timeout)
+        if "connected to" not in answer:
+            raise SimLaunchError(f"the adb server could not connect to the simulated phone: {answer}")
+        client.wait_for(adb_serial, transport="any", state="device", timeout=timeout)
+    except (adbutils.AdbError, OSError) as exc:
+        threaded.stop()
+        raise SimLaunchError(
+            f"the simulated phone at {adb_serial} did not come online in the adb server at "
+            f"{address.host}:{address.port}: {exc}"
+        ) from exc
+    except BaseException:
+        threaded.stop()
+        raise
+    return RunningSim(adb_serial, threaded.port, dev, address, threaded)
