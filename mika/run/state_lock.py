@@ -1,0 +1,179 @@
+"""Two Mika processes on one state dir: a lock around every read-modify-write, and
+leases that tell a live process from a dead one.
+
+The lock is `fcntl.flock` on a sibling `.lock` file that is never deleted (deleting a
+lock file while someone waits on it would let two holders in). The write itself still
+goes through `mika.atomic_write`, so a crash inside the lock leaves the old file.
+
+A lease is a file each process holds an exclusive flock on for its whole life. The
+kernel drops the flock when the process dies, however it dies (SIGKILL included), so
+"can I take this lease?" is an exact answer to "is its owner gone?" — no pid reuse
+guesswork.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import logging
+import os
+import secrets
+import threading
+import time
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+from mika.atomic_write import write_json
+
+log = logging.getLogger("mika.run")
+
+# flock belongs to an open file description, so two threads (or two processes) that
+# each open the lock file exclude each other. The same thread nesting the lock would
+# deadlock on itself; this per-thread set makes nested use a no-op instead.
+_held = threading.local()
+
+
+class StateFileError(Exception):
+    """A state file could not be read or locked; the sentence says which and what to do."""
+
+
+@contextlib.contextmanager
+def state_lock(path: Path | str) -> Iterator[None]:
+    """Hold the exclusive lock for `path` (a state file or a directory of them)."""
+    lock_path = Path(str(path) + ".lock")
+    held: set[str] = getattr(_held, "paths", None) or set()
+    _held.paths = held
+    key = str(lock_path)
+    if key in held:  # nested use in the same thread: already ours
+        yield
+        return
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError as exc:
+        raise StateFileError(
+            f"Cannot open the lock file {lock_path}: {exc.strerror}. "
+            "Check that the state directory is writable."
+        ) from exc
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        held.add(key)
+        try:
+            yield
+        finally:
+            held.discard(key)
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
+
+
+def read_state(path: Path | str, default: Any) -> Any:
+    """Read a JSON state file. A file that is not valid JSON (hand-edited, disk fault)
+    is moved aside to `<name>.corrupt-<time>` and `default` returned, so one bad file
+    never stops Mika from starting; the move is logged with both names."""
+    path = Path(path)
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except FileNotFoundError:
+        return default
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        aside = path.with_name(f"{path.name}.corrupt-{time.strftime('%Y%m%d%H%M%S')}")
+        try:
+            os.replace(path, aside)
+        except OSError:
+            pass
+        log.warning("state file %s was not valid JSON; moved it to %s and started fresh", path, aside)
+        return default
+
+
+def update_json(path: Path | str, change: Callable[[Any], Any], default: Any) -> Any:
+    """Locked read-modify-write: `change` gets the current value (or `default`) and
+    returns the new one, which is written atomically. Returns what was written."""
+    path = Path(path)
+    with state_lock(path):
+        value = read_state(path, default)
+        new = change(value)
+        write_json(path, new)
+        return new
+
+
+# -- leases --------------------------------------------------------------------------
+
+
+def _lease_dir(state_dir: Path) -> Path:
+    return Path(state_dir) / "leases"
+
+
+class ProcessLease:
+    """This process's lease on a state dir. Records (runs, borrowed things) carry its
+    token; another process may treat them as orphaned only once the lease is free."""
+
+    def __init__(self, state_dir: Path | str) -> None:
+        self.state_dir = Path(state_dir)
+        self.token = f"{os.getpid()}-{secrets.token_hex(4)}"
+        self._fd: int | None = None
+
+    def acquire(self) -> "ProcessLease":
+        if self._fd is not None:
+            return self
+        directory = _lease_dir(self.state_dir)
+        directory.mkdir(parents=True, exist_ok=True)
+        fd = os.open(directory / f"{self.token}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # a fresh random name: never contended
+        self._fd = fd
+        return self
+
+    def release(self) -> None:
+        if self._fd is None:
+            return
+        fd, self._fd = self._fd, None
+        try:
+            (_lease_dir(self.state_dir) / f"{self.token}.lock").unlink(missing_ok=True)
+        finally:
+            os.close(fd)
+
+    @property
+    def held(self) -> bool:
+        return self._fd is not None
+
+
+_process_leases: dict[str, ProcessLease] = {}
+_process_leases_lock = threading.Lock()
+
+
+def process_lease(state_dir: Path | str) -> ProcessLease:
+    """The one lease this process holds on `state_dir` (taken on first use, kept until exit)."""
+    key = str(Path(state_dir).resolve())
+    with _process_leases_lock:
+        lease = _process_leases.get(key)
+        if lease is None or not lease.held:
+            lease = ProcessLease(state_dir).acquire()
+            _process_leases[key] = lease
+        return lease
+
+
+def lease_alive(state_dir: Path | str, token: str) -> bool:
+    """True while the process that took lease `token` is still running."""
+    if not token:
+        return False
+    for lease in list(_process_leases.values()):
+        if lease.token == token and lease.held:
+            return True
+    path = _lease_dir(Path(state_dir)) / f"{token}.lock"
+    try:
+        fd = os.open(path, os.O_RDWR)
+    except FileNotFoundError:
+        return False  # released cleanly, or never existed
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        # We got it: the owner is dead. Remove the stale file while we hold it.
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        path.unlink(missing_ok=True)
+        return False
+    finally:
+        os.close(fd)

@@ -1,0 +1,76 @@
+"""The user-facing sentences of the task center, recovery and the conversations
+command, in English and Chinese.
+
+The language is `MIKA_LANG` if set, else the locale (`LC_ALL`, `LC_MESSAGES`, `LANG`):
+anything starting with `zh` gives Chinese, everything else English.
+"""
+
+from __future__ import annotations
+
+import os
+
+TEXTS: dict[str, dict[str, str]] = {
+    "en": {
+        "interrupted_turn": "The task was interrupted; you can start it again.",
+        "interrupted_notice": "Mika was closed while working on “{goal}”. The task was interrupted; you can start it again in that conversation.",
+        "uncertain_notice": "The last result of “{goal}” may already have been delivered.",
+        "recovered_prefix": "(recovered after a restart) ",
+        "stopped": "Stopped.",
+        "internal_fault": "Mika hit an internal fault and stopped this task ({error}). You can start it again.",
+        "no_conversations": "No conversations yet.",
+        "conversation_not_found": "No conversation with id {id}. Run `mika conversations list` to see the ids.",
+        "bad_conversation_id": "“{id}” is not a conversation id: use letters, digits, '-' or '_' (at most 64).",
+        "empty_title": "A title cannot be empty.",
+        "renamed": "Renamed {id} to “{title}”.",
+        "deleted": "Deleted conversation {id}.",
+        "confirm_delete": "Delete the conversation “{title}” ({turns} turns)?",
+        "recover_none": "Nothing to recover.",
+        "recover_summary": "Marked {interrupted} run(s) interrupted; delivered {delivered}, told {told}, gave back {restored} borrowed thing(s).",
+        "untitled": "(untitled)",
+        "col_id": "ID",
+        "col_title": "TITLE",
+        "col_turns": "TURNS",
+        "col_updated": "UPDATED",
+        "you": "You",
+        "mika": "Mika",
+        "outcome": "outcome",
+    },
+    "zh": {
+        "interrupted_turn": "任务中断了，可以重新发起。",
+        "interrupted_notice": "Mika 在做「{goal}」时被关闭，运行中断了，可以在那个对话里重新发起。",
+        "uncertain_notice": "「{goal}」上次的结果可能已送达。",
+        "recovered_prefix": "（重启后补送）",
+        "stopped": "已停止。",
+        "internal_fault": "Mika 内部出错，这个任务停下了（{error}）。可以重新发起。",
+        "no_conversations": "还没有对话。",
+        "conversation_not_found": "没有编号为 {id} 的对话。用 `mika conversations list` 查看编号。",
+        "bad_conversation_id": "「{id}」不是对话编号：只能用字母、数字、'-' 或 '_'（最多 64 个）。",
+        "empty_title": "标题不能为空。",
+        "renamed": "已把 {id} 改名为「{title}」。",
+        "deleted": "已删除对话 {id}。",
+        "confirm_delete": "删除对话「{title}」（{turns} 轮）？",
+        "recover_none": "没有需要善后的运行。",
+        "recover_summary": "标记中断 {interrupted} 个运行；补送 {delivered} 条，告知 {told} 条，归还借用 {restored} 项。",
+        "untitled": "（无标题）",
+        "col_id": "编号",
+        "col_title": "标题",
+        "col_turns": "轮数",
+        "col_updated": "更新时间",
+        "you": "你",
+        "mika": "Mika",
+        "outcome": "结局",
+    },
+}
+
+
+def ui_language() -> str:
+    for var in ("MIKA_LANG", "LC_ALL", "LC_MESSAGES", "LANG"):
+        value = os.environ.get(var, "")
+        if value:
+            return "zh" if value.lower().startswith("zh") else "en"
+    return "en"
+
+
+def t(key: str, lang: str | None = None, **fields: object) -> str:
+    table = TEXTS.get(lang or ui_language(), TEXTS["en"])
+    return table.get(key, TEXTS["en"][key]).format(**fields)
