@@ -18,6 +18,7 @@ The two fixed sentences below are format, not instructions; they are short on pu
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING
 
 from mika.uistate.elements import Element
@@ -43,7 +44,8 @@ EMPTY_NOTE = "(no elements the tree can name)"
 
 
 def _quote(text: str) -> str:
-    return '"' + text.replace('"', "'") + '"'
+    # JSON string quoting: inner quotes stay readable as \" and nothing is lost.
+    return json.dumps(text, ensure_ascii=False)
 
 
 def element_line(e: Element) -> str:
