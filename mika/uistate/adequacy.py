@@ -80,7 +80,10 @@ class TreeAdequacy:
 
     @staticmethod
     def blind_at(screen: Screen, x: float, y: float) -> bool:
-        return screen.element_at(x, y) is None
+        """No element but a container (a scroll view, a WebView) is under the point."""
+        return not any(
+            e.bounds.contains(x, y) and not e.node.scrollable and e.role != "webview" for e in screen.elements
+        )
 
 
 def _blank_share(window: Bounds, named: list[Bounds]) -> float:
