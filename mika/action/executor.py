@@ -89,7 +89,7 @@ class ActionExecutor:
             ToolCalled(
                 run_id=ctx.run_id, conversation_id=ctx.spec.conversation_id, step=ctx.step, call_id=call.id,
                 name=tool.name, arguments=dict(call.arguments), origin=origin.value,
-                capability=tool.capability, risk=tool.risk.value,
+                capability=tool.capability, risk=tool.risk.value, control=tool.control,
             )
         )
         try:
@@ -156,7 +156,7 @@ class ActionExecutor:
         if outward and outcome.ok:
             self.pacing.finished(place)
             self.outward_count += 1
-        return self._record(call, ctx, origin, outcome, started, emit_call=False, wait_ms=wait_ms, outward=outward and outcome.ok, capability=tool.capability, risk=tool.risk.value)
+        return self._record(call, ctx, origin, outcome, started, emit_call=False, wait_ms=wait_ms, capability=tool.capability, risk=tool.risk.value)
 
     # 6. record
     def _record(
@@ -169,7 +169,6 @@ class ActionExecutor:
         *,
         emit_call: bool = True,
         wait_ms: int = 0,
-        outward: bool = False,
         capability: str,
         risk: str,
     ) -> ToolOutcome:
@@ -184,7 +183,9 @@ class ActionExecutor:
         if total_wait != outcome.wait_ms:
             outcome = _with_wait(outcome, total_wait)
         duration = int((time.monotonic() - started) * 1000)
-        frame = str(outcome.data.get("frame", "")) if outcome.data else ""
+        frame = ""
+        if outcome.image is not None and ctx.save_frame is not None:
+            frame = ctx.save_frame(outcome.image, ctx.step)
         obs_id = outcome.observations[-1].id if outcome.observations else ""
         ctx.emit(
             ToolFinished(

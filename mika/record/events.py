@@ -120,6 +120,7 @@ class ToolCalled(RunEvent):
     origin: str = "model"
     capability: str = ""
     risk: str = "read"
+    control: bool = False
 
 
 @dataclass(frozen=True, kw_only=True)

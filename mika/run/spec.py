@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import enum
 import secrets
-import time
 from dataclasses import dataclass, field
 
 
@@ -60,7 +59,8 @@ UNLIMITED_STEPS = 0
 
 
 def new_run_id() -> str:
-    return time.strftime("%Y%m%d%H%M%S") + "-" + secrets.token_hex(3)
+    # The record folder adds the start time; the id itself stays short to type.
+    return secrets.token_hex(5)
 
 
 @dataclass(frozen=True)

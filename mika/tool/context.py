@@ -32,6 +32,8 @@ class ToolContext:
     step: int = 0
     clock: Callable[[], float] = time.monotonic
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
+    # Stores an image as a frame of the run record; returns the frame's file name.
+    save_frame: Callable[[Any, int], str] | None = None
     # Sub-actions of composite tools (do_steps) go back through the executor with this.
     perform: Callable[..., Awaitable[Any]] | None = None
 

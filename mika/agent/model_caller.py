@@ -1,0 +1,150 @@
+"""`ModelCaller`: one model request, streamed into events, retried by the policy given.
+
+A steer cancels the request in flight (that attempt is not written to history: the
+caller gets None and asks again with the message appended). Cancel stops it and raises
+RunCancelled. Retry waits are interruptible by both.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Callable
+
+from mika.model.base import Done, Model, TextDelta
+from mika.model.errors import ModelError, ModelErrorKind
+from mika.model.messages import ModelRequest, ModelResponse
+from mika.model.retry import RetryPolicy
+from mika.record.events import AnswerDelta, ModelCancelled, ModelFailed, ModelReplied, ModelRequested, RunEvent
+from mika.run.inbox import RunInbox
+
+
+class RunCancelled(Exception):
+    pass
+
+
+class ModelCaller:
+    def __init__(
+        self,
+        model: Model,
+        inbox: RunInbox,
+        emit: Callable[[RunEvent], None],
+        retry: RetryPolicy,
+        *,
+        run_id: str,
+        conversation_id: str = "",
+        estimate: Callable[[ModelRequest], int] | None = None,
+        sleep: Callable[[float], "asyncio.Future[None] | object"] = asyncio.sleep,
+    ) -> None:
+        self.model = model
+        self.inbox = inbox
+        self.emit = emit
+        self.retry = retry
+        self.run_id = run_id
+        self.conversation_id = conversation_id
+        self.estimate = estimate
+        self._sleep = sleep
+        self.calls = 0
+
+    def _ev(self, step: int) -> dict:
+        return {"run_id": self.run_id, "conversation_id": self.conversation_id, "step": step}
+
+    async def call(
+        self,
+        request: ModelRequest,
+        step: int,
+        *,
+        steerable: bool = True,
+        on_overflow: Callable[[], ModelRequest | None] | None = None,
+    ) -> ModelResponse | None:
+        attempt = 0
+        overflow_retried = False
+        while True:
+            attempt += 1
+            self.emit(ModelRequested(**self._ev(step), purpose=request.purpose, attempt=attempt,
+                                     messages=len(request.messages), tools=len(request.tools),
+                                     estimated_input_tokens=self.estimate(request) if self.estimate else 0))
+            requested_at = time.time()
+            try:
+                response = await self._one(request, step, steerable)
+            except ModelError as err:
+                if err.kind is ModelErrorKind.CONTEXT_OVERFLOW and on_overflow and not overflow_retried:
+                    harsher = on_overflow()
+                    if harsher is not None:
+                        overflow_retried = True
+                        request = harsher
+                        self.emit(ModelFailed(**self._ev(step), kind=err.kind.value, message=err.user_message(), will_retry=True))
+                        continue
+                delay = self.retry.delay_for(err, attempt)
+                self.emit(ModelFailed(**self._ev(step), kind=err.kind.value, message=err.user_message(),
+                                      will_retry=delay is not None, retry_in_s=delay or 0.0))
+                if delay is None:
+                    raise
+                if not await self._pause(delay, steerable):
+                    self.emit(ModelCancelled(**self._ev(step), reason="steer"))
+                    return None
+                continue
+            if response is None:
+                self.emit(ModelCancelled(**self._ev(step), reason="steer"))
+                return None
+            msg = response.message
+            self.calls += 1
+            self.emit(ModelReplied(
+                **self._ev(step), text=msg.text,
+                tool_calls=tuple({"id": c.id, "name": c.name, "arguments": c.arguments} for c in msg.tool_calls),
+                usage=response.usage.as_dict(), usage_reported=response.usage.reported, model=response.model,
+                provider=response.provider or self.model.provider, purpose=request.purpose,
+                stop_reason=response.stop_reason, requested_at=requested_at, replied_at=time.time(),
+            ))
+            return response
+
+    async def _one(self, request: ModelRequest, step: int, steerable: bool) -> ModelResponse | None:
+        """The request itself, raced against a steer and a cancel."""
+        async def consume() -> ModelResponse:
+            final: ModelResponse | None = None
+            async for event in self.model.stream(request):
+                if isinstance(event, TextDelta) and event.text:
+                    self.emit(AnswerDelta(**self._ev(step), text=event.text))
+                elif isinstance(event, Done):
+                    final = event.response
+            if final is None:
+                raise ModelError(ModelErrorKind.STREAM_INCOMPLETE, "the reply ended before it was complete")
+            return final
+
+        work = asyncio.ensure_future(consume())
+        watchers = {asyncio.ensure_future(self.inbox.cancelled.wait())}
+        steer = None
+        if steerable:
+            steer = asyncio.ensure_future(self.inbox.steer_signal.wait())
+            watchers.add(steer)
+        try:
+            done, _ = await asyncio.wait({work, *watchers}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for w in watchers:
+                w.cancel()
+        if work in done:
+            return work.result()
+        work.cancel()
+        try:
+            await work
+        except (asyncio.CancelledError, ModelError):
+            pass
+        if self.inbox.cancelled.is_set():
+            raise RunCancelled()
+        return None
+
+    async def _pause(self, seconds: float, steerable: bool) -> bool:
+        """Wait before a retry; False if a steer ended the wait (re-ask at once)."""
+        sleeper = asyncio.ensure_future(self._sleep(seconds))  # type: ignore[arg-type]
+        watchers = {asyncio.ensure_future(self.inbox.cancelled.wait())}
+        steer = asyncio.ensure_future(self.inbox.steer_signal.wait()) if steerable else None
+        if steer:
+            watchers.add(steer)
+        try:
+            done, _ = await asyncio.wait({sleeper, *watchers}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for w in (sleeper, *watchers):
+                w.cancel()
+        if self.inbox.cancelled.is_set():
+            raise RunCancelled()
+        return sleeper in done

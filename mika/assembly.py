@@ -1,0 +1,28 @@
+"""The one place that knows every capability: which ones a run gets, built for its spec."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Sequence
+
+from mika.cap.general import GeneralCapability
+from mika.run.spec import RunSpec
+from mika.tool.capability import Capability
+
+
+@dataclass
+class RunEnvironment:
+    """What is available on this machine for runs: settings and attached devices."""
+
+    autonomous: bool = False
+    # Extra capabilities handed in by the caller (tests, embedding programs).
+    extra: Sequence[Capability] = field(default_factory=tuple)
+
+
+def capabilities_for(spec: RunSpec, env: RunEnvironment) -> list[Capability]:
+    wanted = set(spec.capabilities)
+    caps: list[Capability] = [GeneralCapability(confirmations=not env.autonomous)]
+    for cap in env.extra:
+        if not wanted or cap.id in wanted:
+            caps.append(cap)
+    return caps

@@ -1,0 +1,110 @@
+"""The config file, validated in one place.
+
+TOML at config_file() (see paths.py). Every key is documented in config.example.toml.
+A bad file names the file, the key and what was expected. Environment variables
+MIKA_LANGUAGE, MIKA_AUTONOMOUS, MIKA_PACE and MIKA_DEVICE override the file.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mika.config.errors import ConfigError
+from mika.config.paths import config_file
+
+LANGUAGES = ("auto", "en", "zh")
+PACES = ("fast", "standard", "human")
+GRAPHICS = ("auto", "halfcell", "kitty", "sixel")
+
+
+@dataclass(frozen=True)
+class Settings:
+    file: Path | None = None
+    language: str = "auto"
+    autonomous: bool = False
+    pace: str = "standard"
+    device: str = ""
+    graphics: str = "auto"
+    max_parallel: int = 1
+    keymap: dict[str, str] = field(default_factory=dict)
+    # [providers.*] and [roles], parsed by mika.model.providers_config.
+    raw: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def ui_language(self) -> str:
+        if self.language != "auto":
+            return self.language
+        loc = os.environ.get("LC_ALL") or os.environ.get("LC_MESSAGES") or os.environ.get("LANG") or ""
+        return "zh" if loc.lower().startswith("zh") else "en"
+
+
+def _pick(data: dict[str, Any], table: str, key: str, kind: type, default: Any, file: Path | None, choices: tuple = ()) -> Any:
+    section = data.get(table, {})
+    if not isinstance(section, dict):
+        raise ConfigError(file, table, "a table", section)
+    value = section.get(key, default)
+    dotted = f"{table}.{key}"
+    if kind is bool and not isinstance(value, bool):
+        raise ConfigError(file, dotted, "true or false", value)
+    if kind is int and (not isinstance(value, int) or isinstance(value, bool)):
+        raise ConfigError(file, dotted, "a whole number", value)
+    if kind is str and not isinstance(value, str):
+        raise ConfigError(file, dotted, "a string", value)
+    if choices and value not in choices:
+        raise ConfigError(file, dotted, "one of " + ", ".join(choices), value)
+    return value
+
+
+def _env_bool(name: str, default: bool) -> bool:
+    raw = os.environ.get(name)
+    if raw is None:
+        return default
+    if raw.lower() in ("1", "true", "yes", "on"):
+        return True
+    if raw.lower() in ("0", "false", "no", "off"):
+        return False
+    raise ConfigError(None, name, "1/0, true/false, yes/no or on/off", raw)
+
+
+def parse_settings(data: dict[str, Any], file: Path | None = None) -> Settings:
+    language = os.environ.get("MIKA_LANGUAGE") or _pick(data, "general", "language", str, "auto", file, LANGUAGES)
+    if language not in LANGUAGES:
+        raise ConfigError(None, "MIKA_LANGUAGE", "one of " + ", ".join(LANGUAGES), language)
+    pace = os.environ.get("MIKA_PACE") or _pick(data, "general", "pace", str, "standard", file, PACES)
+    if pace not in PACES:
+        raise ConfigError(None, "MIKA_PACE", "one of " + ", ".join(PACES), pace)
+    autonomous = _env_bool("MIKA_AUTONOMOUS", _pick(data, "general", "autonomous", bool, False, file))
+    device = os.environ.get("MIKA_DEVICE") or _pick(data, "device", "default", str, "", file)
+    graphics = _pick(data, "ui", "graphics", str, "auto", file, GRAPHICS)
+    max_parallel = _pick(data, "run", "max_parallel", int, 1, file)
+    if not 1 <= max_parallel <= 3:
+        raise ConfigError(file, "run.max_parallel", "a number from 1 to 3", max_parallel)
+    keymap = data.get("keymap", {})
+    if not isinstance(keymap, dict) or not all(isinstance(v, str) for v in keymap.values()):
+        raise ConfigError(file, "keymap", 'a table of binding id = "key" strings', keymap)
+    return Settings(
+        file=file, language=language, autonomous=autonomous, pace=pace, device=device, graphics=graphics,
+        max_parallel=max_parallel, keymap=dict(keymap), raw=data,
+    )
+
+
+def load_settings(explicit: str | os.PathLike[str] | None = None) -> Settings:
+    """Read and validate the config; a missing file (not given explicitly) means defaults."""
+    path = config_file(explicit)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        if explicit or os.environ.get("MIKA_CONFIG"):
+            raise ConfigError(path, "", "an existing config file (see config.example.toml)") from None
+        return parse_settings({}, None)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(path, "", f"a readable UTF-8 file ({exc})") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(path, "", f"valid TOML ({exc})") from None
+    return parse_settings(data, path)

@@ -1,0 +1,54 @@
+"""Which model a command runs with: `--model`, then `[roles] main` in the config.
+
+Scripted models (offline demos, CI) are chosen with `--model script:PATH` or a provider
+of `kind = "scripted"`; everything else is built by mika.model.roles from the config.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mika.config.errors import ConfigError
+from mika.config.settings import Settings
+from mika.model.base import Model
+from mika.model.script_file import load_script
+
+EXAMPLE = (
+    '[providers.deepseek]\npreset = "deepseek"\napi_key_env = "DEEPSEEK_API_KEY"\n\n'
+    '[roles]\nmain = "deepseek/deepseek-chat"'
+)
+
+
+def _scripted(settings: Settings, choice: str) -> Model | None:
+    if choice.startswith("script:"):
+        return load_script(choice[len("script:") :])
+    provider = choice.split("/", 1)[0]
+    conf = settings.raw.get("providers", {}).get(provider)
+    if isinstance(conf, dict) and conf.get("kind") == "scripted":
+        script = conf.get("script")
+        if not isinstance(script, str):
+            raise ConfigError(settings.file, f"providers.{provider}.script", "the path of a JSON model script", script)
+        base = settings.file.parent if settings.file else Path.cwd()
+        return load_script(base / script)
+    return None
+
+
+def main_model(settings: Settings, override: str | None, state_dir: Path) -> Model:
+    choice = override or settings.raw.get("roles", {}).get("main") or ""
+    if choice:
+        scripted = _scripted(settings, choice)
+        if scripted is not None:
+            return scripted
+    if not choice and not settings.raw.get("providers"):
+        raise ConfigError(
+            settings.file, "roles.main",
+            "a main model. Add a provider and pick a model, for example:\n" + EXAMPLE + "\n"
+            "(or run `mika models presets` to see providers, or pass --model PROVIDER/MODEL)",
+        )
+    from mika.model.providers_config import load_providers  # imported only when a real provider is used
+    from mika.model.roles import build_roles
+    from mika.usage.ledger import UsageLedger
+
+    cfg = load_providers(settings.raw, settings.file)
+    ledger = UsageLedger(state_dir / "usage-v1.json")
+    return build_roles(cfg, ledger, override_main=override).main

@@ -1,0 +1,181 @@
+"""`TaskRun`: one run — assemble the tools for its spec, run the loop, do the aftercare.
+
+It is the `TaskRunLike` the task center drives: steer / answer / confirm / hand_back go
+into its inbox, cancel is a control signal, and every RunEvent reaches the subscribers
+(the recorder, the TUI, headless output) and nothing else.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Callable, Sequence
+
+from mika.action.approval import ApprovalPolicy
+from mika.action.confirmation import ConfirmationGate
+from mika.action.executor import ActionExecutor
+from mika.action.pacing import OutwardPacing
+from mika.agent.context import ContextBuilder
+from mika.agent.loop import AgentLoop
+from mika.agent.model_caller import ModelCaller
+from mika.agent.system_prompt import SystemPrompt
+from mika.model.base import Model
+from mika.model.retry import RetryPolicy
+from mika.model.testing import estimate_tokens
+from mika.observe.evidence import EvidenceLedger
+from mika.record.events import PhaseChanged, RunEvent, RunOutcome, RunStarted, UserInput
+from mika.record.recorder import RunRecorder
+from mika.record.redactor import Redactor
+from mika.run.contracts import EventSink, OutcomeStatus, RunResult
+from mika.run.inbox import InputKind, RunInbox, RunInput
+from mika.run.spec import RunPhase, RunSpec
+from mika.tool.capability import Capability
+from mika.tool.context import ToolContext
+from mika.tool.dispatcher import ToolDispatcher
+from mika.tool.groups import ToolGroups
+from mika.tool.registry import ToolRegistry
+from mika.tool.surface import NoSurface, SurfaceLayer
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class RunOptions:
+    autonomous: bool = False
+    pacing: bool = True  # outward pacing; tests turn it off
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    state_dir: Path | None = None  # None: no record on disk
+    surface: SurfaceLayer | None = None
+    redactor: Redactor | None = None
+    clock: Callable[[], float] = time.monotonic
+
+
+class TaskRun:
+    def __init__(self, spec: RunSpec, model: Model, capabilities: Sequence[Capability], options: RunOptions | None = None) -> None:
+        self.spec = spec
+        self.model = model
+        self.capabilities = list(capabilities)
+        self.options = options or RunOptions()
+        self._sinks: list[EventSink] = []
+        self.inbox = RunInbox(on_input=self._on_input)
+        self.phase = RunPhase.QUEUED
+        self.recorder: RunRecorder | None = None
+        self.result: RunResult | None = None
+        self.stopped_by_user = False
+
+    # -- TaskRunLike ----------------------------------------------------------------
+
+    def subscribe(self, sink: EventSink) -> Callable[[], None]:
+        self._sinks.append(sink)
+        return lambda: self._sinks.remove(sink) if sink in self._sinks else None
+
+    def steer(self, text: str) -> bool:
+        return self.inbox.steer(text)
+
+    def answer(self, question_id: str, text: str) -> bool:
+        return self.inbox.reply(RunInput(InputKind.ANSWER, text=text, question_id=question_id))
+
+    def confirm(self, question_id: str, allowed: bool) -> bool:
+        return self.inbox.reply(RunInput(InputKind.CONFIRM, question_id=question_id, allowed=allowed))
+
+    def hand_back(self, question_id: str, done: bool) -> bool:
+        return self.inbox.reply(RunInput(InputKind.HAND_BACK, question_id=question_id, done=done))
+
+    def cancel(self, reason: str = "Stopped by the user.") -> None:
+        self.stopped_by_user = True
+        self.inbox.cancel(reason)
+
+    # -- running --------------------------------------------------------------------
+
+    def emit(self, event: RunEvent) -> None:
+        for sink in list(self._sinks):
+            try:
+                sink(event)
+            except Exception:  # one broken subscriber must not break the run
+                log.exception("event subscriber failed on %s", event.type)
+
+    def _on_input(self, item: RunInput, state: str) -> None:
+        self.emit(UserInput(run_id=self.spec.id, conversation_id=self.spec.conversation_id,
+                            kind=item.kind.value, text=item.text, state=state))
+
+    def _set_phase(self, phase: RunPhase) -> None:
+        self.phase = phase
+        self.emit(PhaseChanged(run_id=self.spec.id, conversation_id=self.spec.conversation_id, phase=phase.value))
+
+    async def run(self) -> RunResult:
+        self.inbox.bind(asyncio.get_running_loop())
+        opts = self.options
+        if opts.state_dir is not None:
+            self.recorder = RunRecorder(opts.state_dir, self.spec.id, opts.redactor)
+            self.recorder.begin({"goal": self.spec.goal, "conversation_id": self.spec.conversation_id,
+                                 "origin": self.spec.provenance.origin.value, "started_at": time.time(),
+                                 "model": f"{self.model.provider}/{self.model.name}"})
+            self._sinks.insert(0, self.recorder)
+        self._set_phase(RunPhase.PREPARING)
+        self.emit(RunStarted(run_id=self.spec.id, conversation_id=self.spec.conversation_id, goal=self.spec.goal,
+                             origin=self.spec.provenance.origin.value, attendance=self.spec.provenance.attendance.value,
+                             capabilities=tuple(c.id for c in self.capabilities), read_only=self.spec.read_only,
+                             model=f"{self.model.provider}/{self.model.name}"))
+        try:
+            result = await self._run_loop()
+        except Exception as exc:  # never a traceback: the run ends failed and recorded
+            log.exception("run %s failed", self.spec.id)
+            result = RunResult(self.spec.id, OutcomeStatus.FAILED, f"Internal error: {type(exc).__name__}: {exc}", subtype="internal_error")
+        return await self._aftercare(result)
+
+    async def _run_loop(self) -> RunResult:
+        opts = self.options
+        tools = [t for cap in self.capabilities for t in cap.tools()]
+        registry = ToolRegistry.for_run(tools, self.spec)
+        groups = ToolGroups(registry.tools, preload=self.spec.preload_groups)
+        evidence = EvidenceLedger()
+        gate = None if opts.autonomous else ConfirmationGate()
+        approval = ApprovalPolicy(self.spec.provenance, gate, opts.autonomous)
+        pacing = OutwardPacing(clock=opts.clock, enabled=opts.pacing)
+        dispatcher = ToolDispatcher(evidence)
+        executor = ActionExecutor(registry, groups, dispatcher, approval, pacing, read_only=self.spec.read_only)
+        services: dict = {"approval": approval}
+        sections: dict[str, str] = {}
+        for cap in self.capabilities:
+            services[cap.id] = cap.services()
+            section = cap.prompt_section()
+            if section and cap.group:
+                sections[cap.group] = section
+        ctx = ToolContext(
+            spec=self.spec, inbox=self.inbox, emit=self.emit, evidence=evidence,
+            surface=opts.surface or NoSurface(), services=services, clock=opts.clock,
+            save_frame=self.recorder.save_frame if self.recorder else None,
+        )
+        context = ContextBuilder(self.spec, SystemPrompt(sections), groups)
+        caller = ModelCaller(self.model, self.inbox, self.emit, opts.retry, run_id=self.spec.id,
+                             conversation_id=self.spec.conversation_id, estimate=estimate_tokens)
+        self.loop = AgentLoop(context=context, caller=caller, executor=executor, inbox=self.inbox, tool_ctx=ctx, emit=self.emit)
+        self.executor = executor
+        self._set_phase(RunPhase.RUNNING)
+        return await self.loop.run()
+
+    async def _aftercare(self, result: RunResult) -> RunResult:
+        self._set_phase(RunPhase.FINISHING)
+        left = self.inbox.close()
+        # Steers nobody read become the conversation's next task, unless the user stopped.
+        unconsumed = () if result.status is OutcomeStatus.STOPPED else tuple(i.text for i in left if i.text)
+        self.emit(RunOutcome(run_id=self.spec.id, conversation_id=self.spec.conversation_id, status=result.status.value,
+                             answer=result.answer, subtype=result.subtype, reason=result.answer if result.status is not OutcomeStatus.ANSWERED else "",
+                             steps=result.steps, usage=result.usage))
+        self._set_phase(RunPhase.AFTERCARE)
+        for cap in self.capabilities:
+            try:
+                await cap.close()
+            except Exception:
+                log.exception("closing capability %s failed", cap.id)
+        record_dir = ""
+        if self.recorder is not None:
+            self.recorder.close({"outcome": result.status.value, "answer": result.answer, "subtype": result.subtype,
+                                 "steps": result.steps, "usage": result.usage, "ended_at": time.time()})
+            record_dir = str(self.recorder.dir)
+        self._set_phase(RunPhase.ENDED)
+        self.result = replace(result, unconsumed=unconsumed, record_dir=record_dir)
+        return self.result
