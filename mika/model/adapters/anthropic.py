@@ -206,9 +206,10 @@ class AnthropicModel:
                     yield event
                 return
             stream = await self._client.messages.create(**body, stream=True, extra_headers=headers)
+            # Headers are in: from here a broken connection means a cut reply.
+            started = True
             try:
                 async for event in self._from_stream(stream):
-                    started = True
                     yield event
             finally:
                 await stream.close()

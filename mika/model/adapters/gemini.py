@@ -241,15 +241,14 @@ class GeminiModel:
                     raw = await response.aread()
                     raise classify_http(response.status_code, raw.decode("utf-8", "replace"),
                                         dict(response.headers), provider=self.provider, model=self.name)
+                started = True
                 ctype = response.headers.get("content-type", "")
                 if "event-stream" in ctype:
                     async for data in _sse_data(response):
-                        started = True
                         for event in reply.feed(json.loads(data)):
                             yield event
                 else:
                     async for item in _json_array_items(response):
-                        started = True
                         for event in reply.feed(item):
                             yield event
         except ModelError:

@@ -163,9 +163,10 @@ class OpenAIChatModel:
                 stream_options={"include_usage": True},
                 extra_headers=headers,
             )
+            # Headers are in: from here a broken connection means a cut reply.
+            started = True
             try:
                 async for event in self._from_stream(stream):
-                    started = True
                     yield event
             finally:
                 # Closing the response is what stops the server's work when we are cancelled.

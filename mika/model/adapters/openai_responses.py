@@ -156,9 +156,10 @@ class OpenAIResponsesModel:
                     yield event
                 return
             stream = await self._client.responses.create(**body, stream=True, extra_headers=headers)
+            # Headers are in: from here a broken connection means a cut reply.
+            started = True
             try:
                 async for event in self._from_stream(stream):
-                    started = True
                     yield event
             finally:
                 await stream.close()
