@@ -1,0 +1,381 @@
+"""What input does: hit-testing a frame and running the ops the app files attach to nodes
+(go, back, set, toggle, append, dialog, toast, if, launch, …)."""
+
+from __future__ import annotations
+
+import itertools
+from typing import TYPE_CHECKING, Any
+
+from mika.sim.apps import template as tpl
+from mika.sim.apps.frame import build_frame
+from mika.sim.apps.layout import make_scope
+from mika.sim.world.node import Node, Window
+
+if TYPE_CHECKING:
+    from mika.sim.world.display import Activity
+    from mika.sim.world.world import World
+
+LONG_PRESS_MS = 500
+TOUCH_SLOP = 24
+_ids = itertools.count(1000)
+
+
+class OpError(ValueError):
+    """An app file asked for something the engine can't do (a bug in the data)."""
+
+
+def enter_screen(world: World, activity: Activity) -> None:
+    spec = world.apps[activity.package].screens[activity.screen].spec
+    scope = make_scope(world, activity)
+    for name, value in spec.get("fields", {}).items():
+        if name not in activity.fields:
+            activity.fields[name] = tpl.render(value, scope)
+    if spec.get("loading_ms"):
+        activity.loading_until = world.clock.now() + int(spec["loading_ms"]) / 1000
+    if spec.get("focus") and activity.focus is None:
+        activity.focus = spec["focus"]
+    for op in spec.get("on_enter", []):
+        run_op(world, 0, activity, op, scope)
+
+
+# -- hit testing -------------------------------------------------------------------------
+def _hit(node: Node, x: int, y: int, want: str) -> Node | None:
+    if not node.contains(x, y):
+        return None
+    for child in reversed(node.children):
+        found = _hit(child, x, y, want)
+        if found is not None:
+            return found
+    if want == "tap" and (node.on_tap or node.role == "field"):
+        return node
+    if want == "long" and (node.on_long or node.role == "field"):
+        return node
+    if want == "scroll" and node.scrollable:
+        return node
+    return None
+
+
+def _target(world: World, display_id: int, x: int, y: int, want: str) -> tuple[Window | None, Node | None]:
+    windows = build_frame(world, display_id)
+    for window in reversed(windows):
+        if window.kind == "status":
+            if window.root.contains(x, y):
+                return window, None
+            continue
+        if window.kind == "dialog":
+            # A modal dialog swallows touches outside itself.
+            return window, _hit(window.root, x, y, want)
+        if window.kind == "toast":
+            continue
+        if window.root.contains(x, y):
+            return window, _hit(window.root, x, y, want)
+    return None, None
+
+
+def _activity(world: World, display_id: int) -> Activity | None:
+    return world.top_activity(display_id)
+
+
+# -- input ---------------------------------------------------------------------------------
+def tap(world: World, display_id: int, x: int, y: int) -> None:
+    if not world.screen_on:
+        return
+    if world.locked:
+        return  # a tap on the keyguard does nothing; it needs a swipe up
+    window, node = _target(world, display_id, x, y, "tap")
+    activity = _activity(world, display_id)
+    if node is None or activity is None:
+        world.changed()
+        return
+    if node.role == "field" and node.field:
+        activity.focus = node.field
+        world.ime_visible = True
+        world.changed()
+        return
+    if window is not None and window.kind == "dialog" and world.dialog and window.package == world.dialog.get("package", "android"):
+        _run(world, display_id, activity, node.on_tap or [], node, system=True)
+        return
+    _run(world, display_id, activity, node.on_tap or [], node)
+
+
+def long_press(world: World, display_id: int, x: int, y: int) -> None:
+    if not world.screen_on or world.locked:
+        return
+    _, node = _target(world, display_id, x, y, "long")
+    activity = _activity(world, display_id)
+    if node is None or activity is None:
+        return
+    if node.role == "field" and node.field:
+        activity.focus = node.field
+        world.ime_visible = True
+        world.changed()
+        return
+    _run(world, display_id, activity, node.on_long or [], node)
+
+
+def swipe(world: World, display_id: int, x1: int, y1: int, x2: int, y2: int, duration_ms: int) -> None:
+    if not world.screen_on:
+        return
+    dx, dy = x2 - x1, y2 - y1
+    if abs(dx) < TOUCH_SLOP and abs(dy) < TOUCH_SLOP:
+        if duration_ms >= LONG_PRESS_MS:
+            long_press(world, display_id, x1, y1)
+        else:
+            tap(world, display_id, x1, y1)
+        return
+    if world.locked:
+        height = world.displays[display_id].size[1]
+        if dy < -height // 5 and not world.pin:
+            world.locked = False
+            world.changed()
+        return
+    _, node = _target(world, display_id, x1, y1, "scroll")
+    activity = _activity(world, display_id)
+    if node is not None and node.list_id and activity is not None:
+        activity.scroll[node.list_id] = activity.scroll.get(node.list_id, 0) - dy
+        world.changed()
+        return
+    width = world.displays[display_id].size[0]
+    if x1 < 40 and dx > width // 4:
+        key(world, display_id, "BACK")  # the back gesture from the left edge
+
+
+def type_text(world: World, display_id: int, text: str) -> bool:
+    """Inserts text into the focused field; False when nothing has focus."""
+    activity = _activity(world, display_id)
+    if activity is None or not activity.focus or world.locked:
+        return False
+    value = str(activity.fields.get(activity.focus, "") or "")
+    activity.fields[activity.focus] = value + text
+    world.changed()
+    return True
+
+
+def set_field_text(world: World, display_id: int, node: Node, text: str) -> bool:
+    activity = _activity(world, display_id)
+    if activity is None or node.role != "field" or not node.field:
+        return False
+    activity.fields[node.field] = text
+    world.changed()
+    return True
+
+
+def key(world: World, display_id: int, name: str) -> None:
+    activity = _activity(world, display_id)
+    if name in ("POWER",):
+        world.set_screen(not world.screen_on)
+        return
+    if name == "WAKEUP":
+        world.set_screen(True) if not world.screen_on else None
+        return
+    if name == "SLEEP":
+        world.set_screen(False)
+        return
+    if not world.screen_on:
+        return
+    if name == "MENU" and world.locked and not world.pin:
+        world.locked = False
+        world.changed()
+        return
+    if world.locked:
+        return
+    if name == "BACK":
+        if world.dialog:
+            world.dialog = None
+        elif world.ime_visible and activity is not None and activity.focus:
+            world.ime_visible = False
+        elif activity is not None and activity.dialog:
+            activity.dialog = None
+        else:
+            world.back(display_id)
+        world.changed()
+    elif name == "HOME":
+        world.ime_visible = False
+        world.dialog = None
+        world.home(display_id)
+    elif name == "APP_SWITCH":
+        world.changed()
+    elif name == "DEL" and activity is not None and activity.focus:
+        value = str(activity.fields.get(activity.focus, "") or "")
+        activity.fields[activity.focus] = value[:-1]
+        world.changed()
+    elif name == "FORWARD_DEL":
+        world.changed()
+    elif name in ("ENTER", "NUMPAD_ENTER") and activity is not None and activity.focus:
+        spec = _field_spec(world, activity, activity.focus)
+        if spec and spec.get("submit"):
+            _run(world, display_id, activity, spec["submit"], None)
+        elif spec and spec.get("lines"):
+            type_text(world, display_id, "\n")
+    elif name == "ESCAPE" and world.ime_visible:
+        world.ime_visible = False
+        world.changed()
+
+
+def _field_spec(world: World, activity: Activity, field: str) -> dict[str, Any] | None:
+    spec = world.apps[activity.package].screens[activity.screen].spec
+
+    def find(specs: list[dict[str, Any]]) -> dict[str, Any] | None:
+        for s in specs:
+            if s.get("kind") == "field" and s.get("field") == field:
+                return s
+            found = find(s.get("children", []))
+            if found:
+                return found
+        return None
+
+    return find(spec.get("body", []) + spec.get("bottom", []))
+
+
+# -- ops -------------------------------------------------------------------------------------
+def _run(world: World, display_id: int, activity: Activity, ops: list[dict[str, Any]], node: Node | None, system: bool = False) -> None:
+    scope = make_scope(world, activity, node.item if node is not None else None)
+    for op in ops:
+        if run_op(world, display_id, activity, op, scope) == "stop":
+            break
+    world.changed()
+
+
+def run_ops(world: World, display_id: int, activity: Activity, ops: list[dict[str, Any]], scope: dict[str, Any]) -> None:
+    for op in ops:
+        if run_op(world, display_id, activity, op, scope) == "stop":
+            break
+    world.changed()
+
+
+def _write(world: World, activity: Activity, path: str, value: Any, scope: dict[str, Any]) -> None:
+    if path.startswith("fields."):
+        activity.fields[path[len("fields.") :]] = value
+        return
+    if path.startswith("params."):
+        activity.params[path[len("params.") :]] = value
+        return
+    if "." not in path and "[" not in path:
+        world.data[path] = value
+        return
+    container, key = tpl.parent_and_key(path, world.data | {"params": activity.params, "fields": activity.fields, "item": scope.get("item")})
+    if isinstance(container, list) and key.lstrip("-").isdigit():
+        container[int(key)] = value
+    elif isinstance(container, dict):
+        container[key] = value
+    else:
+        raise OpError(f"can't write {path!r}")
+
+
+def _read(world: World, activity: Activity, path: str, scope: dict[str, Any]) -> Any:
+    return tpl.lookup(path, scope)
+
+
+def run_op(world: World, display_id: int, activity: Activity, op: dict[str, Any], scope: dict[str, Any]) -> str | None:
+    if "if" in op and ("then" in op or "else" in op):
+        branch = op.get("then", []) if tpl.check(op["if"], scope) else op.get("else", [])
+        for sub in branch:
+            if run_op(world, display_id, activity, sub, scope) == "stop":
+                return "stop"
+        return None
+    if "go" in op:
+        params = tpl.render(op.get("params", {}), scope)
+        fields = tpl.render(op.get("fields", {}), scope)
+        world.ime_visible = False
+        if op.get("replace"):
+            task = world.displays[display_id].top_task
+            if task and len(task.stack) > 1:
+                task.stack.pop()
+        world.push(display_id, op["go"], params, fields)
+    elif "back" in op:
+        world.ime_visible = False
+        world.back(display_id)
+    elif "home" in op:
+        world.home(display_id)
+    elif "launch" in op:
+        world.ime_visible = False
+        world.launch(tpl.text(op["launch"], scope), display_id)
+    elif "toggle" in op:
+        path = op["toggle"]
+        _write(world, activity, path, not bool(_read(world, activity, path, scope)), scope)
+    elif "set" in op:
+        _write(world, activity, op["set"], tpl.render(op.get("value"), scope), scope)
+    elif "inc" in op:
+        path = op["inc"]
+        current = _read(world, activity, path, scope) or 0
+        _write(world, activity, path, current + int(op.get("by", 1)), scope)
+    elif "append" in op:
+        value = tpl.render(op["value"], scope)
+        if isinstance(value, dict) and "id" not in value and op.get("with_id", True):
+            value = {"id": next(_ids), **value}
+        target = _read(world, activity, op["append"], scope)
+        if target is None:
+            _write(world, activity, op["append"], [], scope)
+            target = _read(world, activity, op["append"], scope)
+        if not isinstance(target, list):
+            raise OpError(f"append: {op['append']!r} is not a list")
+        target.append(value)
+    elif "remove" in op:
+        target = _read(world, activity, op["remove"], scope)
+        want = tpl.render(op.get("id"), scope)
+        if isinstance(target, list):
+            target[:] = [t for t in target if not (isinstance(t, dict) and str(t.get("id")) == str(want))]
+    elif "clear" in op:
+        for name in op["clear"]:
+            activity.fields[name] = ""
+    elif "focus" in op:
+        activity.focus = op["focus"] or None
+        world.ime_visible = bool(op["focus"])
+    elif "dialog" in op:
+        activity.dialog = tpl.render(op["dialog"], scope) if op.get("render") else op["dialog"]
+    elif "close_dialog" in op:
+        if world.dialog:
+            world.dialog = None
+        else:
+            activity.dialog = None
+    elif "system_dialog" in op:
+        world.show_system_dialog(op["system_dialog"])
+    elif "toast" in op:
+        world.show_toast(tpl.text(op["toast"], scope))
+    elif "type" in op:
+        type_text(world, display_id, op["type"])
+    elif "key" in op:
+        key(world, display_id, op["key"])
+    elif "scroll_top" in op:
+        activity.scroll.pop(op["scroll_top"], None)
+    elif "stop" in op:
+        return "stop"
+    else:
+        raise OpError(f"unknown op {op!r}")
+    world.changed()
+    return None
+
+
+# -- intents ---------------------------------------------------------------------------------
+def resolve_intent(world: World, action: str | None, data: str | None, mime: str | None, category: str | None) -> tuple[str, dict[str, Any]] | None:
+    """(package, intent rule) for the first app whose file claims the intent."""
+    for app in world.apps.values():
+        for rule in app.intents:
+            if rule.get("action") and rule["action"] != action:
+                continue
+            if rule.get("data") and not (data or "").startswith(rule["data"]):
+                continue
+            if rule.get("type") and rule["type"] != mime and not (data or "").startswith(rule.get("data", "\0")):
+                continue
+            if not rule.get("action") and not rule.get("data"):
+                continue
+            return app.package, rule
+    return None
+
+
+def start_intent(world: World, display_id: int, package: str, rule: dict[str, Any], extras: dict[str, Any], data: str | None) -> None:
+    app = world.apps[package]
+    screen = rule.get("screen", app.main)
+    activity = world.launch(package, display_id)
+    scope = make_scope(world, activity)
+    scope["extra"] = extras
+    scope["data"] = data or ""
+    for op in rule.get("do", []):
+        run_op(world, display_id, world.top_activity(display_id) or activity, op, scope)
+    if "do" not in rule or rule.get("screen"):
+        fields = tpl.render(rule.get("fields", {}), scope)
+        params = tpl.render(rule.get("params", {}), scope)
+        top = world.top_activity(display_id)
+        if top is None or top.screen != screen or fields or params:
+            world.push(display_id, screen, params, fields)
+    world.changed()

@@ -1,0 +1,196 @@
+"""One frame of a display: its windows bottom to top (app, status bar, keyboard, dialogs,
+toast; or the keyguard), built from the world and the app files."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from mika.sim.apps import template as tpl
+from mika.sim.apps.layout import IME_H, MARGIN, STATUS_H, TOOLBAR_H, Builder, make_scope
+from mika.sim.world.node import Node, Window
+
+if TYPE_CHECKING:
+    from mika.sim.world.display import Activity
+    from mika.sim.world.world import World
+
+SYSTEMUI = "com.android.systemui"
+IME_PKG = "com.android.inputmethod.latin"
+_KEY_ROWS = ["qwertyuiop", "asdfghjkl", "zxcvbnm"]
+
+
+def is_loading(world: World, activity: Activity) -> bool:
+    return activity.loading_until > world.clock.now()
+
+
+def build_frame(world: World, display_id: int = 0) -> list[Window]:
+    display = world.displays[display_id]
+    key = (world.version, display_id, int(world.clock.now() // 60), _transient_key(world, display_id))
+    cache = world.__dict__.setdefault("_frame_cache", {})
+    if cache.get(display_id, (None,))[0] == key:
+        return cache[display_id][1]
+    width, height = display.size
+    windows: list[Window] = []
+    if world.locked and display_id == 0:
+        windows.append(_keyguard(world, width, height))
+        windows.append(_status_bar(world, width))
+    else:
+        task = display.top_task
+        if task is not None:
+            windows.append(_app_window(world, task.top, width, height))
+        if display_id == 0:
+            windows.append(_status_bar(world, width))
+        if task is not None and task.top.focus and world.ime_visible and display_id == world.focused_display:
+            windows.append(_keyboard(width, height))
+        if task is not None and task.top.dialog:
+            windows.append(_dialog(task.top.dialog, task.package, width, height, make_scope(world, task.top)))
+    if world.dialog and display_id == 0:
+        windows.append(_dialog(world.dialog, world.dialog.get("package", "android"), width, height, dict(world.data)))
+    toast = world.current_toast()
+    if toast and display_id == 0:
+        windows.append(_toast(toast, width, height))
+    cache[display_id] = (key, windows)
+    return windows
+
+
+def _transient_key(world: World, display_id: int) -> tuple[Any, ...]:
+    task = world.displays[display_id].top_task
+    loading = bool(task and is_loading(world, task.top))
+    return (loading, world.current_toast())
+
+
+def _status_bar(world: World, width: int) -> Window:
+    now = world.clock.local().strftime("%H:%M")
+    root = Node("android.widget.FrameLayout", (0, 0, width, STATUS_H), SYSTEMUI, rid=f"{SYSTEMUI}:id/status_bar", role="status")
+    root.children.append(Node("android.widget.TextView", (MARGIN, 0, 260, STATUS_H), SYSTEMUI, text=now, desc=now,
+                              rid=f"{SYSTEMUI}:id/clock", role="status_text"))
+    icons = Node("android.widget.LinearLayout", (width - 360, 0, width - MARGIN, STATUS_H), SYSTEMUI,
+                 rid=f"{SYSTEMUI}:id/system_icons", role="status_icons")
+    if world.data["settings"].get("wifi"):
+        icons.children.append(Node("android.widget.ImageView", (width - 360, 20, width - 300, 80), SYSTEMUI,
+                                   desc="Wifi signal full.", rid=f"{SYSTEMUI}:id/wifi_signal", role="glyph", paint="wifi"))
+    if world.data["settings"].get("bluetooth"):
+        icons.children.append(Node("android.widget.ImageView", (width - 290, 20, width - 240, 80), SYSTEMUI,
+                                   desc="Bluetooth on.", rid=f"{SYSTEMUI}:id/bluetooth", role="glyph", paint="bt"))
+    icons.children.append(Node("android.widget.ImageView", (width - 220, 20, width - MARGIN, 80), SYSTEMUI,
+                               desc="Battery 100 percent.", rid=f"{SYSTEMUI}:id/battery", role="glyph", paint="100%"))
+    root.children.append(icons)
+    return Window("status", root, "StatusBar", SYSTEMUI)
+
+
+def _keyguard(world: World, width: int, height: int) -> Window:
+    now = world.clock.local()
+    root = Node("android.widget.FrameLayout", (0, 0, width, height), SYSTEMUI, rid=f"{SYSTEMUI}:id/notification_panel", role="keyguard")
+    root.children.append(Node("android.widget.TextView", (0, 500, width, 760), SYSTEMUI, text=now.strftime("%H:%M"),
+                              rid=f"{SYSTEMUI}:id/clock_view", role="text", style="huge"))
+    root.children.append(Node("android.widget.TextView", (0, 780, width, 860), SYSTEMUI, text=now.strftime("%A, %B %-d"),
+                              rid=f"{SYSTEMUI}:id/date_view", role="text", style="center"))
+    root.children.append(Node("android.widget.TextView", (0, height - 300, width, height - 200), SYSTEMUI,
+                              text="Swipe up to unlock" if not world.pin else "Swipe up, then enter PIN",
+                              rid=f"{SYSTEMUI}:id/keyguard_indication_text", role="text", style="center"))
+    return Window("keyguard", root, "NotificationShade", SYSTEMUI)
+
+
+def _app_window(world: World, activity: Activity, width: int, height: int) -> Window:
+    app = world.apps[activity.package]
+    spec = app.screens[activity.screen].spec
+    builder = Builder(world, app, activity, width)
+    scope = builder.scope()
+    pkg = app.package
+    root = Node("android.widget.FrameLayout", (0, 0, width, height), pkg, role="window")
+    decor = Node("android.widget.LinearLayout", (0, 0, width, height), pkg, role="plain")
+    content = Node("android.widget.FrameLayout", (0, STATUS_H, width, height), pkg, rid="android:id/content", role="plain")
+    root.children.append(decor)
+    decor.children.append(content)
+    page = Node("android.view.ViewGroup", (0, STATUS_H, width, height), pkg, rid=f"{pkg}:id/root", role="page",
+                style=spec.get("theme", "dark" if world.data["settings"].get("dark_mode") and spec.get("follow_dark", True) else ""))
+    content.children.append(page)
+    y = STATUS_H
+    if spec.get("toolbar", True):
+        bar = Node("android.view.ViewGroup", (0, y, width, y + TOOLBAR_H), pkg, rid=f"{pkg}:id/toolbar", role="bar")
+        x = MARGIN
+        task = world.displays[0].task_for(pkg)
+        depth = len(task.stack) if task else 1
+        if spec.get("up", depth > 1):
+            bar.children.append(Node("android.widget.ImageButton", (0, y, TOOLBAR_H, y + TOOLBAR_H), pkg, desc="Navigate up",
+                                     clickable=True, focusable=True, on_tap=[{"back": True}], role="icon", paint="←"))
+            x = TOOLBAR_H
+        actions = [a for a in spec.get("actions", []) if tpl.check(a.get("if"), scope)]
+        right = width - len(actions) * 144
+        bar.children.append(Node("android.widget.TextView", (x, y, right, y + TOOLBAR_H), pkg,
+                                 text=tpl.text(spec.get("title", app.label), scope), rid=f"{pkg}:id/title_bar", role="title"))
+        for i, action in enumerate(actions):
+            ax = right + i * 144
+            bar.children.append(Node("android.widget.ImageButton", (ax, y + 12, ax + 144, y + TOOLBAR_H - 12), pkg,
+                                     desc=tpl.text(action.get("desc", ""), scope), rid=builder.rid(action, scope),
+                                     clickable=True, focusable=True, on_tap=action.get("tap"), role="icon",
+                                     paint=action.get("glyph", "+")))
+        page.children.append(bar)
+        y += TOOLBAR_H
+    bottom_edge = height - IME_H if (activity.focus and world.ime_visible) else height
+    if is_loading(world, activity):
+        mid = (y + bottom_edge) // 2
+        page.children.append(Node("android.widget.ProgressBar", (width // 2 - 70, mid - 140, width // 2 + 70, mid), pkg,
+                                  rid="android:id/progress", role="progress"))
+        page.children.append(Node("android.widget.TextView", (0, mid + 20, width, mid + 100), pkg, text=spec.get("loading_text", "Loading…"),
+                                  role="text", style="center"))
+    else:
+        bottom_specs = [s for s in spec.get("bottom", []) if tpl.check(s.get("if"), scope)]
+        heights = [builder.measure(s, scope, width) for s in bottom_specs]
+        bottom_top = bottom_edge - sum(heights)
+        page.children.extend(builder.column(spec.get("body", []), scope, 0, width, y, bottom_top))
+        page.children.extend(builder.column(bottom_specs, scope, 0, width, bottom_top, bottom_edge))
+    return Window("app", root, f"{pkg}/{app.screens[activity.screen].activity}", pkg, secure=bool(spec.get("secure")))
+
+
+def _keyboard(width: int, height: int) -> Window:
+    top = height - IME_H
+    root = Node("android.widget.FrameLayout", (0, top, width, height), IME_PKG, rid=f"{IME_PKG}:id/keyboard_holder", role="keyboard")
+    key_h = 150
+    y = top + 60
+    for row in _KEY_ROWS:
+        w = width // 10
+        x = (width - w * len(row)) // 2
+        for ch in row:
+            root.children.append(Node("android.widget.TextView", (x, y, x + w, y + key_h), IME_PKG, desc=ch, clickable=True,
+                                      role="key", paint=ch, on_tap=[{"type": ch}]))
+            x += w
+        y += key_h + 20
+    specials = [("Delete", "⌫", [{"key": "DEL"}], 0, 160), ("Space", "space", [{"type": " "}], 200, width - 360), ("Enter", "⏎", [{"key": "ENTER"}], width - 160, width)]
+    for desc, glyph, ops, x0, x1 in specials:
+        root.children.append(Node("android.widget.TextView", (x0 + 10, y, x1 - 10, y + key_h), IME_PKG, desc=desc, clickable=True,
+                                  role="key", paint=glyph, on_tap=ops))
+    return Window("ime", root, "InputMethod", IME_PKG)
+
+
+def _dialog(spec: dict[str, Any], pkg: str, width: int, height: int, scope: dict[str, Any]) -> Window:
+    title = tpl.text(spec.get("title", ""), scope)
+    message = tpl.text(spec.get("text", ""), scope)
+    buttons = spec.get("buttons", [{"text": "OK", "do": []}])
+    box_h = 560 if message else 400
+    top = (height - box_h) // 2
+    left, right = 90, width - 90
+    root = Node("android.widget.FrameLayout", (left, top, right, top + box_h), pkg, role="dialog")
+    panel = Node("android.widget.LinearLayout", (left, top, right, top + box_h), pkg, rid=f"{pkg}:id/parentPanel" if pkg == "android" else "android:id/parentPanel", role="plain")
+    root.children.append(panel)
+    panel.children.append(Node("android.widget.TextView", (left + 60, top + 50, right - 60, top + 140), pkg, text=title,
+                               rid="android:id/alertTitle", role="text", style="bold"))
+    if message:
+        panel.children.append(Node("android.widget.TextView", (left + 60, top + 160, right - 60, top + 380), pkg, text=message,
+                                   rid="android:id/message", role="text"))
+    bx = right - 40
+    for i, button in enumerate(reversed(buttons)):
+        label = tpl.text(button.get("text", "OK"), scope)
+        w = max(200, int(len(label) * 30) + 80)
+        panel.children.append(Node("android.widget.Button", (bx - w, top + box_h - 150, bx, top + box_h - 40), pkg, text=label,
+                                   rid=f"android:id/button{i + 1}", clickable=True, focusable=True, role="button", style="flat",
+                                   on_tap=[{"close_dialog": True}, *button.get("do", [])]))
+        bx -= w + 20
+    return Window("dialog", root, spec.get("window", "AlertDialog"), pkg)
+
+
+def _toast(text: str, width: int, height: int) -> Window:
+    w = min(width - 200, int(len(text) * 28) + 120)
+    root = Node("android.widget.FrameLayout", ((width - w) // 2, height - 400, (width + w) // 2, height - 280), "android", role="toast")
+    root.children.append(Node("android.widget.TextView", ((width - w) // 2 + 40, height - 390, (width + w) // 2 - 40, height - 290), "android",
+                              text=text, rid="android:id/message", role="text", style="center_light"))
+    return Window("toast", root, "Toast", "android")

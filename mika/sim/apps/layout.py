@@ -1,0 +1,293 @@
+"""Lays a screen's data out into Nodes with bounds: toolbar on top, body stacked down,
+`bottom` stacked up from the keyboard or the screen's edge, lists filling what is left
+and showing only the rows that fit at their scroll offset (like a RecyclerView)."""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING, Any
+
+from mika.sim.apps import template as tpl
+from mika.sim.world.node import Node
+
+if TYPE_CHECKING:
+    from mika.sim.apps.registry import AppDef
+    from mika.sim.world.display import Activity
+    from mika.sim.world.world import World
+
+STATUS_H = 100
+TOOLBAR_H = 168
+IME_H = 860
+MARGIN = 48
+FONT = 42
+LINE = 56
+
+_HEIGHTS = {"row": 180, "switch": 180, "check": 140, "field": 150, "button": 150, "hbar": 170, "iconbtn": 150}
+
+
+def text_width(s: str, size: int = FONT) -> float:
+    # wide (CJK) glyphs are about one em, Latin about half; used only to wrap lines.
+    return sum(size if ord(c) >= 0x2E80 else size * 0.56 for c in s)
+
+
+def wrap_lines(s: str, width: int, size: int = FONT) -> int:
+    lines = 0
+    for para in s.split("\n") or [""]:
+        lines += max(1, math.ceil(text_width(para, size) / max(width, 1)))
+    return lines
+
+
+class Builder:
+    """Builds the nodes of one screen for one frame."""
+
+    def __init__(self, world: World, app: AppDef, activity: Activity, width: int) -> None:
+        self.world = world
+        self.app = app
+        self.activity = activity
+        self.width = width
+        self.pkg = app.package
+
+    def scope(self, item: Any = None, index: int = 0) -> dict[str, Any]:
+        return make_scope(self.world, self.activity, item, index)
+
+    def rid(self, spec: dict[str, Any], scope: dict[str, Any]) -> str:
+        rid = spec.get("id")
+        if not rid:
+            return ""
+        rid = tpl.text(rid, scope)
+        return rid if ":" in rid else f"{self.pkg}:id/{rid}"
+
+    # -- measuring -------------------------------------------------------------------
+    def measure(self, spec: dict[str, Any], scope: dict[str, Any], width: int) -> int:
+        kind = spec.get("kind", "text")
+        if "height" in spec:
+            return int(spec["height"])
+        if kind in ("text", "bubble"):
+            size = 64 if spec.get("style") == "big" else FONT
+            line = int(size * 1.34)
+            avail = int(width * (0.7 if kind == "bubble" else 1)) - 2 * MARGIN
+            lines = wrap_lines(tpl.text(spec.get("text", ""), scope), avail, size)
+            extra = LINE if kind == "bubble" and spec.get("from") and tpl.text(spec["from"], scope) else 0
+            return lines * line + (56 if kind == "bubble" else 40) + extra
+        if kind == "field" and spec.get("lines"):
+            return LINE * int(spec["lines"]) + 94
+        if kind == "row" and not spec.get("sub"):
+            return 150
+        if kind == "grid":
+            items = tpl.render(spec.get("items", []), scope) or []
+            cols = int(spec.get("columns", 4))
+            return math.ceil(len(items) / cols) * 300
+        if kind in ("list", "canvas"):
+            return -1  # fills what is left
+        if kind == "image":
+            return 400
+        return _HEIGHTS.get(kind, 120)
+
+    # -- building --------------------------------------------------------------------
+    def column(self, specs: list[dict[str, Any]], scope: dict[str, Any], x0: int, x1: int, y0: int, y1: int) -> list[Node]:
+        """Stacks specs from y0 down; fill-height kinds share what is left above y1."""
+        visible = [s for s in specs if tpl.check(s.get("if"), scope)]
+        heights = [self.measure(s, scope, x1 - x0) for s in visible]
+        fixed = sum(h for h in heights if h >= 0)
+        fills = sum(1 for h in heights if h < 0)
+        spare = max(0, (y1 - y0) - fixed)
+        nodes = []
+        y = y0
+        for spec, h in zip(visible, heights):
+            if h < 0:
+                h = spare // fills if fills else 0
+            node = self.build(spec, scope, x0, y, x1, min(y + h, y1) if h >= 0 else y1)
+            if node is not None:
+                nodes.append(node)
+            y += h
+        return nodes
+
+    def build(self, spec: dict[str, Any], scope: dict[str, Any], left: int, top: int, right: int, bottom: int) -> Node | None:
+        kind = spec.get("kind", "text")
+        b = (left, top, right, bottom)
+        rid = self.rid(spec, scope)
+        pkg = self.pkg
+        desc = tpl.text(spec.get("desc", ""), scope)
+        taps = spec.get("tap")
+        longs = spec.get("long")
+        item = scope.get("item")
+        if kind == "text":
+            return Node("android.widget.TextView", (left + MARGIN, top, right - MARGIN, bottom), pkg,
+                        text=tpl.text(spec.get("text", ""), scope), rid=rid, desc=desc,
+                        clickable=bool(taps), on_tap=taps, on_long=longs, long_clickable=bool(longs),
+                        role="text", style=spec.get("style", ""), item=item)
+        if kind == "bubble":
+            side = tpl.text(spec.get("side", "in"), scope)
+            sender = tpl.text(spec.get("from", ""), scope)
+            width = int((right - left) * 0.7)
+            x0, x1 = (right - MARGIN - width, right - MARGIN) if side == "out" else (left + MARGIN, left + MARGIN + width)
+            box = Node("android.widget.LinearLayout", (x0, top + 8, x1, bottom - 8), pkg, rid=f"{pkg}:id/bubble",
+                       role="bubble", style=side, long_clickable=True, on_long=longs, item=item)
+            y = top + 8
+            if sender:
+                box.children.append(Node("android.widget.TextView", (x0 + 24, y + 8, x1 - 24, y + LINE), pkg,
+                                         text=sender, rid=f"{pkg}:id/sender", role="sender"))
+                y += LINE
+            box.children.append(Node("android.widget.TextView", (x0 + 24, y + 16, x1 - 24, bottom - 24), pkg,
+                                     text=tpl.text(spec.get("text", ""), scope), rid=f"{pkg}:id/message_text",
+                                     role="bubble_text", style=side))
+            return box
+        if kind == "row":
+            row = Node("android.widget.LinearLayout", b, pkg, rid=rid, desc=desc, clickable=bool(taps),
+                       focusable=bool(taps), on_tap=taps, on_long=longs, long_clickable=bool(longs),
+                       role="row", item=item)
+            title = tpl.text(spec.get("text", ""), scope)
+            sub = tpl.text(spec.get("sub", ""), scope) if spec.get("sub") else ""
+            mid = top + (bottom - top) // 2
+            row.children.append(Node("android.widget.TextView", (left + MARGIN, top + 24, right - MARGIN, mid + (0 if sub else 50)),
+                                     pkg, text=title, rid=f"{pkg}:id/title" if not spec.get("title_id") else f"{pkg}:id/{spec['title_id']}", role="row_title"))
+            if sub:
+                row.children.append(Node("android.widget.TextView", (left + MARGIN, mid, right - MARGIN, bottom - 24),
+                                         pkg, text=sub, rid=f"{pkg}:id/summary", role="row_sub"))
+            return row
+        if kind == "switch":
+            bind = spec["bind"]
+            on = bool(tpl.lookup(bind, scope))
+            row = Node("android.widget.LinearLayout", b, pkg, rid=rid, clickable=True, focusable=True,
+                       role="row", bind=bind, on_tap=[{"toggle": bind}] + list(taps or []))
+            row.children.append(Node("android.widget.TextView", (left + MARGIN, top + 24, right - 260, bottom - 24), pkg,
+                                     text=tpl.text(spec.get("text", ""), scope), rid=f"{pkg}:id/title", role="row_title"))
+            row.children.append(Node("android.widget.Switch", (right - 220, top + 45, right - MARGIN, bottom - 45), pkg,
+                                     text="", rid="android:id/switch_widget", checkable=True, checked=on, role="switch",
+                                     desc=tpl.text(spec.get("text", ""), scope)))
+            return row
+        if kind == "check":
+            field = spec.get("field")
+            bind = spec.get("bind")
+            on = bool(self.activity.fields.get(field)) if field else bool(tpl.lookup(bind, scope))
+            return Node("android.widget.CheckBox", (left + MARGIN, top + 10, right - MARGIN, bottom - 10), pkg,
+                        text=tpl.text(spec.get("text", ""), scope), rid=rid, checkable=True, checked=on,
+                        clickable=True, focusable=True, role="check", field=field, bind=bind,
+                        on_tap=[{"toggle": f"fields.{field}" if field else bind}] + list(taps or []))
+        if kind == "field":
+            field = spec["field"]
+            value = str(self.activity.fields.get(field, "") or "")
+            hint = tpl.text(spec.get("hint", ""), scope)
+            password = bool(spec.get("password"))
+            # TextView reports its hint as text while empty; a password's text is never exposed.
+            shown = hint if not value else ("" if password else value)
+            return Node("android.widget.EditText", (left + MARGIN, top + 15, right - MARGIN, bottom - 15), pkg,
+                        text=shown, rid=rid, hint=hint, clickable=True, focusable=True, long_clickable=True,
+                        focused=self.activity.focus == field, password=password, role="field", field=field,
+                        paint=("•" * len(value) if password else value), on_submit=spec.get("submit"),
+                        style="empty" if not value else "")
+        if kind == "button":
+            enabled = tpl.check(spec.get("enabled"), scope)
+            return Node("android.widget.Button", (left + MARGIN, top + 12, right - MARGIN, bottom - 12), pkg,
+                        text=tpl.text(spec.get("text", ""), scope), rid=rid, desc=desc, clickable=True,
+                        focusable=True, enabled=enabled, on_tap=taps if enabled else None, on_long=longs,
+                        role="button", style=spec.get("style", "primary"), item=item)
+        if kind == "iconbtn":
+            return Node("android.widget.ImageButton", (left + MARGIN, top + 12, right - MARGIN, bottom - 12), pkg,
+                        rid=rid, desc=desc, clickable=True, focusable=True, on_tap=taps, role="icon",
+                        paint=tpl.text(spec.get("glyph", desc[:1]), scope), item=item)
+        if kind == "hbar":
+            bar = Node("android.widget.LinearLayout", b, pkg, rid=rid, role="hbar")
+            kids = [s for s in spec.get("children", []) if tpl.check(s.get("if"), scope)]
+            if kids:
+                step = (right - left) // len(kids)
+                for i, child in enumerate(kids):
+                    node = self.build(child, scope, left + i * step, top, left + (i + 1) * step, bottom)
+                    if node:
+                        bar.children.append(node)
+            return bar
+        if kind == "image":
+            return Node("android.widget.ImageView", (left + MARGIN, top, right - MARGIN, bottom), pkg, rid=rid, desc=desc,
+                        clickable=bool(taps), on_tap=taps, role="image",
+                        paint=tpl.text(spec.get("paint", ""), scope), style=spec.get("style", ""))
+        if kind == "canvas":
+            # A WebView or a game: the pixels carry the text, the tree carries nothing.
+            lines = [tpl.text(line, scope) for line in spec.get("lines", [])]
+            return Node(spec.get("class", "android.webkit.WebView"), b, pkg, rid=rid, desc="",
+                        focusable=True, role="canvas", paint="\n".join(lines),
+                        on_tap=taps, clickable=False)
+        if kind == "progress":
+            return Node("android.widget.ProgressBar", ((left + right) // 2 - 60, top, (left + right) // 2 + 60, bottom), pkg,
+                        rid=rid or "android:id/progress", role="progress")
+        if kind == "spacer":
+            return None
+        if kind == "grid":
+            return self.grid(spec, scope, b)
+        if kind == "list":
+            return self.list(spec, scope, b)
+        raise tpl.TemplateError(f"unknown node kind {kind!r} in {self.pkg}")
+
+    def grid(self, spec: dict[str, Any], scope: dict[str, Any], b: tuple[int, int, int, int]) -> Node:
+        left, top, right, bottom = b
+        grid = Node("android.view.ViewGroup", b, self.pkg, rid=self.rid(spec, scope), role="grid")
+        items = tpl.render(spec.get("items", []), scope) or []
+        cols = int(spec.get("columns", 4))
+        cell = (right - left) // cols
+        for i, item in enumerate(items):
+            s = self.scope(item, i)
+            x = left + (i % cols) * cell
+            y = top + (i // cols) * 300
+            grid.children.append(self.build(spec["item"], s, x, y, x + cell, y + 300) or Node("android.view.View", (x, y, x, y)))
+        return grid
+
+    def list(self, spec: dict[str, Any], scope: dict[str, Any], b: tuple[int, int, int, int]) -> Node:
+        left, top, right, bottom = b
+        list_id = spec.get("id", "list")
+        items = tpl.render(spec.get("items", []), scope) or []
+        if spec.get("reverse"):
+            items = list(reversed(items))
+        heights = []
+        scopes = []
+        for i, item in enumerate(items):
+            s = self.scope(item, i)
+            scopes.append(s)
+            heights.append(self.measure(spec["item"], s, right - left))
+        total = sum(heights)
+        view_h = bottom - top
+        max_off = max(0, total - view_h)
+        stick_bottom = bool(spec.get("stick_bottom"))  # chats open at the newest message
+        off = self.activity.scroll.get(list_id)
+        if off is None:
+            off = max_off if stick_bottom else 0
+        off = max(0, min(off, max_off))
+        self.activity.scroll[list_id] = off
+        node = Node(spec.get("class", "androidx.recyclerview.widget.RecyclerView"), b, self.pkg,
+                    rid=self.rid(spec, scope) or f"{self.pkg}:id/{list_id}", scrollable=total > view_h,
+                    focusable=True, role="list", list_id=list_id)
+        if not items and spec.get("empty"):
+            node.children.append(Node("android.widget.TextView", (left + MARGIN, top + 40, right - MARGIN, top + 140), self.pkg,
+                                      text=tpl.text(spec["empty"], scope), rid=f"{self.pkg}:id/empty", role="text", style="muted"))
+            return node
+        y = top - off
+        for s, h in zip(scopes, heights):
+            if y + h > top and y < bottom:
+                child = self.build(spec["item"], s, left, y, right, y + h)
+                if child is not None:
+                    _clip(child, top, bottom)
+                    node.children.append(child)
+            y += h
+        return node
+
+
+def _clip(node: Node, top: int, bottom: int) -> None:
+    l, t, r, b = node.bounds
+    node.bounds = (l, max(t, top), r, max(min(b, bottom), max(t, top)))
+    for c in node.children:
+        _clip(c, top, bottom)
+
+
+def make_scope(world: World, activity: Activity, item: Any = None, index: int = 0) -> dict[str, Any]:
+    scope: dict[str, Any] = dict(world.data)
+    scope["params"] = activity.params
+    scope["fields"] = activity.fields
+    scope["item"] = item
+    scope["index"] = index
+    scope["apps"] = [
+        {"package": a.package, "label": a.label, "color": a.color}
+        for a in sorted(world.apps.values(), key=lambda a: a.label.lower())
+        if a.launcher
+    ]
+    now = world.clock.local()
+    scope["now"] = {"date": now.strftime("%Y-%m-%d"), "time": now.strftime("%H:%M"), "weekday": now.strftime("%A")}
+    return scope
+

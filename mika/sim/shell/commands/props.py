@@ -1,0 +1,115 @@
+"""getprop, wm size / wm density, settings get|put|delete|list."""
+
+from __future__ import annotations
+
+from mika.sim.shell.context import Ctx
+from mika.sim.shell.registry import command
+
+
+@command("getprop")
+async def getprop(ctx: Ctx) -> int:
+    props = ctx.phone.world.props
+    if len(ctx.args) == 1:
+        for key in sorted(props):
+            ctx.print(f"[{key}]: [{props[key]}]\n")
+        return 0
+    default = ctx.args[2] if len(ctx.args) > 2 else ""
+    ctx.print(props.get(ctx.args[1], default) + "\n")
+    return 0
+
+
+@command("wm")
+async def wm(ctx: Ctx) -> int:
+    args = ctx.args[1:]
+    if not args:
+        ctx.print("Window manager (window) commands:\n  help\n  size [reset|WxH|WdpxHdp] [-d DISPLAY_ID]\n  density [reset|DENSITY] [-d DISPLAY_ID]\n")
+        return 0
+    sub, rest = args[0], args[1:]
+    display_id = 0
+    if "-d" in rest:
+        i = rest.index("-d")
+        if i + 1 >= len(rest) or not rest[i + 1].isdigit():
+            ctx.error("Error: -d needs a display id")
+            return 255
+        display_id = int(rest[i + 1])
+        rest = rest[:i] + rest[i + 2 :]
+    display = ctx.phone.world.displays.get(display_id)
+    if display is None:
+        ctx.error(f"Error: Unable to get display {display_id}")
+        return 255
+    if sub == "size":
+        if rest and rest[0] == "reset":
+            display.override_size = None
+        elif rest:
+            w, _, h = rest[0].partition("x")
+            if not (w.isdigit() and h.isdigit()):
+                ctx.error(f"Error: bad size {rest[0]}")
+                return 255
+            display.override_size = (int(w), int(h))
+        else:
+            ctx.print(f"Physical size: {display.width}x{display.height}\n")
+            if display.override_size:
+                ow, oh = display.override_size
+                ctx.print(f"Override size: {ow}x{oh}\n")
+        return 0
+    if sub == "density":
+        if rest and rest[0] == "reset":
+            display.override_density = None
+        elif rest:
+            if not rest[0].isdigit():
+                ctx.error(f"Error: bad density {rest[0]}")
+                return 255
+            display.override_density = int(rest[0])
+        else:
+            ctx.print(f"Physical density: {display.density}\n")
+            if display.override_density:
+                ctx.print(f"Override density: {display.override_density}\n")
+        return 0
+    ctx.error(f"Error: unknown command '{sub}'")
+    return 255
+
+
+_NAMESPACES = ("system", "secure", "global")
+
+
+@command("settings")
+async def settings(ctx: Ctx) -> int:
+    args = ctx.args[1:]
+    if args[:1] == ["--user"] and len(args) >= 2:
+        args = args[2:]
+    if len(args) < 2 or args[0] not in ("get", "put", "delete", "list"):
+        ctx.print(
+            "Settings provider (settings) commands:\n"
+            "  get [--user <USER_ID> | current] NAMESPACE KEY\n"
+            "  put [--user <USER_ID> | current] NAMESPACE KEY VALUE\n"
+            "  delete [--user <USER_ID> | current] NAMESPACE KEY\n"
+            "  list [--user <USER_ID> | current] NAMESPACE\n"
+        )
+        return 0 if not args else 1
+    verb, namespace, rest = args[0], args[1], args[2:]
+    if rest[:1] == ["--user"]:
+        rest = rest[2:]
+    if namespace not in _NAMESPACES:
+        ctx.error(f"Invalid namespace '{namespace}'")
+        return 1
+    world = ctx.phone.world
+    table = world.settings_table(namespace)
+    if verb == "list":
+        for key in sorted(table):
+            ctx.print(f"{key}={table[key]}\n")
+        return 0
+    if not rest:
+        ctx.error("Bad arguments")
+        return 1
+    key = rest[0]
+    if verb == "get":
+        ctx.print(f"{table.get(key, 'null')}\n")
+    elif verb == "put":
+        if len(rest) < 2:
+            ctx.error("Bad arguments")
+            return 1
+        world.put_setting(namespace, key, rest[1])
+    else:
+        existed = world.delete_setting(namespace, key)
+        ctx.print(f"Deleted {1 if existed else 0} rows\n")
+    return 0

@@ -1,0 +1,126 @@
+"""simctl: the command only the simulated phone has, to inspect and prepare its world.
+
+  simctl state [KEY]           the world as JSON (KEY: a dotted path, e.g. settings.wifi)
+  simctl reset [SCENARIO]      back to a scenario's initial state
+  simctl set KEY VALUE         KEY: time | screen_on | locked | pin | a data path; VALUE JSON or text
+  simctl fault SPEC | clear    add faults (drop_after=N,slow_ms=N,null_root=N,…) or clear them
+  simctl scenarios             list scenario names
+"""
+
+from __future__ import annotations
+
+import json
+
+from mika.sim.apps import template as tpl
+from mika.sim.faults import FaultSpec, FaultSpecError
+from mika.sim.shell.context import Ctx
+from mika.sim.shell.registry import command
+from mika.sim.world.clock import parse_time
+from mika.sim.world.world import ScenarioError, scenario_names
+
+_USAGE = (__doc__ or "").split("\n", 2)[2]
+
+
+def _value(text: str) -> object:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
+
+
+@command("simctl")
+async def simctl(ctx: Ctx) -> int:
+    args = ctx.args[1:]
+    world = ctx.phone.world
+    if not args or args[0] in ("-h", "--help", "help"):
+        ctx.print("usage: simctl state|reset|set|fault|scenarios …\n" + _USAGE)
+        return 0 if args else 1
+    verb, rest = args[0], args[1:]
+    if verb == "state":
+        state = world.state()
+        if rest:
+            value = tpl.lookup(rest[0], state)
+            if value is None and tpl.split_path(rest[0])[0] not in state:
+                ctx.error(f"simctl: no state key {rest[0]!r}; top-level keys: {', '.join(sorted(state))}")
+                return 1
+            state = value
+        ctx.print(json.dumps(state, ensure_ascii=False, sort_keys=True) + "\n")
+        return 0
+    if verb == "reset":
+        name = rest[0] if rest else world.scenario
+        try:
+            world.reset(name)
+        except ScenarioError as e:
+            ctx.error(f"simctl: {e}")
+            return 1
+        ctx.print(f"reset to scenario {name}\n")
+        return 0
+    if verb == "scenarios":
+        ctx.print("".join(n + "\n" for n in scenario_names()))
+        return 0
+    if verb == "set":
+        if len(rest) < 2:
+            ctx.error("simctl: set needs KEY VALUE, e.g. simctl set settings.wifi false")
+            return 1
+        key, raw = rest[0], " ".join(rest[1:])
+        return _set(ctx, key, raw)
+    if verb == "fault":
+        if not rest:
+            ctx.print((world.faults.to_spec() or "none") + "\n")
+            return 0
+        if rest[0] == "clear":
+            world.faults = FaultSpec()
+            for k in world.pending:
+                world.pending[k] = 0
+            ctx.print("faults cleared\n")
+            return 0
+        try:
+            spec = FaultSpec.parse(",".join(rest))
+            world.add_faults(spec)
+        except (FaultSpecError, ValueError) as e:
+            ctx.error(f"simctl: {e}")
+            return 1
+        ctx.print(f"faults: {world.faults.to_spec() or 'none'}\n")
+        return 0
+    ctx.error(f"simctl: unknown verb {verb!r}; use state, reset, set, fault or scenarios")
+    return 1
+
+
+def _set(ctx: Ctx, key: str, raw: str) -> int:
+    world = ctx.phone.world
+    if key == "time":
+        try:
+            if raw.startswith("+"):
+                world.clock.jump(float(raw[1:].rstrip("s")))
+            else:
+                world.clock.set(parse_time(raw))
+        except ValueError:
+            ctx.error(f"simctl: time must be ISO 8601 (2026-12-01T08:00) or +SECONDS, got {raw!r}")
+            return 1
+        world.changed()
+        return 0
+    if key == "clock.frozen":
+        world.clock.frozen = bool(_value(raw))
+        return 0
+    if key in ("screen_on", "locked"):
+        setattr(world, key, bool(_value(raw)))
+        world.changed()
+        return 0
+    if key == "pin":
+        world.pin = raw
+        return 0
+    value = _value(raw)
+    try:
+        container, last = tpl.parent_and_key(key, world.data)
+    except tpl.TemplateError as e:
+        ctx.error(f"simctl: {e}")
+        return 1
+    if isinstance(container, list) and last.lstrip("-").isdigit():
+        container[int(last)] = value
+    elif isinstance(container, dict):
+        container[last] = value
+    else:
+        ctx.error(f"simctl: can't set {key!r}: its parent is not an object")
+        return 1
+    world.changed()
+    return 0

@@ -1,0 +1,60 @@
+"""What a shell command sees while it runs: arguments, stdin, where output goes, the world."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from mika.sim.device import SimStream
+
+if TYPE_CHECKING:
+    from mika.sim.world.phone import Phone
+
+
+class Output:
+    """Collects a command's bytes; when `sink` is set (last command of a pipeline that
+    goes to the host), `flush` sends them on so long-running commands stream."""
+
+    def __init__(self, sink: Callable[[bytes], Awaitable[None]] | None = None) -> None:
+        self.buf = bytearray()
+        self.sink = sink
+        self.discard = False
+
+    def write(self, data: bytes | str) -> None:
+        if self.discard:
+            return
+        if isinstance(data, str):
+            data = data.encode("utf-8")
+        self.buf += data
+
+    async def flush(self) -> None:
+        if self.sink is not None and self.buf:
+            data = bytes(self.buf)
+            self.buf.clear()
+            await self.sink(data)
+
+
+@dataclass
+class Ctx:
+    phone: Phone
+    args: list[str]
+    stdin: bytes
+    out: Output
+    err: Output
+    env: dict[str, str]
+    stream: SimStream | None = None
+    extra: dict[str, object] = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        return self.args[0]
+
+    def print(self, text: str) -> None:
+        self.out.write(text)
+
+    def error(self, text: str) -> None:
+        self.err.write(text if text.endswith("\n") else text + "\n")
+
+
+Command = Callable[[Ctx], Awaitable[int]]

@@ -1,0 +1,122 @@
+"""Runs parsed shell lines: and-or lists, pipelines, redirections, `$?`."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
+
+from mika.sim.device import SimStream, StreamClosed
+from mika.sim.shell import commands as _commands  # noqa: F401  (registers every command)
+from mika.sim.shell.context import Ctx, Output
+from mika.sim.shell.parse import AndOr, Pipeline, Simple, ShellSyntaxError, expand, parse
+from mika.sim.shell.registry import lookup
+
+if TYPE_CHECKING:
+    from mika.sim.world.phone import Phone
+
+Sink = Callable[[bytes], Awaitable[None]]
+
+SH = "/system/bin/sh"
+
+
+class Shell:
+    """One shell session: its variables and last exit code live across lines."""
+
+    def __init__(self, phone: Phone, stream: SimStream | None = None) -> None:
+        self.phone = phone
+        self.stream = stream
+        self.env: dict[str, str] = {
+            "?": "0",
+            "PATH": "/product/bin:/apex/com.android.runtime/bin:/system/bin:/system/xbin",
+            "HOME": "/",
+            "USER": "shell",
+            "HOSTNAME": phone.world.props.get("ro.product.device", "sim"),
+        }
+
+    async def run_line(self, line: str, sink: Sink) -> int:
+        try:
+            lists = parse(line)
+        except ShellSyntaxError as e:
+            await sink(f"{SH}: {e}\n".encode())
+            self.env["?"] = "1"
+            return 1
+        code = int(self.env["?"])
+        for item in lists:
+            if item.background:
+                asyncio.get_running_loop().create_task(self._and_or(item, None))
+                code = 0
+            else:
+                code = await self._and_or(item, sink)
+            self.env["?"] = str(code)
+            if self.env.get("__exit__"):
+                break
+        return code
+
+    async def _and_or(self, item: AndOr, sink: Sink | None) -> int:
+        code = await self._pipeline(item.parts[0], sink)
+        for op, part in zip(item.ops, item.parts[1:]):
+            self.env["?"] = str(code)
+            if (op == "&&" and code == 0) or (op == "||" and code != 0):
+                code = await self._pipeline(part, sink)
+        return code
+
+    async def _pipeline(self, pipe: Pipeline, sink: Sink | None) -> int:
+        stdin = b""
+        code = 0
+        last = len(pipe.commands) - 1
+        for i, simple in enumerate(pipe.commands):
+            out = Output(sink if i == last else None)
+            # adbd's shell v1 sends stderr down the same stream as stdout.
+            err = Output(sink)
+            code = await self._simple(simple, stdin, out, err)
+            await err.flush()
+            stdin = bytes(out.buf)
+            await out.flush()
+        return code
+
+    async def _simple(self, simple: Simple, stdin: bytes, out: Output, err: Output) -> int:
+        env = dict(self.env)
+        for name, value in simple.assigns:
+            env[name] = expand(value, self.env)
+        words = [expand(w, self.env) for w in simple.words]
+        if not words:
+            self.env.update({k: v for k, v in env.items() if k != "?"})
+            return 0
+        files = self.phone.files
+        to_file: tuple[str, bool] | None = None
+        for r in simple.redirects:
+            target = expand(r.target, self.env)
+            if r.op == "<":
+                data = files.read(target)
+                if data is None:
+                    err.write(f"{SH}: can't open '{target}': No such file or directory\n")
+                    return 1
+                stdin = data
+            elif r.op == ">&" and r.fd == 2 and target == "1":
+                err = out
+            elif target == "/dev/null":
+                (err if r.fd == 2 else out).discard = True
+            elif r.fd == 1:
+                to_file = (target, r.op == ">>")
+                out.sink = None
+        cmd = lookup(words[0])
+        if cmd is None:
+            err.write(f"{SH}: {words[0]}: inaccessible or not found\n")
+            return 127
+        ctx = Ctx(self.phone, words, stdin, out, err, env, self.stream)
+        try:
+            code = await cmd(ctx)
+        except StreamClosed:
+            raise
+        except Exception as e:  # a bug in one simulated command must not kill the stream
+            err.write(f"{words[0]}: simulator error: {type(e).__name__}: {e}\n")
+            code = 1
+        if words[0] == "exit":
+            self.env["__exit__"] = "1"
+        if to_file is not None:
+            path, append = to_file
+            old = (files.read(path) or b"") if append else b""
+            files.put(path, old + bytes(out.buf))
+            out.buf.clear()
+        return code

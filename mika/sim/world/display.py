@@ -1,0 +1,61 @@
+"""Displays, tasks and their back stacks."""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from typing import Any
+
+_ids = itertools.count(100)
+
+
+@dataclass
+class Activity:
+    """One screen of an app on a back stack, with what the user did on it so far."""
+
+    package: str
+    screen: str
+    params: dict[str, Any] = field(default_factory=dict)
+    fields: dict[str, Any] = field(default_factory=dict)
+    scroll: dict[str, int] = field(default_factory=dict)
+    focus: str | None = None  # the field that has input focus
+    loading_until: float = 0.0
+    dialog: dict[str, Any] | None = None  # the app's own dialog over this screen
+    token: str = field(default_factory=lambda: f"{next(_ids) * 7919 % 0xFFFFFFF:07x}")
+
+
+@dataclass
+class Task:
+    package: str
+    stack: list[Activity]
+    id: int = field(default_factory=lambda: next(_ids))
+
+    @property
+    def top(self) -> Activity:
+        return self.stack[-1]
+
+
+@dataclass
+class Display:
+    id: int
+    width: int
+    height: int
+    density: int
+    name: str = "Built-in Screen"
+    override_size: tuple[int, int] | None = None
+    override_density: int | None = None
+    tasks: list[Task] = field(default_factory=list)  # bottom … top
+
+    @property
+    def size(self) -> tuple[int, int]:
+        return self.override_size or (self.width, self.height)
+
+    @property
+    def top_task(self) -> Task | None:
+        return self.tasks[-1] if self.tasks else None
+
+    def task_for(self, package: str) -> Task | None:
+        for task in self.tasks:
+            if task.package == package:
+                return task
+        return None

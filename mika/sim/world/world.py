@@ -1,0 +1,348 @@
+"""The simulated phone's whole state: displays and their tasks, app data, system settings,
+clipboard, lock screen, screen power, clock, the dialog on top and pending faults.
+
+Apps are data (mika/sim/apps); this class keeps state and offers the moves the shell and
+the uiautomator2 server make (launch, back, home, tap, type…), delegating what a screen
+does to the apps engine.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import json
+from importlib import resources
+from typing import Any
+
+from mika.sim.faults import FaultSpec
+from mika.sim.world.clock import Clock, parse_time
+from mika.sim.world.display import Activity, Display, Task
+from mika.sim.world.props import default_props
+
+LAUNCHER = "com.android.launcher3"
+
+# settings keys that are views of app-visible state, so `settings put` and the Settings
+# app agree. (namespace, key) -> (path in data["settings"], how to encode it)
+_LINKED_SETTINGS: dict[tuple[str, str], tuple[str, str]] = {
+    ("global", "wifi_on"): ("wifi", "bool"),
+    ("global", "bluetooth_on"): ("bluetooth", "bool"),
+    ("global", "airplane_mode_on"): ("airplane", "bool"),
+    ("secure", "ui_night_mode"): ("dark_mode", "night"),
+    ("system", "screen_brightness"): ("brightness", "brightness"),
+    ("global", "zen_mode"): ("dnd", "bool"),
+    ("secure", "location_mode"): ("location", "location"),
+}
+
+
+class ScenarioError(ValueError):
+    """An unknown scenario name; the message lists the known ones."""
+
+
+def scenario_names() -> list[str]:
+    folder = resources.files("mika.sim.world") / "scenarios"
+    return sorted(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".json"))
+
+
+def _load_scenario(name: str) -> dict[str, Any]:
+    path = resources.files("mika.sim.world") / "scenarios" / f"{name}.json"
+    if not path.is_file():
+        raise ScenarioError(
+            f"unknown scenario {name!r}; known scenarios: {', '.join(scenario_names())}"
+        )
+    spec = json.loads(path.read_text(encoding="utf-8"))
+    base = spec.pop("base", None)
+    if base is None:
+        return spec
+    merged = _load_scenario(base)
+    for key, value in spec.items():
+        if key == "set":
+            merged["data"].update(copy.deepcopy(value))
+        else:
+            merged[key] = value
+    return merged
+
+
+class World:
+    def __init__(self, serial: str, scenario: str | None, faults: FaultSpec | None) -> None:
+        from mika.sim.apps.registry import load_apps
+
+        self.serial = serial
+        self.props = default_props(serial)
+        self.apps = load_apps()
+        self.faults = faults or FaultSpec()
+        self.version = 0
+        self.reset(scenario or "default")
+        if self.faults.dialog:
+            self.show_system_dialog(self.faults.dialog)
+
+    # -- scenario --------------------------------------------------------------------
+    def reset(self, scenario: str) -> None:
+        spec = _load_scenario(scenario)
+        self.scenario = scenario
+        self.clock = Clock(parse_time(spec.get("time", "2026-12-01T08:00:00")))
+        self.data: dict[str, Any] = copy.deepcopy(spec["data"])
+        self.data["clipboard"] = ""
+        self.screen_on = bool(spec.get("screen_on", True))
+        self.locked = bool(spec.get("locked", False))
+        self.pin = str(spec.get("pin", ""))
+        self.displays: dict[int, Display] = {0: Display(0, 1080, 2400, 440)}
+        self.extra_settings: dict[str, dict[str, str]] = {
+            "system": {"font_scale": "1.0", "screen_off_timeout": "30000"},
+            "secure": {
+                "default_input_method": "com.android.inputmethod.latin/.LatinIME",
+                "enabled_input_methods": "com.android.inputmethod.latin/.LatinIME",
+                "android_id": "5e1a" + format(abs(hash(self.serial)) % 0xFFFFFFFFFFFF, "012x"),
+            },
+            "global": {"adb_enabled": "1", "development_settings_enabled": "1", "stay_on_while_plugged_in": "0"},
+        }
+        self.ime_id = "com.android.inputmethod.latin/.LatinIME"
+        self.imes = ["com.android.inputmethod.latin/.LatinIME"]
+        self.dialog: dict[str, Any] | None = None  # system dialog over everything
+        self.ime_visible = False
+        self.toast: tuple[str, float] | None = None
+        self.pending = {
+            "null_root": self.faults.null_root,
+            "idle_timeout": self.faults.idle_timeout,
+            "bad_xml": self.faults.bad_xml,
+            "bad_png": self.faults.bad_png,
+        }
+        self.launch(LAUNCHER, display_id=0)
+        fg = spec.get("foreground")
+        if fg and fg != LAUNCHER:
+            self.launch(fg, display_id=0)
+        self.changed()
+
+    def changed(self) -> None:
+        self.version += 1
+
+    def add_faults(self, spec: FaultSpec) -> None:
+        # simctl fault adds to what is in force: spec's non-default values win.
+        changes = {
+            f.name: getattr(spec, f.name)
+            for f in dataclasses.fields(spec)
+            if getattr(spec, f.name) != f.default
+        }
+        self.faults = dataclasses.replace(self.faults, **changes)
+        for key in self.pending:
+            extra = getattr(spec, key)
+            if extra:
+                self.pending[key] = extra
+        if spec.dialog:
+            self.show_system_dialog(spec.dialog)
+
+    def take_fault(self, key: str) -> bool:
+        """Consumes one pending fault of this kind, if any."""
+        if self.pending.get(key, 0) > 0:
+            self.pending[key] -= 1
+            return True
+        return False
+
+    # -- system settings ----------------------------------------------------------
+    def settings_table(self, namespace: str) -> dict[str, str]:
+        table = dict(self.extra_settings[namespace])
+        for (ns, key), (name, how) in _LINKED_SETTINGS.items():
+            if ns == namespace:
+                table[key] = _encode(how, self.data["settings"][name])
+        return table
+
+    def put_setting(self, namespace: str, key: str, value: str) -> None:
+        link = _LINKED_SETTINGS.get((namespace, key))
+        if link:
+            name, how = link
+            self.data["settings"][name] = _decode(how, value)
+        else:
+            self.extra_settings[namespace][key] = value
+        self.changed()
+
+    def delete_setting(self, namespace: str, key: str) -> bool:
+        self.changed()
+        return self.extra_settings[namespace].pop(key, None) is not None
+
+    # -- tasks and activities ---------------------------------------------------------
+    def display(self, display_id: int) -> Display:
+        return self.displays[display_id]
+
+    def top_activity(self, display_id: int = 0) -> Activity | None:
+        task = self.displays[display_id].top_task
+        return task.top if task else None
+
+    _last_focus = 0
+
+    @property
+    def focused_display(self) -> int:
+        return self._last_focus if self._last_focus in self.displays else 0
+
+    def launch(
+        self,
+        package: str,
+        display_id: int = 0,
+        screen: str | None = None,
+        params: dict[str, Any] | None = None,
+        fields: dict[str, Any] | None = None,
+        new_task: bool = False,
+    ) -> Activity:
+        """Brings the app's task to front (or starts it) on a display; with `screen`, pushes
+        that screen unless it is already on top."""
+        app = self.apps[package]
+        display = self.displays[display_id]
+        for d in self.displays.values():
+            if d is not display:
+                task = d.task_for(package)
+                if task:
+                    d.tasks.remove(task)
+                    display.tasks.append(task)
+        task = display.task_for(package)
+        if task is not None and (new_task or screen):
+            if screen and (new_task or task.top.screen != screen):
+                if new_task:
+                    task.stack = []
+                task.stack.append(self.new_activity(package, screen, params, fields))
+            display.tasks.remove(task)
+            display.tasks.append(task)
+        elif task is not None:
+            display.tasks.remove(task)
+            display.tasks.append(task)
+        else:
+            first = screen or app.main
+            task = Task(package, [self.new_activity(package, first, params, fields)])
+            display.tasks.append(task)
+        if package == LAUNCHER:
+            # Home sits at the bottom; every other task goes behind the launcher's view.
+            display.tasks.remove(task)
+            display.tasks.append(task)
+        self._last_focus = display_id
+        self.changed()
+        return task.top
+
+    def new_activity(
+        self,
+        package: str,
+        screen: str,
+        params: dict[str, Any] | None = None,
+        fields: dict[str, Any] | None = None,
+    ) -> Activity:
+        from mika.sim.apps.engine import enter_screen
+
+        activity = Activity(package, screen, dict(params or {}), dict(fields or {}))
+        enter_screen(self, activity)
+        return activity
+
+    def push(self, display_id: int, screen: str, params: dict[str, Any], fields: dict[str, Any]) -> None:
+        task = self.displays[display_id].top_task
+        assert task is not None
+        task.stack.append(self.new_activity(task.package, screen, params, fields))
+        self.changed()
+
+    def back(self, display_id: int = 0) -> None:
+        display = self.displays[display_id]
+        task = display.top_task
+        self.changed()
+        if task is None:
+            return
+        if len(task.stack) > 1:
+            task.stack.pop()
+        elif task.package != LAUNCHER:
+            # The root activity finishes; the task goes to the back (Android 12+ moves it).
+            display.tasks.remove(task)
+            display.tasks.insert(0, task)
+            self._raise_launcher(display)
+
+    def home(self, display_id: int = 0) -> None:
+        display = self.displays[display_id]
+        self._raise_launcher(display)
+        self.changed()
+
+    def _raise_launcher(self, display: Display) -> None:
+        launcher = display.task_for(LAUNCHER)
+        if launcher is None:
+            self.launch(LAUNCHER, display.id)
+            return
+        display.tasks.remove(launcher)
+        display.tasks.append(launcher)
+
+    def force_stop(self, package: str) -> None:
+        for display in self.displays.values():
+            task = display.task_for(package)
+            if task:
+                display.tasks.remove(task)
+        if self.displays[0].task_for(LAUNCHER) is None:
+            self.launch(LAUNCHER, 0)
+        self.changed()
+
+    def move_task(self, task_id: int, display_id: int) -> bool:
+        for display in self.displays.values():
+            for task in display.tasks:
+                if task.id == task_id:
+                    display.tasks.remove(task)
+                    self.displays[display_id].tasks.append(task)
+                    self.changed()
+                    return True
+        return False
+
+    # -- power, lock, dialogs ---------------------------------------------------------
+    def set_screen(self, on: bool) -> None:
+        if not on:
+            self.locked = True  # the keyguard comes up whenever the screen goes off
+        self.screen_on = on
+        self.changed()
+
+    def show_system_dialog(self, name: str) -> None:
+        from mika.sim.apps.registry import system_dialog
+
+        self.dialog = system_dialog(name)
+        self.changed()
+
+    def show_toast(self, text: str) -> None:
+        self.toast = (text, self.clock.now() + 3.5)
+        self.changed()
+
+    def current_toast(self) -> str | None:
+        if self.toast and self.toast[1] > self.clock.now():
+            return self.toast[0]
+        return None
+
+    # -- what simctl state shows -------------------------------------------------------
+    def state(self) -> dict[str, Any]:
+        out = copy.deepcopy(self.data)
+        out["foreground"] = {
+            str(d.id): (
+                f"{t.package}/{self.apps[t.package].screens[t.top.screen].activity}"
+                if (t := d.top_task)
+                else None
+            )
+            for d in self.displays.values()
+        }
+        out["screen"] = {
+            str(d.id): (t.top.screen if (t := d.top_task) else None) for d in self.displays.values()
+        }
+        out["time"] = self.clock.local().strftime("%Y-%m-%dT%H:%M:%S")
+        out["screen_on"] = self.screen_on
+        out["locked"] = self.locked
+        out["scenario"] = self.scenario
+        out["dialog"] = self.dialog["name"] if self.dialog else None
+        out["faults"] = self.faults.to_spec()
+        return out
+
+
+def _encode(how: str, value: Any) -> str:
+    if how == "bool":
+        return "1" if value else "0"
+    if how == "night":
+        return "2" if value else "1"
+    if how == "brightness":
+        return str(round(int(value) * 255 / 100))
+    if how == "location":
+        return "3" if value else "0"
+    return str(value)
+
+
+def _decode(how: str, text: str) -> Any:
+    if how == "bool":
+        return text.strip() not in ("0", "", "false")
+    if how == "night":
+        return text.strip() == "2"
+    if how == "brightness":
+        return round(int(text) * 100 / 255) if text.strip().isdigit() else 50
+    if how == "location":
+        return text.strip() not in ("0", "")
+    return text
