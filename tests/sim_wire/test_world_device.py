@@ -1,0 +1,37 @@
+"""The wire carrying the real simulated world (mika.sim.world.make_device) via `sim_phone`."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from tests.adb_env import SimPhone
+
+
+def test_world_phone_is_a_device_for_the_adb_server(sim_phone: SimPhone) -> None:
+    assert sim_phone.run_adb("get-state").stdout.decode().strip() == "device"
+    features = sim_phone.run_adb("features").stdout.decode().split()
+    assert "shell_v2" not in features
+    assert sim_phone.shell("echo hi && echo there") == "hi\nthere\n"
+
+
+def test_world_phone_push_pull_roundtrip(sim_phone: SimPhone, tmp_path: Path) -> None:
+    data = os.urandom(600 * 1024)
+    src = tmp_path / "w.bin"
+    src.write_bytes(data)
+    sim_phone.run_adb("push", str(src), "/sdcard/Download/w.bin")
+    back = tmp_path / "back.bin"
+    sim_phone.run_adb("pull", "/sdcard/Download/w.bin", str(back))
+    assert back.read_bytes() == data
+    assert sim_phone.adb.sync.read_bytes("/sdcard/Download/w.bin") == data
+
+
+def test_world_phone_props_through_adbutils(sim_phone: SimPhone) -> None:
+    model = sim_phone.adb.shell("getprop ro.product.model")
+    assert model
+    line = next(
+        line
+        for line in sim_phone.server.run("devices", "-l").stdout.decode().splitlines()
+        if line.startswith(sim_phone.serial)
+    )
+    assert f"model:{model.replace(' ', '_')}" in line
