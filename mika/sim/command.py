@@ -1,0 +1,144 @@
+"""`mika sim`: run a simulated phone in the foreground until Ctrl+C.
+
+stdout carries one data line, `listening on 127.0.0.1:PORT`, so scripts can read the
+port; everything else (how to connect, that it stopped, errors) goes to stderr, in
+English or Chinese by the user's language.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import signal
+import sys
+
+import click
+
+from mika.exit_codes import ExitCode
+from mika.run.ui_text import ui_language
+from mika.sim.faults import FaultSpec, FaultSpecError
+from mika.sim.server import SimServer, SimServerError
+
+TEXTS: dict[str, dict[str, str]] = {
+    "en": {
+        "hint": "simulated phone {serial} is up; connect it with: adb connect 127.0.0.1:{port}  (Ctrl+C stops it)",
+        "stopped": "simulated phone stopped.",
+        "bad_faults": "--faults: {error}",
+        "no_world": "the simulated phone's world can't be loaded here ({error}).",
+        "bad_scenario": "--scenario: {error}",
+        "no_tasks": "this build has no simulated tasks to list.",
+    },
+    "zh": {
+        "hint": "模拟手机 {serial} 已启动；用 adb connect 127.0.0.1:{port} 连接（按 Ctrl+C 停止）",
+        "stopped": "模拟手机已停止。",
+        "bad_faults": "--faults：{error}",
+        "no_world": "无法加载模拟手机的世界（{error}）。",
+        "bad_scenario": "--scenario：{error}",
+        "no_tasks": "这个版本没有可列出的模拟任务。",
+    },
+}
+
+
+def _t(key: str, **fields: object) -> str:
+    table = TEXTS.get(ui_language(), TEXTS["en"])
+    return table.get(key, TEXTS["en"][key]).format(**fields)
+
+
+class _Failure(click.ClickException):
+    """A one-line error on stderr with Mika's exit code, never a traceback."""
+
+    def __init__(self, message: str, code: ExitCode = ExitCode.USAGE) -> None:
+        super().__init__(message)
+        self.exit_code = int(code)
+
+
+@click.group("sim", invoke_without_command=True)
+@click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True,
+              help="Port on 127.0.0.1 to listen on (0 = any free port; 5554–5585 are refused).")
+@click.option("--serial", default="mika-sim", show_default=True, help="The phone's own serial number.")
+@click.option("--scenario", default=None, help="Initial world (see `mika sim tasks`); default: the plain home screen.")
+@click.option("--faults", default=None, metavar="SPEC",
+              help="Faults to show, e.g. drop_after=5,slow_ms=200 (keys: drop_after, slow_ms, "
+                   "null_root, idle_timeout, bad_xml, bad_png, dialog).")
+@click.pass_context
+def sim_group(ctx: click.Context, port: int, serial: str, scenario: str | None, faults: str | None) -> None:
+    """Run a simulated Android phone that a real adb server can `adb connect` to."""
+    if ctx.invoked_subcommand is not None:
+        return
+    try:
+        spec = FaultSpec.parse(faults)
+    except FaultSpecError as exc:
+        raise _Failure(_t("bad_faults", error=exc)) from None
+    device = _make_device(serial, scenario, spec)
+    try:
+        asyncio.run(_serve(device, port))
+    except KeyboardInterrupt:
+        pass
+    except SimServerError as exc:
+        raise _Failure(str(exc)) from None
+    click.echo(_t("stopped"), err=True)
+
+
+def _make_device(serial: str, scenario: str | None, spec: FaultSpec):  # type: ignore[no-untyped-def]
+    try:
+        from mika.sim.world import make_device
+    except ImportError as exc:
+        raise _Failure(_t("no_world", error=exc), ExitCode.DEVICE) from None
+    try:
+        return make_device(serial, scenario, spec)
+    except ValueError as exc:  # ScenarioError names the known scenarios
+        raise _Failure(_t("bad_scenario", error=exc)) from None
+
+
+async def _serve(device, port: int) -> None:  # type: ignore[no-untyped-def]
+    server = SimServer(device, port)
+    actual = await server.start()
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    # SIGTERM ends it as cleanly as Ctrl+C does (SIGINT is asyncio.run's own).
+    with contextlib.suppress(NotImplementedError, RuntimeError):
+        loop.add_signal_handler(signal.SIGTERM, stop.set)
+    click.echo(f"listening on 127.0.0.1:{actual}")
+    sys.stdout.flush()
+    click.echo(_t("hint", serial=device.serial, port=actual), err=True)
+    try:
+        await stop.wait()
+    finally:
+        await server.stop()
+
+
+@sim_group.command("tasks")
+@click.option("--json", "as_json", is_flag=True, help="One JSON array instead of a table.")
+def tasks_command(as_json: bool) -> None:
+    """List the simulated phone's tasks (goal, scenario, success check)."""
+    tasks = _load_tasks()
+    if as_json:
+        click.echo(json.dumps(tasks, ensure_ascii=False, indent=2))
+        return
+    if not tasks:
+        click.echo(_t("no_tasks"), err=True)
+        return
+    width = max(len(str(t.get("id", ""))) for t in tasks)
+    for t in tasks:
+        click.echo(f"{str(t.get('id', '')):<{width}}  {t.get('scenario', '') or '-':<12}  {t.get('goal', '')}")
+
+
+def _load_tasks() -> list[dict[str, object]]:
+    """SIM-WORLD's task catalogue, as plain dicts (id, goal, scenario, …)."""
+    try:
+        from mika.sim import tasks as task_pkg
+    except ImportError:
+        return []
+    lister = getattr(task_pkg, "list_tasks", None) or getattr(task_pkg, "all_tasks", None)
+    if lister is None:
+        return []
+    out = []
+    for task in lister():
+        if isinstance(task, dict):
+            out.append(task)
+        elif hasattr(task, "to_dict"):
+            out.append(task.to_dict())
+        else:
+            out.append({k: getattr(task, k) for k in ("id", "goal", "scenario") if hasattr(task, k)})
+    return out
