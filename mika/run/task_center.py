@@ -30,7 +30,7 @@ from mika.record.events import RunEvent
 from mika.run.contracts import OutcomeStatus, RunResult, TaskRunLike
 from mika.run.conversations import ConversationStore
 from mika.run.outbox import Delivery, Outbox
-from mika.run.resources import ResourceScheduler, parallel_limit
+from mika.run.resources import MAX_PARALLEL, ResourceScheduler, parallel_limit
 from mika.run.run_store import RunStore
 from mika.run.spec import Attendance, RunOrigin, RunPhase, RunProvenance, RunSpec, new_run_id
 from mika.run.ui_text import t
@@ -111,6 +111,7 @@ class TaskCenter:
         outbox: Outbox | None = None,
         resources: ResourceScheduler | None = None,
         limit: int = 1,
+        displays: int = MAX_PARALLEL,
         stop_summary: StopSummarizer | None = None,
     ) -> None:
         self._factory = factory
@@ -119,7 +120,7 @@ class TaskCenter:
         self.run_store = run_store or RunStore(root)
         self.outbox = outbox or Outbox(root)
         self.resources = resources or ResourceScheduler()
-        self._limit = parallel_limit(limit)
+        self._limit = parallel_limit(limit, displays)
         self._stop_summary = stop_summary
         self._queue: list[QueuedTask] = []
         self._active: dict[str, _Active] = {}  # by conversation id
@@ -137,7 +138,8 @@ class TaskCenter:
     def limit(self) -> int:
         return self._limit
 
-    def set_limit(self, requested: int, displays: int = 1) -> int:
+    def set_limit(self, requested: int, displays: int = MAX_PARALLEL) -> int:
+        """`displays`: how many runs the devices can give a display of their own."""
         self._limit = parallel_limit(requested, displays)
         self._fill()
         return self._limit
