@@ -85,6 +85,9 @@ class BorrowedLedger:
         self._lease = lease
         self._clock = clock
         self._restorers: dict[str, Restorer] = {}
+        # Orphans this process took over: still owed, and ours to retry (unlike the
+        # things our own live runs borrowed, which carry our token too).
+        self._adopted: set[str] = set()
 
     @property
     def owner(self) -> str:
@@ -175,11 +178,14 @@ class BorrowedLedger:
                 if raw.get("id") != item.id:
                     continue
                 owner = str(raw.get("owner", ""))
+                if item.id in self._adopted:
+                    return True
                 # Ours means a run of this very process borrowed it and is still going.
                 if owner == me or lease_alive(self.state_dir, owner):
                     return False
                 items[i] = dict(raw, owner=me)
                 self._write(items)
+                self._adopted.add(item.id)
                 return True
             return False
 
