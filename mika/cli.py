@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
-from typing import Any
+from typing import Any, Callable
 
 import click
 
@@ -88,11 +88,21 @@ def cli(ctx: click.Context, config_path: str | None, device: str | None, model: 
         _open_tui(ctx.obj)
 
 
+# The terminal app registers itself here (mika_tui.launcher, the console script's entry):
+# the core never imports the TUI, and headless runs never load Textual.
+_tui_opener: Callable[..., int] | None = None
+
+
+def set_tui_opener(opener: Callable[..., int]) -> None:
+    global _tui_opener
+    _tui_opener = opener
+
+
 def _open_tui(opts: dict[str, Any]) -> None:
     settings = _settings(opts.get("config"))
-    from mika_tui.app import run_app  # the TUI loads Textual; headless never does
-
-    sys.exit(run_app(settings=settings, device=opts.get("device"), model=opts.get("model"), graphics=opts.get("graphics")))
+    if _tui_opener is None:
+        _fail("the terminal app is not available from this entry point; run `mika`, or use `mika --no-ui GOAL`", ExitCode.USAGE)
+    sys.exit(_tui_opener(settings=settings, device=opts.get("device"), model=opts.get("model"), graphics=opts.get("graphics")))
 
 
 def _settings(path: str | None):

@@ -1,0 +1,105 @@
+"""`mika --no-ui` as a user runs it: a real subprocess, real files, exit codes."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+
+def mika(args, env_extra=None, timeout=60, **kw):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MIKA_")}
+    env.update(env_extra or {})
+    return subprocess.run([sys.executable, "-m", "mika.cli", *args], capture_output=True, text=True,
+                          timeout=timeout, env=env, **kw)
+
+
+@pytest.fixture
+def state(tmp_path):
+    return {"MIKA_STATE_DIR": str(tmp_path / "state"), "XDG_CONFIG_HOME": str(tmp_path / "cfg")}
+
+
+def script(tmp_path, replies) -> str:
+    p = tmp_path / "script.json"
+    p.write_text(json.dumps(replies))
+    return f"script:{p}"
+
+
+def test_text_output_prints_only_the_answer_on_stdout(tmp_path, state):
+    r = mika(["--no-ui", "--model", script(tmp_path, [{"tool_calls": [{"name": "wait", "arguments": {"seconds": 0}}]}, "It is done."]), "do it"], state)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == "It is done.\n"
+    assert "wait" in r.stderr
+
+
+def test_stream_json_ends_with_a_result_event(tmp_path, state):
+    r = mika(["run", "--output-format", "stream-json", "--model", script(tmp_path, ["ok"]), "go"], state)
+    lines = [json.loads(x) for x in r.stdout.splitlines()]
+    assert all("run_id" in x for x in lines)
+    assert all("conversation_id" in x for x in lines[:-1])
+    final = lines[-1]
+    assert final["type"] == "result" and final["outcome"] == "answered" and final["answer"] == "ok"
+    assert set(final["usage"]) == {"input", "output", "cached"}
+    assert r.returncode == 0
+
+
+def test_runs_list_and_show_read_the_record(tmp_path, state):
+    mika(["--no-ui", "--model", script(tmp_path, ["recorded answer"]), "remember me"], state)
+    r = mika(["runs", "list", "--json"], state)
+    runs = json.loads(r.stdout)
+    assert runs[0]["goal"] == "remember me" and runs[0]["outcome"] == "answered"
+    shown = mika(["runs", "show", runs[0]["id"], "--json"], state)
+    assert json.loads(shown.stdout)["events"][-1]["type"] in ("outcome", "phase")
+    missing = mika(["runs", "show", "nope"], state)
+    assert missing.returncode == 2 and "mika runs list" in missing.stderr
+
+
+@pytest.mark.parametrize(
+    "replies,args,code",
+    [
+        ([{"tool_calls": [{"name": "end_not_done", "arguments": {"subtype": "blocked", "message": "stuck"}}]}], [], 1),
+        ([{"tool_calls": [{"name": "wait", "arguments": {"seconds": 0}}]}] * 3, ["--max-steps", "2"], 6),
+    ],
+)
+def test_exit_codes(tmp_path, state, replies, args, code):
+    r = mika(["--no-ui", *args, "--model", script(tmp_path, replies), "task"], state)
+    assert r.returncode == code, r.stderr
+
+
+def test_a_bad_config_exits_2_without_a_traceback(tmp_path, state):
+    cfg = tmp_path / "bad.toml"
+    cfg.write_text("[general]\npace = 3\n")
+    r = mika(["--no-ui", "--config", str(cfg), "x"], state)
+    assert r.returncode == 2
+    assert "general.pace: expected a string" in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_no_model_configured_says_how_to_add_one(state):
+    r = mika(["--no-ui", "x"], state)
+    assert r.returncode == 2 and "[roles]" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_sigint_stops_the_run_and_closes_the_record(tmp_path, state):
+    slow = script(tmp_path, [{"tool_calls": [{"name": "wait", "arguments": {"seconds": 30}}]}, "never"])
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MIKA_")} | state
+    p = subprocess.Popen([sys.executable, "-m", "mika.cli", "--no-ui", "--model", slow, "wait a lot"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    runs = Path(state["MIKA_STATE_DIR"]) / "runs"
+    deadline = time.time() + 30
+    while time.time() < deadline:
+        if runs.exists() and any((d / "events.jsonl").exists() and '"tool_call"' in (d / "events.jsonl").read_text() for d in runs.iterdir()):
+            break
+        time.sleep(0.05)
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=20)
+    assert p.returncode == 130, err
+    run_dir = next(runs.iterdir())
+    summary = json.loads((run_dir / "run.json").read_text())
+    assert summary["state"] == "ended" and summary["outcome"] == "stopped"

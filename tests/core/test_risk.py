@@ -1,0 +1,91 @@
+"""The irreversible / outward / payment classifier on English and Chinese labels."""
+
+from __future__ import annotations
+
+import pytest
+
+from mika.action.confirmation import ConfirmationGate, Consent
+from mika.action.pacing import OutwardPacing
+from mika.action.risk import RiskClass, amounts_in, classify
+
+CASES = [
+    ("Send", "", RiskClass.OUTWARD),
+    ("发送", "", RiskClass.OUTWARD),
+    ("提交", "", RiskClass.OUTWARD),
+    ("立即沟通", "", RiskClass.OUTWARD),
+    ("打招呼", "", RiskClass.OUTWARD),
+    ("投递简历", "", RiskClass.OUTWARD),
+    ("Say hi", "", RiskClass.OUTWARD),
+    ("Easy Apply", "", RiskClass.OUTWARD),
+    ("Post", "", RiskClass.OUTWARD),
+    ("Submit", "Total ¥23.50", RiskClass.PAYMENT),
+    ("Place order", "", RiskClass.PAYMENT),
+    ("下单", "", RiskClass.PAYMENT),
+    ("提交订单", "实付 ¥23.50", RiskClass.PAYMENT),
+    ("立即购买", "", RiskClass.PAYMENT),
+    ("Pay", "¥23.50", RiskClass.PAY),
+    ("支付", "", RiskClass.PAY),
+    ("确认支付 ¥23.50", "", RiskClass.PAY),
+    ("Pay now", "", RiskClass.PAY),
+    ("Delete", "", RiskClass.IRREVERSIBLE),
+    ("删除", "", RiskClass.IRREVERSIBLE),
+    ("Settings", "", RiskClass.NONE),
+    ("Messages", "", RiskClass.NONE),
+    ("Wi-Fi", "", RiskClass.NONE),
+    ("Display", "Total ¥23.50", RiskClass.NONE),
+    ("", "", RiskClass.NONE),
+]
+
+
+@pytest.mark.parametrize("label,screen,expected", CASES)
+def test_classify(label, screen, expected):
+    assert classify(label, screen).risk is expected
+
+
+def test_amounts_are_found_in_several_forms():
+    assert amounts_in("合计 ￥23.50 元, was $4.99, 100元 or RMB 8") == ["￥23.50", "$4.99", "100元", "RMB8"]
+
+
+def test_the_gate_releases_only_a_matching_next_action():
+    gate = ConfirmationGate()
+    gate.grant(Consent(app="shop", kind="tap", amount="¥23.50", what="beans", step=1))
+    assert not gate.release(app="other", kind="tap", screen_text="¥23.50", on_screen=True, step=2)
+    assert not gate.release(app="shop", kind="tap", screen_text="¥99.00", on_screen=True, step=2)
+    assert gate.release(app="shop", kind="tap", screen_text="Total ￥23.5", on_screen=True, step=2)
+    assert not gate.release(app="shop", kind="tap", screen_text="¥23.50", on_screen=True, step=2)
+
+
+def test_a_consent_expires_after_three_steps_and_with_another_write():
+    gate = ConfirmationGate()
+    gate.grant(Consent(app="shop", kind="", amount="¥5", what="x", step=1))
+    assert not gate.release(app="shop", kind="tap", screen_text="¥5", on_screen=True, step=5)
+    gate.grant(Consent(app="shop", kind="", amount="¥5", what="x", step=1))
+    gate.note_write()
+    assert not gate.release(app="shop", kind="tap", screen_text="¥5", on_screen=True, step=2)
+
+
+class TestPacing:
+    def test_the_first_outward_action_goes_at_once_then_8_to_20_seconds(self):
+        now = [1000.0]
+        pacing = OutwardPacing(clock=lambda: now[0], rand=lambda: 0.5)
+        assert pacing.delay("com.chat") == 0
+        pacing.finished("com.chat")
+        assert pacing.delay("com.chat") == pytest.approx(14.0)
+        now[0] += 10
+        assert pacing.delay("com.chat") == pytest.approx(4.0)  # thinking time counts
+        assert pacing.delay("com.other") == 0
+
+    def test_more_actions_in_30_minutes_widen_the_gap_up_to_30_seconds(self):
+        now = [0.0]
+        pacing = OutwardPacing(clock=lambda: now[0], rand=lambda: 1.0)
+        for _ in range(20):
+            pacing.finished("app")
+            now[0] += 1
+        assert pacing.delay("app") == pytest.approx(30.0 - 1)
+        now[0] += 31 * 60
+        assert pacing.delay("app") == 0
+
+    def test_off_never_waits(self):
+        pacing = OutwardPacing(clock=lambda: 0.0, enabled=False)
+        pacing.finished("app")
+        assert pacing.delay("app") == 0
