@@ -1,0 +1,116 @@
+"""Checking the bytes of `adb exec-out screencap -p` before anyone treats them as a picture.
+
+Two real failures are told apart from a good capture:
+
+* mangled bytes — a capture piped through a text-mode shell: UTF-16LE re-encoding with
+  a BOM (a PowerShell `>` redirect, see the CORRUPTED sample in the fixtures), or every
+  `\\n` turned into `\\r\\n` (old `adb shell` with a pty). CRLF mangling is undone and
+  re-checked when possible; UTF-16 is not reversible and is an error.
+* an all-black capture — Android blanks secure windows (banking, passwords, DRM) in
+  screenshots; that is "can't capture this screen", not an image of the screen.
+"""
+
+from __future__ import annotations
+
+import io
+import zlib
+from dataclasses import dataclass
+
+from PIL import Image, UnidentifiedImageError
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+_CRLF_MAGIC = b"\x89PNG\r\r\n\x1a\r\n"
+_BLACK_MAX = 10  # brightest pixel of a "black" capture (0–255), allowing for dithering
+
+
+class ScreenshotError(Exception):
+    """The capture is not a usable picture of the screen."""
+
+
+class CorruptedScreenshot(ScreenshotError):
+    def __init__(self, reason: str, fix: str) -> None:
+        self.reason = reason
+        super().__init__(f"The screenshot is not a valid PNG: {reason}. {fix}")
+
+
+class SecureScreen(ScreenshotError):
+    def __init__(self) -> None:
+        super().__init__(
+            "Can't capture this screen: the phone returned a black picture, which is what Android "
+            "does for secure windows (payments, passwords, protected video). Read the screen's "
+            "elements instead, or ask the user to look."
+        )
+
+
+@dataclass(frozen=True)
+class Capture:
+    png: bytes
+    width: int
+    height: int
+    repaired: bool = False  # CRLF mangling was undone
+
+
+_PIPE_FIX = "Capture with `adb exec-out screencap -p` and keep the bytes binary (no shell redirect, no text-mode pipe)."
+
+
+def _check_png(data: bytes) -> tuple[int, int]:
+    """Walk the chunks (CRC checked) and decode; raise CorruptedScreenshot on any fault."""
+    if not data.startswith(PNG_MAGIC):
+        raise CorruptedScreenshot("it does not start with the PNG signature", _PIPE_FIX)
+    pos = len(PNG_MAGIC)
+    seen_end = False
+    while pos + 8 <= len(data):
+        length = int.from_bytes(data[pos : pos + 4], "big")
+        kind = data[pos + 4 : pos + 8]
+        end = pos + 12 + length
+        if end > len(data):
+            raise CorruptedScreenshot(f"it is truncated inside the {kind!r} chunk", "Take the screenshot again.")
+        crc = int.from_bytes(data[end - 4 : end], "big")
+        if zlib.crc32(data[pos + 4 : end - 4]) & 0xFFFFFFFF != crc:
+            raise CorruptedScreenshot(f"the {kind!r} chunk fails its checksum", _PIPE_FIX)
+        pos = end
+        if kind == b"IEND":
+            seen_end = True
+            break
+    if not seen_end:
+        raise CorruptedScreenshot("it ends before the PNG's end marker", "Take the screenshot again.")
+    try:
+        with Image.open(io.BytesIO(data)) as img:
+            img.load()
+            return img.size
+    except (UnidentifiedImageError, OSError, SyntaxError, ValueError) as exc:
+        raise CorruptedScreenshot(f"its pixels cannot be decoded ({exc})", "Take the screenshot again.") from None
+
+
+def validate_png(data: bytes, *, repair_crlf: bool = True) -> Capture:
+    if not data:
+        raise CorruptedScreenshot("the phone returned no bytes", "Check that the device is awake and connected, then try again.")
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        raise CorruptedScreenshot("it was re-encoded as UTF-16 text (it starts with a byte-order mark)", _PIPE_FIX)
+    if data.startswith(_CRLF_MAGIC):
+        if not repair_crlf:
+            raise CorruptedScreenshot("every line feed was turned into CR LF", _PIPE_FIX)
+        fixed = data.replace(b"\r\n", b"\n")
+        try:
+            width, height = _check_png(fixed)
+        except CorruptedScreenshot:
+            raise CorruptedScreenshot("every line feed was turned into CR LF and it cannot be undone", _PIPE_FIX) from None
+        return Capture(fixed, width, height, repaired=True)
+    width, height = _check_png(data)
+    return Capture(data, width, height)
+
+
+def is_black(png: bytes) -> bool:
+    with Image.open(io.BytesIO(png)) as img:
+        small = img.convert("L")
+        small.thumbnail((96, 96))
+        low, high = small.getextrema()
+    return high <= _BLACK_MAX
+
+
+def screen_capture(data: bytes) -> Capture:
+    """A validated, non-black capture, or the error that says why not."""
+    capture = validate_png(data)
+    if is_black(capture.png):
+        raise SecureScreen()
+    return capture
