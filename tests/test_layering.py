@@ -19,7 +19,7 @@ def test_import_contracts_hold():
 def test_headless_never_loads_textual():
     code = (
         "import sys, mika_tui.launcher, mika.cli, mika.headless, mika.headless_command, mika.assembly;"
-        "bad = [m for m in sys.modules if m == 'textual' or m.startswith('textual.') or m.startswith('mika_tui')];"
+        "bad = [m for m in sys.modules if m == 'textual' or m.startswith('textual.') or m.startswith('mika_tui.app')];"
         "print(bad); sys.exit(1 if bad else 0)"
     )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
