@@ -1,0 +1,53 @@
+"""Listing tokens vs raw XML tokens over every real UI dump.
+
+    uv run python benchmarks/listing_tokens.py [DUMPS_DIR]
+
+Tokens are estimated with mika.uistate.tokens.estimate_tokens (CJK/kana/Hangul 1 per
+character, other non-ASCII 1 per 2, ASCII 1 per 4). The issue's bar: the listing is at
+most a quarter of the raw XML on every dump.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+from mika.uistate import build_screen, estimate_tokens, parse_hierarchy
+
+DEFAULT = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "real" / "ui_dumps"
+
+
+def main(argv: list[str]) -> int:
+    folder = Path(argv[1]) if len(argv) > 1 else DEFAULT
+    dumps = sorted(folder.glob("*.xml"))
+    if not dumps:
+        print(f"no *.xml dumps in {folder}", file=sys.stderr)
+        return 2
+    rows = []
+    for path in dumps:
+        raw = path.read_bytes()
+        start = time.perf_counter()
+        screen = build_screen(parse_hierarchy(raw))
+        listing = screen.listing()
+        ms = (time.perf_counter() - start) * 1000
+        xml_tokens = estimate_tokens(raw.decode("utf-8", errors="replace"))
+        list_tokens = estimate_tokens(listing)
+        rows.append((path.stem, screen.tree.node_count(), len(screen.elements), xml_tokens, list_tokens, list_tokens / xml_tokens, ms))
+    width = max(len(r[0]) for r in rows)
+    header = f"{'dump':<{width}}  {'nodes':>5}  {'elems':>5}  {'xml tok':>7}  {'list tok':>8}  {'ratio':>6}  {'parse+list ms':>13}"
+    print(header)
+    print("-" * len(header))
+    for name, nodes, elems, xt, lt, ratio, ms in rows:
+        print(f"{name:<{width}}  {nodes:>5}  {elems:>5}  {xt:>7}  {lt:>8}  {ratio:>6.3f}  {ms:>13.1f}")
+    total_x = sum(r[3] for r in rows)
+    total_l = sum(r[4] for r in rows)
+    worst = max(rows, key=lambda r: r[5])
+    print("-" * len(header))
+    print(f"{'total':<{width}}  {sum(r[1] for r in rows):>5}  {sum(r[2] for r in rows):>5}  {total_x:>7}  {total_l:>8}  {total_l / total_x:>6.3f}  {sum(r[6] for r in rows):>13.1f}")
+    print(f"worst ratio {worst[5]:.3f} ({worst[0]}); bar is 0.250 — {'met' if worst[5] <= 0.25 else 'NOT met'}")
+    return 0 if worst[5] <= 0.25 else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv))
