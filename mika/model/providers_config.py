@@ -144,10 +144,15 @@ def parse_ref(text: Any, *, file: Path | None, key: str, cfg: ProvidersConfig | 
     if not isinstance(text, str) or "/" not in text or text.startswith("/") or text.endswith("/"):
         raise ConfigError(file, key, 'PROVIDER/MODEL, e.g. "deepseek/deepseek-chat"', text)
     provider, model = text.split("/", 1)
-    if cfg is not None and provider not in cfg.providers:
+    if cfg is not None and provider not in cfg.providers and not _is_preset_id(provider):
         known = ", ".join(sorted(cfg.providers)) or "none configured"
         raise ConfigError(file, key, f"a provider defined under [providers.*] (known: {known})", provider)
     return ModelRef(provider, model)
+
+
+def _is_preset_id(provider_id: str) -> bool:
+    p = preset(provider_id)
+    return p is not None and p.id != "custom"
 
 
 def _str(value: Any, file: Path | None, key: str) -> str:

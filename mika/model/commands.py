@@ -1,0 +1,281 @@
+"""`mika models`: presets, list, add, use, test.
+
+Errors print one line to stderr and exit 2 (usage or config) or 4 (the provider failed);
+stdout carries data only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import json
+import sys
+from pathlib import Path
+from typing import Any, NoReturn
+from urllib.parse import urlparse
+
+import click
+
+from mika.config.errors import ConfigError
+from mika.config.paths import config_file, state_dir
+from mika.model.adapters import KINDS
+from mika.model.catalog import CatalogError, ListedModel, ModelCatalog, probe_candidates
+from mika.model.config_edit import add_provider_table, read_config, set_role
+from mika.model.copy import t
+from mika.model.metering import metered
+from mika.model.presets import PRESETS, for_host, preset, preset_ids
+from mika.model.probe import PROBE_TIMEOUT, ProbeAttempt, probe
+from mika.model.providers_config import ModelRef, ProvidersConfig, load_providers
+from mika.model.roles import build_model, provider_settings
+from mika.usage.ledger import UsageLedger
+
+EXIT_CONFIG = 2
+EXIT_PROVIDER = 4
+EXIT_NO_TOOL_CALL = 1
+
+
+def _fail(message: str, code: int) -> NoReturn:
+    click.echo(f"mika models: {message}", err=True)
+    sys.exit(code)
+
+
+def _load(config_path: str | None) -> tuple[Path, ProvidersConfig]:
+    path = config_file(config_path)
+    try:
+        _, data = read_config(path)
+        return path, load_providers(data, path)
+    except ConfigError as exc:
+        _fail(str(exc), EXIT_CONFIG)
+
+
+def is_local_host(host: str) -> bool:
+    """localhost, loopback, private, link-local and unique-local addresses, `.local` names."""
+    host = host.strip("[]").lower()
+    if host == "localhost" or host.endswith(".local"):
+        return True
+    try:
+        ip = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return ip.is_loopback or ip.is_private or ip.is_link_local
+
+
+config_option = click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None,
+                             help="Config file (default: $MIKA_CONFIG or the XDG config path).")
+
+
+@click.group("models")
+def models_group() -> None:
+    """Providers, presets and model roles."""
+
+
+@models_group.command("presets")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def presets_command(as_json: bool) -> None:
+    """List the provider presets."""
+    if as_json:
+        click.echo(json.dumps([
+            {"id": p.id, "name": p.name, "kind": p.kind, "base_url": p.base_url, "family_tokens": list(p.family_tokens),
+             "session_header": p.session_header, "key_required": p.key_required, "key_env": p.key_env,
+             "self_hosted": p.self_hosted, "region": p.region} for p in PRESETS], ensure_ascii=False, indent=1))
+        return
+    for p in PRESETS:
+        click.echo(t("presets_head", id=p.id, name=p.name, kind=p.kind, url=p.base_url or "-"))
+
+
+def _listed_json(m: ListedModel) -> dict[str, Any]:
+    return {"name": m.name, "display_name": m.display_name, "tools": m.tools, "images": m.images,
+            "context_window": m.context_window, "reasoning": m.reasoning, "chat": m.looks_like_chat,
+            "usable": m.usable,
+            "endpoint": None if m.endpoint is None else {"kind": m.endpoint.kind, "base_url": m.endpoint.base_url,
+                                                         "reasoning_field": m.endpoint.reasoning_field},
+            "unsupported_apis": list(m.unsupported_apis)}
+
+
+async def _list_one(cfg: ProvidersConfig, provider_id: str) -> list[ListedModel]:
+    p = provider_settings(cfg, provider_id, key="PROVIDER")
+    pre = preset(p.preset)
+    key = None
+    try:
+        key = p.api_key()
+    except ConfigError:
+        if pre is None or pre.list_needs_key:
+            raise
+    catalog = ModelCatalog()
+    try:
+        return await catalog.list(p.kind, p.base_url, key, extra_headers=dict(p.headers),
+                                  session_header=p.session_header)
+    finally:
+        await catalog.aclose()
+
+
+def _caps(m: ListedModel) -> str:
+    marks = []
+    for flag, label in ((m.tools, "tools"), (m.images, "images"), (m.reasoning, "reasoning")):
+        if flag is True:
+            marks.append(label)
+        elif flag is False:
+            marks.append(f"no-{label}")
+    if m.context_window:
+        marks.append(f"{m.context_window // 1000}k")
+    if m.endpoint is not None:
+        marks.append(m.endpoint.kind)
+    return " ".join(marks)
+
+
+@models_group.command("list")
+@click.argument("provider", required=False)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@config_option
+def list_command(provider: str | None, as_json: bool, config_path: str | None) -> None:
+    """List the models a configured provider offers."""
+    _, cfg = _load(config_path)
+    ids = [provider] if provider else sorted(cfg.providers)
+    if not ids:
+        _fail("no providers configured; add one with `mika models add PRESET`", EXIT_CONFIG)
+    out: dict[str, Any] = {}
+    for pid in ids:
+        try:
+            listed = asyncio.run(_list_one(cfg, pid))
+        except ConfigError as exc:
+            _fail(str(exc), EXIT_CONFIG)
+        except CatalogError as exc:
+            _fail(f"{pid}: {exc.user_message()}", EXIT_PROVIDER)
+        listed = [m for m in listed if m.usable]
+        if as_json:
+            out[pid] = [_listed_json(m) for m in listed]
+            continue
+        p = provider_settings(cfg, pid, key="PROVIDER")
+        click.echo(t("list_head", provider=pid, kind=p.kind, url=p.base_url, n=len(listed)) if listed
+                   else t("list_none", provider=pid))
+        for m in listed:
+            click.echo(f"  {m.name:<44} {_caps(m)}")
+    if as_json:
+        click.echo(json.dumps(out, ensure_ascii=False, indent=1))
+
+
+@models_group.command("add")
+@click.argument("preset_id", metavar="PRESET", type=click.Choice(preset_ids()))
+@click.option("--id", "provider_id", default=None, help="Provider id in the config (default: the preset id).")
+@click.option("--base-url", default=None, help="Address (required for custom; self-hosted presets may change it).")
+@click.option("--kind", type=click.Choice(KINDS), default=None, help="Protocol (custom only).")
+@click.option("--api-key-env", default=None, help="Environment variable holding the key.")
+@click.option("--api-key-file", default=None, help="File holding the key (mode 0600).")
+@click.option("--name", default=None, help="Display name.")
+@config_option
+def add_command(preset_id: str, provider_id: str | None, base_url: str | None, kind: str | None,
+                api_key_env: str | None, api_key_file: str | None, name: str | None, config_path: str | None) -> None:
+    """Add a provider from a preset to the config file."""
+    p = preset(preset_id)
+    assert p is not None  # click.Choice
+    path = config_file(config_path)
+    if p.id == "custom" and (not base_url or not kind):
+        _fail("a custom provider needs --base-url and --kind", EXIT_CONFIG)
+    if kind and p.id != "custom" and kind != p.kind:
+        _fail(f"the {p.name} preset speaks {p.kind}; use `mika models add custom --kind {kind}` for another protocol",
+              EXIT_CONFIG)
+    if api_key_env is None and api_key_file is None and p.key_env:
+        api_key_env = p.key_env
+    url = base_url or p.base_url
+    values = {"preset": p.id, "name": name, "kind": kind if p.id == "custom" else None,
+              "base_url": base_url, "api_key_env": api_key_env, "api_key_file": api_key_file}
+    try:
+        add_provider_table(path, provider_id or p.id, values)
+    except ConfigError as exc:
+        _fail(str(exc), EXIT_CONFIG)
+    parsed = urlparse(url)
+    if parsed.scheme == "http" and not is_local_host(parsed.hostname or ""):
+        click.echo(t("cleartext", url=url), err=True)
+    known = for_host(url) if p.id == "custom" else None
+    if known is not None:
+        click.echo(t("same_host", url=url, preset=known.id), err=True)
+    click.echo(t("added", id=provider_id or p.id, name=name or p.name, file=path))
+    if api_key_env:
+        click.echo(t("key_hint", env=api_key_env))
+    click.echo(t("next_use", id=provider_id or p.id))
+
+
+@models_group.command("use")
+@click.argument("role", type=click.Choice(["main", "vision", "light"]))
+@click.argument("value", metavar="PROVIDER/MODEL")
+@config_option
+def use_command(role: str, value: str, config_path: str | None) -> None:
+    """Choose the model for a role (vision also takes "main" or "none"; light takes "main")."""
+    path = config_file(config_path)
+    if value in ("main", "none") and (role == "main" or (role == "light" and value == "none")):
+        _fail(f"{role} takes PROVIDER/MODEL" + (' or "main"' if role == "light" else ""), EXIT_CONFIG)
+    try:
+        set_role(path, role, value)
+    except ConfigError as exc:
+        _fail(str(exc), EXIT_CONFIG)
+    click.echo(t("used", role=role, value=value, file=path))
+
+
+async def _run_probe(cfg: ProvidersConfig, target: str, ledger: UsageLedger, timeout: float):
+    provider_id, _, model_name = target.partition("/")
+    p = provider_settings(cfg, provider_id, key="PROVIDER")
+    if model_name:
+        candidates = [model_name]
+    else:
+        catalog = ModelCatalog()
+        try:
+            listed = await catalog.list(p.kind, p.base_url, p.api_key(), extra_headers=dict(p.headers),
+                                        session_header=p.session_header)
+        finally:
+            await catalog.aclose()
+        pre = preset(p.preset)
+        candidates = probe_candidates(listed, pre.family_tokens if pre else ())
+        if not candidates:
+            raise CatalogError("no_list", t("no_candidates", provider=provider_id))
+
+    def make(name: str):
+        return metered(build_model(cfg, ModelRef(provider_id, name), key="PROVIDER"), ledger, "probe")
+
+    return await probe(make, candidates, timeout=timeout)
+
+
+def _print_attempt(a: ProbeAttempt) -> None:
+    if a.ok:
+        click.echo(t("probe_ok", provider=a.provider, model=a.model, ms=a.latency_ms, input=a.usage.input_tokens,
+                     output=a.usage.output_tokens, cached=a.usage.cached_input_tokens))
+    elif a.error is None:
+        click.echo(t("probe_text", provider=a.provider, model=a.model, text=a.text.strip()[:200]))
+    else:
+        click.echo(t("probe_error", provider=a.provider, model=a.model, message=a.error.user_message()))
+
+
+@models_group.command("test")
+@click.argument("target", metavar="PROVIDER[/MODEL]")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@click.option("--timeout", type=float, default=PROBE_TIMEOUT, show_default=True, help="Seconds per attempt.")
+@config_option
+def test_command(target: str, as_json: bool, timeout: float, config_path: str | None) -> None:
+    """Make a real call offering the tool get_time and report what came back."""
+    _, cfg = _load(config_path)
+    ledger = UsageLedger(state_dir() / "usage-v1.json")
+    try:
+        result = asyncio.run(_run_probe(cfg, target, ledger, timeout))
+    except ConfigError as exc:
+        _fail(str(exc), EXIT_CONFIG)
+    except CatalogError as exc:
+        _fail(f"{target}: {exc.user_message()}", EXIT_PROVIDER)
+    finally:
+        ledger.close()
+    chosen = result.passed or result.last
+    assert chosen is not None
+    if as_json:
+        body = chosen.as_json()
+        body["attempts"] = [a.as_json() for a in result.attempts]
+        click.echo(json.dumps(body, ensure_ascii=False, indent=1))
+    else:
+        for a in result.attempts:
+            _print_attempt(a)
+        if len(result.attempts) > 1:
+            click.echo(t("probe_tried", models=", ".join(a.model for a in result.attempts)))
+    if chosen.ok:
+        return
+    if chosen.error is not None:
+        if not as_json:
+            click.echo(f"mika models: {chosen.error.user_message()}", err=True)
+        sys.exit(EXIT_PROVIDER)
+    sys.exit(EXIT_NO_TOOL_CALL)
