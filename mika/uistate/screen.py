@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 
 from mika.uistate.elements import Element, extract_elements
 from mika.uistate.errors import StaleElement, UnknownElement
+from mika.uistate.listing import render_listing
 from mika.uistate.tree import Bounds, UiTree
 from mika.uistate.windows import WindowInfo, classify_windows
 
@@ -120,8 +121,6 @@ class Screen:
         return replace(self, seen_text=ordered, tree_blind=blind)
 
     def listing(self) -> str:
-        from mika.uistate.listing import render_listing
-
         return render_listing(self)
 
 

@@ -80,6 +80,7 @@ class Bounds:
 
 
 EMPTY_BOUNDS = Bounds(0, 0, 0, 0)
+MAX_DEPTH = 300  # Android's own view trees stay far below this; deeper input is garbage
 
 # Classes that take typed text; dumps carry no `editable` attribute, so the class decides.
 _EDITABLE_CLASSES = (
@@ -186,6 +187,7 @@ _BOUNDS_RE = re.compile(r"\[\s*(-?\d+)\s*,\s*(-?\d+)\s*\]\s*\[\s*(-?\d+)\s*,\s*(
 # (e.g. a NUL inside a chat message). They are replaced, not dropped, so offsets in
 # the text stay comparable with what the app shows.
 _BAD_CHAR_REF = re.compile(r"&#(?:x0*(?:[0-8bBcCeE]|1[0-9a-fA-F])|0*(?:[0-8]|1[124-9]|2[0-9]|3[01]));")
+_SURROGATES = re.compile("[\ud800-\udfff]")
 _BAD_RAW_CHARS = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f]")
 
 
@@ -199,7 +201,8 @@ def parse_bounds(value: str) -> Bounds | None:
 
 def _decode(xml: str | bytes) -> str:
     if isinstance(xml, str):
-        return xml.lstrip("\ufeff")
+        # Lone surrogates (from a mis-decoded capture) cannot be XML; make them U+FFFD.
+        return _SURROGATES.sub("\ufffd", xml).lstrip("\ufeff")
     data = bytes(xml)
     if data.startswith(b"\xff\xfe") or data.startswith(b"\xfe\xff"):
         # A dump saved through a UTF-16 shell redirect (PowerShell) is still a dump.
@@ -258,6 +261,8 @@ class _Builder:
         self.warnings: list[str] = []
 
     def node(self, el: ET.Element, window: int, depth: int, inherited_display: int | None) -> UiNode:
+        if depth > MAX_DEPTH:
+            raise HierarchyError(f"nodes are nested deeper than {MAX_DEPTH} levels, which no real screen is")
         attrs = el.attrib
         order = self.order
         self.order += 1
