@@ -1,7 +1,9 @@
-"""`mika --no-ui GOAL`: one task on the same core, printed for scripts.
+"""`mika --no-ui GOAL`: one task on the same core and task center as the TUI, for scripts.
 
 stdout carries data only (the answer, one JSON object, or JSON lines); diagnostics go to
 stderr. SIGINT stops the run cleanly: the record is closed and the exit code is 130.
+The answer reaches stdout through the delivery ledger (Outbox), so a crash between
+"saved" and "printed" is told once at the next start, never twice.
 """
 
 from __future__ import annotations
@@ -11,25 +13,25 @@ import json
 import signal
 import sys
 from dataclasses import dataclass
-from typing import IO, Callable, Sequence
+from pathlib import Path
+from typing import IO, Callable
 
 from mika.exit_codes import ExitCode
-from mika.model.base import Model
-from mika.record.events import (
-    Activity,
-    ApprovalEvent,
-    ModelFailed,
-    Notice,
-    RunEvent,
-    ToolCalled,
-    ToolFinished,
-)
-from mika.run.contracts import OutcomeStatus, RunResult
-from mika.run.spec import RunSpec
-from mika.run.task_run import RunOptions, TaskRun
-from mika.tool.capability import Capability
+from mika.record.events import Activity, ApprovalEvent, ModelFailed, Notice, RunEvent, ToolCalled, ToolFinished
+from mika.run.contracts import OutcomeStatus, RunResult, TaskRunLike
+from mika.run.conversations import ConversationStore
+from mika.run.outbox import Delivery, Outbox
+from mika.run.recovery import recover_at_start, settle
+from mika.run.spec import Attendance, RunOrigin, RunProvenance, RunSpec
+from mika.run.task_center import TaskCenter
 
 FORMATS = ("text", "json", "stream-json")
+HEADLESS = RunProvenance(RunOrigin.CLI, Attendance.UNATTENDED)
+
+_MODEL_KINDS = {
+    "auth", "rate_limited", "overloaded", "server", "context_overflow", "model_not_found",
+    "model_unavailable", "tools_unsupported", "bad_request", "network", "stream_incomplete",
+}
 
 
 @dataclass
@@ -55,25 +57,23 @@ def exit_code_for(result: RunResult, approval_blocked: bool, interrupted: bool) 
     return ExitCode.NOT_DONE
 
 
-_MODEL_KINDS = {
-    "auth", "rate_limited", "overloaded", "server", "context_overflow", "model_not_found",
-    "model_unavailable", "tools_unsupported", "bad_request", "network", "stream_incomplete",
-}
-
-
 class _Printer:
-    def __init__(self, fmt: str, out: IO[str], err: IO[str]) -> None:
+    """Events → stdout (stream-json) or progress lines on stderr (text, json)."""
+
+    def __init__(self, fmt: str, out: IO[str], err: IO[str], run_ids: set[str]) -> None:
         self.fmt, self.out, self.err = fmt, out, err
+        self.run_ids = run_ids
         self.approval_blocked = False
 
     def __call__(self, event: RunEvent) -> None:
+        if event.run_id not in self.run_ids:
+            return
         if isinstance(event, ApprovalEvent) and event.decision in ("approval_unavailable", "refused", "pay_by_user"):
             self.approval_blocked = True
         if self.fmt == "stream-json":
             self.out.write(json.dumps(event.to_dict(), ensure_ascii=False) + "\n")
             self.out.flush()
             return
-        # Progress for people goes to stderr.
         line = _progress_line(event)
         if line:
             self.err.write(line + "\n")
@@ -93,10 +93,34 @@ def _progress_line(event: RunEvent) -> str:
     return ""
 
 
-def result_dict(result: RunResult) -> dict:
+class _StdoutChannel:
+    """Headless delivery: this run's answer is the data on stdout; anything else
+    (a recovered answer from an interrupted run, notices) is a line on stderr."""
+
+    name = "stdout"
+
+    def __init__(self, fmt: str, out: IO[str], err: IO[str]) -> None:
+        self.fmt, self.out, self.err = fmt, out, err
+        self.current: str = ""
+
+    def send(self, delivery: Delivery) -> None:
+        if delivery.run_id == self.current and delivery.kind == "answer" and not delivery.recovered:
+            if self.fmt == "text":
+                if delivery.level == "info":
+                    self.out.write(delivery.text + "\n")
+                    self.out.flush()
+                else:
+                    self.err.write(f"Not done: {delivery.text}\n")
+            return  # json formats print the result object once the run is over
+        self.err.write(f"[{delivery.conversation_id or 'mika'}] {delivery.display_text}\n")
+        self.err.flush()
+
+
+def result_dict(result: RunResult, conversation_id: str) -> dict:
     return {
         "type": "result",
         "run_id": result.run_id,
+        "conversation_id": conversation_id,
         "outcome": result.status.value,
         "subtype": result.subtype,
         "answer": result.answer,
@@ -107,22 +131,37 @@ def result_dict(result: RunResult) -> dict:
     }
 
 
+class UnknownConversation(LookupError):
+    pass
+
+
 async def run_headless(
-    spec: RunSpec,
-    model: Model,
-    capabilities: Sequence[Capability],
-    options: RunOptions,
+    goal: str,
+    factory: Callable[[RunSpec], TaskRunLike],
+    state_dir: Path,
     *,
+    conversation_id: str | None = None,
+    read_only: bool = False,
+    step_budget: int = 0,
     fmt: str = "text",
     out: IO[str] = sys.stdout,
     err: IO[str] = sys.stderr,
-    on_run: Callable[[TaskRun], None] | None = None,
 ) -> HeadlessOutcome:
-    run = TaskRun(spec, model, capabilities, options)
-    printer = _Printer(fmt, out, err)
-    run.subscribe(printer)
-    if on_run:
-        on_run(run)
+    recover_at_start(state_dir)
+    conversations = ConversationStore(state_dir)
+    if conversation_id:
+        if not conversations.exists(conversation_id):
+            raise UnknownConversation(conversation_id)
+    else:
+        conversation_id = conversations.create().id
+    channel = _StdoutChannel(fmt, out, err)
+    center = TaskCenter(factory, conversations=conversations, outbox=Outbox(state_dir, [channel]))
+    run_ids: set[str] = set()
+    printer = _Printer(fmt, out, err, run_ids)
+    center.subscribe(printer)
+    # What earlier, interrupted processes left unsaid is told once, on stderr.
+    settling = asyncio.create_task(settle(state_dir, channel))
+
     interrupted = False
     loop = asyncio.get_running_loop()
 
@@ -130,7 +169,7 @@ async def run_headless(
         nonlocal interrupted
         interrupted = True
         err.write("Stopping… (the record is being closed)\n")
-        run.cancel("Interrupted (SIGINT).")
+        center.stop(conversation_id)
 
     try:
         loop.add_signal_handler(signal.SIGINT, on_sigint)
@@ -138,17 +177,19 @@ async def run_headless(
     except (NotImplementedError, RuntimeError, ValueError):
         installed = False
     try:
-        result = await run.run()
+        submission = center.submit(conversation_id, goal, provenance=HEADLESS, read_only=read_only, step_budget=step_budget)
+        run_ids.add(submission.run_id)
+        channel.current = submission.run_id
+        result = await center.wait_run(submission.run_id)
+        await settling
     finally:
         if installed:
             loop.remove_signal_handler(signal.SIGINT)
+        await center.aclose()
     code = exit_code_for(result, printer.approval_blocked, interrupted)
-    if fmt == "text":
-        if result.status is OutcomeStatus.ANSWERED:
-            out.write(result.answer + "\n")
-        else:
-            err.write(f"Not done ({result.status.value}{': ' + result.subtype if result.subtype else ''}): {result.answer}\n")
-    else:
-        out.write(json.dumps(result_dict(result), ensure_ascii=False) + "\n")
+    if fmt != "text":
+        out.write(json.dumps(result_dict(result, conversation_id), ensure_ascii=False) + "\n")
+    elif result.status is OutcomeStatus.STOPPED:
+        err.write(f"Stopped: {result.answer}\n")
     out.flush()
     return HeadlessOutcome(result, code)

@@ -12,11 +12,11 @@ from mika.config.errors import ConfigError
 from mika.config.paths import state_dir
 from mika.config.settings import load_settings
 from mika.exit_codes import ExitCode
-from mika.headless import run_headless
+from mika.headless import UnknownConversation, run_headless
 from mika.model.errors import ModelError
 from mika.model_select import main_model
-from mika.run.spec import Attendance, RunOrigin, RunProvenance, RunSpec
-from mika.run.task_run import RunOptions
+from mika.run.spec import RunSpec
+from mika.run.task_run import RunOptions, TaskRun
 
 
 def _err(message: str) -> None:
@@ -47,19 +47,20 @@ def headless_main(
     except ModelError as exc:
         _err(exc.user_message())
         return ExitCode.MODEL
-    # Headless runs have nobody to answer questions or approve payments.
-    spec = RunSpec(
-        goal=goal,
-        provenance=RunProvenance(RunOrigin.CLI, Attendance.UNATTENDED),
-        conversation_id=conversation_id or "",
-        read_only=read_only,
-        step_budget=max_steps or 0,
-    )
     env = RunEnvironment(autonomous=settings.autonomous)
-    caps = capabilities_for(spec, env)
     options = RunOptions(autonomous=settings.autonomous, state_dir=sdir)
+
+    def factory(spec: RunSpec) -> TaskRun:
+        return TaskRun(spec, chosen, capabilities_for(spec, env), options)
+
     try:
-        outcome = asyncio.run(run_headless(spec, chosen, caps, options, fmt=fmt, out=sys.stdout, err=sys.stderr))
+        outcome = asyncio.run(run_headless(
+            goal, factory, sdir, conversation_id=conversation_id, read_only=read_only,
+            step_budget=max_steps or 0, fmt=fmt, out=sys.stdout, err=sys.stderr,
+        ))
+    except UnknownConversation as exc:
+        _err(f"no conversation {exc.args[0]!r} (see `mika conversations list`)")
+        return ExitCode.USAGE
     except KeyboardInterrupt:
         return ExitCode.INTERRUPTED
     return outcome.exit_code

@@ -103,3 +103,33 @@ def test_sigint_stops_the_run_and_closes_the_record(tmp_path, state):
     run_dir = next(runs.iterdir())
     summary = json.loads((run_dir / "run.json").read_text())
     assert summary["state"] == "ended" and summary["outcome"] == "stopped"
+
+
+async def test_a_conversation_continues_with_its_earlier_turns(tmp_path):
+    import io
+
+    from mika.assembly import RunEnvironment, capabilities_for
+    from mika.headless import run_headless
+    from mika.model.testing import FunctionModel
+    from mika.run.task_run import RunOptions, TaskRun
+
+    model = FunctionModel(lambda req: "Alice's number is 555-0100." if len(model.requests) == 1 else "Calling 555-0100 now.")
+
+    def factory(spec):
+        return TaskRun(spec, model, capabilities_for(spec, RunEnvironment()), RunOptions(state_dir=tmp_path, pacing=False))
+
+    out = io.StringIO()
+    first = await run_headless("find Alice's number", factory, tmp_path, fmt="json", out=out, err=io.StringIO())
+    conv = json.loads(out.getvalue())["conversation_id"]
+    out2 = io.StringIO()
+    second = await run_headless("call her", factory, tmp_path, conversation_id=conv, fmt="json", out=out2, err=io.StringIO())
+    assert first.exit_code == 0 and second.exit_code == 0
+    opening = model.requests[1].messages[0].text
+    assert "find Alice's number" in opening and "555-0100" in opening
+    assert opening.endswith("call her")
+    assert json.loads(out2.getvalue())["conversation_id"] == conv
+
+
+def test_an_unknown_conversation_is_a_usage_error(tmp_path, state):
+    r = mika(["--no-ui", "--conversation", "nope123", "--model", script(tmp_path, ["x"]), "go"], state)
+    assert r.returncode == 2 and "no conversation" in r.stderr
