@@ -85,10 +85,17 @@ def append_metrics(state_dir: Path, row: dict[str, Any]) -> None:
 
 
 def _prune(root: Path, keep_n: int, keep: Path) -> None:
-    dirs = sorted((d for d in root.iterdir() if d.is_dir()), key=lambda d: d.name)
-    for old in dirs[: max(0, len(dirs) - keep_n)]:
-        if old != keep:
-            shutil.rmtree(old, ignore_errors=True)
+    """Keep the newest `keep_n` run folders, always including the current one."""
+    others = sorted((d for d in root.iterdir() if d.is_dir() and d != keep), key=_age_key)
+    for old in others[: max(0, len(others) + 1 - keep_n)]:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+def _age_key(d: Path) -> tuple[float, str]:
+    try:
+        return (d.stat().st_mtime, d.name)
+    except OSError:
+        return (0.0, d.name)
 
 
 def list_runs(state_dir: Path) -> list[dict[str, Any]]:
