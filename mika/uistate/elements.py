@@ -172,15 +172,26 @@ class _Collector:
             texts.extend(t for t in self.inner_texts(child, consumed) if t not in texts)
         return texts
 
-    def visit(self, node: UiNode, window: UiWindow, consumed: set[int]) -> None:
+    def visit(self, node: UiNode, window: UiWindow, consumed: set[int], above: tuple[str, ...] = ()) -> None:
+        """`above`: labels of listed ancestors; a text repeating one of them says nothing new."""
+        added = None
         if _visible(node, self.frame) and node.order not in consumed:
-            self.consider(node, window, consumed)
+            added = self.consider(node, window, consumed, above)
+        inner_above = (*above, added.label) if added is not None and added.label else above
         for child in node.children:
-            self.visit(child, window, consumed)
+            self.visit(child, window, consumed, inner_above)
 
-    def consider(self, node: UiNode, window: UiWindow, consumed: set[int]) -> None:
+    def consider(self, node: UiNode, window: UiWindow, consumed: set[int], above: tuple[str, ...]) -> "_Pending | None":
         role = role_of(node)
         label, source = own_label(node)
+        if not _is_actionable(node) and role != "webview" and label in above:
+            return None  # a tab's text inside a tab labelled the same
+        pending = self._pending(node, window, consumed, role, label, source)
+        if pending is not None:
+            self.out.append(pending)
+        return pending
+
+    def _pending(self, node: UiNode, window: UiWindow, consumed: set[int], role: str, label: str, source: str) -> "_Pending | None":
         if _is_actionable(node):
             if not label and not node.scrollable:
                 inner: set[int] = set()
@@ -191,13 +202,33 @@ class _Collector:
             if not label:
                 label = id_label(node)
                 source = "id" if label else ""
-            self.out.append(_Pending(node, role, label, source, window))
-            return
+            return _Pending(node, role, label, source, window)
         if role == "webview":
-            self.out.append(_Pending(node, role, label or id_label(node), source or ("id" if id_label(node) else ""), window))
-            return
+            return _Pending(node, role, label or id_label(node), source or ("id" if id_label(node) else ""), window)
         if label:
-            self.out.append(_Pending(node, role if role != "view" else "text", label, source, window))
+            return _Pending(node, role if role != "view" else "text", label, source, window)
+        return None
+
+
+def _drop_shadows(pending: list[_Pending]) -> list[_Pending]:
+    """Nested clickables with the very same bounds are one thing to tap: keep one.
+
+    Of several elements sharing a window and bounds, the unlabeled plain ones (not
+    scrollable, editable or checkable — those do something different) go when
+    another one is there; the first is kept if all are unlabeled.
+    """
+    groups: dict[tuple[int, Bounds], list[_Pending]] = {}
+    for p in pending:
+        groups.setdefault((p.window.index, p.node.bounds), []).append(p)
+    drop: set[int] = set()
+    for members in groups.values():
+        if len(members) < 2:
+            continue
+        plain = [p for p in members if not p.label and not (p.node.scrollable or p.node.editable or p.node.checkable)]
+        keep_first = len(plain) == len(members)
+        for p in plain[1:] if keep_first else plain:
+            drop.add(id(p))
+    return [p for p in pending if id(p) not in drop]
 
 
 def extract_elements(
@@ -223,5 +254,5 @@ def extract_elements(
             window=p.window.index,
             node=p.node,
         )
-        for i, p in enumerate(collector.out, start=1)
+        for i, p in enumerate(_drop_shadows(collector.out), start=1)
     )

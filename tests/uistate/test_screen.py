@@ -206,3 +206,26 @@ class TestQuery:
         assert find_nodes(screen, text="inbox", exact=True) == ()
         with pytest.raises(QueryError, match="at least one"):
             find_nodes(screen)
+
+
+def test_repeated_tab_texts_and_shadow_clickables_are_listed_once() -> None:
+    tiktok = _screen("tiktok__search_results__u2_small_screen")
+    labels = [e.label for e in tiktok.elements]
+    assert labels.count("Videos") == 1 and labels.count("Top") == 1
+    youtube = _screen("youtube__upload_short_add_details")
+    spots = [(e.window, e.bounds) for e in youtube.elements if not e.label]
+    assert len(spots) == len(set(spots))
+
+
+def test_screen_keeps_only_the_windows_of_its_display() -> None:
+    # A real u2 dump with the status bar window moved to display 2, as a second display would be.
+    raw = dump("tonghuashun__stock_trade__u2_multiwindow").decode("utf-8")
+    first_window_end = raw.index("\n  <node", raw.index("<node") + 1)
+    moved = raw[:first_window_end].replace('display-id="0"', 'display-id="2"') + raw[first_window_end:]
+    tree = parse_hierarchy(moved)
+    assert tree.display_ids == (0, 2)
+    main = build_screen(tree, display_id=0)
+    other = build_screen(tree, display_id=2)
+    assert {e.package for e in main.elements} == {"com.hexin.plat.android"}
+    assert {e.package for e in other.elements} == {"com.android.systemui"}
+    assert other.display_id == 2 and "display 2" in other.listing().splitlines()[0]
