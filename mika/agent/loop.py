@@ -21,7 +21,7 @@ from mika.model.errors import ModelError
 from mika.model.messages import Image, Text, ToolCall, ToolResult, Usage
 from mika.observe.evidence import AnswerSources
 from mika.observe.observation import Observation, ObsKind, Trust
-from mika.record.events import ObservationMade, RunEvent, SourcesChosen, UserInput
+from mika.record.events import Activity, ObservationMade, SourcesChosen
 from mika.run.contracts import OutcomeStatus, RunResult
 from mika.run.inbox import RunInbox
 from mika.tool.context import ToolContext
@@ -115,6 +115,10 @@ class AgentLoop:
                 return self._result(OutcomeStatus.ANSWERED, answer, sources=picked)
 
             self.context.history.add_assistant(response.message)
+            said = response.message.text.strip()
+            if said:
+                # Text next to tool calls is the model telling what it is doing.
+                self.emit(Activity(**self._base(), text=said, tool=calls[0].name))
             results, end, stop = await self._run_calls(calls)
             self.context.history.add_user(*results, Text(self.context.runtime_state(self.state.step)))
             if end is not None:
