@@ -4,16 +4,29 @@ from __future__ import annotations
 
 
 class HierarchyError(Exception):
-    """A hierarchy dump could not be read as a UI tree (garbage, truncated, empty)."""
+    """A hierarchy dump could not be read as a UI tree (garbage, truncated, empty).
 
-    def __init__(self, reason: str, *, excerpt: str = "") -> None:
+    `kind` lets the port decide what to do without parsing the message: `empty`,
+    `null_root` and `idle_timeout` are transient on a real device (uiautomator's "null
+    root node" while windows change, "could not get idle state" while something
+    animates) and worth a bounded retry; the others mean the bytes are broken.
+    """
+
+    RETRYABLE = frozenset({"empty", "null_root", "idle_timeout"})
+
+    def __init__(self, reason: str, *, excerpt: str = "", kind: str = "malformed") -> None:
         self.reason = reason
         self.excerpt = excerpt
+        self.kind = kind  # empty | null_root | idle_timeout | no_hierarchy | truncated | malformed | doctype | too_deep
         tail = f" (starts with {excerpt!r})" if excerpt else ""
         super().__init__(
             f"The screen's UI hierarchy could not be read: {reason}{tail}. "
             "Read the screen again; if this keeps happening, the dump is broken on the device."
         )
+
+    @property
+    def retryable(self) -> bool:
+        return self.kind in self.RETRYABLE
 
 
 class StaleElement(Exception):

@@ -223,21 +223,26 @@ def _isolate(text: str) -> str:
     if start < 0:
         stripped = text.strip()
         if not stripped:
-            raise HierarchyError("the dump is empty")
-        if "null root node" in stripped.lower():
-            raise HierarchyError("the device returned no window (null root node)", excerpt=stripped[:60])
-        raise HierarchyError("there is no <hierarchy> element", excerpt=stripped[:60])
+            raise HierarchyError("the dump is empty", kind="empty")
+        lowered = stripped.lower()
+        if "null root node" in lowered:
+            raise HierarchyError("the device returned no window (null root node)", excerpt=stripped[:60], kind="null_root")
+        if "could not get idle state" in lowered:
+            raise HierarchyError("the screen never went idle long enough to dump", excerpt=stripped[:60], kind="idle_timeout")
+        raise HierarchyError("there is no <hierarchy> element", excerpt=stripped[:60], kind="no_hierarchy")
     end = text.rfind("</hierarchy>")
     if end < 0:
         # `<hierarchy rotation="0"/>` is a valid, empty dump.
         selfclosed = re.match(r"<hierarchy\b[^>]*/>", text[start:])
         if selfclosed:
             return selfclosed.group(0)
-        raise HierarchyError("the dump is truncated: it never closes </hierarchy>", excerpt=text[start : start + 60])
+        raise HierarchyError(
+            "the dump is truncated: it never closes </hierarchy>", excerpt=text[start : start + 60], kind="truncated"
+        )
     head = text[:start]
     if "<!DOCTYPE" in head or "<!ENTITY" in text[start:end]:
         # Device dumps never declare entities; refusing them rules out entity bombs.
-        raise HierarchyError("the dump declares a DOCTYPE or entities, which a device dump never does")
+        raise HierarchyError("the dump declares a DOCTYPE or entities, which a device dump never does", kind="doctype")
     return text[start : end + len("</hierarchy>")]
 
 
@@ -262,7 +267,7 @@ class _Builder:
 
     def node(self, el: ET.Element, window: int, depth: int, inherited_display: int | None) -> UiNode:
         if depth > MAX_DEPTH:
-            raise HierarchyError(f"nodes are nested deeper than {MAX_DEPTH} levels, which no real screen is")
+            raise HierarchyError(f"nodes are nested deeper than {MAX_DEPTH} levels, which no real screen is", kind="too_deep")
         attrs = el.attrib
         order = self.order
         self.order += 1

@@ -99,21 +99,23 @@ def test_invalid_control_character_reference_is_repaired() -> None:
 
 
 @pytest.mark.parametrize(
-    ("data", "needle"),
+    ("data", "needle", "kind", "retryable"),
     [
-        (b"", "empty"),
-        (b"ERROR: null root node returned by UiTestAutomationBridge.", "null root node"),
-        (b"\x89PNG\r\n\x1a\n garbage", "no <hierarchy>"),
-        (b"<hierarchy rotation='0'><node text='a' bounds='[0,0][1,1]'>", "truncated"),
-        (b"<hierarchy><node text='a' <<< /></hierarchy>", "not well-formed"),
-        (b"<!DOCTYPE x [<!ENTITY a 'b'>]><hierarchy>&a;</hierarchy>", "DOCTYPE"),
+        (b"", "empty", "empty", True),
+        (b"ERROR: null root node returned by UiTestAutomationBridge.", "null root node", "null_root", True),
+        (b"ERROR: could not get idle state.", "idle", "idle_timeout", True),
+        (b"\x89PNG\r\n\x1a\n garbage", "no <hierarchy>", "no_hierarchy", False),
+        (b"<hierarchy rotation='0'><node text='a' bounds='[0,0][1,1]'>", "truncated", "truncated", False),
+        (b"<hierarchy><node text='a' <<< /></hierarchy>", "not well-formed", "malformed", False),
+        (b"<!DOCTYPE x [<!ENTITY a 'b'>]><hierarchy>&a;</hierarchy>", "DOCTYPE", "doctype", False),
     ],
 )
-def test_garbage_raises_hierarchy_error_with_reason(data: bytes, needle: str) -> None:
+def test_garbage_raises_hierarchy_error_with_reason(data: bytes, needle: str, kind: str, retryable: bool) -> None:
     with pytest.raises(HierarchyError) as info:
         parse_hierarchy(data)
     assert needle in str(info.value)
     assert "Read the screen again" in str(info.value)
+    assert info.value.kind == kind and info.value.retryable is retryable
 
 
 def test_truncated_real_dump_is_an_error() -> None:
