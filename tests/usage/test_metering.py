@@ -1,0 +1,56 @@
+"""metered(): every call counted once, failures and cancels as calls without usage.
+Uses the real Chat Completions adapter against the loopback replay server."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "models"))
+from adapters_kit import adapter, ask  # noqa: E402
+from replay_server import Reply, ReplayServer  # noqa: E402
+
+from mika.model.base import complete  # noqa: E402
+from mika.model.errors import ModelError  # noqa: E402
+from mika.model.metering import metered  # noqa: E402
+from mika.model.messages import ModelRequest  # noqa: E402
+from mika.usage.ledger import UsageLedger  # noqa: E402
+
+REC = "openai_chat_completions_stream/pydantic-ai__get_capital_tool_call_with_usage_chunk.sse"
+
+
+@pytest.fixture
+def server():
+    with ReplayServer() as s:
+        yield s
+
+
+async def test_counts_once_under_the_right_purpose(server):
+    server.queue(Reply.recording(REC), Reply.recording(REC))
+    ledger = UsageLedger(None)
+    model = metered(adapter("openai-chat", server.url), ledger, "light")
+    assert metered(model, ledger, "light") is model  # never wrapped (and counted) twice
+    assert (model.provider, model.name) == ("test", "test-model")
+    await complete(model, ask())
+    await complete(model, ModelRequest("s", ask().messages, purpose="judge"))
+    rows = {r.purpose: r for r in ledger.rows()}
+    assert (rows["light"].input, rows["light"].output, rows["light"].calls) == (53, 15, 1)
+    assert rows["judge"].calls == 1 and rows["judge"].unreported == 0
+
+
+async def test_errors_and_cancels_count_as_calls_without_usage(server):
+    server.queue(Reply(b'{"error":{"message":"bad key"}}', status=401), Reply.recording(REC, delay=0.5))
+    ledger = UsageLedger(None)
+    model = metered(adapter("openai-chat", server.url), ledger, "main")
+    with pytest.raises(ModelError):
+        await complete(model, ask())
+    task = asyncio.create_task(complete(model, ask()))
+    await asyncio.sleep(0.3)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    (row,) = ledger.rows()
+    assert (row.calls, row.unreported, row.input) == (0, 2, 0)
