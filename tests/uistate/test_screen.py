@@ -229,3 +229,12 @@ def test_screen_keeps_only_the_windows_of_its_display() -> None:
     assert {e.package for e in main.elements} == {"com.hexin.plat.android"}
     assert {e.package for e in other.elements} == {"com.android.systemui"}
     assert other.display_id == 2 and "display 2" in other.listing().splitlines()[0]
+
+
+def test_lock_screen_is_recognised_only_on_the_keyguard_dump() -> None:
+    from mika.uistate.lock import looks_locked
+
+    from uistate_real import ALL_DUMPS as all_dumps
+
+    locked = {p.stem for p in all_dumps if looks_locked(build_screen(parse_hierarchy(p.read_bytes())))}
+    assert locked == {"systemui__keyguard_clock_1264x2780"}
