@@ -120,8 +120,12 @@ class ProcessLease:
             return self
         directory = _lease_dir(self.state_dir)
         directory.mkdir(parents=True, exist_ok=True)
-        fd = os.open(directory / f"{self.token}.lock", os.O_RDWR | os.O_CREAT, 0o600)
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # a fresh random name: never contended
+        # Locked under a temporary name, then renamed: a checker never sees the lease
+        # file before it is held (it would take it for a dead one and remove it).
+        tmp = directory / f".{self.token}.new"
+        fd = os.open(tmp, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        os.replace(tmp, directory / f"{self.token}.lock")
         self._fd = fd
         return self
 
