@@ -25,7 +25,7 @@ class Service:
             await device.run_shell(self.argument, stream)
         elif self.kind == "sync":
             await stream.accept()
-            await serve_sync(stream, device.files)
+            await serve_sync(stream, device.files, stream.max_payload)
         else:
             listened = await device.open_service(self.argument, stream)
             if not listened:

@@ -76,6 +76,11 @@ class AdbStream:
     # --- driven by the adbd ----------------------------------------------------
 
     @property
+    def max_payload(self) -> int:
+        """Bytes per WRTE on this transport (what the host and we agreed in CNXN)."""
+        return self._sink.max_payload
+
+    @property
     def accepted(self) -> bool:
         return self._accepted
 

@@ -72,16 +72,46 @@ def _os_reason(exc: OSError) -> str:
     return str(exc) or "I/O error"
 
 
-async def serve_sync(stream: SimStream, files: SimFiles) -> None:
+class _Batcher:
+    """Collects answer bytes and writes them in whole multiples of the WRTE size.
+
+    The adb server relays each WRTE to its client as one socket write without
+    TCP_NODELAY, so a small WRTE right after another (a file's tail, then DONE) sits in
+    Nagle's queue until the client's delayed ACK, ~40 ms. Writing only full WRTEs and
+    then the tail together with DONE avoids that stall.
+    """
+
+    def __init__(self, stream: SimStream, unit: int) -> None:
+        self._stream = stream
+        self._unit = unit
+        self._buf = bytearray()
+
+    async def add(self, data: bytes | memoryview) -> None:
+        self._buf += data
+        if len(self._buf) >= 4 * self._unit:
+            cut = len(self._buf) - len(self._buf) % self._unit
+            await self._stream.write(bytes(self._buf[:cut]))
+            del self._buf[:cut]
+
+    async def finish(self, data: bytes = b"") -> None:
+        self._buf += data
+        if self._buf:
+            await self._stream.write(bytes(self._buf))
+            self._buf.clear()
+
+
+async def serve_sync(stream: SimStream, files: SimFiles, write_unit: int = SYNC_DATA_MAX) -> None:
+    """Serve sync requests until QUIT, a FAIL or the host closing. `write_unit` is the
+    transport's WRTE size, so answers can be cut into full WRTEs."""
     reader = _ByteReader(stream)
     try:
-        while await _one_request(reader, stream, files):
+        while await _one_request(reader, stream, files, write_unit):
             pass
     except _EndOfSync:
         return
 
 
-async def _one_request(reader: _ByteReader, stream: SimStream, files: SimFiles) -> bool:
+async def _one_request(reader: _ByteReader, stream: SimStream, files: SimFiles, unit: int) -> bool:
     ident, length = _ID.unpack(await reader.exactly(8))
     if ident == b"QUIT":
         return False
@@ -97,29 +127,24 @@ async def _one_request(reader: _ByteReader, stream: SimStream, files: SimFiles) 
             await stream.write(_STAT.pack(b"STAT", st.mode, st.size & 0xFFFFFFFF, st.mtime))
         return True
     if ident == b"LIST":
-        await _list(stream, files, name)
+        await _list(_Batcher(stream, unit), files, name)
         return True
     if ident == b"RECV":
-        return await _recv(stream, files, name)
+        return await _recv(stream, _Batcher(stream, unit), files, name)
     if ident == b"SEND":
         return await _send(reader, stream, files, name)
     await stream.write(_fail(f"unknown command {int.from_bytes(ident, 'little'):08x}"))
     return False
 
 
-async def _list(stream: SimStream, files: SimFiles, path: str) -> None:
-    out = bytearray()
+async def _list(out: _Batcher, files: SimFiles, path: str) -> None:
     for entry, st in files.list(path):
         raw = entry.encode("utf-8", "surrogateescape")
-        out += _DENT.pack(b"DENT", st.mode, st.size & 0xFFFFFFFF, st.mtime, len(raw)) + raw
-        if len(out) >= SYNC_DATA_MAX:
-            await stream.write(bytes(out))
-            out.clear()
-    out += _DENT.pack(b"DONE", 0, 0, 0, 0)
-    await stream.write(bytes(out))
+        await out.add(_DENT.pack(b"DENT", st.mode, st.size & 0xFFFFFFFF, st.mtime, len(raw)) + raw)
+    await out.finish(_DENT.pack(b"DONE", 0, 0, 0, 0))
 
 
-async def _recv(stream: SimStream, files: SimFiles, path: str) -> bool:
+async def _recv(stream: SimStream, out: _Batcher, files: SimFiles, path: str) -> bool:
     data = files.read(path)
     if data is None:
         st = files.stat(path)
@@ -128,17 +153,11 @@ async def _recv(stream: SimStream, files: SimFiles, path: str) -> bool:
         await stream.write(_fail(f"open failed: {reason}"))
         return False
     view = memoryview(data)
-    # Several DATA frames go out in one write so each WRTE is as full as the transport allows.
-    batch = bytearray()
     for start in range(0, len(view), SYNC_DATA_MAX):
         piece = view[start : start + SYNC_DATA_MAX]
-        batch += _ID.pack(b"DATA", len(piece))
-        batch += piece
-        if len(batch) >= 4 * SYNC_DATA_MAX:
-            await stream.write(bytes(batch))
-            batch.clear()
-    batch += _ID.pack(b"DONE", 0)
-    await stream.write(bytes(batch))
+        await out.add(_ID.pack(b"DATA", len(piece)))
+        await out.add(piece)
+    await out.finish(_ID.pack(b"DONE", 0))
     return True
 
 

@@ -279,9 +279,9 @@ def run_op(world: World, display_id: int, activity: Activity, op: dict[str, Any]
         world.ime_visible = False
         if op.get("replace"):
             task = world.displays[display_id].top_task
-            if task and len(task.stack) > 1:
+            if task and task.stack:
                 task.stack.pop()
-        world.push(display_id, op["go"], params, fields)
+        world.push(display_id, tpl.text(op["go"], scope), params, fields)
     elif "back" in op:
         world.ime_visible = False
         world.back(display_id)

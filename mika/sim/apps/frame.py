@@ -155,7 +155,7 @@ def _keyboard(width: int, height: int) -> Window:
                                       role="key", paint=ch, on_tap=[{"type": ch}]))
             x += w
         y += key_h + 20
-    specials = [("Delete", "⌫", [{"key": "DEL"}], 0, 160), ("Space", "space", [{"type": " "}], 200, width - 360), ("Enter", "⏎", [{"key": "ENTER"}], width - 160, width)]
+    specials = [("Delete", "Del", [{"key": "DEL"}], 0, 160), ("Space", "space", [{"type": " "}], 200, width - 360), ("Enter", "Go", [{"key": "ENTER"}], width - 160, width)]
     for desc, glyph, ops, x0, x1 in specials:
         root.children.append(Node("android.widget.TextView", (x0 + 10, y, x1 - 10, y + key_h), IME_PKG, desc=desc, clickable=True,
                                   role="key", paint=glyph, on_tap=ops))

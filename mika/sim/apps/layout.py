@@ -149,7 +149,7 @@ class Builder:
             bind = spec["bind"]
             on = bool(tpl.lookup(bind, scope))
             row = Node("android.widget.LinearLayout", b, pkg, rid=rid, clickable=True, focusable=True,
-                       role="row", bind=bind, on_tap=[{"toggle": bind}] + list(taps or []))
+                       role="row", bind=bind, on_tap=[{"toggle": bind}] + list(taps or []), item=item)
             row.children.append(Node("android.widget.TextView", (left + MARGIN, top + 24, right - 260, bottom - 24), pkg,
                                      text=tpl.text(spec.get("text", ""), scope), rid=f"{pkg}:id/title", role="row_title"))
             row.children.append(Node("android.widget.Switch", (right - 220, top + 45, right - MARGIN, bottom - 45), pkg,
@@ -163,7 +163,7 @@ class Builder:
             return Node("android.widget.CheckBox", (left + MARGIN, top + 10, right - MARGIN, bottom - 10), pkg,
                         text=tpl.text(spec.get("text", ""), scope), rid=rid, checkable=True, checked=on,
                         clickable=True, focusable=True, role="check", field=field, bind=bind,
-                        on_tap=[{"toggle": f"fields.{field}" if field else bind}] + list(taps or []))
+                        on_tap=[{"toggle": f"fields.{field}" if field else bind}] + list(taps or []), item=item)
         if kind == "field":
             field = spec["field"]
             value = str(self.activity.fields.get(field, "") or "")
@@ -190,11 +190,15 @@ class Builder:
             bar = Node("android.widget.LinearLayout", b, pkg, rid=rid, role="hbar")
             kids = [s for s in spec.get("children", []) if tpl.check(s.get("if"), scope)]
             if kids:
-                step = (right - left) // len(kids)
-                for i, child in enumerate(kids):
-                    node = self.build(child, scope, left + i * step, top, left + (i + 1) * step, bottom)
+                weights = [float(k.get("weight", 1)) for k in kids]
+                unit = (right - left) / sum(weights)
+                x = float(left)
+                for child, weight in zip(kids, weights):
+                    x1 = x + weight * unit
+                    node = self.build(child, scope, int(x), top, int(x1), bottom)
                     if node:
                         bar.children.append(node)
+                    x = x1
             return bar
         if kind == "image":
             return Node("android.widget.ImageView", (left + MARGIN, top, right - MARGIN, bottom), pkg, rid=rid, desc=desc,

@@ -31,6 +31,7 @@ class AppDef:
     screens: dict[str, ScreenDef]
     intents: tuple[dict[str, Any], ...] = field(default=())
     uid: int = 10000
+    system: bool = False
 
     def activity_component(self, screen: str) -> str:
         act = self.screens[screen].activity
@@ -64,6 +65,7 @@ def _parse(name: str, raw: dict[str, Any], uid: int) -> AppDef:
         screens=screens,
         intents=tuple(raw.get("intents", [])),
         uid=uid,
+        system=bool(raw.get("system", False)),
     )
 
 

@@ -159,6 +159,21 @@ def apply_filter(value: Any, name: str, scope: dict[str, Any]) -> Any:
         return f"{seconds // 60:02d}:{seconds % 60:02d}"
     if name == "not":
         return not value
+    if name == "timer_seconds":
+        m = _to_int(value.get("minutes") or 0)
+        sec = _to_int(value.get("seconds") or 0)
+        return (m if isinstance(m, int) else 0) * 60 + (sec if isinstance(sec, int) else 0)
+    if name == "last_text":
+        return (value[-1].get("text", "") if value else "")
+    if name == "after_colon":
+        return str(value or "").split(":", 1)[-1]
+    if name == "name_or":
+        # a contact's name for a number or name typed in a "To" field, else what was typed
+        typed = str(value or "").strip()
+        for c in scope.get("contacts", []):
+            if typed and (typed.lower() == str(c.get("name", "")).lower() or typed.replace(" ", "") == str(c.get("phone", "")).replace(" ", "")):
+                return c["name"]
+        return typed
     raise TemplateError(f"unknown filter {name!r}")
 
 

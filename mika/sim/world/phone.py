@@ -18,6 +18,7 @@ class Phone:
         self._files = MemFiles(int(self.world.clock.now()))
         self.commands_seen = 0
         self.u2_servers = 0  # app_process instances serving uiautomator2 on tcp:9008
+        self.u2_kill = False
 
     def banner(self) -> str:
         return banner(self.world.props)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import zlib
 import json
 from importlib import resources
 from typing import Any
@@ -91,7 +92,7 @@ class World:
             "secure": {
                 "default_input_method": "com.android.inputmethod.latin/.LatinIME",
                 "enabled_input_methods": "com.android.inputmethod.latin/.LatinIME",
-                "android_id": "5e1a" + format(abs(hash(self.serial)) % 0xFFFFFFFFFFFF, "012x"),
+                "android_id": "5e1a" + format(zlib.crc32(self.serial.encode()), "012x"),
             },
             "global": {"adb_enabled": "1", "development_settings_enabled": "1", "stay_on_while_plugged_in": "0"},
         }

@@ -1,0 +1,312 @@
+"""`am` (start, force-stop, broadcast, stack list, display move-stack) and `monkey`."""
+
+from __future__ import annotations
+
+import base64
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+from mika.sim.apps import engine
+from mika.sim.shell.context import Ctx
+from mika.sim.shell.registry import command
+from mika.sim.world.world import World
+
+MAIN = "android.intent.action.MAIN"
+LAUNCHER_CAT = "android.intent.category.LAUNCHER"
+ADB_IME = "com.android.adbkeyboard/.AdbIME"
+
+
+@dataclass
+class Intent:
+    action: str | None = None
+    data: str | None = None
+    mime: str | None = None
+    category: str | None = None
+    component: str | None = None
+    package: str | None = None
+    extras: dict[str, Any] = field(default_factory=dict)
+    display: int = 0
+    wait: bool = False
+    stop_first: bool = False
+
+    def describe(self, flags: str = "0x10000000") -> str:
+        parts = []
+        if self.action:
+            parts.append(f"act={self.action}")
+        if self.category:
+            parts.append(f"cat=[{self.category}]")
+        if self.data:
+            parts.append(f"dat={self.data}")
+        if self.mime:
+            parts.append(f"typ={self.mime}")
+        parts.append(f"flg={flags}")
+        if self.package and not self.component:
+            parts.append(f"pkg={self.package}")
+        if self.component:
+            parts.append(f"cmp={self.component}")
+        if self.extras:
+            parts.append("(has extras)")
+        return "Intent { " + " ".join(parts) + " }"
+
+
+class IntentArgError(ValueError):
+    pass
+
+
+def _typed(kind: str, raw: str) -> Any:
+    if kind in ("--ei", "--el"):
+        return int(raw)
+    if kind == "--ef" or kind == "--ed":
+        return float(raw)
+    if kind == "--ez":
+        return raw.lower() in ("true", "t", "1")
+    if kind in ("--eia", "--ela"):
+        return [int(x) for x in raw.split(",") if x]
+    if kind == "--esa":
+        return [x for x in raw.split(",")]
+    return raw
+
+
+def parse_intent(args: list[str]) -> Intent:
+    it = Intent()
+    i = 0
+    while i < len(args):
+        a = args[i]
+
+        def nxt(n: int = 1) -> list[str]:
+            if i + n >= len(args):
+                raise IntentArgError(f"Error: No argument supplied for {a!r}")
+            return args[i + 1 : i + 1 + n]
+
+        if a == "-a":
+            it.action = nxt()[0]; i += 2
+        elif a == "-d":
+            it.data = nxt()[0]; i += 2
+        elif a == "-t":
+            it.mime = nxt()[0]; i += 2
+        elif a == "-c":
+            it.category = nxt()[0]; i += 2
+        elif a == "-n":
+            it.component = nxt()[0]; i += 2
+        elif a == "-p":
+            it.package = nxt()[0]; i += 2
+        elif a in ("-f", "--user", "--windowingMode", "--activityType", "-P", "--start-profiler", "-R", "--receiver-permission"):
+            nxt(); i += 2
+        elif a == "--display":
+            it.display = int(nxt()[0]); i += 2
+        elif a == "-W":
+            it.wait = True; i += 1
+        elif a == "-S":
+            it.stop_first = True; i += 1
+        elif a in ("--es", "--ei", "--el", "--ef", "--ed", "--ez", "--eia", "--ela", "--esa", "--eu"):
+            key, raw = nxt(2)
+            try:
+                it.extras[key] = _typed(a, raw)
+            except ValueError:
+                raise IntentArgError(f"Error: bad value for {a} {key}: {raw!r}") from None
+            i += 3
+        elif a == "--esn":
+            it.extras[nxt()[0]] = None; i += 2
+        elif a.startswith("-"):
+            i += 1  # flags such as --activity-clear-top, -D, --debug-log-resolution
+        else:
+            if "/" in a and "://" not in a and ":" not in a.split("/")[0]:
+                it.component = a
+            else:
+                it.data = a
+            i += 1
+    return it
+
+
+def short_extras(extras: dict[str, Any]) -> dict[str, Any]:
+    """App files read extras by their last name part: android.intent.extra.alarm.HOUR -> HOUR."""
+    out: dict[str, Any] = {}
+    for k, v in extras.items():
+        out[k.rsplit(".", 1)[-1]] = v
+        out[k] = v
+    return out
+
+
+def resolve_component(world: World, component: str) -> tuple[str, str] | None:
+    pkg, _, cls = component.partition("/")
+    app = world.apps.get(pkg)
+    if app is None:
+        return None
+    if cls.startswith("."):
+        full = cls
+    elif cls.startswith(pkg + "."):
+        full = cls[len(pkg) :]
+    else:
+        full = cls
+    for screen in app.screens.values():
+        if screen.activity == full or screen.activity == cls:
+            return pkg, screen.name
+    return None
+
+
+def start(ctx: Ctx, it: Intent) -> int:
+    world = ctx.phone.world
+    if it.display not in world.displays:
+        ctx.print(f"Starting: {it.describe()}\n")
+        ctx.error(f"Error: Display {it.display} does not exist")
+        return 1
+    target: tuple[str, str] | None = None
+    rule = None
+    if it.component:
+        target = resolve_component(world, it.component)
+        if target is None:
+            pkg, _, cls = it.component.partition("/")
+            full = pkg + cls if cls.startswith(".") else cls
+            ctx.print(f"Starting: {it.describe()}\n")
+            ctx.error("Error type 3")
+            ctx.error(f"Error: Activity class {{{pkg}/{full}}} does not exist.")
+            return 1
+    elif it.action in (None, MAIN) and it.package:
+        app = world.apps.get(it.package)
+        if app is None:
+            ctx.print(f"Starting: {it.describe()}\n")
+            ctx.error(f"Error: Activity not started, unable to resolve {it.describe()}")
+            return 1
+        target = (app.package, app.main)
+    else:
+        found = engine.resolve_intent(world, it.action, it.data, it.mime, it.category)
+        if found is None:
+            ctx.print(f"Starting: {it.describe()}\n")
+            ctx.error(f"Error: Activity not started, unable to resolve {it.describe()}")
+            return 1
+        pkg, rule = found
+        app = world.apps[pkg]
+        target = (pkg, rule.get("screen", app.main))
+    pkg, screen = target
+    ctx.print(f"Starting: {it.describe()}\n")
+    if world.locked:
+        # Activities start behind the keyguard; the user still sees the lock screen.
+        pass
+    if it.stop_first:
+        world.force_stop(pkg)
+    cold = world.displays[it.display].task_for(pkg) is None
+    if rule is not None:
+        engine.start_intent(world, it.display, pkg, rule, short_extras(it.extras), it.data)
+    elif it.component:
+        world.launch(pkg, it.display, screen=screen)
+    else:
+        world.launch(pkg, it.display)
+    world.ime_visible = False
+    if it.wait:
+        top = world.top_activity(it.display)
+        comp = world.apps[top.package].activity_component(top.screen) if top else f"{pkg}/?"
+        total = 280 if cold else 95
+        ctx.print(f"Status: ok\nLaunchState: {'COLD' if cold else 'WARM'}\nActivity: {comp}\n"
+                  f"TotalTime: {total}\nWaitTime: {total + 4}\nComplete\n")
+    return 0
+
+
+@command("am")
+async def am(ctx: Ctx) -> int:
+    args = ctx.args[1:]
+    world = ctx.phone.world
+    if not args:
+        ctx.print("Activity manager (activity) commands:\n  start [-W] [-n COMPONENT] [-a ACTION] [-d DATA] [-t TYPE] [--display ID] ...\n  force-stop PACKAGE\n  broadcast [-a ACTION] ...\n  stack list\n  display move-stack TASK_ID DISPLAY_ID\n")
+        return 0
+    sub, rest = args[0], args[1:]
+    if sub in ("start", "start-activity"):
+        try:
+            it = parse_intent(rest)
+        except IntentArgError as e:
+            ctx.error(str(e))
+            return 1
+        return start(ctx, it)
+    if sub == "force-stop":
+        pkgs = [a for a in rest if not a.startswith("-") and not a.isdigit()]
+        if not pkgs:
+            ctx.error("Error: no package given")
+            return 1
+        world.force_stop(pkgs[-1])
+        return 0
+    if sub == "broadcast":
+        try:
+            it = parse_intent(rest)
+        except IntentArgError as e:
+            ctx.error(str(e))
+            return 1
+        ctx.print(f"Broadcasting: {it.describe('0x400000')}\n")
+        _broadcast(ctx, it)
+        ctx.print("Broadcast completed: result=0\n")
+        return 0
+    if sub == "stack" and rest[:1] == ["list"]:
+        for display in world.displays.values():
+            w, h = display.size
+            for task in reversed(display.tasks):
+                comp = world.apps[task.package].activity_component(task.top.screen)
+                visible = "true" if task is display.top_task else "false"
+                ctx.print(f"RootTask id={task.id} bounds=[0,0][{w},{h}] displayId={display.id} userId=0\n"
+                          f"  taskId={task.id}: {comp} bounds=[0,0][{w},{h}] userId=0 visible={visible} "
+                          f"topActivity=ComponentInfo{{{comp}}}\n")
+        return 0
+    if sub == "display" and rest[:1] == ["move-stack"] and len(rest) >= 3:
+        try:
+            task_id, display_id = int(rest[1]), int(rest[2])
+        except ValueError:
+            ctx.error("Error: move-stack needs TASK_ID DISPLAY_ID (numbers)")
+            return 1
+        if display_id not in world.displays:
+            ctx.error(f"Error: display {display_id} does not exist")
+            return 1
+        if not world.move_task(task_id, display_id):
+            ctx.error(f"Error: no root task with id {task_id}")
+            return 1
+        return 0
+    if sub in ("get-current-user",):
+        ctx.print("0\n")
+        return 0
+    ctx.error(f"Error: Unknown command: {sub}")
+    return 1
+
+
+def _broadcast(ctx: Ctx, it: Intent) -> None:
+    """The ADB Keyboard's broadcasts type into the focused field when it is the IME."""
+    world = ctx.phone.world
+    if world.ime_id != ADB_IME:
+        return
+    text = None
+    if it.action == "ADB_INPUT_TEXT":
+        text = it.extras.get("msg")
+    elif it.action == "ADB_INPUT_B64":
+        try:
+            text = base64.b64decode(str(it.extras.get("msg", ""))).decode("utf-8")
+        except ValueError:
+            text = None
+    elif it.action == "ADB_CLEAR_TEXT":
+        top = world.top_activity(world.focused_display)
+        if top and top.focus:
+            top.fields[top.focus] = ""
+            world.changed()
+        return
+    if text:
+        engine.type_text(world, world.focused_display, str(text))
+
+
+@command("monkey")
+async def monkey(ctx: Ctx) -> int:
+    args = ctx.args[1:]
+    world = ctx.phone.world
+    for a in args:
+        ctx.print(f"  bash arg: {a}\n")
+    pkg = None
+    if "-p" in args:
+        i = args.index("-p")
+        pkg = args[i + 1] if i + 1 < len(args) else None
+    count = args[-1] if args and args[-1].isdigit() else None
+    if count is None:
+        ctx.error("** Error: Count not specified")
+        return 1
+    app = world.apps.get(pkg or "")
+    if pkg is None or app is None or not app.launcher and pkg != "com.android.launcher3":
+        ctx.print("** No activities found to run, monkey aborted.\n")
+        return 252
+    world.launch(app.package, 0)
+    world.ime_visible = False
+    ms = random.Random(pkg).randint(20, 60)
+    ctx.print(f"Events injected: {count}\n## Network stats: elapsed time={ms}ms (0ms mobile, 0ms wifi, {ms}ms not connected)\n")
+    return 0

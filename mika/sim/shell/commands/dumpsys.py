@@ -1,0 +1,237 @@
+"""`dumpsys` for the services the ADB layer reads: window, activity, display,
+SurfaceFlinger, input_method, power, alarm, battery."""
+
+from __future__ import annotations
+
+import zlib
+
+from mika.sim.apps.frame import IME_PKG, build_frame
+from mika.sim.shell.context import Ctx
+from mika.sim.shell.registry import command
+from mika.sim.world.display import Activity, Task
+from mika.sim.world.world import LAUNCHER, World
+
+
+def _hex(n: int) -> str:
+    return format((n * 2654435761) & 0xFFFFFFF, "07x")
+
+
+def _record(world: World, task: Task, act: Activity) -> str:
+    comp = world.apps[act.package].activity_component(act.screen)
+    return f"ActivityRecord{{{act.token} u0 {comp} t{task.id}}}"
+
+
+def _focus_window(world: World, display_id: int) -> str:
+    windows = build_frame(world, display_id)
+    if world.locked and display_id == 0:
+        return "Window{5c1a7e2 u0 NotificationShade}"
+    for window in reversed(windows):
+        if window.kind == "dialog":
+            return f"Window{{{_hex(world.version)} u0 {window.package}}}" if window.package != "android" else "Window{3f2b19d u0 AlertDialog}"
+        if window.kind == "app":
+            return f"Window{{{_hex(zlib.crc32(window.title.encode()) & 0xFFFF)} u0 {_full(window.title)}}}"
+    return "null"
+
+
+def _full(title: str) -> str:
+    pkg, _, act = title.partition("/")
+    return f"{pkg}/{pkg}{act}" if act.startswith(".") else title
+
+
+def _window(ctx: Ctx, args: list[str]) -> None:
+    world = ctx.phone.world
+    sections = args[:1] or ["all"]
+    section = sections[0]
+    if section in ("all", "windows", "w"):
+        ctx.print("WINDOW MANAGER WINDOWS (dumpsys window windows)\n")
+        n = 0
+        for display in world.displays.values():
+            for window in reversed(build_frame(world, display.id)):
+                name = _full(window.title) if window.kind == "app" else window.title
+                ty = {"app": "BASE_APPLICATION", "status": "STATUS_BAR", "ime": "INPUT_METHOD", "dialog": "APPLICATION",
+                      "keyguard": "NOTIFICATION_SHADE", "toast": "TOAST"}[window.kind]
+                l, t, r, b = window.root.bounds
+                ctx.print(f"  Window #{n} Window{{{_hex(n + 7)} u0 {name}}}:\n"
+                          f"    mDisplayId={display.id} rootTaskId={display.top_task.id if display.top_task else -1} mSession=Session{{{_hex(n + 99)} 2202:u0a10086}}\n"
+                          f"    mAttrs={{({l},{t})({r - l}x{b - t}) ty={ty} fmt=TRANSLUCENT{' fl=SECURE' if window.secure else ''}}}\n"
+                          f"    mHasSurface=true isReadyForDisplay()=true mWindowRemovalAllowed=false\n"
+                          f"    isOnScreen=true\n    isVisible=true\n")
+                n += 1
+        ctx.print("\n")
+        fd = world.focused_display
+        ime_target = _focus_window(world, fd)
+        ctx.print(f"  mGlobalConfiguration={{1.0 ?mcc?mnc [en_US] ldltr sw392dp w392dp h872dp 440dpi nrml long port finger -keyb/v/h -nav/h}}\n")
+        ctx.print(f"  mHasPermanentDpad=false\n  mTopFocusedDisplayId={fd}\n")
+        ctx.print(f"  imeLayeringTarget in display# {fd} {ime_target}\n  imeInputTarget in display# {fd} {ime_target}\n")
+        ctx.print(f"  mInTouchMode=true\n")
+    if section in ("all", "displays", "d"):
+        ctx.print("WINDOW MANAGER DISPLAY CONTENTS (dumpsys window displays)\n")
+        for display in world.displays.values():
+            w, h = display.size
+            dens = display.override_density or display.density
+            ctx.print(f"  Display: mDisplayId={display.id} rootTasks={len(display.tasks)}\n"
+                      f"    init={display.width}x{display.height} {display.density}dpi cur={w}x{h} app={w}x{h} rng={w}x{w - 63}-{h}x{h - 63}\n"
+                      f"    deferred=false mLayoutNeeded=false mTouchExcludeRegion=SkRegion()\n"
+                      f"    mDisplayInfo=DisplayInfo{{\"{display.name}\", displayId {display.id}, real {w} x {h}, largest app {h} x {h}, "
+                      f"smallest app {w} x {w}, density {dens} ({dens}.0 x {dens}.0) dpi, rotation 0, state {'ON' if world.screen_on else 'OFF'}}}\n")
+            t = display.top_task
+            ctx.print(f"  mCurrentFocus={_focus_window(world, display.id)}\n  mFocusedApp={_record(world, t, t.top) if t else 'null'}\n")
+
+
+def _task_line(world: World, task: Task, visible: bool) -> str:
+    ty = "home" if task.package == LAUNCHER else "standard"
+    return (f"Task{{{_hex(task.id)} #{task.id} type={ty} A={world.apps[task.package].uid}:{task.package} U=0 "
+            f"visible={'true' if visible else 'false'} visibleRequested={'true' if visible else 'false'} mode=fullscreen translucent=false sz={len(task.stack)}}}")
+
+
+def _activity(ctx: Ctx, args: list[str]) -> None:
+    world = ctx.phone.world
+    section = args[0] if args else "activities"
+    if section in ("activities", "a", "recents", "r"):
+        ctx.print("ACTIVITY MANAGER ACTIVITIES (dumpsys activity activities)\n")
+        for display in world.displays.values():
+            ctx.print(f"Display #{display.id} (activities from top to bottom):\n")
+            for task in reversed(display.tasks):
+                visible = task is display.top_task
+                ctx.print(f"  * {_task_line(world, task, visible)}\n")
+                for i, act in reversed(list(enumerate(task.stack))):
+                    comp = world.apps[act.package].activity_component(act.screen)
+                    ctx.print(f"    * Hist  #{i}: {_record(world, task, act)}\n"
+                              f"      packageName={act.package} processName={act.package}\n"
+                              f"      Intent {{ act=android.intent.action.MAIN cat=[android.intent.category.LAUNCHER] flg=0x10200000 cmp={comp} }}\n"
+                              f"      mActivityComponent={comp}\n")
+            t = display.top_task
+            if t:
+                ctx.print(f"\n    Resumed: {_record(world, t, t.top)}\n")
+            ctx.print("\n")
+        fd = world.focused_display
+        t = world.displays[fd].top_task
+        if t:
+            rec = _record(world, t, t.top)
+            ctx.print(f"  ResumedActivity: {rec}\n  mResumedActivity: {rec}\n")
+            ctx.print(f"  topDisplayFocusedRootTask={_task_line(world, t, True)}\n")
+            ctx.print(f"  mFocusedApp={rec}\n")
+        return
+    if section == "top":
+        ctx.print("TASK com.android.activity id=0 userId=0\n")
+        for display in world.displays.values():
+            t = display.top_task
+            if not t:
+                continue
+            comp = world.apps[t.package].activity_component(t.top.screen)
+            ctx.print(f"TASK {world.apps[t.package].uid}:{t.package} id={t.id} userId=0\n"
+                      f"  ACTIVITY {comp} {t.top.token} pid={_pid(world, t.package)}\n"
+                      f"    Local Activity {t.top.token} State:\n      mResumed=true mStopped=false mFinished=false\n"
+                      f"      mDisplayId={display.id}\n")
+        return
+    ctx.print(f"ACTIVITY MANAGER {section.upper()} (dumpsys activity {section})\n")
+
+
+def _pid(world: World, package: str) -> int:
+    return 3000 + world.apps[package].uid % 1000 if package in world.apps else 0
+
+
+def _display(ctx: Ctx) -> None:
+    world = ctx.phone.world
+    ctx.print("DISPLAY MANAGER (dumpsys display)\n  mOnlyCode=false\n  mSafeMode=false\n")
+    ctx.print(f"  mGlobalDisplayState={'ON' if world.screen_on else 'OFF'}\n\nLogical Displays: size={len(world.displays)}\n")
+    for d in world.displays.values():
+        w, h = d.size
+        dens = d.override_density or d.density
+        ctx.print(f"  Display {d.id}:\n    mDisplayId={d.id}\n    mLayerStack={d.id}\n"
+                  f"    mBaseDisplayInfo=DisplayInfo{{\"{d.name}\", displayId {d.id}, real {d.width} x {d.height}, density {d.density}}}\n"
+                  f"    mOverrideDisplayInfo=DisplayInfo{{\"{d.name}\", displayId {d.id}, FLAG_SECURE, FLAG_SUPPORTS_PROTECTED_BUFFERS, real {w} x {h}, "
+                  f"largest app {h} x {h}, smallest app {w} x {w}, appVsyncOff 1000000, presDeadline 16666666, mode 1, "
+                  f"defaultMode 1, modes [{{id=1, width={d.width}, height={d.height}, fps=60.0}}], density {dens} ({dens}.0 x {dens}.0) dpi, "
+                  f"rotation 0, state {'ON' if world.screen_on else 'OFF'}, type {'INTERNAL' if d.id == 0 else 'VIRTUAL'}, uniqueId \"local:{4619827259835644672 + d.id}\"}}\n")
+
+
+def _surfaceflinger(ctx: Ctx, args: list[str]) -> None:
+    world = ctx.phone.world
+    if args[:1] in (["--display-id"], ["--displays"]):
+        for d in world.displays.values():
+            ctx.print(f"Display {4619827259835644672 + d.id} (HWC display {d.id}): port={130 + d.id} pnpId=MKA displayName=\"{d.name}\"\n")
+        return
+    ctx.print("SurfaceFlinger global state:\n")
+    for d in world.displays.values():
+        w, h = d.size
+        ctx.print(f"Display {4619827259835644672 + d.id} HWC layers: {w}x{h}\n")
+
+
+def _input_method(ctx: Ctx) -> None:
+    world = ctx.phone.world
+    fd = world.focused_display
+    top = world.top_activity(fd)
+    shown = bool(top and top.focus and world.ime_visible and not world.locked)
+    ctx.print(f"Current Input Method Manager state:\n  Input Methods:\n")
+    for ime in world.imes:
+        ctx.print(f"    InputMethod #{world.imes.index(ime)}:\n      mId={ime}\n")
+    ctx.print(f"  mCurMethodId={world.ime_id}\n  mCurFocusedWindowSoftInputMode=STATE_UNSPECIFIED|ADJUST_RESIZE\n")
+    ctx.print(f"  mCurClient=ClientState{{{_hex(7)} mUid={world.apps[top.package].uid if top else 0}}}\n" if top else "  mCurClient=null\n")
+    ctx.print(f"  mInputShown={'true' if shown else 'false'}\n  mShowRequested={'true' if shown else 'false'}\n"
+              f"  mImeWindowVis={'0x3' if shown else '0x0'}\n  mIsInputViewShown={'true' if shown else 'false'}\n"
+              f"  mServedInputConnection={'true' if top and top.focus else 'false'}\n  inputMethodPackage={IME_PKG}\n")
+
+
+def _power(ctx: Ctx) -> None:
+    world = ctx.phone.world
+    awake = world.screen_on
+    ctx.print(f"POWER MANAGER (dumpsys power)\n\nPower Manager State:\n  mDirty=0x0\n"
+              f"  mWakefulness={'Awake' if awake else 'Asleep'}\n  mWakefulnessChanging=false\n"
+              f"  mIsPowered=true\n  mPlugType=2\n  mBatteryLevel=100\n  mStayOn=false\n"
+              f"  mHoldingDisplaySuspendBlocker={'true' if awake else 'false'}\n"
+              f"  Display Power: state={'ON' if awake else 'OFF'}\n  mScreenOffTimeoutSetting=30000\n")
+
+
+def _alarm(ctx: Ctx) -> None:
+    world = ctx.phone.world
+    from mika.sim.world.alarms import next_alarm
+
+    ctx.print("Current Alarm Manager state:\n")
+    now = world.clock.local()
+    ctx.print(f"  nowRTC={int(world.clock.now() * 1000)}={now.strftime('%Y-%m-%d %H:%M:%S')}\n")
+    nxt = next_alarm(world)
+    if nxt is None:
+        ctx.print("  Next alarm clock information: none\n")
+    else:
+        when, alarm = nxt
+        ctx.print(f"  Next alarm clock information:\n    user:0 pendingSend:false time:{int(when.timestamp() * 1000)} "
+                  f"= {when.strftime('%Y-%m-%d %H:%M:%S')} = +{int((when - now).total_seconds())}s\n"
+                  f"    com.google.android.deskclock label={alarm.get('label', '')!r}\n")
+    ctx.print("  Pending alarm batches: 0\n")
+
+
+def _battery(ctx: Ctx) -> None:
+    ctx.print("Current Battery Service state:\n  AC powered: false\n  USB powered: true\n  Wireless powered: false\n"
+              "  Dock powered: false\n  Max charging current: 500000\n  Max charging voltage: 5000000\n"
+              "  Charge counter: 4000000\n  status: 2\n  health: 2\n  present: true\n  level: 100\n  scale: 100\n"
+              "  voltage: 4350\n  temperature: 250\n  technology: Li-ion\n  Charging state: 1\n  Charging policy: 1\n"
+              "  Capacity level: 4\n")
+
+
+@command("dumpsys")
+async def dumpsys(ctx: Ctx) -> int:
+    args = ctx.args[1:]
+    if not args:
+        ctx.print("Currently running services:\n  activity\n  alarm\n  battery\n  display\n  input_method\n  power\n  SurfaceFlinger\n  window\n")
+        return 0
+    service, rest = args[0], args[1:]
+    if service == "window":
+        _window(ctx, rest)
+    elif service == "activity":
+        _activity(ctx, rest)
+    elif service == "display":
+        _display(ctx)
+    elif service == "SurfaceFlinger":
+        _surfaceflinger(ctx, rest)
+    elif service == "input_method":
+        _input_method(ctx)
+    elif service == "power":
+        _power(ctx)
+    elif service == "alarm":
+        _alarm(ctx)
+    elif service == "battery":
+        _battery(ctx)
+    else:
+        ctx.print(f"Can't find service: {service}\n")
+    return 0

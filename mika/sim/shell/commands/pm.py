@@ -1,0 +1,166 @@
+"""`pm list packages|path`, `cmd package …`, `ime list|set|enable`."""
+
+from __future__ import annotations
+
+import zlib
+
+from mika.sim.shell.context import Ctx
+from mika.sim.shell.registry import command, lookup
+
+# Packages every phone has that aren't apps of ours (no screens).
+SYSTEM_ONLY = (
+    "android", "com.android.systemui", "com.android.phone", "com.android.shell",
+    "com.android.providers.settings", "com.android.providers.contacts", "com.android.providers.calendar",
+    "com.android.providers.media", "com.android.providers.telephony", "com.android.inputmethod.latin",
+    "com.google.android.permissioncontroller", "com.android.webview", "com.android.packageinstaller",
+)
+THIRD_PARTY_ONLY = ("com.android.adbkeyboard", "com.github.uiautomator")
+
+
+def _packages(ctx: Ctx) -> list[tuple[str, bool]]:
+    """(package, is_system)"""
+    world = ctx.phone.world
+    out = [(p, True) for p in SYSTEM_ONLY] + [(p, False) for p in THIRD_PARTY_ONLY]
+    out += [(a.package, a.system) for a in world.apps.values()]
+    return sorted(out)
+
+
+def _path(pkg: str, system: bool) -> str:
+    if system:
+        name = pkg.rsplit(".", 1)[-1].capitalize()
+        return f"/system/priv-app/{name}/{name}.apk"
+    return f"/data/app/~~{zlib.crc32(pkg.encode()) % 10**8:08d}==/{pkg}-1/base.apk"
+
+
+async def _pm(ctx: Ctx, args: list[str]) -> int:
+    if not args:
+        ctx.print("Package manager (package) commands:\n  list packages [-f] [-d] [-e] [-s] [-3] [--user USER_ID] [FILTER]\n  path [--user USER_ID] PACKAGE\n  resolve-activity [--brief] [--user USER_ID] INTENT\n")
+        return 0
+    sub, rest = args[0], args[1:]
+    if sub == "list" and rest[:1] == ["packages"]:
+        flags: set[str] = set()
+        filt = ""
+        i = 1
+        while i < len(rest):
+            a = rest[i]
+            if a == "--user":
+                i += 2
+                continue
+            if a.startswith("-"):
+                flags.add(a)
+            else:
+                filt = a
+            i += 1
+        for pkg, system in _packages(ctx):
+            if "-3" in flags and system or "-s" in flags and not system:
+                continue
+            if filt and filt not in pkg:
+                continue
+            prefix = f"package:{_path(pkg, system)}=" if "-f" in flags else "package:"
+            ctx.print(f"{prefix}{pkg}\n")
+        return 0
+    if sub == "path":
+        names = [a for a in rest if not a.startswith("-") and not a.isdigit()]
+        known = dict(_packages(ctx))
+        if not names or names[-1] not in known:
+            return 1
+        ctx.print(f"package:{_path(names[-1], known[names[-1]])}\n")
+        return 0
+    if sub == "resolve-activity":
+        brief = "--brief" in rest
+        names = [a for a in rest if not a.startswith("-")]
+        world = ctx.phone.world
+        if "-c" in rest:
+            names = [n for n in names if not n.startswith("android.intent.category")]
+        app = world.apps.get(names[-1]) if names else None
+        if app is None or not app.launcher and app.package != "com.android.launcher3":
+            ctx.print("No activity found\n")
+            return 0
+        comp = app.activity_component(app.main)
+        if brief:
+            ctx.print(f"priority=0 preferredOrder=0 match=0x108000 specificIndex=-1 isDefault=false\n{comp}\n")
+        else:
+            ctx.print(f"  ActivityInfo:\n    name={app.package}{app.screens[app.main].activity}\n    packageName={app.package}\n    enabled=true exported=true directBootAware=false\n")
+        return 0
+    if sub in ("clear",) and rest:
+        ctx.print("Success\n")
+        return 0
+    ctx.error(f"Unknown command: {sub}")
+    return 1
+
+
+@command("pm")
+async def pm(ctx: Ctx) -> int:
+    return await _pm(ctx, ctx.args[1:])
+
+
+async def _ime(ctx: Ctx, args: list[str]) -> int:
+    world = ctx.phone.world
+    available = ["com.android.inputmethod.latin/.LatinIME", "com.android.adbkeyboard/.AdbIME"]
+    if not args or args[0] == "help":
+        ctx.print("Input method manager (input_method) commands:\n  list [-a] [-s]\n  enable ID\n  disable ID\n  set ID\n  reset\n")
+        return 0
+    sub, rest = args[0], args[1:]
+    if sub == "list":
+        ids = available if "-a" in rest else world.imes
+        for ime in ids:
+            if "-s" in rest:
+                ctx.print(ime + "\n")
+            else:
+                pkg, _, cls = ime.partition("/")
+                ctx.print(f"{ime}:\n  mId={ime} mSettingsActivity=null mIsVrOnly=false mSupportsSwitchingToNextInputMethod=false\n  mIsDefaultResId=0x0\n  Service:\n    priority=0 preferredOrder=0 match=0x108000 specificIndex=-1 isDefault=false\n    ServiceInfo:\n      name={pkg}{cls}\n      packageName={pkg}\n")
+        return 0
+    if sub in ("enable", "disable", "set") and rest:
+        ime = rest[-1]
+        if ime not in available:
+            ctx.error(f"Unknown input method {ime} cannot be {'selected' if sub == 'set' else sub + 'd'} for user #0")
+            return 1
+        if sub == "enable":
+            state = "already enabled" if ime in world.imes else "now enabled"
+            if ime not in world.imes:
+                world.imes.append(ime)
+            ctx.print(f"Input method {ime}: {state} for user #0\n")
+        elif sub == "disable":
+            if ime in world.imes:
+                world.imes.remove(ime)
+            ctx.print(f"Input method {ime}: now disabled for user #0\n")
+        else:
+            if ime not in world.imes:
+                world.imes.append(ime)
+            world.ime_id = ime
+            world.extra_settings["secure"]["default_input_method"] = ime
+            ctx.print(f"Input method {ime} selected for user #0\n")
+        world.changed()
+        return 0
+    if sub == "reset":
+        world.ime_id = available[0]
+        world.imes = [available[0]]
+        ctx.print(f"Reset current and enabled IMEs for user #0\n  Selected: {available[0]}\n")
+        return 0
+    ctx.error(f"Unknown command: {sub}")
+    return 1
+
+
+@command("ime")
+async def ime(ctx: Ctx) -> int:
+    return await _ime(ctx, ctx.args[1:])
+
+
+@command("cmd")
+async def cmd(ctx: Ctx) -> int:
+    args = ctx.args[1:]
+    if not args:
+        ctx.error("cmd: No service specified; use -l to list all running services. Use -w to start and wait for a service.")
+        return 255
+    service, rest = args[0], args[1:]
+    if service == "package":
+        return await _pm(ctx, rest)
+    if service == "input_method":
+        return await _ime(ctx, rest)
+    if service in ("activity", "window", "input", "settings"):
+        target = lookup({"activity": "am", "window": "wm"}.get(service, service))
+        if target is not None:
+            ctx.args = [service, *rest]
+            return await target(ctx)
+    ctx.error(f"cmd: Can't find service: {service}")
+    return 255

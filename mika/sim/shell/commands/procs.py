@@ -1,0 +1,97 @@
+"""`ps`, `pidof`, `kill` over the simulated processes, and `app_process` (which serves
+uiautomator2 on tcp:9008 while its shell stream stays open)."""
+
+from __future__ import annotations
+
+import asyncio
+
+from mika.sim.shell.context import Ctx
+from mika.sim.shell.registry import command
+
+_SYSTEM = [("root", 1, 0, "init"), ("root", 412, 1, "ueventd"), ("logd", 530, 1, "logd"),
+           ("system", 1648, 612, "system_server"), ("u0_a86", 2202, 612, "com.android.systemui"),
+           ("shell", 4120, 1, "adbd"), ("root", 612, 1, "zygote64")]
+U2_MAIN = "com.wetest.uia2.Main"
+
+
+def processes(ctx: Ctx) -> list[tuple[str, int, int, str]]:
+    world = ctx.phone.world
+    out = list(_SYSTEM)
+    running = {t.package for d in world.displays.values() for t in d.tasks}
+    for pkg in sorted(running):
+        uid = world.apps[pkg].uid
+        out.append((f"u0_a{uid - 10000}", 3000 + uid % 1000, 612, pkg))
+    if ctx.phone.u2_servers:
+        out.append(("shell", 5008, 4120, "uiautomator"))
+    return out
+
+
+@command("ps")
+async def ps(ctx: Ctx) -> int:
+    names = [a for a in ctx.args[1:] if not a.startswith("-")]
+    ctx.print("USER           PID  PPID     VSZ    RSS WCHAN            ADDR S NAME\n")
+    for user, pid, ppid, name in processes(ctx):
+        if names and name not in names:
+            continue
+        ctx.print(f"{user:<12}{pid:>6}{ppid:>6} {12345678:>9} {54321:>6} 0                   0 S {name}\n")
+    return 0
+
+
+@command("pidof")
+async def pidof(ctx: Ctx) -> int:
+    pids = [str(pid) for _, pid, _, name in processes(ctx) if name in ctx.args[1:]]
+    if not pids:
+        return 1
+    ctx.print(" ".join(pids) + "\n")
+    return 0
+
+
+@command("kill")
+async def kill(ctx: Ctx) -> int:
+    targets = [a for a in ctx.args[1:] if not a.startswith("-")]
+    code = 0
+    by_pid = {str(pid): name for _, pid, _, name in processes(ctx)}
+    for t in targets:
+        name = by_pid.get(t)
+        if name is None:
+            ctx.error(f"kill: {t}: No such process")
+            code = 1
+        elif name == "uiautomator":
+            ctx.phone.u2_kill = True  # the serving app_process notices and exits
+        elif name in ctx.phone.world.apps:
+            ctx.phone.world.force_stop(name)
+        else:
+            ctx.error(f"kill: {t}: Operation not permitted")
+            code = 1
+    return code
+
+
+@command("app_process", "app_process64")
+async def app_process(ctx: Ctx) -> int:
+    args = ctx.args[1:]
+    classpath = ctx.env.get("CLASSPATH", "")
+    main = next((a for a in args[1:] if not a.startswith("-") and "." in a), "")
+    if not main:
+        ctx.error("Usage: app_process [java-options] cmd-dir start-class-name [options]")
+        return 1
+    if main != U2_MAIN or not any(ctx.phone.files.stat(p) for p in classpath.split(":") if p):
+        ctx.error(f'Exception in thread "main" java.lang.ClassNotFoundException: {main}')
+        return 1
+    phone = ctx.phone
+    phone.u2_servers += 1
+    phone.u2_kill = False
+    ctx.print("[server] INFO: [UiAutomator2Server] Starting Server\n")
+    await ctx.out.flush()
+    try:
+        stream = ctx.stream
+        while stream is not None and not stream.closed and not phone.u2_kill:
+            reader = asyncio.ensure_future(stream.read())
+            done, _ = await asyncio.wait({reader}, timeout=0.5)
+            if not done:
+                reader.cancel()
+                continue
+            if reader.result() == b"":
+                break
+    finally:
+        phone.u2_servers -= 1
+    return 0
