@@ -1,0 +1,139 @@
+"""The simulated phone's wire: shell:echo round trips and push/pull throughput, measured
+through a real adb server (the adb bundled with adbutils, on a private port).
+
+    uv run python benchmarks/sim_wire.py [--rounds N] [--mib N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+import statistics
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+import adbutils
+
+from mika.sim.launch import AdbServerAddress, bundled_adb, start_sim
+
+
+def _free_port() -> int:
+    while True:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        if not 5554 <= port <= 5585:
+            return port
+
+
+def _ms(samples: list[float]) -> str:
+    ordered = sorted(samples)
+    p95 = ordered[max(0, int(len(ordered) * 0.95) - 1)]
+    return f"{statistics.median(ordered) * 1000:8.2f} ms  (p95 {p95 * 1000:.2f} ms)"
+
+
+def _raw_echo(port: int, serial: str) -> float:
+    """One shell:echo through the adb server's smart socket, without any client library."""
+    t0 = time.perf_counter()
+    with socket.create_connection(("127.0.0.1", port)) as s:
+        for request in (f"host:transport:{serial}", "shell:echo ping"):
+            s.sendall(f"{len(request):04x}{request}".encode())
+            status = s.recv(4)
+            assert status == b"OKAY", status
+        out = b""
+        while chunk := s.recv(65536):
+            out += chunk
+    assert out == b"ping\n", out
+    return time.perf_counter() - t0
+
+
+def _best_of(n: int, fn) -> float:  # type: ignore[no-untyped-def]
+    return min(fn() for _ in range(n))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--rounds", type=int, default=200, help="shell:echo round trips")
+    parser.add_argument("--mib", type=int, default=32, help="size of the big push/pull")
+    args = parser.parse_args()
+
+    adb = bundled_adb()
+    port = _free_port()
+    env = dict(os.environ, ANDROID_ADB_SERVER_PORT=str(port), ADB_MDNS="0")
+    subprocess.run([adb, "-P", str(port), "start-server"], env=env, check=True, capture_output=True)
+    rows: list[tuple[str, str]] = []
+    try:
+        with start_sim(adb_address=AdbServerAddress("127.0.0.1", port)) as sim:
+            dev: adbutils.AdbDevice = sim.adb_device()
+            dev.shell("echo warm")
+
+            raw = [_raw_echo(port, sim.serial) for _ in range(args.rounds)]
+            rows.append((f"shell:echo, raw smart socket ×{args.rounds}", _ms(raw)))
+
+            samples = []
+            for _ in range(args.rounds):
+                t0 = time.perf_counter()
+                dev.shell("echo ping")
+                samples.append(time.perf_counter() - t0)
+            rows.append((f"shell:echo via adbutils ×{args.rounds} (¹)", _ms(samples)))
+
+            cli = []
+            for _ in range(max(5, args.rounds // 20)):
+                t0 = time.perf_counter()
+                subprocess.run([adb, "-P", str(port), "-s", sim.serial, "shell", "echo ping"],
+                               env=env, check=True, capture_output=True)
+                cli.append(time.perf_counter() - t0)
+            rows.append((f"adb shell echo, CLI process ×{len(cli)}", _ms(cli)))
+
+            with tempfile.TemporaryDirectory() as tmp:
+                for mib in (1, args.mib):
+                    data = os.urandom(mib * 1024 * 1024)
+                    src = Path(tmp) / f"b{mib}.bin"
+                    dst = Path(tmp) / f"p{mib}.bin"
+                    src.write_bytes(data)
+                    remote = f"/sdcard/c{mib}.bin"
+
+                    def push() -> float:
+                        t0 = time.perf_counter()
+                        subprocess.run([adb, "-P", str(port), "-s", sim.serial, "push", str(src), remote],
+                                       env=env, check=True, capture_output=True)
+                        return time.perf_counter() - t0
+
+                    def pull() -> float:
+                        t0 = time.perf_counter()
+                        subprocess.run([adb, "-P", str(port), "-s", sim.serial, "pull", remote, str(dst)],
+                                       env=env, check=True, capture_output=True)
+                        return time.perf_counter() - t0
+
+                    rows.append((f"adb push {mib} MiB, CLI (best of 3)", f"{mib / _best_of(3, push):8.1f} MiB/s"))
+                    rows.append((f"adb pull {mib} MiB, CLI (best of 3)", f"{mib / _best_of(3, pull):8.1f} MiB/s"))
+                    assert dst.read_bytes() == data, "adb pull returned different bytes"
+
+                    def upush() -> float:
+                        t0 = time.perf_counter()
+                        dev.sync.push(data, f"/sdcard/b{mib}.bin")
+                        return time.perf_counter() - t0
+
+                    def upull() -> float:
+                        t0 = time.perf_counter()
+                        assert dev.sync.read_bytes(f"/sdcard/b{mib}.bin") == data
+                        return time.perf_counter() - t0
+
+                    rows.append((f"sync push {mib} MiB, adbutils (¹)", f"{mib / _best_of(3, upush):8.1f} MiB/s"))
+                    rows.append((f"sync pull {mib} MiB, adbutils (¹)", f"{mib / _best_of(3, upull):8.1f} MiB/s"))
+    finally:
+        subprocess.run([adb, "-P", str(port), "kill-server"], env=env, capture_output=True)
+
+    width = max(len(name) for name, _ in rows)
+    print(f"{'measure':<{width}}  result")
+    print(f"{'-' * width}  {'-' * 30}")
+    for name, value in rows:
+        print(f"{name:<{width}}  {value}")
+    print("(¹) includes adbutils' own cost: ~10 ms per new server connection and Python-side reads.")
+
+
+if __name__ == "__main__":
+    main()
