@@ -67,3 +67,13 @@ def test_misreads_are_dropped() -> None:
         SeenText("WLAN 网络", Bounds(0, 0, 10, 5), 0.9),
     ]
     assert [s.text for s in clean_lines(lines)] == ["WLAN 网络", "设置", "通知"]
+
+
+def test_boxes_are_scaled_when_a_size_override_is_in_force(haoce_lines) -> None:
+    tree = parse_hierarchy((REAL / "ui_dumps" / "unity_game__near_empty_tree.xml").read_bytes())
+    screen = build_screen(tree, size=(540, 1200))
+    merged = merge_ocr(screen, haoce_lines, image_size=(1080, 2400))
+    original = {s.text: s for s in haoce_lines}
+    for line in merged.seen_text:
+        o = original[line.text]
+        assert abs(line.box.left - o.box.left / 2) <= 1 and abs(line.box.bottom - o.box.bottom / 2) <= 1

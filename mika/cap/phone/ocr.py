@@ -91,13 +91,28 @@ def _norm(text: str) -> str:
     return _WS.sub("", text).casefold()
 
 
-def merge_ocr(screen: Screen, lines: tuple[SeenText, ...]) -> Screen:
+def _scaled(lines: tuple[SeenText, ...], sx: float, sy: float) -> tuple[SeenText, ...]:
+    return tuple(
+        SeenText(s.text, Bounds(round(s.box.left * sx), round(s.box.top * sy), round(s.box.right * sx), round(s.box.bottom * sy)), s.score)
+        for s in lines
+    )
+
+
+def merge_ocr(screen: Screen, lines: tuple[SeenText, ...], *, image_size: tuple[int, int] | None = None) -> Screen:
     """The screen plus the OCR lines its tree does not already have.
 
     A line counts as known when its text (spaces ignored) is inside some text or
     description of the tree. The screen is marked tree-blind when the tree was unusable
     or when 3 or more lines were missing from it (seed: "partial").
+
+    Pixels and tree coordinates differ when a size override is in force (`wm size
+    480x1024` on a 1080x1920 panel: screencap is physical, the tree is not). Pass the
+    picture's `image_size` and build the screen with `size=` the override; boxes are
+    then scaled to tree coordinates. Without a known screen size nothing is scaled: the
+    tree's own extent is not the screen (nav bars are often left out of it).
     """
+    if image_size and screen.size and tuple(image_size) != tuple(screen.size):
+        lines = _scaled(lines, screen.size[0] / image_size[0], screen.size[1] / image_size[1])
     known = [_norm(t) for t in screen.texts()]
     missing = tuple(s for s in lines if _norm(s.text) and not any(_norm(s.text) in k for k in known))
     adequacy = TreeAdequacy.assess(screen)
