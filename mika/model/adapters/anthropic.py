@@ -193,6 +193,9 @@ class AnthropicModel:
             base_url=strip_version_suffix(endpoint.base_url, "/v1"),
             max_retries=0,
             timeout=anthropic.Timeout(endpoint.read_timeout, connect=endpoint.connect_timeout),
+            # This SDK sends the key as a Bearer token; Anthropic-compatible servers of
+            # other vendors read x-api-key, so it goes in both.
+            default_headers={"x-api-key": endpoint.api_key} if endpoint.api_key else None,
         )
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
