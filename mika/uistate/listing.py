@@ -65,7 +65,8 @@ def render_listing(screen: "Screen") -> str:
     if screen.foreground_package:
         head.append(screen.foreground_package)
     frame = screen.frame
-    if not frame.empty:
+    # A dialog-only dump does not show how big the screen is; say nothing rather than guess.
+    if not frame.empty and (screen.size or (frame.left == 0 and frame.top == 0)):
         head.append(f"{frame.right}x{frame.bottom}")
     if screen.display_id:
         head.append(f"display {screen.display_id}")
