@@ -35,3 +35,16 @@ def test_world_phone_props_through_adbutils(sim_phone: SimPhone) -> None:
         if line.startswith(sim_phone.serial)
     )
     assert f"model:{model.replace(' ', '_')}" in line
+
+
+def test_interactive_shell_reads_stdin_through_the_wire(sim_phone: SimPhone) -> None:
+    import subprocess
+
+    proc = subprocess.run(
+        [sim_phone.server.binary, "-P", str(sim_phone.server.port), "-s", sim_phone.serial, "shell"],
+        input=b"echo typed in\nexit\n",
+        capture_output=True,
+        timeout=30,
+    )
+    assert proc.returncode == 0
+    assert b"typed in\n" in proc.stdout.replace(b"echo typed in", b"")
