@@ -147,12 +147,17 @@ class RunningSim:
 
 def _make_device(serial: str, scenario: str | None, faults: object) -> SimDevice:
     try:
+        from mika.sim.faults import FaultSpec
         from mika.sim.world import make_device
     except ImportError as exc:
         raise SimLaunchError(
             f"the simulated phone's world is not available ({exc}); this build can't start it"
         ) from exc
-    return make_device(serial, scenario, faults)  # type: ignore[arg-type]
+    try:
+        spec = FaultSpec.parse(faults) if isinstance(faults, str) else faults
+        return make_device(serial, scenario, spec)  # type: ignore[arg-type]
+    except ValueError as exc:  # FaultSpecError / ScenarioError say what is known
+        raise SimLaunchError(str(exc)) from exc
 
 
 def start_sim(
@@ -166,7 +171,9 @@ def start_sim(
 ) -> RunningSim:
     """Start a simulated phone on a free port and connect it through the adb server.
 
-    `device` lets a caller (tests) bring its own SimDevice instead of a fresh world.
+    `faults` is a FaultSpec or its spec string ("drop_after=5,slow_ms=200"). `device`
+    lets a caller (tests) bring its own SimDevice instead of a fresh world. Raises
+    SimLaunchError (a sentence for the user) when anything is wrong.
     """
     address = adb_address or AdbServerAddress.from_env()
     dev = device if device is not None else _make_device(serial or DEFAULT_SIM_SERIAL, scenario, faults)

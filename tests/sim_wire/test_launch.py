@@ -67,3 +67,16 @@ def test_start_sim_default_device_is_the_world(adb_server: AdbServer) -> None:
     with start_sim(scenario=None, adb_address=adb_server.address) as sim:
         assert sim.device.serial == "mika-sim"
         assert sim.adb_device().shell("echo world") == "world"
+
+
+def test_start_sim_reports_bad_faults_and_scenarios(adb_server: AdbServer) -> None:
+    with pytest.raises(SimLaunchError, match="unknown key 'bogus'"):
+        start_sim(faults="bogus=1", adb_address=adb_server.address)
+    with pytest.raises(SimLaunchError, match="unknown scenario"):
+        start_sim(scenario="no-such-scenario", adb_address=adb_server.address)
+
+
+def test_start_sim_with_a_fault_spec_string(adb_server: AdbServer) -> None:
+    with start_sim(faults="slow_ms=1", adb_address=adb_server.address) as sim:
+        assert sim.device.command_delay() == pytest.approx(0.001)
+        assert sim.adb_device().shell("echo slow but fine") == "slow but fine"

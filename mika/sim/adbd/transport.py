@@ -28,7 +28,7 @@ from .packet import (
     ProtocolError,
     read_packet,
 )
-from .services import parse_destination
+from .services import Service, parse_destination
 from .stream import AdbStream
 
 log = logging.getLogger("mika.sim.adbd")
@@ -150,7 +150,7 @@ class Transport:
             self._serve(service, stream), name=f"adbd:{destination[:60]}"
         )
 
-    async def _serve(self, service, stream: AdbStream) -> None:  # type: ignore[no-untyped-def]
+    async def _serve(self, service: Service, stream: AdbStream) -> None:
         try:
             delay = self.device.command_delay()
             if delay > 0:
