@@ -16,7 +16,7 @@ from mika.uistate import (
     find_nodes,
     parse_hierarchy,
 )
-from mika.uistate.elements import clean_label, own_label
+from mika.uistate.elements import clean_label, id_label, own_label
 
 from uistate_real import ALL_DUMPS, dump
 
@@ -43,6 +43,16 @@ def test_listing_keeps_every_labelled_control_and_is_a_quarter_of_the_xml(path) 
             shown = listed[node.order].label.rstrip("…")
             assert shown and label.startswith(shown)
             assert json.dumps(shown, ensure_ascii=False)[1:-1] in listing
+        elif actionable and _visible_on(node, screen.frame):
+            # Labelled only by a readable resource-id, or not at all: still there to act on,
+            # unless it is the very same spot as another listed element of its window.
+            if node.order in listed:
+                if id_label(node) and not listed[node.order].label:
+                    raise AssertionError(f"{path.stem}: {node.resource_id} lost its id label")
+            else:
+                assert any(e.bounds == node.bounds and e.window == node.window for e in screen.elements), (
+                    f"{path.stem}: {node.class_name} at {node.bounds} missing"
+                )
     assert "<node" not in listing and "bounds=" not in listing
     assert estimate_tokens(listing) * 4 <= estimate_tokens(raw.decode("utf-8")), path.stem
 
