@@ -1,8 +1,10 @@
 """The user-facing sentences of the task center, recovery and the conversations
 command, in English and Chinese.
 
-The language is `MIKA_LANG` if set, else the locale (`LC_ALL`, `LC_MESSAGES`, `LANG`):
-anything starting with `zh` gives Chinese, everything else English.
+Callers that hold the settings pass `lang=settings.ui_language`. Without it the same
+rule applies as in `Settings.ui_language`: `MIKA_LANGUAGE` (en / zh) if set and not
+"auto", else the locale (`LC_ALL`, `LC_MESSAGES`, `LANG`): `zh…` gives Chinese,
+everything else English.
 """
 
 from __future__ import annotations
@@ -64,7 +66,10 @@ TEXTS: dict[str, dict[str, str]] = {
 
 
 def ui_language() -> str:
-    for var in ("MIKA_LANG", "LC_ALL", "LC_MESSAGES", "LANG"):
+    chosen = os.environ.get("MIKA_LANGUAGE", "")
+    if chosen in ("en", "zh"):
+        return chosen
+    for var in ("LC_ALL", "LC_MESSAGES", "LANG"):
         value = os.environ.get(var, "")
         if value:
             return "zh" if value.lower().startswith("zh") else "en"

@@ -18,7 +18,7 @@ from mika.run.state_lock import ProcessLease
 @pytest.fixture
 def state(tmp_path, monkeypatch):
     monkeypatch.setenv("MIKA_STATE_DIR", str(tmp_path))
-    monkeypatch.setenv("MIKA_LANG", "en")
+    monkeypatch.setenv("MIKA_LANGUAGE", "en")
     store = ConversationStore(tmp_path)
     store.begin_turn("c1", "r1", "open settings")
     store.finish_turn("c1", "r1", outcome="answered", answer="Opened Settings.")
@@ -74,7 +74,7 @@ def test_errors_are_one_line_not_tracebacks(state):
 
 
 def test_chinese_texts(state, monkeypatch):
-    monkeypatch.setenv("MIKA_LANG", "zh_CN.UTF-8")
+    monkeypatch.setenv("MIKA_LANGUAGE", "zh")
     missing = run("show", "nope")
     assert "没有编号为 nope 的对话" in missing.stderr
 

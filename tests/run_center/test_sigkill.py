@@ -66,7 +66,7 @@ HOST = textwrap.dedent("""
 
 
 def _host(root: Path, told: Path, goal: str) -> subprocess.Popen:
-    env = dict(os.environ, PYTHONPATH=str(ROOT), MIKA_LANG="en")
+    env = dict(os.environ, PYTHONPATH=str(ROOT), MIKA_LANGUAGE="en")
     return subprocess.Popen([sys.executable, "-c", HOST, str(root), str(told), goal], cwd=ROOT, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
