@@ -11,7 +11,7 @@ from mika.cap.phone.adb.parse.activity import ResumedActivity, parse_resumed_act
 from mika.cap.phone.adb.parse.battery import BatteryState, parse_battery
 from mika.cap.phone.adb.parse.decode import ShellOutputError, shell_text
 from mika.cap.phone.adb.parse.display import DisplayInfo, parse_display
-from mika.cap.phone.adb.parse.getprop import parse_getprop
+from mika.cap.phone.adb.parse.getprop import parse_getprop, sdk_level
 from mika.cap.phone.adb.parse.input_dump import InputState, parse_input
 from mika.cap.phone.adb.parse.input_method import parse_input_shown
 from mika.cap.phone.adb.parse.packages import parse_packages
@@ -47,5 +47,6 @@ __all__ = [
     "parse_window_focus",
     "parse_wm_density",
     "parse_wm_size",
+    "sdk_level",
     "shell_text",
 ]
