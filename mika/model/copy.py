@@ -1,4 +1,4 @@
-"""The words `mika models` shows, in English and Chinese (picked from LANG / MIKA_LANG)."""
+"""The words `mika models` shows, in English and Chinese (MIKA_LANGUAGE, else the locale)."""
 
 from __future__ import annotations
 

@@ -30,6 +30,7 @@ from mika.model.adapters import KINDS
 from mika.model.presets import Preset, preset, preset_ids
 
 _KIND_LIST = "one of " + ", ".join(KINDS)
+SCRIPTED = "scripted"
 _PROVIDER_KEYS = {
     "kind", "base_url", "api_key_env", "api_key_file", "preset", "headers", "session_header", "stream",
     "name", "models", "context_window", "timeout",
@@ -128,6 +129,8 @@ class ProvidersConfig:
     providers: Mapping[str, ProviderSettings]
     roles: RoleChoices = RoleChoices()
     file: Path | None = None
+    # Ids of `kind = "scripted"` providers (left to mika.model_select).
+    scripted: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -144,7 +147,8 @@ def parse_ref(text: Any, *, file: Path | None, key: str, cfg: ProvidersConfig | 
     if not isinstance(text, str) or "/" not in text or text.startswith("/") or text.endswith("/"):
         raise ConfigError(file, key, 'PROVIDER/MODEL, e.g. "deepseek/deepseek-chat"', text)
     provider, model = text.split("/", 1)
-    if cfg is not None and provider not in cfg.providers and not _is_preset_id(provider):
+    if cfg is not None and provider not in cfg.providers and not _is_preset_id(provider) \
+            and provider not in cfg.scripted:
         known = ", ".join(sorted(cfg.providers)) or "none configured"
         raise ConfigError(file, key, f"a provider defined under [providers.*] (known: {known})", provider)
     return ModelRef(provider, model)
@@ -263,10 +267,13 @@ def load_providers(data: dict, file: Path | None) -> ProvidersConfig:
         raise ConfigError(file, "providers", "a table of [providers.NAME] tables", raw)
     providers = {}
     for pid, pdata in raw.items():
+        if isinstance(pdata, dict) and pdata.get("kind") == SCRIPTED:
+            continue  # offline scripted models are built by mika.model_select, not here
         if not pid or "/" in pid:
             raise ConfigError(file, f"providers.{pid}", "a provider id without '/'", pid)
         providers[pid] = _provider(pid, pdata, file)
-    cfg = ProvidersConfig(providers, RoleChoices(), file)
+    scripted = frozenset(pid for pid, pdata in raw.items() if isinstance(pdata, dict) and pdata.get("kind") == SCRIPTED)
+    cfg = ProvidersConfig(providers, RoleChoices(), file, scripted)
     roles_data = data.get("roles", {})
     if not isinstance(roles_data, dict):
         raise ConfigError(file, "roles", "a [roles] table", roles_data)
@@ -282,4 +289,4 @@ def load_providers(data: dict, file: Path | None) -> ProvidersConfig:
     light = roles_data.get("light", "main")
     if light != "main":
         parse_ref(light, file=file, key="roles.light", cfg=cfg)
-    return ProvidersConfig(providers, RoleChoices(main, vision, light), file)
+    return ProvidersConfig(providers, RoleChoices(main, vision, light), file, scripted)

@@ -47,6 +47,9 @@ def provider_settings(cfg: ProvidersConfig, provider_id: str, *, key: str) -> Pr
     if p is not None and p.id != "custom":
         return ProviderSettings(id=p.id, kind=p.kind, base_url=p.base_url, preset=p.id,
                                 api_key_env=p.key_env or None, session_header=p.session_header, file=cfg.file)
+    if provider_id in cfg.scripted:
+        raise ConfigError(cfg.file, key, "a real provider here (a scripted provider can only be the main model)",
+                          provider_id)
     known = ", ".join(sorted(cfg.providers)) or "none configured"
     raise ConfigError(cfg.file, key, f"a provider defined under [providers.*] or a preset id (configured: {known})",
                       provider_id)

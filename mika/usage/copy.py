@@ -1,4 +1,4 @@
-"""The words `mika usage` shows, in English and Chinese (picked from LANG / MIKA_LANG)."""
+"""The words `mika usage` shows, in English and Chinese (MIKA_LANGUAGE, else the locale)."""
 
 from __future__ import annotations
 
@@ -27,7 +27,11 @@ TEXT = {
 
 
 def language() -> str:
-    value = os.environ.get("MIKA_LANG") or os.environ.get("LC_ALL") or os.environ.get("LANG") or ""
+    """MIKA_LANGUAGE (en/zh) wins, then the locale, as for the rest of Mika."""
+    chosen = (os.environ.get("MIKA_LANGUAGE") or "").lower()
+    if chosen in ("en", "zh"):
+        return chosen
+    value = os.environ.get("LC_ALL") or os.environ.get("LC_MESSAGES") or os.environ.get("LANG") or ""
     return "zh" if value.lower().startswith("zh") else "en"
 
 

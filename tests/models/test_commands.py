@@ -21,7 +21,9 @@ def env(tmp_path, monkeypatch):
     monkeypatch.setenv("MIKA_CONFIG", str(tmp_path / "config.toml"))
     monkeypatch.setenv("MIKA_STATE_DIR", str(tmp_path / "state"))
     monkeypatch.setenv("LANG", "C.UTF-8")
-    monkeypatch.delenv("MIKA_LANG", raising=False)
+    monkeypatch.delenv("MIKA_LANGUAGE", raising=False)
+    monkeypatch.delenv("LC_ALL", raising=False)
+    monkeypatch.delenv("LC_MESSAGES", raising=False)
     return tmp_path
 
 
@@ -156,7 +158,7 @@ def test_usage_command_reports_the_ledger(env):
     assert len(data["buckets"]) == 24 and data["buckets"][-1]["providers"]["deepseek"]["tokens"] == 1500
     text = run(usage_command).output
     assert "1500" in text and "deepseek/deepseek-chat" in text and "1 calls reported no usage" in text
-    zh = CliRunner(env={"MIKA_LANG": "zh_CN"}).invoke(usage_command, [])
+    zh = CliRunner(env={"MIKA_LANGUAGE": "zh"}).invoke(usage_command, [])
     assert "合计" in zh.output
     bad = CliRunner().invoke(usage_command, ["--range", "1y"])
     assert bad.exit_code == 2 and "24h, 7d, 30d, 90d" in bad.stderr

@@ -194,3 +194,40 @@ def test_client_headers():
     assert h["User-Agent"].startswith("Mika/") and h["X-Title"] == "Mika"
     assert h["x-opencode-session"] == ModelSession.of("c").value
     assert "x-opencode-session" not in client_headers(conversation_id="c")
+
+
+def test_config_example_loads(monkeypatch):
+    from pathlib import Path
+
+    example = Path(__file__).resolve().parents[2] / "config.example.toml"
+    data = tomllib.loads(example.read_text())
+    # Uncomment every optional provider/model key to prove the documented ones parse.
+    text = example.read_text()
+    cfg = load_providers(data, example)
+    assert cfg.roles.main == "local/some-model"
+    monkeypatch.setenv("LOCAL_API_KEY", "k")
+    assert build_roles(cfg, UsageLedger(None)).main.name == "some-model"
+    lines = []
+    inside = False
+    for line in text.splitlines():
+        if line.startswith("[providers.local]"):
+            inside = True
+        elif line.startswith("# An offline"):
+            inside = False
+        stripped = line.lstrip("# ")
+        key = stripped.split("=", 1)[0].strip()
+        if inside and line.startswith("# ") and key in {"name", "headers", "session_header", "stream", "context_window",
+                                             "timeout", "images", "tools", "kind", "base_url", "reasoning_field"}:
+            line = stripped
+        lines.append(line)
+    full = load_providers(tomllib.loads("\n".join(lines)), example)
+    m = full.providers["local"].models["some-model"]
+    assert m.kind == "openai-responses" and m.images is True and full.providers["local"].timeout == 300
+
+
+def test_scripted_providers_are_left_to_model_select():
+    cfg = load('[providers.demo]\nkind = "scripted"\nscript = "demo.json"\n[roles]\nmain = "demo/x"\nlight = "demo/x"\n')
+    assert "demo" not in cfg.providers and cfg.scripted == {"demo"}
+    with pytest.raises(ConfigError) as info:
+        build_roles(cfg, UsageLedger(None), override_main=None)
+    assert "scripted" in str(info.value)
