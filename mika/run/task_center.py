@@ -215,6 +215,23 @@ class TaskCenter:
         )
         return self._enqueue(task)
 
+    def run_for(self, conversation_id: str) -> TaskRunLike | None:
+        active = self._active.get(conversation_id)
+        return active.run if active else None
+
+    def answer(self, conversation_id: str, question_id: str, text: str) -> bool:
+        """The user's answer to a question the conversation's run asked; False if none waits."""
+        run = self.run_for(conversation_id)
+        return run.answer(question_id, text) if run is not None else False
+
+    def confirm(self, conversation_id: str, question_id: str, allowed: bool) -> bool:
+        run = self.run_for(conversation_id)
+        return run.confirm(question_id, allowed) if run is not None else False
+
+    def hand_back(self, conversation_id: str, question_id: str, done: bool) -> bool:
+        run = self.run_for(conversation_id)
+        return run.hand_back(question_id, done) if run is not None else False
+
     def _enqueue(self, task: QueuedTask, *, front: bool = False) -> Submission:
         self.run_store.queued(task.run_id, task.conversation_id, task.goal)
         self.conversations.begin_turn(task.conversation_id, task.run_id, task.goal, outcome="queued")

@@ -7,7 +7,7 @@ import asyncio
 import json
 
 from mika.assembly import RunEnvironment, capabilities_for
-from mika.model.testing import FunctionModel, Reply, ScriptedModel
+from mika.model.testing import FunctionModel, Reply, ScriptedModel, last_tool_results
 from mika.run.contracts import OutcomeStatus
 from mika.run.conversations import ConversationStore
 from mika.run.outbox import CallbackChannel, DeliveryState, Outbox
@@ -126,3 +126,17 @@ async def test_two_conversations_with_real_runs_queue_in_order(tmp_path):
     gate.set()
     assert (await center.wait_run(b.run_id)).answer == "second done"
     assert [s.id for s in specs] == [a.run_id, b.run_id]
+
+
+async def test_an_answer_reaches_the_question_the_real_run_asked(tmp_path):
+    model = ScriptedModel([Reply.call("ask_user", question="Which city?"), "Booked for Porto."])
+    center = TaskCenter(_factory(model, tmp_path), state_dir=tmp_path, outbox=Outbox(tmp_path, []))
+    asked = []
+    center.subscribe(lambda e: asked.append(e) if e.type == "question" else None)
+    first = center.submit("c1", "book a hotel")
+    await _until(lambda: asked)
+    assert not center.answer("c2", asked[0].question_id, "Porto")  # another conversation: nothing waits
+    assert center.answer("c1", asked[0].question_id, "Porto")
+    result = await asyncio.wait_for(center.wait_run(first.run_id), 10)
+    assert result.answer == "Booked for Porto."
+    assert any("Porto" in text for text in last_tool_results(model.requests[-1]))
