@@ -14,7 +14,7 @@ SYSTEM_ONLY = (
     "com.android.providers.media", "com.android.providers.telephony", "com.android.inputmethod.latin",
     "com.google.android.permissioncontroller", "com.android.webview", "com.android.packageinstaller",
 )
-THIRD_PARTY_ONLY = ("com.android.adbkeyboard", "com.github.uiautomator")
+THIRD_PARTY_ONLY = ("com.android.adbkeyboard",)
 
 
 def _packages(ctx: Ctx) -> list[tuple[str, bool]]:

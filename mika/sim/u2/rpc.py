@@ -1,0 +1,207 @@
+"""The JSON-RPC methods uiautomator2 3.7.x calls, answered from the simulated world."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import io
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from mika.sim.apps import engine
+from mika.sim.apps.frame import build_frame
+from mika.sim.render.screen import render
+from mika.sim.shell.commands.keys import BY_CODE, key_char
+from mika.sim.u2.selector import find_all, find_one, obj_info
+from mika.sim.world.hierarchy import dump_u2
+
+if TYPE_CHECKING:
+    from mika.sim.world.phone import Phone
+
+NOT_FOUND = "androidx.test.uiautomator.UiObjectNotFoundException"
+_KEYS = {
+    "home": "HOME", "back": "BACK", "left": "DPAD_LEFT", "right": "DPAD_RIGHT", "up": "DPAD_UP",
+    "down": "DPAD_DOWN", "center": "DPAD_CENTER", "menu": "MENU", "search": "SEARCH", "enter": "ENTER",
+    "delete": "DEL", "del": "DEL", "recent": "APP_SWITCH", "volume_up": "VOLUME_UP",
+    "volume_down": "VOLUME_DOWN", "volume_mute": "VOLUME_MUTE", "camera": "CAMERA", "power": "POWER",
+}
+
+
+class RpcError(Exception):
+    def __init__(self, code: int, message: str, data: str = "") -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.data = data
+
+
+def _frames(phone: Phone) -> list[tuple[int, list[Any]]]:
+    w = phone.world
+    return [(d, build_frame(w, d)) for d in sorted(w.displays)]
+
+
+def _node(phone: Phone, selector: dict[str, Any]):  # type: ignore[no-untyped-def]
+    windows = [win for _, wins in _frames(phone) for win in wins]
+    node = find_one(windows, selector)
+    if node is None:
+        shown = {k: v for k, v in selector.items() if k not in ("mask", "childOrSibling", "childOrSiblingSelector")}
+        raise RpcError(-32002, NOT_FOUND, f"{NOT_FOUND}: UiSelector{shown}")
+    return node
+
+
+def device_info(phone: Phone) -> dict[str, Any]:
+    w = phone.world
+    d = w.displays[0]
+    width, height = d.size
+    top = w.top_activity(0)
+    dens = (d.override_density or d.density) / 160
+    return {
+        "currentPackageName": top.package if top else "",
+        "displayHeight": height,
+        "displayRotation": 0,
+        "displaySizeDpX": round(width / dens),
+        "displaySizeDpY": round(height / dens),
+        "displayWidth": width,
+        "productName": w.props["ro.product.name"],
+        "screenOn": w.screen_on,
+        "sdkInt": int(w.props["ro.build.version.sdk"]),
+        "naturalOrientation": True,
+    }
+
+
+def _screenshot(phone: Phone, scale: float = 1.0, quality: int = 80) -> str:
+    w = phone.world
+    display = w.displays[0]
+    image = render(build_frame(w, 0), display.size, w.screen_on)
+    if scale and scale != 1:
+        image = image.resize((max(1, int(image.width * scale)), max(1, int(image.height * scale))))
+    buf = io.BytesIO()
+    image.save(buf, format="JPEG", quality=int(quality or 80))
+    return base64.b64encode(buf.getvalue()).decode()
+
+
+def _key(phone: Phone, name: str) -> bool:
+    w = phone.world
+    ch = key_char(name)
+    if ch is not None:
+        engine.type_text(w, w.focused_display, ch)
+    else:
+        engine.key(w, w.focused_display, name)
+    return True
+
+
+def _paste(phone: Phone) -> None:
+    w = phone.world
+    engine.type_text(w, w.focused_display, str(w.data.get("clipboard") or ""))
+
+
+def _set_text(phone: Phone, selector: dict[str, Any], text: str) -> bool:
+    node = _node(phone, selector)
+    if node.role != "field":
+        return False
+    return engine.set_field_text(phone.world, phone.world.focused_display, node, text)
+
+
+def _clear_focused(phone: Phone) -> None:
+    w = phone.world
+    top = w.top_activity(w.focused_display)
+    if top and top.focus:
+        top.fields[top.focus] = ""
+        w.changed()
+
+
+def _click_node(phone: Phone, selector: dict[str, Any], long: bool = False) -> bool:
+    node = _node(phone, selector)
+    x, y = node.center
+    (engine.long_press if long else engine.tap)(phone.world, 0, x, y)
+    return True
+
+
+def _swipe(phone: Phone, fx: float, fy: float, tx: float, ty: float, steps: int) -> bool:
+    engine.swipe(phone.world, 0, int(fx), int(fy), int(tx), int(ty), int(steps) * 5)
+    return True
+
+
+def _inject(phone: Phone, action: int, x: float, y: float, meta: int = 0) -> bool:
+    w = phone.world
+    touch = w.__dict__.setdefault("_u2_touch", {})
+    if action == 0:
+        touch["down"] = (int(x), int(y), w.clock.now())
+    elif action == 1 and "down" in touch:
+        x0, y0, t0 = touch.pop("down")
+        engine.swipe(w, 0, x0, y0, int(x), int(y), int((w.clock.now() - t0) * 1000))
+    return True
+
+
+def _methods(phone: Phone) -> dict[str, Callable[..., Any]]:
+    w = phone.world
+    return {
+        "deviceInfo": lambda *a: device_info(phone),
+        "dumpWindowHierarchy": lambda compressed=False, max_depth=50, root_in_active=None: dump_u2(_frames(phone)),
+        "takeScreenshot": lambda scale=1, quality=80: _screenshot(phone, scale, quality),
+        "click": lambda *a: _click_node(phone, a[0]) if isinstance(a[0], dict) else (
+            engine.long_press(w, 0, int(a[0]), int(a[1])) if len(a) > 2 and int(a[2]) >= engine.LONG_PRESS_MS
+            else engine.tap(w, 0, int(a[0]), int(a[1]))) or True,
+        "longClick": lambda *a: _click_node(phone, a[0], long=True) if isinstance(a[0], dict) else engine.long_press(w, 0, int(a[0]), int(a[1])) or True,
+        "swipe": lambda fx, fy, tx, ty, steps=10: _swipe(phone, fx, fy, tx, ty, steps),
+        "swipePoints": lambda pts, steps=10: _swipe(phone, pts[0], pts[1], pts[-2], pts[-1], steps),
+        "drag": lambda sx, sy, ex, ey, steps=100: _swipe(phone, sx, sy, ex, ey, max(steps, 120)),
+        "injectInputEvent": lambda action, x, y, meta=0: _inject(phone, int(action), x, y, meta),
+        "pressKey": lambda name: _key(phone, _KEYS.get(str(name).lower(), str(name).upper())),
+        "pressKeyCode": lambda code, meta=0: _key(phone, BY_CODE.get(int(code), "UNKNOWN")),
+        "setClipboard": lambda label, text: w.data.__setitem__("clipboard", text) or w.changed(),
+        "getClipboard": lambda: w.data.get("clipboard"),
+        "pasteClipboard": lambda: _paste(phone),
+        "clearInputText": lambda: _clear_focused(phone),
+        "wakeUp": lambda: w.set_screen(True),
+        "sleep": lambda: w.set_screen(False),
+        "setOrientation": lambda value: True,
+        "freezeRotation": lambda freeze=True: True,
+        "getLastToast": lambda: w.__dict__.get("_last_toast_text") or (w.toast[0] if w.toast else None),
+        "clearLastToast": lambda: setattr(w, "toast", None),
+        "makeToast": lambda text, duration=1000: w.show_toast(str(text)),
+        "openNotification": lambda: True,
+        "openQuickSettings": lambda: True,
+        "getLastTraversedText": lambda: None,
+        "clearLastTraversedText": lambda: None,
+        "exist": lambda sel: find_one([x for _, ws in _frames(phone) for x in ws], sel) is not None,
+        "count": lambda sel: len(find_all([x for _, ws in _frames(phone) for x in ws], sel)),
+        "objInfo": lambda sel: obj_info(_node(phone, sel)),
+        "objInfoOfAllInstances": lambda sel: [obj_info(n) for n in find_all([x for _, ws in _frames(phone) for x in ws], sel)],
+        "getText": lambda sel: _node(phone, sel).text,
+        "setText": lambda sel, text: _set_text(phone, sel, text),
+        "clearTextField": lambda sel: _set_text(phone, sel, ""),
+    }
+
+
+async def _wait(phone: Phone, selector: dict[str, Any], timeout_ms: float, gone: bool) -> bool:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + float(timeout_ms) / 1000
+    while True:
+        present = find_one([x for _, ws in _frames(phone) for x in ws], selector) is not None
+        if present != gone:
+            return True
+        if loop.time() >= deadline:
+            return False
+        await asyncio.sleep(0.1)
+
+
+async def call(phone: Phone, request: dict[str, Any]) -> dict[str, Any]:
+    rid = request.get("id", 1)
+    method = request.get("method", "")
+    params = request.get("params") or []
+    if isinstance(params, dict):
+        params = [params]
+    try:
+        if method in ("waitForExists", "waitUntilGone"):
+            result: Any = await _wait(phone, params[0], params[1] if len(params) > 1 else 0, method == "waitUntilGone")
+        else:
+            fn = _methods(phone).get(method)
+            if fn is None:
+                raise RpcError(-32601, f"Method not found: {method}")
+            result = fn(*params)
+    except RpcError as e:
+        return {"jsonrpc": "2.0", "id": rid, "error": {"code": e.code, "message": e.message, "data": e.data}}
+    except (TypeError, ValueError, IndexError, KeyError) as e:
+        return {"jsonrpc": "2.0", "id": rid, "error": {"code": -32602, "message": f"Invalid params for {method}: {e}"}}
+    return {"jsonrpc": "2.0", "id": rid, "result": result}
