@@ -7,6 +7,7 @@ few seconds. Buckets older than 400 days are dropped.
 
 from __future__ import annotations
 
+import fcntl
 import threading
 import time
 from dataclasses import dataclass
@@ -48,10 +49,6 @@ def _epoch(at: float | datetime | None, clock) -> float:
     return float(at)
 
 
-class UsageLedgerError(Exception):
-    """The usage file exists but cannot be read; it is kept aside, not overwritten."""
-
-
 class UsageLedger:
     def __init__(self, path: Path | str | None, *, flush_interval: float = FLUSH_INTERVAL,
                  clock=time.time, keep_days: int = KEEP_DAYS) -> None:
@@ -61,6 +58,8 @@ class UsageLedger:
         self._interval = flush_interval
         self._lock = threading.Lock()
         self._cells: dict[Key, list[int]] = {}
+        # Counts recorded since the last write; only these are added to the file.
+        self._pending: dict[Key, list[int]] = {}
         self._dirty = False
         self._wake = threading.Event()
         self._stop = False
@@ -68,43 +67,73 @@ class UsageLedger:
         self._load()
 
     # -- reading and writing the file
-    def _load(self) -> None:
+    def _read_file(self) -> dict[Key, list[int]]:
+        cells: dict[Key, list[int]] = {}
         if self.path is None:
-            return
+            return cells
         try:
             data = read_json(self.path, default=None)
         except ValueError:
-            aside = self.path.with_name(self.path.name + ".unreadable")
-            self.path.replace(aside)
-            return
+            # Keep the damaged file for the user to look at; start a new one.
+            self.path.replace(self.path.with_name(self.path.name + ".unreadable"))
+            return cells
         if not isinstance(data, dict) or data.get("version") != 1:
-            return
+            return cells
         columns = data.get("columns") or COLUMNS
         for row in data.get("rows") or []:
             try:
                 rec = dict(zip(columns, row))
                 key = (int(rec["hour"]), str(rec["provider"]), str(rec["model"]), str(rec["purpose"]))
-                cell = self._cells.setdefault(key, [0, 0, 0, 0, 0])
+                cell = cells.setdefault(key, [0, 0, 0, 0, 0])
                 for i, name in enumerate(COLUMNS[4:]):
                     cell[i] += int(rec.get(name) or 0)
             except (KeyError, TypeError, ValueError):
                 continue  # one damaged row must not cost the rest
+        return cells
 
-    def _snapshot(self) -> dict:
-        cutoff = self._clock() - self._keep
-        with self._lock:
-            for key in [k for k in self._cells if k[0] < cutoff]:
-                del self._cells[key]
-            rows = [[*key, *cell] for key, cell in sorted(self._cells.items())]
-            self._dirty = False
-        return {"version": 1, "columns": COLUMNS, "rows": rows}
+    def _load(self) -> None:
+        self._cells = self._read_file()
 
     def flush(self) -> None:
+        """Write what was recorded since the last flush.
+
+        Several `mika` processes may share the file (a TUI and a headless run), so the
+        file is re-read under a lock and only our new counts are added to it."""
+        with self._lock:
+            pending, self._pending = self._pending, {}
+            self._dirty = False
         if self.path is None:
-            with self._lock:
-                self._dirty = False
             return
-        write_json(self.path, self._snapshot())
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            with open(self.path.with_name(self.path.name + ".lock"), "a") as lock:
+                fcntl.flock(lock, fcntl.LOCK_EX)
+                cells = self._read_file()
+                for key, delta in pending.items():
+                    cell = cells.setdefault(key, [0, 0, 0, 0, 0])
+                    for i, v in enumerate(delta):
+                        cell[i] += v
+                cutoff = self._clock() - self._keep
+                cells = {k: v for k, v in cells.items() if k[0] >= cutoff}
+                rows = [[*key, *cell] for key, cell in sorted(cells.items())]
+                write_json(self.path, {"version": 1, "columns": COLUMNS, "rows": rows})
+        except BaseException:
+            with self._lock:  # not written: keep the counts for the next attempt
+                for key, delta in pending.items():
+                    cell = self._pending.setdefault(key, [0, 0, 0, 0, 0])
+                    for i, v in enumerate(delta):
+                        cell[i] += v
+                self._dirty = True
+            raise
+        with self._lock:
+            # Our view becomes the file's (other processes' counts included) plus anything
+            # recorded while we were writing.
+            merged = {k: list(v) for k, v in cells.items()}
+            for key, delta in self._pending.items():
+                cell = merged.setdefault(key, [0, 0, 0, 0, 0])
+                for i, v in enumerate(delta):
+                    cell[i] += v
+            self._cells = merged
 
     def close(self) -> None:
         self._stop = True
@@ -132,15 +161,15 @@ class UsageLedger:
                at: float | datetime | None = None) -> None:
         hour = int(_epoch(at, self._clock) // 3600 * 3600)
         key = (hour, provider, model, purpose)
+        if usage.reported:
+            delta = (usage.input_tokens, usage.output_tokens, usage.cached_input_tokens, 1, 0)
+        else:
+            delta = (0, 0, 0, 0, 1)
         with self._lock:
-            cell = self._cells.setdefault(key, [0, 0, 0, 0, 0])
-            if usage.reported:
-                cell[0] += usage.input_tokens
-                cell[1] += usage.output_tokens
-                cell[2] += usage.cached_input_tokens
-                cell[3] += 1
-            else:
-                cell[4] += 1
+            for cells in (self._cells, self._pending):
+                cell = cells.setdefault(key, [0, 0, 0, 0, 0])
+                for i, v in enumerate(delta):
+                    cell[i] += v
             self._dirty = True
             if self.path is not None and self._thread is None:
                 self._thread = threading.Thread(target=self._writer, name="usage-ledger", daemon=True)
@@ -148,5 +177,6 @@ class UsageLedger:
         self._wake.set()
 
     def rows(self) -> list[UsageRow]:
+        cutoff = self._clock() - self._keep
         with self._lock:
-            return [UsageRow(*key, *cell) for key, cell in sorted(self._cells.items())]
+            return [UsageRow(*key, *cell) for key, cell in sorted(self._cells.items()) if key[0] >= cutoff]

@@ -80,3 +80,17 @@ def test_unreadable_file_is_kept_aside(tmp_path):
     ledger = UsageLedger(path)
     assert ledger.rows() == []
     assert (tmp_path / "usage-v1.json.unreadable").read_text() == "{not json"
+
+
+def test_two_processes_sharing_the_file_lose_nothing(tmp_path):
+    path = tmp_path / "usage-v1.json"
+    tui, headless = UsageLedger(path), UsageLedger(path)
+    tui.record("p", "m", "main", Usage(10, 1))
+    headless.record("p", "m", "main", Usage(5, 1))
+    tui.flush()
+    headless.flush()
+    tui.record("p", "m", "main", Usage(1, 0))
+    tui.close()
+    headless.close()
+    (only,) = UsageLedger(path).rows()
+    assert (only.input, only.calls) == (16, 3)
