@@ -220,3 +220,28 @@ def test_server_refuses_emulator_ports() -> None:
             SimServer.start_in_thread(WireDevice(), port=server.port)
     finally:
         server.stop()
+
+
+class _BrokenDevice(WireDevice):
+    async def run_shell(self, command: str, stream) -> int:  # type: ignore[no-untyped-def]
+        if command == "crash":
+            raise RuntimeError("world bug")
+        return await super().run_shell(command, stream)
+
+
+def test_a_failing_command_closes_only_its_stream(caplog: pytest.LogCaptureFixture) -> None:
+    server = SimServer.start_in_thread(_BrokenDevice())
+    host = RawHost(server.port)
+    try:
+        host.connect()
+        with caplog.at_level("WARNING", logger="mika.sim.adbd"):
+            local, ready = host.open("shell:crash")
+            assert ready.command == A_OKAY
+            assert host.read_all(local, ready.arg0) == b""
+        assert any("world bug" in r.getMessage() for r in caplog.records)
+        assert not any(r.exc_info for r in caplog.records)  # one line, no traceback
+        local, ready = host.open("shell:echo survived")
+        assert host.read_all(local, ready.arg0) == b"survived\n"
+    finally:
+        host.close()
+        server.stop()

@@ -77,8 +77,13 @@ class Transport:
             pass  # the host went away, or we dropped it on purpose
         except ProtocolError as exc:
             log.warning("closing ADB connection: %s", exc)
-        except Exception:
-            log.exception("simulated adbd failed; closing the connection")
+        except Exception as exc:
+            log.error(
+                "simulated phone: closing the ADB connection after an internal fault: %s: %s",
+                type(exc).__name__,
+                exc,
+                exc_info=log.isEnabledFor(logging.DEBUG),
+            )
         finally:
             await self._shut_down()
 
@@ -163,10 +168,18 @@ class Transport:
             self.drop()
         except asyncio.CancelledError:
             raise
-        except Exception:
+        except Exception as exc:
             # A bug in the world must not take the whole phone down: log it and close
-            # only this stream, as a crashing command would on a real phone.
-            log.exception("simulated service %s:%s failed", service.kind, service.argument[:80])
+            # only this stream, as a crashing command would on a real phone. The
+            # traceback only when debugging: users get one line.
+            log.error(
+                "simulated phone: %s %r failed: %s: %s",
+                service.kind,
+                service.argument[:80],
+                type(exc).__name__,
+                exc,
+                exc_info=log.isEnabledFor(logging.DEBUG),
+            )
             with contextlib.suppress(StreamClosed):
                 if stream.accepted:
                     await stream.finish()
