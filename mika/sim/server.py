@@ -126,6 +126,14 @@ class ThreadedSimServer:
             ready.set()
             loop.run_forever()
             loop.run_until_complete(server.stop())
+            # Like asyncio.run: whatever the world still runs is cancelled and awaited,
+            # so nothing is destroyed while pending.
+            pending = asyncio.all_tasks(loop)
+            for task in pending:
+                task.cancel()
+            if pending:
+                loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+            loop.run_until_complete(loop.shutdown_asyncgens())
             loop.close()
 
         thread = threading.Thread(target=run, name=f"sim-adbd:{server.device.serial}", daemon=True)
