@@ -130,7 +130,7 @@ def _load_tasks() -> list[dict[str, object]]:
         from mika.sim import tasks as task_pkg
     except ImportError:
         return []
-    lister = getattr(task_pkg, "list_tasks", None) or getattr(task_pkg, "all_tasks", None)
+    lister = getattr(task_pkg, "list_tasks", None)  # the name agreed in mika/sim/device.py
     if lister is None:
         return []
     out = []
