@@ -264,3 +264,55 @@ async def test_streamed_tool_arguments_assemble(server):
     pieces = "".join(e.arguments_delta for e in events if isinstance(e, ToolCallDelta))
     assert pieces == '{"a":1231,"b":2331}'
     assert not [e for e in events if isinstance(e, TextDelta)]
+
+
+# A server whose `content` is an array of blocks, thinking first (shape from the seed; no
+# real recording has it).
+BLOCKS_STREAM = _chat_sse(
+    {"choices": [{"index": 0, "delta": {"role": "assistant", "content": [{"type": "thinking", "thinking": "Hmm."}]}}]},
+    {"choices": [{"index": 0, "delta": {"content": [{"type": "text", "text": "Checking."}]}}]},
+    {"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "id": "c1", "type": "function",
+                                                         "function": {"name": "get_weather", "arguments": "{}"}}]}}]},
+    {"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]},
+)
+
+
+async def test_chat_thinking_blocks_go_back_as_blocks(server):
+    server.queue(Reply(BLOCKS_STREAM, content_type="text/event-stream"),
+                 Reply(BLOCKS_STREAM, content_type="text/event-stream"))
+    model = adapter("openai-chat", server.url)
+    first = await complete(model, ask())
+    assert first.message.text == "Checking." and first.usage.reported is False
+    await complete(model, ModelRequest("s", _second_turn(first), tools=(WEATHER,)))
+    assistant = server.requests[1].json()["messages"][2]
+    assert assistant["content"] == [{"type": "thinking", "thinking": "Hmm."}, {"type": "text", "text": "Checking."}]
+
+
+async def test_responses_drops_include_when_the_server_refuses_it(server):
+    refusal = {"error": {"message": "Unsupported parameter: 'include'.", "type": "invalid_request_error",
+                         "param": "include", "code": "unsupported_parameter"}}
+    server.queue(Reply(json.dumps(refusal).encode(), status=400), Reply.recording(STREAMS["openai-responses"]),
+                 Reply.recording(STREAMS["openai-responses"]))
+    model = adapter("openai-responses", server.url)
+    response = await complete(model, ask())
+    assert response.message.tool_calls[0].name == "multiply"
+    assert "include" in server.requests[0].json() and "include" not in server.requests[1].json()
+    await complete(model, ask())
+    assert "include" not in server.requests[2].json()  # remembered for the rest of the run
+
+
+async def test_responses_final_without_output_falls_back_to_what_streamed(server):
+    from replay_server import FIXTURES
+
+    raw = (FIXTURES / STREAMS["openai-responses"]).read_text()
+    frames = raw.split("\n\n")
+    for i, frame in enumerate(frames):
+        if frame.startswith("event: response.completed"):
+            head, data = frame.split("\ndata: ", 1)
+            event = json.loads(data)
+            event["response"]["output"] = []
+            frames[i] = head + "\ndata: " + json.dumps(event)
+    server.queue(Reply("\n\n".join(frames).encode(), content_type="text/event-stream"))
+    response = await complete(adapter("openai-responses", server.url), ask())
+    assert [(c.name, c.arguments) for c in response.message.tool_calls] == [("multiply", {"a": 1231, "b": 2331})]
+    assert response.usage.input_tokens == 58

@@ -30,6 +30,8 @@ from mika.model.messages import (
 
 # Where OpenAI-compatible servers put reasoning; what we received goes back in the same one.
 REASONING_FIELDS = ("reasoning_content", "reasoning")
+# Reasoning that arrived as `thinking` blocks inside a `content` array goes back the same way.
+BLOCKS = "content_blocks"
 
 _STOP = {"stop": "end", "tool_calls": "tool_calls", "function_call": "tool_calls", "length": "max_tokens"}
 
@@ -103,11 +105,18 @@ class ChatRequestBuilder:
         text = "".join(p.text for p in message.parts if isinstance(p, Text))
         entry["content"] = text or None
         if send_reasoning:
+            blocks: list[dict[str, Any]] = []
             for p in message.parts:
                 if isinstance(p, Thinking) and p.origin == self.endpoint.origin:
+                    if p.field == BLOCKS:
+                        blocks.append({"type": "thinking", "thinking": p.text})
+                        continue
                     field = p.field if p.field in REASONING_FIELDS else self.endpoint.reasoning_field
                     if field in REASONING_FIELDS:
                         entry[field] = entry.get(field, "") + p.text
+            if blocks:
+                # The whole message goes back as blocks, thinking first (as it came).
+                entry["content"] = blocks + ([{"type": "text", "text": text}] if text else [])
         calls = [p for p in message.parts if isinstance(p, ToolCall)]
         if calls:
             entry["tool_calls"] = [
@@ -115,6 +124,21 @@ class ChatRequestBuilder:
                 for c in calls
             ]
         return [entry]
+
+
+def _content_blocks(blocks: list[Any], text: list[str], reasoning: dict[str, list[str]]) -> list[StreamEvent]:
+    """Servers whose `content` is an array of blocks: thinking blocks, then the answer."""
+    events: list[StreamEvent] = []
+    for block in blocks:
+        if not isinstance(block, dict):
+            continue
+        if block.get("type") == "thinking" and isinstance(block.get("thinking"), str):
+            reasoning.setdefault(BLOCKS, []).append(block["thinking"])
+            events.append(ThinkingDelta(block["thinking"]))
+        elif block.get("type") == "text" and isinstance(block.get("text"), str):
+            text.append(block["text"])
+            events.append(TextDelta(block["text"]))
+    return events
 
 
 def _usage(raw: Any) -> Usage:
@@ -203,6 +227,9 @@ class OpenAIChatModel:
                 if isinstance(piece, str) and piece:
                     text.append(piece)
                     yield TextDelta(piece)
+                elif isinstance(piece, list):
+                    for event in _content_blocks(piece, text, reasoning):
+                        yield event
                 for tc in delta.get("tool_calls") or []:
                     index = int(tc.get("index") or 0)
                     fn = tc.get("function") or {}
@@ -220,13 +247,19 @@ class OpenAIChatModel:
     async def _from_completion(self, data: dict[str, Any]) -> AsyncIterator[StreamEvent]:
         choice = (data.get("choices") or [{}])[0]
         message = choice.get("message") or {}
-        text = message.get("content") or ""
         reasoning: dict[str, list[str]] = {}
+        content = message.get("content")
+        if isinstance(content, list):
+            pieces: list[str] = []
+            for event in _content_blocks(content, pieces, reasoning):
+                yield event
+            content = "".join(pieces)
+        text = content or ""
         for field in REASONING_FIELDS:
             if isinstance(message.get(field), str) and message[field]:
                 reasoning[field] = [message[field]]
                 yield ThinkingDelta(message[field])
-        if text:
+        if text and not isinstance(message.get("content"), list):
             yield TextDelta(text)
         calls = ToolCallAssembler()
         for index, tc in enumerate(message.get("tool_calls") or []):

@@ -169,12 +169,19 @@ class OpenAIResponsesModel:
             raise translate(exc, provider=self.provider, model=self.name, started=started) from exc
 
     async def _from_stream(self, stream: Any) -> AsyncIterator[StreamEvent]:
+        # What streamed in, for servers whose final response carries an empty `output`.
         calls = ToolCallAssembler()
+        streamed_items: dict[int, dict[str, Any]] = {}
+        text: list[str] = []
         async for event in stream:
             data = event.to_dict(warnings=False)
             kind = data.get("type", "")
             if kind == "response.output_text.delta":
+                text.append(data.get("delta") or "")
                 yield TextDelta(data.get("delta") or "")
+            elif kind == "response.output_item.done":
+                item = data.get("item") or {}
+                streamed_items[int(data.get("output_index") or len(streamed_items))] = item
             elif kind in ("response.reasoning_summary_text.delta", "response.reasoning_text.delta"):
                 yield ThinkingDelta(data.get("delta") or "")
             elif kind == "response.output_item.added":
@@ -188,7 +195,13 @@ class OpenAIResponsesModel:
                 calls.add(index, arguments=data.get("delta") or "")
                 yield ToolCallDelta(index, None, None, data.get("delta") or "")
             elif kind in ("response.completed", "response.incomplete"):
-                async for out in self._from_response(data.get("response") or {}, emit=False):
+                final = dict(data.get("response") or {})
+                if not final.get("output") and (streamed_items or text):
+                    items = [streamed_items[i] for i in sorted(streamed_items)]
+                    if text and not any(i.get("type") == "message" for i in items):
+                        items.insert(0, {"type": "message", "content": [{"type": "output_text", "text": "".join(text)}]})
+                    final["output"] = items
+                async for out in self._from_response(final, emit=False):
                     yield out
                 return
             elif kind in ("response.failed", "error"):
