@@ -26,7 +26,7 @@ from typing import Any, Callable
 from mika.atomic_write import write_json
 from mika.config.paths import state_dir as default_state_dir
 from mika.run.spec import PriorTurn
-from mika.run.state_lock import read_state, state_lock
+from mika.run.state_lock import quarantine, read_state, state_lock
 from mika.run.ui_text import t
 
 # Outcomes a turn has while its run has not ended yet.
@@ -198,10 +198,17 @@ class ConversationStore:
     # -- reading ----------------------------------------------------------------------
 
     def _load(self, conversation_id: str) -> Conversation | None:
-        data = read_state(self.path(conversation_id), None)
-        if not isinstance(data, dict) or "id" not in data:
+        path = self.path(conversation_id)
+        data = read_state(path, None)
+        if data is None:
             return None
-        return Conversation.from_dict(data)
+        try:
+            if not isinstance(data, dict) or data.get("id") != conversation_id:
+                raise ValueError("not a conversation of this id")
+            return Conversation.from_dict(data)
+        except (TypeError, ValueError, KeyError, AttributeError) as exc:
+            quarantine(path, f"is not a conversation ({exc})")
+            return None
 
     def get(self, conversation_id: str) -> Conversation:
         with state_lock(self.folder):

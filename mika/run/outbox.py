@@ -88,7 +88,7 @@ class LedgerEntry:
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "LedgerEntry":
         return cls(
-            id=str(d["id"]), state=DeliveryState(d.get("state", "uncertain")), owner=str(d.get("owner", "")),
+            id=str(d["id"]), state=_state(d.get("state")), owner=str(d.get("owner", "")),
             created_at=float(d.get("created_at", 0.0)), updated_at=float(d.get("updated_at", 0.0)),
             delivery=dict(d.get("delivery", {})), channels=dict(d.get("channels", {})),
         )
@@ -158,7 +158,7 @@ class Outbox:
         def record(entries: dict[str, dict[str, Any]]) -> DeliveryState | None:
             existing = entries.get(delivery.id)
             if existing is not None:
-                return DeliveryState(existing.get("state", "uncertain"))
+                return _state(existing.get("state"))
             entries[delivery.id] = {
                 "id": delivery.id, "state": DeliveryState.PENDING.value, "owner": owner,
                 "created_at": now, "updated_at": now, "delivery": delivery.to_dict(), "channels": {},
@@ -245,6 +245,14 @@ class Outbox:
                 self._attempt(delivery, list(self.channels))
                 sent.append(entry.id)
         return sent
+
+
+def _state(value: Any) -> DeliveryState:
+    """A state this version doesn't know reads as Uncertain: never re-sent."""
+    try:
+        return DeliveryState(value)
+    except ValueError:
+        return DeliveryState.UNCERTAIN
 
 
 def _overall(outcomes: Iterable[str]) -> DeliveryState:

@@ -79,13 +79,21 @@ def read_state(path: Path | str, default: Any) -> Any:
     except FileNotFoundError:
         return default
     except (json.JSONDecodeError, UnicodeDecodeError):
-        aside = path.with_name(f"{path.name}.corrupt-{time.strftime('%Y%m%d%H%M%S')}")
-        try:
-            os.replace(path, aside)
-        except OSError:
-            pass
-        log.warning("state file %s was not valid JSON; moved it to %s and started fresh", path, aside)
+        quarantine(path, "was not valid JSON")
         return default
+
+
+def quarantine(path: Path | str, why: str) -> Path:
+    """Move a state file Mika can't use to `<name>.corrupt-<time>` (kept for the user
+    to look at) so the next write starts fresh; logged with both names."""
+    path = Path(path)
+    aside = path.with_name(f"{path.name}.corrupt-{time.strftime('%Y%m%d%H%M%S')}")
+    try:
+        os.replace(path, aside)
+    except OSError:
+        pass
+    log.warning("state file %s %s; moved it to %s and started fresh", path, why, aside)
+    return aside
 
 
 def update_json(path: Path | str, change: Callable[[Any], Any], default: Any) -> Any:

@@ -187,3 +187,11 @@ def test_two_processes_adding_turns_at_once_lose_nothing(tmp_path):
     turns = ConversationStore(tmp_path).get("shared").turns
     assert len(turns) == 75 and all(t.outcome == "answered" for t in turns)
     assert len({t.run_id for t in turns}) == 75
+
+
+def test_a_conversation_file_of_the_wrong_shape_is_moved_aside(store, tmp_path):
+    _turn(store, "c1", "r1", "hello", "hi")
+    path = tmp_path / "conversations" / "c1.json"
+    path.write_text('{"id": "c1", "turns": [{"run_id": "r1", "started_at": "yesterday"}]}')
+    assert [s.id for s in store.list()] == []  # listed without a traceback
+    assert list(path.parent.glob("c1.json.corrupt-*"))
