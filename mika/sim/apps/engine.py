@@ -287,6 +287,11 @@ def run_op(world: World, display_id: int, activity: Activity, op: dict[str, Any]
         world.back(display_id)
     elif "home" in op:
         world.home(display_id)
+    elif "start" in op:
+        spec = op["start"]
+        world.ime_visible = False
+        world.launch(tpl.text(spec["package"], scope), display_id, screen=spec.get("screen"),
+                     params=tpl.render(spec.get("params", {}), scope), fields=tpl.render(spec.get("fields", {}), scope))
     elif "launch" in op:
         world.ime_visible = False
         world.launch(tpl.text(op["launch"], scope), display_id)

@@ -163,6 +163,38 @@ def apply_filter(value: Any, name: str, scope: dict[str, Any]) -> Any:
         m = _to_int(value.get("minutes") or 0)
         sec = _to_int(value.get("seconds") or 0)
         return (m if isinstance(m, int) else 0) * 60 + (sec if isinstance(sec, int) else 0)
+    if name == "full_name":
+        return " ".join(str(value.get(k) or "").strip() for k in ("first", "last") if str(value.get(k) or "").strip())
+    if name in ("ms_date", "ms_time"):
+        from datetime import datetime, timezone
+
+        try:
+            dt = datetime.fromtimestamp(int(value) / 1000, tz=timezone.utc)
+        except (TypeError, ValueError):
+            return ""
+        return dt.strftime("%Y-%m-%d") if name == "ms_date" else dt.strftime("%H:%M")
+    if name == "count_qty":
+        return sum(int(i.get("qty", 1)) for i in (value or []))
+    if name == "preview":
+        text = str(value or "").replace("\n", " ")
+        return text if len(text) <= 40 else text[:39] + "…"
+    if name == "chat_last":
+        # the preview line of a chat: group chats prefix the sender
+        msgs = (value or {}).get("messages") or []
+        if not msgs:
+            return ""
+        m = msgs[-1]
+        if not value.get("group") or m.get("from") in (None, "我"):
+            return m.get("text", "")
+        return f"{m.get('from')}: {m.get('text', '')}"
+    if name == "group_count":
+        return f"({len(value.get('members', []))})" if isinstance(value, dict) and value.get("group") else ""
+    if name == "group_sender":
+        # sender names show above others' messages in group chats only
+        chat = lookup("chats[id=params.chat]", scope) or {}
+        return value.get("from", "") if chat.get("group") and value.get("from") != "我" else ""
+    if name == "side":
+        return "out" if value == "我" else "in"
     if name == "last_text":
         return (value[-1].get("text", "") if value else "")
     if name == "after_colon":
