@@ -48,3 +48,24 @@ def test_interactive_shell_reads_stdin_through_the_wire(sim_phone: SimPhone) -> 
     )
     assert proc.returncode == 0
     assert b"typed in\n" in proc.stdout.replace(b"echo typed in", b"")
+
+
+def test_uiautomator2_connects_through_the_wire(sim_phone: SimPhone) -> None:
+    """u2 pushes its jar (sync), starts app_process (a shell stream that stays open) and
+    talks HTTP over tcp:9008: every kind of stream the wire carries, at once."""
+    import uiautomator2
+
+    d = uiautomator2.connect(sim_phone.serial)
+    info = d.info
+    assert info["displayWidth"] == 1080 and info["displayHeight"] == 2400
+    xml = d.dump_hierarchy()
+    assert xml.startswith("<?xml") and "<hierarchy" in xml
+
+
+def test_push_one_file_into_a_directory(sim_phone: SimPhone, tmp_path: Path) -> None:
+    src = tmp_path / "note.txt"
+    src.write_bytes("笔记 note\n".encode())
+    sim_phone.run_adb("push", str(src), "/sdcard/Download/")
+    assert sim_phone.adb.sync.read_bytes("/sdcard/Download/note.txt") == "笔记 note\n".encode()
+    names = [e.path for e in sim_phone.adb.sync.list("/sdcard/Download")]
+    assert "note.txt" in names
