@@ -308,16 +308,19 @@ class ConversationStore:
     def finish_turn(
         self, conversation_id: str, run_id: str, *, outcome: str, answer: str = "", subtype: str = "",
         groups: tuple[str, ...] = (), recovered: bool = False, only_if_open: bool = False,
+        steers: tuple[str, ...] | None = None,
     ) -> bool:
         """Write the end of a turn. `only_if_open` (recovery) leaves a turn that already
-        has its outcome alone, so a second recovery does not overwrite the first."""
+        has its outcome alone, so a second recovery does not overwrite the first.
+        `steers`, when given, replaces the turn's steers (with the ones the run read)."""
         now = self._clock()
 
         def change(turn: Turn) -> Turn:
             if only_if_open and turn.outcome not in OPEN_OUTCOMES:
                 return turn
+            extra = {} if steers is None else {"steers": tuple(steers)}
             return _with(turn, outcome=outcome, answer=answer, subtype=subtype, groups=tuple(groups),
-                         recovered=recovered or turn.recovered, ended_at=now)
+                         recovered=recovered or turn.recovered, ended_at=now, **extra)
 
         return self._update_turn(conversation_id, run_id, change) is not None
 

@@ -118,6 +118,9 @@ class RunStore:
     def queued(self, run_id: str, conversation_id: str, goal: str) -> None:
         self._set(run_id, conversation_id=conversation_id, goal=goal, phase=RunPhase.QUEUED.value, owner=self.owner)
 
+    def started(self, run_id: str, conversation_id: str, goal: str) -> None:
+        self._set(run_id, conversation_id=conversation_id, goal=goal, phase=RunPhase.RUNNING.value, owner=self.owner)
+
     def set_phase(self, run_id: str, phase: RunPhase) -> None:
         self._set(run_id, phase=phase.value, owner=self.owner)
 

@@ -233,8 +233,12 @@ class TaskCenter:
         return run.hand_back(question_id, done) if run is not None else False
 
     def _enqueue(self, task: QueuedTask, *, front: bool = False) -> Submission:
-        self.run_store.queued(task.run_id, task.conversation_id, task.goal)
-        self.conversations.begin_turn(task.conversation_id, task.run_id, task.goal, outcome="queued")
+        # While a slot is free nothing eligible waits, so a task whose conversation is
+        # idle starts now and its "queued" writes would only be overwritten.
+        starts_now = len(self._active) < self._limit and task.conversation_id not in self._active
+        if not starts_now:
+            self.run_store.queued(task.run_id, task.conversation_id, task.goal)
+            self.conversations.begin_turn(task.conversation_id, task.run_id, task.goal, outcome="queued")
         if front:
             self._queue.insert(0, task)
         else:
@@ -278,7 +282,7 @@ class TaskCenter:
         active = _Active(task=task, spec=spec, done=self._result_future(task.run_id))
         self._active[cid] = active
         self._by_run[spec.id] = active
-        self.run_store.set_phase(spec.id, RunPhase.RUNNING)
+        self.run_store.started(spec.id, cid, task.goal)
         self.conversations.begin_turn(cid, spec.id, task.goal, outcome="running")
         # Made here, not in the driver, so a message arriving right after the start
         # already finds the run to steer into.
@@ -348,10 +352,8 @@ class TaskCenter:
             consumed = _minus(active.steers, result.unconsumed)
             self.conversations.finish_turn(  # 2. into the conversation
                 cid, spec.id, outcome=status.value, answer=answer, subtype=result.subtype,
-                groups=result.groups_used,
+                groups=result.groups_used, steers=tuple(consumed) if active.steers else None,
             )
-            if active.steers:
-                self.conversations.update_turn(cid, spec.id, steers=tuple(consumed))
             if not stopped:  # 3. told (the user who pressed stop already sees "stopped")
                 self.outbox.deliver(Delivery(
                     id=f"answer:{spec.id}", text=answer, conversation_id=cid, run_id=spec.id, kind="answer",
