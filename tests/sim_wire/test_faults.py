@@ -69,3 +69,16 @@ def test_server_side_drop_of_all_connections(sim_phone_factory) -> None:
         time.sleep(0.05)
     assert phone.running.server.accepted > before
     assert phone.shell("echo reconnected") == "reconnected\n"
+
+
+def test_world_fault_spec_drop_and_slow(sim_phone_factory) -> None:
+    from mika.sim.faults import FaultSpec
+
+    phone = sim_phone_factory(faults=FaultSpec(drop_after=2, slow_ms=50))
+    assert phone.device.command_delay() == 0.05
+    assert phone.shell("echo one") == "one\n"
+    assert phone.shell("echo two") == "two\n"
+    assert phone.run_adb("shell", "echo three", check=False).returncode != 0
+    assert _state(phone) in ("offline", "absent")
+    phone.server.client().wait_for(phone.serial, state="device", timeout=20)
+    assert phone.shell("echo four") == "four\n"  # the cable is plugged back in for good
