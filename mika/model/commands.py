@@ -20,11 +20,12 @@ from mika.config.errors import ConfigError
 from mika.config.paths import config_file, state_dir
 from mika.model.adapters import KINDS
 from mika.model.catalog import CatalogError, ListedModel, ModelCatalog, probe_candidates
-from mika.model.config_edit import add_provider_table, read_config, set_role
+from mika.atomic_write import write_text
+from mika.model.config_edit import plan_provider_table, read_config, set_role
 from mika.model.copy import t
 from mika.model.metering import metered
 from mika.model.presets import PRESETS, for_host, preset, preset_ids
-from mika.model.probe import PROBE_TIMEOUT, ProbeAttempt, probe
+from mika.model.probe import MODEL_PROBLEMS, PROBE_TIMEOUT, ProbeAttempt, probe
 from mika.model.providers_config import ModelRef, ProvidersConfig, load_providers
 from mika.model.roles import build_model, provider_settings
 from mika.usage.ledger import UsageLedger
@@ -162,9 +163,15 @@ def list_command(provider: str | None, as_json: bool, config_path: str | None) -
 @click.option("--api-key-env", default=None, help="Environment variable holding the key.")
 @click.option("--api-key-file", default=None, help="File holding the key (mode 0600).")
 @click.option("--name", default=None, help="Display name.")
+@click.option("--test", "run_test", is_flag=True,
+              help="Probe before saving (list, then try up to 3 models); the first that passes becomes the "
+                   "main model if none is set.")
+@click.option("--model", "model_name", default=None, help="With --test: the model to try (for providers without a list).")
+@click.option("--timeout", type=float, default=PROBE_TIMEOUT, show_default=True, help="With --test: seconds per attempt.")
 @config_option
 def add_command(preset_id: str, provider_id: str | None, base_url: str | None, kind: str | None,
-                api_key_env: str | None, api_key_file: str | None, name: str | None, config_path: str | None) -> None:
+                api_key_env: str | None, api_key_file: str | None, name: str | None, run_test: bool,
+                model_name: str | None, timeout: float, config_path: str | None) -> None:
     """Add a provider from a preset to the config file."""
     p = preset(preset_id)
     assert p is not None  # click.Choice
@@ -179,20 +186,62 @@ def add_command(preset_id: str, provider_id: str | None, base_url: str | None, k
     url = base_url or p.base_url
     values = {"preset": p.id, "name": name, "kind": kind if p.id == "custom" else None,
               "base_url": base_url, "api_key_env": api_key_env, "api_key_file": api_key_file}
+    pid = provider_id or p.id
     try:
-        add_provider_table(path, provider_id or p.id, values)
+        new_text, planned = plan_provider_table(path, pid, values)
     except ConfigError as exc:
         _fail(str(exc), EXIT_CONFIG)
+    chosen = None
+    if run_test:
+        chosen = _test_before_saving(planned, pid, model_name, timeout)
+    try:
+        write_text(path, new_text)
+        if chosen is not None and planned.roles.main is None:
+            set_role(path, "main", f"{pid}/{chosen}")
+    except ConfigError as exc:
+        _fail(str(exc), EXIT_CONFIG)
+    except OSError as exc:
+        _fail(f"cannot write {path}: {exc.strerror or exc}", EXIT_CONFIG)
     parsed = urlparse(url)
     if parsed.scheme == "http" and not is_local_host(parsed.hostname or ""):
         click.echo(t("cleartext", url=url), err=True)
     known = for_host(url) if p.id == "custom" else None
     if known is not None:
         click.echo(t("same_host", url=url, preset=known.id), err=True)
-    click.echo(t("added", id=provider_id or p.id, name=name or p.name, file=path))
-    if api_key_env:
+    click.echo(t("added", id=pid, name=name or p.name, file=path))
+    if chosen is not None and planned.roles.main is None:
+        click.echo(t("used", role="main", value=f"{pid}/{chosen}", file=path))
+        return
+    if api_key_env and not run_test:
         click.echo(t("key_hint", env=api_key_env))
-    click.echo(t("next_use", id=provider_id or p.id))
+    click.echo(t("next_use", id=pid))
+    if run_test and chosen is None:
+        sys.exit(EXIT_NO_TOOL_CALL)
+
+
+def _test_before_saving(cfg: ProvidersConfig, pid: str, model_name: str | None, timeout: float) -> str | None:
+    """Probe the provider about to be saved. Returns the model that passed; None when the
+    key works but no model passed (the provider is still saved). Anything that proves
+    the provider itself unusable (key, address, network) stops here, unsaved."""
+    target = f"{pid}/{model_name}" if model_name else pid
+    ledger = UsageLedger(state_dir() / "usage-v1.json")
+    try:
+        result = asyncio.run(_run_probe(cfg, target, ledger, timeout))
+    except ConfigError as exc:
+        _fail(str(exc), EXIT_CONFIG)
+    except CatalogError as exc:
+        hint = " (give a model with --model NAME)" if exc.kind == "no_list" else ""
+        _fail(f"{pid}: {exc.user_message()}{hint}; nothing was saved", EXIT_PROVIDER)
+    finally:
+        ledger.close()
+    for a in result.attempts:
+        _print_attempt(a)
+    if result.passed is not None:
+        return result.passed.model
+    first = result.attempts[0]
+    if first.error is not None and first.error.kind not in MODEL_PROBLEMS:
+        _fail(f"{first.error.user_message()}; nothing was saved", EXIT_PROVIDER)
+    return None
 
 
 @models_group.command("use")

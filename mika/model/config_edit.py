@@ -49,6 +49,14 @@ def _validated(path: Path, text: str) -> ProvidersConfig:
 
 
 def add_provider_table(path: Path, provider_id: str, values: dict[str, Any]) -> ProvidersConfig:
+    new, cfg = plan_provider_table(path, provider_id, values)
+    write_text(path, new)
+    return cfg
+
+
+def plan_provider_table(path: Path, provider_id: str, values: dict[str, Any]) -> tuple[str, ProvidersConfig]:
+    """The config text with the new table appended, validated but not written yet (so a
+    connection test can run first)."""
     text, data = read_config(path)
     if not BARE_KEY.match(provider_id):
         raise ConfigError(path, "--id", "a provider id of letters, digits, '-' or '_'", provider_id)
@@ -64,9 +72,7 @@ def add_provider_table(path: Path, provider_id: str, values: dict[str, Any]) -> 
         lines.append(f"{key} = {rendered}")
     block = "\n".join(lines) + "\n"
     new = (text.rstrip("\n") + "\n\n" + block) if text.strip() else block
-    cfg = _validated(path, new)
-    write_text(path, new)
-    return cfg
+    return new, _validated(path, new)
 
 
 def set_role(path: Path, role: str, value: str) -> ProvidersConfig:

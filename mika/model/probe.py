@@ -18,7 +18,7 @@ PROBE_CANDIDATES = 3
 # Enough for one tool call plus the thinking of a model that thinks first.
 PROBE_MAX_TOKENS = 1024
 # The model itself can't do it: the next candidate may.
-_MODEL_PROBLEMS = {ModelErrorKind.MODEL_UNAVAILABLE, ModelErrorKind.MODEL_NOT_FOUND, ModelErrorKind.TOOLS_UNSUPPORTED}
+MODEL_PROBLEMS = frozenset({ModelErrorKind.MODEL_UNAVAILABLE, ModelErrorKind.MODEL_NOT_FOUND, ModelErrorKind.TOOLS_UNSUPPORTED})
 
 TOOL_CALLED = "tool_called"
 NO_TOOL_CALL = "no_tool_call"
@@ -111,6 +111,6 @@ async def probe(make_model: Callable[[str], Model], candidates: list[str], *,
         attempts.append(attempt)
         if attempt.ok:
             break
-        if attempt.error is not None and attempt.error.kind not in _MODEL_PROBLEMS:
+        if attempt.error is not None and attempt.error.kind not in MODEL_PROBLEMS:
             break
     return ProbeResult(tuple(attempts))

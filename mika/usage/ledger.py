@@ -62,6 +62,7 @@ class UsageLedger:
         self._pending: dict[Key, list[int]] = {}
         self._dirty = False
         self._wake = threading.Event()
+        self._closing = threading.Event()
         self._stop = False
         self._thread: threading.Thread | None = None
         self._load()
@@ -137,6 +138,7 @@ class UsageLedger:
 
     def close(self) -> None:
         self._stop = True
+        self._closing.set()
         self._wake.set()
         if self._thread is not None:
             self._thread.join(5)
@@ -149,7 +151,10 @@ class UsageLedger:
             self._wake.clear()
             if self._stop:
                 break
-            time.sleep(self._interval)  # gather the burst of a run's calls into one write
+            # Gather the burst of a run's calls into one write; close() cuts the wait short.
+            self._closing.wait(self._interval)
+            if self._stop:
+                break
             if self._dirty:
                 try:
                     self.flush()

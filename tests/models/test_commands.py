@@ -162,3 +162,36 @@ def test_usage_command_reports_the_ledger(env):
     assert "合计" in zh.output
     bad = CliRunner().invoke(usage_command, ["--range", "1y"])
     assert bad.exit_code == 2 and "24h, 7d, 30d, 90d" in bad.stderr
+
+
+def _add_loop(server, *more):
+    os.environ["LOOP_KEY"] = "sk-loop"
+    return CliRunner().invoke(models_group, ["add", "custom", "--id", "loop", "--kind", "anthropic", "--base-url",
+                                             server.url, "--api-key-env", "LOOP_KEY", "--test", *more])
+
+
+def test_add_with_test_saves_and_picks_the_main_model(env, server):
+    server.queue(
+        Reply(json.dumps({"data": [{"id": "claude-a"}], "has_more": False}).encode()),
+        Reply.recording("anthropic_messages_stream/anthropic-sdk__tool_use_get_weather.sse"),
+    )
+    out = _add_loop(server)
+    assert out.exit_code == 0, out.output + out.stderr
+    data = tomllib.loads((env / "config.toml").read_text())
+    assert data["providers"]["loop"]["kind"] == "anthropic" and data["roles"]["main"] == "loop/claude-a"
+
+
+def test_add_with_test_saves_nothing_when_the_key_is_wrong(env, server):
+    server.queue(Reply(b'{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}',
+                       status=401))
+    out = _add_loop(server, "--model", "claude-a")
+    assert out.exit_code == 4 and "nothing was saved" in out.stderr and "invalid x-api-key" in out.stderr
+    assert not (env / "config.toml").exists()
+
+
+def test_add_with_test_keeps_the_provider_when_only_the_model_fails(env, server):
+    server.queue(Reply.recording("anthropic_messages_stream/pydantic-ai__cache_read_55096_tokens_stream.sse"))
+    out = _add_loop(server, "--model", "claude-chatty")
+    assert out.exit_code == 1
+    data = tomllib.loads((env / "config.toml").read_text())
+    assert "loop" in data["providers"] and "roles" not in data
