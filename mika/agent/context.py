@@ -1,22 +1,40 @@
 """`ContextBuilder`: what each model request holds, in zones (seed §7).
 
 Zone 0: the system prompt and tool definitions — byte-identical within a run except when
-a group opens. Zone 1: the opening context, written once (earlier turns, the user's
-words). Zone 2: the history, append-only. Zone 3: this step's results, image and runtime
-state, appended to the last message (and kept there, so the next request's prefix still
-matches this one's).
+a group opens. Zone 1: the opening context, written once (earlier turns, memory,
+knowledge, the user's words). Zone 2: the history, append-only. Zone 3: this step's
+results, image and runtime state, appended to the last message (and kept there, so the
+next request's prefix still matches this one's).
+
+What is sent is `head + live tail`: before any compression the head is empty and the
+tail is the whole history; a compression replaces the head once with a shorter copy of
+the old turns, and the tail goes on growing. So between compressions every request
+extends the previous one.
+
+When to compress: the estimated input (calibrated by the usage the provider reports)
+passes `trigger` (0.6) of the window left after the fixed part. It lands below half the
+trigger if it can, never above `hard_cap` (0.9) of the window, and is not repeated
+without new input, nor while the history has not grown by `hysteresis` of the window
+since a compression that could not land low enough.
 """
 
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from typing import Callable
 
+from mika.agent.compressor import MAX_LEVEL, Compressed, ContextCompressor, estimate_fixed, estimate_messages
 from mika.agent.history import History, only_last_image
+from mika.agent.recovery import ContextRecovery
 from mika.agent.system_prompt import SystemPrompt
-from mika.model.messages import Message, ModelRequest, Text
+from mika.model.messages import Message, ModelRequest, Text, Usage
 from mika.run.spec import PriorTurn, RunSpec
 from mika.tool.groups import ToolGroups
+
+TRIGGER = 0.6
+HARD_CAP = 0.9
+HYSTERESIS = 0.1
 
 
 def context_block(kind: str, source: str, trust: str, body: str) -> str:
@@ -32,6 +50,16 @@ def prior_turns_text(turns: tuple[PriorTurn, ...]) -> str:
     return "\n".join(lines)
 
 
+@dataclass(frozen=True)
+class CompressionDone:
+    """What one compression did, for the record (a `Compressed` run event)."""
+
+    before_tokens: int
+    after_tokens: int
+    level: int
+    restored: tuple[str, ...] = ()
+
+
 class ContextBuilder:
     def __init__(
         self,
@@ -41,12 +69,27 @@ class ContextBuilder:
         *,
         extra_context: tuple[tuple[str, str, str, str], ...] = (),
         now: Callable[[], float] = time.time,
+        window: int = 0,
+        compressor: ContextCompressor | None = None,
+        recovery: ContextRecovery | None = None,
+        on_compressed: Callable[[CompressionDone], None] | None = None,
     ) -> None:
         self.spec = spec
         self.system = system
         self.groups = groups
         self.history = History()
         self.now = now
+        # 0: the window is unknown and nothing is compressed.
+        self.window = window
+        self.compressor = compressor or ContextCompressor()
+        self.recovery = recovery or ContextRecovery()
+        self.on_compressed = on_compressed
+        self._compressed: Compressed | None = None
+        self._compressed_at_version = -1
+        self._last_after = 0
+        self.level = 0
+        self.ratio = 1.0  # reported / estimated input tokens, learnt from usage
+        self.compressions: list[CompressionDone] = []
         opening: list[str] = []
         if spec.prior_turns:
             opening.append(context_block("earlier_turns", "conversation", "trusted", prior_turns_text(spec.prior_turns)))
@@ -55,21 +98,108 @@ class ContextBuilder:
         # The user's own words go in unwrapped and last, so they are what the model reads first as the task.
         opening.append(spec.goal)
         self.history.add_user(Text("\n\n".join(opening)), users_words=True)
+        self.history.user_texts[:] = [spec.goal]
         self.opening_index = 0
 
     def runtime_state(self, step: int) -> str:
         stamp = time.strftime("%Y-%m-%d %H:%M %a", time.localtime(self.now()))
         return f"[step {step} · local time {stamp}]"
 
-    def build(self, purpose: str = "main") -> ModelRequest:
+    # -- what is sent -----------------------------------------------------------------
+
+    def view(self) -> list[Message]:
+        msgs = self.history.messages
+        if self._compressed is None:
+            return list(msgs)
+        return list(self._compressed.head) + list(msgs[self._compressed.cut :])
+
+    def _request(self, messages: list[Message], purpose: str) -> ModelRequest:
         return ModelRequest(
             system=self.system.build(self.groups.open),
-            messages=tuple(only_last_image(self.history.messages)),
+            messages=tuple(only_last_image(messages)),
             tools=self.groups.specs(),
             cache_marks=(self.opening_index,),
             conversation_id=self.spec.conversation_id or None,
             purpose=purpose,
         )
 
+    def build(self, purpose: str = "main") -> ModelRequest:
+        self._maybe_compress()
+        return self._request(self.view(), purpose)
+
+    def build_harsher(self) -> ModelRequest | None:
+        """After a context-overflow error: compress one level harder (at least 3) and
+        rebuild, or None when nothing is left to fold."""
+        if self.level >= MAX_LEVEL and self._compressed is not None:
+            return None
+        before = self._estimate_view()
+        self._apply(max(self.level + 1, 3), before)
+        return self._request(self.view(), "main")
+
     def messages(self) -> list[Message]:
         return list(self.history.messages)
+
+    # -- sizes ----------------------------------------------------------------------
+
+    def fixed_tokens(self) -> int:
+        return int(estimate_fixed(self.system.build(self.groups.open), self.groups.specs()) * self.ratio)
+
+    def _estimate_view(self, messages: list[Message] | None = None) -> int:
+        msgs = only_last_image(self.view() if messages is None else messages)
+        return int(estimate_messages(msgs) * self.ratio)
+
+    def estimate(self, request: ModelRequest) -> int:
+        return int((estimate_fixed(request.system, request.tools) + estimate_messages(request.messages)) * self.ratio)
+
+    def calibrate(self, request: ModelRequest, usage: Usage) -> None:
+        """Learn how far the estimate is from what the provider counted."""
+        if not usage.reported or usage.input_tokens <= 0:
+            return
+        raw = estimate_fixed(request.system, request.tools) + estimate_messages(request.messages)
+        if raw <= 0:
+            return
+        seen = min(4.0, max(0.25, usage.input_tokens / raw))
+        # A moving average: one odd count (a cached prefix counted differently) does not swing it.
+        self.ratio = seen if not self.compressions and self.ratio == 1.0 else 0.7 * self.ratio + 0.3 * seen
+
+    # -- compression ----------------------------------------------------------------
+
+    def _limits(self) -> tuple[int, int, int]:
+        fixed = self.fixed_tokens()
+        budget = max(1, self.window - fixed)
+        trigger = int(budget * TRIGGER)
+        hard = int(self.window * HARD_CAP) - fixed
+        return trigger, trigger // 2, hard
+
+    def _maybe_compress(self) -> None:
+        if not self.window:
+            return
+        if self.history.version == self._compressed_at_version:
+            return  # nothing new since the last compression: never twice in a row
+        trigger, target, hard = self._limits()
+        size = self._estimate_view()
+        if size <= trigger:
+            return
+        if self._last_after > target and size < self._last_after + int(self.window * HYSTERESIS) and size <= hard:
+            return  # the last one could not land low; wait for real growth unless near the cap
+        self._apply(max(self.level, 1), size)
+
+    def _apply(self, start_level: int, before: int) -> None:
+        trigger, target, hard = self._limits() if self.window else (0, 0, 0)
+        chosen = None
+        for level in range(max(1, start_level), MAX_LEVEL + 1):
+            candidate = self.recovery.restore(self.compressor.compress(self.history, level), self.history)
+            chosen = candidate
+            msgs = list(candidate.compressed.head) + list(self.history.messages[candidate.compressed.cut :])
+            if not self.window or self._estimate_view(msgs) <= target:
+                break
+        assert chosen is not None
+        self._compressed = chosen.compressed
+        self.level = chosen.compressed.level
+        self._compressed_at_version = self.history.version
+        after = self._estimate_view()
+        self._last_after = after
+        done = CompressionDone(before, after, self.level, chosen.restored)
+        self.compressions.append(done)
+        if self.on_compressed is not None:
+            self.on_compressed(done)

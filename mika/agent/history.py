@@ -2,25 +2,60 @@
 
 User-side content that arrives next to each other (tool results, the runtime state, a
 steer) is gathered into one user message so roles alternate as every protocol wants.
+
+Beside the messages it keeps what compression must know and cannot read back from the
+text: which texts are the user's own words (never trimmed), which assistant turns asked
+the user something (never folded), and what each tool result came from (observation
+ids, whether it was a screen read). The full history is never rewritten; compression
+works on a copy.
 """
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass, field
 
 from mika.model.messages import Image, Message, Part, Text
 
 
+class ResultKind(enum.Enum):
+    SCREEN = "screen"  # a read of a screen: becomes a placeholder once old
+    TEXT = "text"  # page, command, file text: cut when long
+    PLAIN = "plain"  # an action's short report
+
+
+@dataclass(frozen=True)
+class ResultInfo:
+    call_id: str
+    tool: str
+    step: int
+    kind: ResultKind = ResultKind.PLAIN
+    observation_ids: tuple[str, ...] = ()
+    # The result carries the user's words (an answer, a hand-back): never shrunk.
+    protected: bool = False
+    code: str = ""
+
+
 @dataclass
 class History:
     messages: list[Message] = field(default_factory=list)
-    # Kinds of user content per message index, so compression can spare the user's words.
+    # Message indexes that hold the user's words (the opening, steers, answers).
     user_words: set[int] = field(default_factory=set)
+    # The exact texts of the user's words, so a compressed copy can keep them verbatim.
+    user_texts: list[str] = field(default_factory=list)
+    # Assistant message indexes whose calls asked the user (ask / confirm / takeover).
+    exchanges: set[int] = field(default_factory=set)
+    results: dict[str, ResultInfo] = field(default_factory=dict)
+    # Bumped on every append: "new input since the last compression" is a change here.
+    version: int = 0
 
-    def add_assistant(self, message: Message) -> None:
+    def add_assistant(self, message: Message, *, exchange: bool = False) -> None:
         if not message.parts:
             message = Message("assistant", (Text("(no reply)"),))
         self.messages.append(message)
+        if exchange:
+            self.exchanges.add(len(self.messages) - 1)
+        self.version += 1
 
     def add_user(self, *parts: Part, users_words: bool = False) -> None:
         if not parts:
@@ -32,9 +67,19 @@ class History:
             self.messages.append(Message("user", tuple(parts)))
         if users_words:
             self.user_words.add(len(self.messages) - 1)
+            self.user_texts.extend(p.text for p in parts if isinstance(p, Text))
+        self.version += 1
+
+    def note_result(self, info: ResultInfo) -> None:
+        self.results[info.call_id] = info
 
     def __len__(self) -> int:
         return len(self.messages)
+
+
+def image_line(image: Image) -> Text:
+    ref = f" {image.ref}" if image.ref else ""
+    return Text(f"[screenshot{ref} from an earlier step, not re-sent]")
 
 
 def only_last_image(messages: list[Message]) -> list[Message]:
@@ -45,9 +90,5 @@ def only_last_image(messages: list[Message]) -> list[Message]:
         if i == last_with_image or not any(isinstance(p, Image) for p in m.parts):
             out.append(m)
             continue
-        parts = tuple(
-            Text(f"[screenshot {p.ref or ''} from an earlier step, not re-sent]".replace("  ", " ")) if isinstance(p, Image) else p
-            for p in m.parts
-        )
-        out.append(Message(m.role, parts))
+        out.append(Message(m.role, tuple(image_line(p) if isinstance(p, Image) else p for p in m.parts)))
     return out

@@ -1,31 +1,38 @@
 """`AgentLoop`: schedules the run; every judgement lives in its own class.
 
-Per step: take steers → build the request → ask the model (a steer cancels and re-asks)
-→ a reply without tool calls is the answer (after TurnPolicy and a last look at the
-inbox under its lock) → otherwise each call goes through the ActionExecutor, results go
-back into the history, StopRules may end the run.
+Per step: take steers → build the request (ContextBuilder compresses when it must) →
+ask the model (a steer cancels and re-asks; an overflow is retried once, harsher) → a
+reply without tool calls is the answer (after TurnPolicy, grounding and a last look at
+the inbox under its lock) → otherwise, the first time a UI run wants to act, IntentGate
+may turn it into a chat reply → each call goes through the ActionExecutor, results go
+back into the history (with StuckAdvice when going in circles), StopRules may end the run.
 """
 
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from mika.action.executor import ActionExecutor
 from mika.action.origin import Origin
-from mika.agent.context import ContextBuilder
+from mika.agent.context import CompressionDone, ContextBuilder
+from mika.agent.grounding import Grounding
+from mika.agent.history import ResultInfo, ResultKind
+from mika.agent.intent_gate import Intent, IntentGate
 from mika.agent.model_caller import ModelCaller, RunCancelled
 from mika.agent.stop_rules import StopRules
+from mika.agent.stuck_advice import StuckAdvice
 from mika.agent.turn_policy import TurnPolicy
 from mika.model.errors import ModelError
-from mika.model.messages import Image, Text, ToolCall, ToolResult, Usage
+from mika.model.messages import Image, Message, ModelResponse, Text, ToolCall, ToolResult, Usage
 from mika.observe.evidence import AnswerSources
 from mika.observe.observation import Observation, ObsKind, Trust
-from mika.record.events import Activity, ObservationMade, SourcesChosen
+from mika.record.events import Compressed, GroundingChecked, IntentJudged, ObservationMade, SourcesChosen
+from mika.resources import prompt
 from mika.run.contracts import OutcomeStatus, RunResult
 from mika.run.inbox import RunInbox
 from mika.tool.context import ToolContext
-from mika.tool.declaration import ToolOutcome
+from mika.tool.declaration import AgentTool, ToolOutcome
 from mika.tool.dispatcher import SKIPPED_TEXT
 
 NOT_RUN_TEXT = "Not run: an earlier call in the same reply ended the step."
@@ -50,6 +57,9 @@ class AgentLoop:
         emit,
         stop_rules: StopRules | None = None,
         turn_policy: TurnPolicy | None = None,
+        stuck_advice: StuckAdvice | None = None,
+        intent_gate: IntentGate | None = None,
+        review_final_answer: bool = False,
     ) -> None:
         self.context = context
         self.caller = caller
@@ -59,8 +69,15 @@ class AgentLoop:
         self.emit = emit
         self.stop_rules = stop_rules or StopRules()
         self.turn_policy = turn_policy or TurnPolicy()
+        self.stuck_advice = stuck_advice or StuckAdvice()
+        self.intent_gate = intent_gate or IntentGate(light=None)
+        # The seed keeps the final check off: grounding is recorded, an answer is sent back only when on.
+        self.review_final_answer = review_final_answer
+        self._review_given = False
         self.state = LoopState()
         self.spec = context.spec
+        self.turn_policy.user_said(self.spec.goal)
+        self.context.on_compressed = self._on_compressed
 
     def _base(self) -> dict:
         return {"run_id": self.spec.id, "conversation_id": self.spec.conversation_id, "step": self.state.step}
@@ -72,6 +89,12 @@ class AgentLoop:
             groups_used=tuple(g for g in self.executor.groups.opened_order),
         )
 
+    def _on_compressed(self, done: CompressionDone) -> None:
+        self.emit(Compressed(**self._base(), before_tokens=done.before_tokens, after_tokens=done.after_tokens, level=done.level))
+
+    def _tool(self, name: str) -> AgentTool | None:
+        return self.executor.registry.get(name)
+
     async def run(self) -> RunResult:
         try:
             return await self._run()
@@ -80,7 +103,15 @@ class AgentLoop:
                 raise
             return self._result(OutcomeStatus.STOPPED, self.inbox.cancel_reason or "Stopped.")
         except ModelError as err:
-            return self._result(OutcomeStatus.FAILED, err.user_message(), subtype=err.kind.value)
+            stop = self.stop_rules.model_failed(err)
+            return self._result(OutcomeStatus.FAILED, err.user_message(), subtype=stop.subtype)
+
+    async def _ask(self, request, *, overflow: bool = True) -> ModelResponse | None:
+        response = await self.caller.call(request, self.state.step + 1,
+                                          on_overflow=self.context.build_harsher if overflow else None)
+        if response is not None:
+            self.context.calibrate(request, response.usage)
+        return response
 
     async def _run(self) -> RunResult:
         while True:
@@ -91,15 +122,26 @@ class AgentLoop:
             if stop:
                 return self._result(OutcomeStatus.BUDGET_EXHAUSTED, stop.reason, stop.subtype)
             request = self.context.build()
-            response = await self.caller.call(request, self.state.step + 1)
+            response = await self._ask(request)
             if response is None:
                 continue  # a steer arrived: ask again with it appended
+            calls = response.message.tool_calls
+            if calls and self.intent_gate.applies(self.spec, [self._tool(c.name) for c in calls]):
+                intent = await self.intent_gate.decide(self.turn_policy.user_last, self.spec.conversation_id or None)
+                self.emit(IntentJudged(**self._base(), intent=intent.value))
+                if intent is Intent.CHAT:
+                    # A chat needs no tools: the same context, asked again without any.
+                    chat = await self._ask(replace(request, tools=()), overflow=False)
+                    if chat is None:
+                        continue
+                    self.state.usage = self.state.usage + response.usage
+                    response = replace(chat, message=Message("assistant", tuple(p for p in chat.message.parts if not isinstance(p, ToolCall))))
+                    calls = ()
             self.state.step += 1
             self.ctx.step = self.state.step
             self.state.usage = self.state.usage + response.usage
-            calls = response.message.tool_calls
             if not calls:
-                reminder = self.turn_policy.before_answer(response)
+                reminder = self.turn_policy.before_answer(response) or self._review(response)
                 if reminder:
                     self.context.history.add_assistant(response.message)
                     self.context.history.add_user(Text(reminder))
@@ -112,22 +154,33 @@ class AgentLoop:
                 picked = tuple(s.observation.as_dict() for s in sources)
                 if picked:
                     self.emit(SourcesChosen(**self._base(), observations=picked))
+                report = Grounding.check(answer, self.ctx.evidence)
+                self.emit(GroundingChecked(**self._base(), grounded=report.grounded, checked=report.checked,
+                                           unsupported=report.unsupported, wrong_sums=report.wrong_sums))
                 return self._result(OutcomeStatus.ANSWERED, answer, sources=picked)
 
-            self.context.history.add_assistant(response.message)
-            said = response.message.text.strip()
-            if said:
-                # Text next to tool calls is the model telling what it is doing.
-                self.emit(Activity(**self._base(), text=said, tool=calls[0].name))
+            exchange = any(t is not None and t.needs_user for t in (self._tool(c.name) for c in calls))
+            self.context.history.add_assistant(response.message, exchange=exchange)
             results, end, stop = await self._run_calls(calls)
             self.context.history.add_user(*results, Text(self.context.runtime_state(self.state.step)))
             if end is not None:
                 if self.inbox.close_unless_steered():
                     status = OutcomeStatus.DEVICE_UNAVAILABLE if end.subtype == "device_unavailable" else OutcomeStatus.NOT_DONE
-                    return self._result(status, end.message, subtype=end.subtype)
+                    return self._result(status, self.stop_rules.gave_up(end).reason, subtype=end.subtype)
                 continue  # a message arrived as it ended: carry on with it
             if stop is not None:
                 return self._result(OutcomeStatus.FAILED, stop.reason, subtype=stop.subtype)
+
+    def _review(self, response: ModelResponse) -> str | None:
+        """With the review switch on, an answer with unsupported facts goes back once."""
+        if not self.review_final_answer or self._review_given:
+            return None
+        report = Grounding.check(response.message.text, self.ctx.evidence)
+        if report.grounded:
+            return None
+        self._review_given = True
+        claims = ", ".join(f'"{c}"' for c in (report.unsupported + report.wrong_sums)[:8])
+        return prompt("feedback/ungrounded.md").format(claims=claims)
 
     def _take_steers(self) -> None:
         steers = self.inbox.take_steers()
@@ -136,6 +189,7 @@ class AgentLoop:
         for s in steers:
             obs = Observation.build(ObsKind.USER_SAID, "user", s.text, trust=Trust.TRUSTED, title="message", step=self.state.step)
             self.ctx.evidence.add(obs)
+            self.turn_policy.user_said(s.text)
         text = "\n".join(f"The user adds: {s.text}" for s in steers)
         self.context.history.add_user(Text(text), users_words=True)
 
@@ -153,15 +207,22 @@ class AgentLoop:
                 results.append(ToolResult(call.id, call.name, SKIPPED_TEXT, is_error=True))
                 continue
             outcome = await self._perform(call)
+            tool = self._tool(call.name)
             for obs in outcome.observations:
                 self.emit(ObservationMade(**self._base(), observation=obs.as_dict()))
             if outcome.image is not None:
                 image = outcome.image
-            results.append(ToolResult(call.id, call.name, _result_text(outcome), is_error=not outcome.ok))
+            self.turn_policy.after_call(tool, outcome)
+            self.context.history.note_result(_result_info(call, tool, outcome, self.state.step))
+            text = _result_text(outcome)
             if outcome.end_run is not None:
                 end = outcome.end_run
             else:
                 stop = self.stop_rules.after_call(call, outcome)
+                advice = None if stop else self.stuck_advice.advise(self.stop_rules.stuck())
+                if advice:
+                    text = f"{text}\n{advice}"
+            results.append(ToolResult(call.id, call.name, text, is_error=not outcome.ok))
         if image is not None:
             results.append(image)
         return results, end, stop
@@ -187,7 +248,28 @@ class AgentLoop:
         raise RunCancelled()
 
 
+def _is_screen(obs: Observation) -> bool:
+    return obs.kind is ObsKind.READ and (obs.title == "screen" or (obs.place is not None and obs.place.kind == "app"))
+
+
+def _result_info(call: ToolCall, tool: AgentTool | None, outcome: ToolOutcome, step: int) -> ResultInfo:
+    obs = outcome.observations
+    if tool is not None and tool.needs_user:
+        kind = ResultKind.PLAIN
+    elif obs and all(_is_screen(o) for o in obs):
+        kind = ResultKind.SCREEN
+    elif obs:
+        kind = ResultKind.TEXT
+    else:
+        kind = ResultKind.PLAIN
+    return ResultInfo(call.id, call.name, step, kind, tuple(o.id for o in obs),
+                      protected=bool(tool is not None and tool.needs_user), code=outcome.code)
+
+
 def _result_text(outcome: ToolOutcome) -> str:
-    if outcome.ok or outcome.code in ("done", ""):
-        return outcome.text
-    return f"[{outcome.code}] {outcome.text}"
+    text = outcome.text if outcome.ok or outcome.code in ("done", "") else f"[{outcome.code}] {outcome.text}"
+    # Reads carry their observation ids, so placeholders and view_past_screens can name them.
+    ids = [o.id for o in outcome.observations if o.kind is not ObsKind.USER_SAID]
+    if ids:
+        text = f"{text}\n[observation {', '.join(ids)}]"
+    return text

@@ -8,15 +8,19 @@ RunCancelled. Retry waits are interruptible by both.
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
-from typing import Callable
+from typing import Callable, Sequence
 
-from mika.model.base import Done, Model, TextDelta
+from mika.model.base import Done, Model, TextDelta, complete
 from mika.model.errors import ModelError, ModelErrorKind
 from mika.model.messages import ModelRequest, ModelResponse
 from mika.model.retry import RetryPolicy
 from mika.record.events import AnswerDelta, ModelCancelled, ModelFailed, ModelReplied, ModelRequested, RunEvent
 from mika.run.inbox import RunInbox
+
+
+log = logging.getLogger(__name__)
 
 
 class RunCancelled(Exception):
@@ -148,3 +152,20 @@ class ModelCaller:
         if self.inbox.cancelled.is_set():
             raise RunCancelled()
         return sleeper in done
+
+
+async def side_call(models: "Sequence[Model | None]", request: ModelRequest, timeout: float) -> ModelResponse | None:
+    """A call outside the loop (intent, judge, stop summary): the first model given
+    (the light one) is tried first, the next on failure; None when none answered in time.
+
+    Side calls never stream to the user and never fail the run: any error is a None."""
+    for model in models:
+        if model is None:
+            continue
+        try:
+            return await asyncio.wait_for(complete(model, request), timeout)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # a side call's failure only means "no verdict"
+            log.info("side call %s on %s/%s failed: %s", request.purpose, model.provider, model.name, exc)
+    return None

@@ -249,6 +249,31 @@ class OutcomeJudged(RunEvent):
     why: str = ""
 
 
+@dataclass(frozen=True, kw_only=True)
+class GroundingChecked(RunEvent):
+    """Whether the answer's numbers, ids and quotes were found in what was read."""
+
+    type: ClassVar[str] = "grounding"
+    grounded: bool
+    checked: int = 0
+    unsupported: tuple[str, ...] = ()
+    wrong_sums: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class IntentJudged(RunEvent):
+    type: ClassVar[str] = "intent"
+    intent: str  # chat | info | task | unknown
+
+
+@dataclass(frozen=True, kw_only=True)
+class StopSummarized(RunEvent):
+    type: ClassVar[str] = "stop_summary"
+    text: str
+    by_model: bool = False
+    outward: int = 0
+
+
 EVENT_TYPES: dict[str, type[RunEvent]] = {
     cls.type: cls
     for cls in list(globals().values())

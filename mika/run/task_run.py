@@ -20,13 +20,16 @@ from mika.action.executor import ActionExecutor
 from mika.action.pacing import OutwardPacing
 from mika.agent.context import ContextBuilder
 from mika.agent.loop import AgentLoop
+from mika.agent.intent_gate import IntentGate
 from mika.agent.model_caller import ModelCaller
+from mika.agent.outcome_judge import OutcomeJudge
+from mika.agent.stop_summary import StopSummary, read_record
 from mika.agent.system_prompt import SystemPrompt
 from mika.model.base import Model
 from mika.model.retry import RetryPolicy
 from mika.model.testing import estimate_tokens
 from mika.observe.evidence import EvidenceLedger
-from mika.record.events import PhaseChanged, RunEvent, RunOutcome, RunStarted, UserInput
+from mika.record.events import OutcomeJudged, PhaseChanged, RunEvent, RunOutcome, RunStarted, StopSummarized, UserInput
 from mika.record.recorder import RunRecorder
 from mika.record.redactor import Redactor
 from mika.run.contracts import EventSink, OutcomeStatus, RunResult
@@ -51,12 +54,20 @@ class RunOptions:
     surface: SurfaceLayer | None = None
     redactor: Redactor | None = None
     clock: Callable[[], float] = time.monotonic
+    # After delivery, judge done / partial / not possible: None = only when a light model is given.
+    judge_outcome: bool | None = None
+    # The seed's final check (send an answer with unread facts back once); off by default.
+    review_final_answer: bool = False
 
 
 class TaskRun:
-    def __init__(self, spec: RunSpec, model: Model, capabilities: Sequence[Capability], options: RunOptions | None = None) -> None:
+    def __init__(self, spec: RunSpec, model: Model, capabilities: Sequence[Capability], options: RunOptions | None = None,
+                 *, light: Model | None = None) -> None:
         self.spec = spec
         self.model = model
+        # Side calls (intent, outcome judge, stop summary) prefer the light model, fall back to main.
+        self.light = light
+        self._events: list[RunEvent] = []
         self.capabilities = list(capabilities)
         self.options = options or RunOptions()
         self._sinks: list[EventSink] = []
@@ -91,6 +102,8 @@ class TaskRun:
     # -- running --------------------------------------------------------------------
 
     def emit(self, event: RunEvent) -> None:
+        if not event.ephemeral:
+            self._events.append(event)  # the record the judge and the stop summary read
         for sink in list(self._sinks):
             try:
                 sink(event)
@@ -149,16 +162,22 @@ class TaskRun:
             surface=opts.surface or NoSurface(), services=services, clock=opts.clock,
             save_frame=self.recorder.save_frame if self.recorder else None,
         )
-        context = ContextBuilder(self.spec, SystemPrompt(sections), groups)
+        context = ContextBuilder(self.spec, SystemPrompt(sections), groups, window=self.model.context_window)
         caller = ModelCaller(self.model, self.inbox, self.emit, opts.retry, run_id=self.spec.id,
                              conversation_id=self.spec.conversation_id, estimate=estimate_tokens)
-        self.loop = AgentLoop(context=context, caller=caller, executor=executor, inbox=self.inbox, tool_ctx=ctx, emit=self.emit)
+        self.loop = AgentLoop(context=context, caller=caller, executor=executor, inbox=self.inbox, tool_ctx=ctx, emit=self.emit,
+                              intent_gate=IntentGate(self.light), review_final_answer=opts.review_final_answer)
         self.executor = executor
         self._set_phase(RunPhase.RUNNING)
         return await self.loop.run()
 
     async def _aftercare(self, result: RunResult) -> RunResult:
         self._set_phase(RunPhase.FINISHING)
+        if result.status is OutcomeStatus.STOPPED and self.stopped_by_user:
+            summary, by_model = await StopSummary([self.light, self.model]).summarize(self.spec.goal, self._events)
+            self.emit(StopSummarized(run_id=self.spec.id, conversation_id=self.spec.conversation_id, text=summary,
+                                     by_model=by_model, outward=len(read_record(self._events).outward)))
+            result = replace(result, answer=summary)
         left = self.inbox.close()
         # Steers nobody read become the conversation's next task, unless the user stopped.
         unconsumed = () if result.status is OutcomeStatus.STOPPED else tuple(i.text for i in left if i.text)
@@ -166,6 +185,11 @@ class TaskRun:
                              answer=result.answer, subtype=result.subtype, reason=result.answer if result.status is not OutcomeStatus.ANSWERED else "",
                              steps=result.steps, usage=result.usage))
         self._set_phase(RunPhase.AFTERCARE)
+        judge = self.options.judge_outcome if self.options.judge_outcome is not None else self.light is not None
+        if judge and result.status is not OutcomeStatus.STOPPED:
+            verdict = await OutcomeJudge([self.light, self.model]).judge(self.spec.goal, result.status.value, result.answer, self._events)
+            self.emit(OutcomeJudged(run_id=self.spec.id, conversation_id=self.spec.conversation_id,
+                                    verdict=verdict.verdict.value, why=verdict.why))
         for cap in self.capabilities:
             try:
                 await cap.close()
