@@ -1,12 +1,136 @@
-"""The terminal app (placeholder until the TUI lands): says how to run headless."""
+"""The terminal app: `MikaApp` over the task center, and `run_app` that the CLI opens.
+
+The app owns one TaskCenter on Textual's event loop. It wraps the run factory so it can
+reach a run to answer / confirm / hand back; everything it shows comes from RunEvents.
+"""
 
 from __future__ import annotations
 
+import time
+from pathlib import Path
 from typing import Any
 
+from textual.app import App
+from textual.binding import Binding
 
-def run_app(**_: Any) -> int:
-    import sys
+from mika.run.task_center import TaskCenter
+from mika.run.contracts import TaskRunLike
+from mika.run.spec import RunSpec
 
-    sys.stderr.write("The terminal app is not built yet. Run a task with: mika --no-ui \"your task\"\n")
-    return 2
+from mika_tui.bindings import localize
+from mika_tui.commands import MikaCommands
+from mika_tui.deps import AppDeps
+from mika_tui.i18n import Tr
+from mika_tui.theme import MIKA_THEME, TEST_THEME
+
+QUIT_WINDOW_S = 2.0
+
+
+class MikaApp(App):
+    TITLE = "Mika"
+    COMMANDS = App.COMMANDS | {MikaCommands}
+    BINDINGS = [
+        Binding("ctrl+c", "quit_request", "b_quit", id="app.quit", tooltip="b_quit", priority=True, show=False),
+        Binding("f1", "open('settings')", "b_settings", id="app.settings", tooltip="b_settings", show=False),
+    ]
+
+    def __init__(self, deps: AppDeps, *, theme: str = "mika", **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.deps = deps
+        self.tr = Tr(deps.settings.ui_language)
+        self.runs: dict[str, TaskRunLike] = {}
+        self.center: TaskCenter | None = None
+        self._last_ctrl_c = 0.0
+        self.register_theme(MIKA_THEME)
+        self.register_theme(TEST_THEME)
+        self.theme = theme
+        localize(self, self.tr)
+
+    def _make_run(self, spec: RunSpec) -> TaskRunLike:
+        assert self.deps.run_factory is not None
+        run = self.deps.run_factory(spec)
+        self.runs[spec.id] = run
+        return run
+
+    async def on_mount(self) -> None:
+        from mika_tui.screens.main import CenterChanged, MainScreen, RunEventPosted
+
+        if self.deps.settings.keymap:
+            self.set_keymap(self.deps.settings.keymap)
+        if self.deps.run_factory is not None:
+            self.center = TaskCenter(self._make_run, state_dir=self.deps.state_dir,
+                                     limit=self.deps.settings.max_parallel)
+        self.main_screen = MainScreen()
+        await self.push_screen(self.main_screen)
+        if self.center is not None:
+            self.center.subscribe(lambda e: self.main_screen.post_message(RunEventPosted(e)))
+            self.center.watch(lambda s: self.main_screen.post_message(CenterChanged(s)))
+
+    async def on_unmount(self) -> None:
+        if self.center is not None:
+            await self.center.aclose(wait_s=3.0)
+
+    # -- actions --------------------------------------------------------------------------
+
+    def action_quit_request(self) -> None:
+        now = time.monotonic()
+        if now - self._last_ctrl_c <= QUIT_WINDOW_S:
+            self.exit(0)
+            return
+        self._last_ctrl_c = now
+        self.notify(self.tr("quit_again"), timeout=QUIT_WINDOW_S)
+
+    def action_open(self, name: str) -> None:
+        from mika_tui.screens import devices, models, runs, settings, usage
+
+        factories = {
+            "devices": devices.DevicesScreen, "models": models.ModelsScreen, "usage": usage.UsageScreen,
+            "runs": runs.RunsScreen, "settings": settings.SettingsScreen,
+        }
+        if type(self.screen).__name__ == factories[name].__name__:
+            return
+        if self.screen is not self.main_screen:
+            self.pop_screen()
+        self.push_screen(factories[name]())
+
+    def action_back(self) -> None:
+        if self.screen is not self.main_screen and len(self.screen_stack) > 1:
+            self.pop_screen()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "back":
+            return len(self.screen_stack) > 2
+        return True
+
+    def open_run(self, run_id: str) -> None:
+        from mika_tui.screens.runs import RunViewerScreen
+
+        self.push_screen(RunViewerScreen(run_id))
+
+    def frame_bytes(self, run_id: str, name: str) -> bytes | None:
+        """A frame a run recorded, by file name, or None."""
+        if not name:
+            return None
+        from mika.record.recorder import find_run
+
+        run_dir = find_run(self.deps.state_dir, run_id)
+        if run_dir is None:
+            return None
+        path = run_dir / "frames" / Path(name).name
+        try:
+            return path.read_bytes()
+        except OSError:
+            return None
+
+
+def run_app(*, settings: Any, device: str | None = None, model: str | None = None, graphics: str | None = None) -> int:
+    """Open the app (the CLI's `mika` with no arguments). Returns the exit code."""
+    from mika_tui.launch import build_deps
+
+    deps, cleanup = build_deps(settings, device=device, model=model, graphics=graphics)
+    try:
+        app = MikaApp(deps)
+        app.run()
+        return int(app.return_code or 0)
+    finally:
+        cleanup()

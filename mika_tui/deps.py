@@ -1,0 +1,67 @@
+"""Everything the app is given from outside: settings, state dir, clocks, the device, the
+run factory. `run_app` builds the real ones; tests build their own (scripted model,
+simulated-phone frames, fixed clock, temp dirs) — the app never reaches for globals.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from datetime import tzinfo
+from typing import Callable, Protocol
+
+from mika.config.settings import Settings
+from mika.run.task_center import RunFactory
+
+from mika_tui.frames import FrameSource
+
+
+@dataclass(frozen=True)
+class DeviceInfo:
+    serial: str = ""
+    name: str = ""
+    transport: str = ""  # usb | tcp | sim
+    display: int = 0
+    is_sim: bool = False
+
+
+class Notifier(Protocol):
+    def notify(self, title: str, body: str) -> None: ...
+
+
+class DesktopNotifier:
+    """`notify-send` when the desktop has one; silently nothing otherwise."""
+
+    def notify(self, title: str, body: str) -> None:
+        import shutil
+        import subprocess
+
+        exe = shutil.which("notify-send")
+        if exe is None:
+            return
+        try:
+            subprocess.Popen([exe, "-a", "Mika", title, body], stdin=subprocess.DEVNULL,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        except OSError:
+            pass  # no desktop session: the bell and the header still say it
+
+
+@dataclass
+class AppDeps:
+    settings: Settings
+    state_dir: Path
+    run_factory: RunFactory | None  # None: no model configured; sending says how to set one up
+    model_label: str = ""
+    model_error: str = ""
+    device: DeviceInfo = field(default_factory=DeviceInfo)
+    frames: FrameSource | None = None
+    graphics: str = "halfcell"
+    clock: Callable[[], float] = time.time
+    notifier: Notifier = field(default_factory=DesktopNotifier)
+    preview_fps: float = 4.0
+    # The Devices screen asks these (blocking; called from worker threads).
+    devices_port: object | None = None
+    start_sim: Callable[[], DeviceInfo] | None = None
+    conversation_id: str = ""
+    tz: tzinfo | None = None  # None: the machine's zone (tests pin UTC)

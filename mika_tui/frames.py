@@ -1,0 +1,66 @@
+"""Where the live preview's pictures come from: a small port, and its ADB implementation.
+
+The preview only needs "the PNG of display N now". Until the phone capability's
+AndroidPort is wired into the app, `AdbFrameSource` asks adbutils for `screencap -p` on
+the serial; tests and benchmarks hand in `StaticFrameSource` with PNGs the simulated
+phone rendered. Calls block: the preview makes them from a worker thread.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol, Sequence
+
+
+class FrameError(Exception):
+    """No picture could be taken; the message says why in one line."""
+
+
+class FrameSource(Protocol):
+    def grab(self, display: int = 0) -> bytes:
+        """PNG bytes of the display, or FrameError."""
+        ...
+
+
+class StaticFrameSource:
+    """Plays back fixed PNGs in a loop (tests, benchmarks, offline demos)."""
+
+    def __init__(self, frames: Sequence[bytes]) -> None:
+        if not frames:
+            raise ValueError("StaticFrameSource needs at least one frame")
+        self._frames = list(frames)
+        self._next = 0
+        self.grabs = 0
+
+    def grab(self, display: int = 0) -> bytes:
+        frame = self._frames[self._next % len(self._frames)]
+        self._next += 1
+        self.grabs += 1
+        return frame
+
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+class AdbFrameSource:
+    """`exec-out screencap -p` through the adb server, on one serial."""
+
+    def __init__(self, serial: str, timeout: float = 10.0) -> None:
+        self.serial = serial
+        self.timeout = timeout
+
+    def grab(self, display: int = 0) -> bytes:
+        import adbutils
+
+        cmd = "screencap -p" if display == 0 else f"screencap -d {display} -p"
+        try:
+            device = adbutils.adb.device(self.serial)
+            conn = device.shell(cmd, stream=True, timeout=self.timeout)
+            try:
+                data = conn.read_until_close(encoding=None)
+            finally:
+                conn.close()
+        except (adbutils.AdbError, OSError) as exc:
+            raise FrameError(f"{self.serial}: {exc}") from None
+        if not data.startswith(PNG_MAGIC):
+            raise FrameError(f"{self.serial} sent no PNG (got {len(data)} bytes)")
+        return data

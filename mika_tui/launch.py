@@ -1,0 +1,127 @@
+"""Building the real app's dependencies: the main model, the phone (or the simulated one),
+the frame source, the run factory. Errors become lines the app shows, never tracebacks.
+
+The simulated phone is started as `mika sim` in a child process and attached through
+the adb server like any phone: the TUI never imports mika.sim (the layering contract).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from typing import Any, Callable
+
+from mika.config.errors import ConfigError
+from mika.config.paths import state_dir
+
+from mika_tui.deps import AppDeps, DeviceInfo
+from mika_tui.devices_port import AdbDevicesPort, DeviceOpError, transport_of
+from mika_tui.frames import AdbFrameSource
+
+
+class SimProcess:
+    """`mika sim` as a child process, attached to the adb server."""
+
+    def __init__(self) -> None:
+        self.proc: subprocess.Popen[str] | None = None
+        self.serial = ""
+
+    def start(self, timeout: float = 20.0) -> DeviceInfo:
+        import adbutils
+
+        self.proc = subprocess.Popen([sys.executable, "-m", "mika.cli", "sim"], stdout=subprocess.PIPE,
+                                     stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL, text=True)
+        assert self.proc.stdout is not None
+        line = self.proc.stdout.readline().strip()
+        if not line.startswith("listening on "):
+            self.stop()
+            raise DeviceOpError("the simulated phone did not start (run `mika sim` to see why)")
+        self.serial = line.removeprefix("listening on ")
+        try:
+            adbutils.adb.connect(self.serial, timeout=timeout)
+            adbutils.adb.wait_for(self.serial, state="device", timeout=timeout)
+        except (adbutils.AdbError, OSError) as exc:
+            self.stop()
+            raise DeviceOpError(f"the adb server could not attach the simulated phone: {exc}") from None
+        return DeviceInfo(self.serial, "simulated phone", "sim", 0, is_sim=True)
+
+    def stop(self) -> None:
+        if self.serial:
+            try:
+                import adbutils
+
+                adbutils.adb.disconnect(self.serial)
+            except Exception:
+                pass  # the server may be gone already
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+
+
+def _ensure_adb_server() -> None:
+    import adbutils
+
+    try:
+        adbutils.adb.server_version()
+    except (adbutils.AdbError, OSError):
+        subprocess.run([adbutils.adb_path(), "start-server"], capture_output=True, timeout=30, check=False)
+
+
+def pick_device(wanted: str | None, port: AdbDevicesPort, sim: SimProcess) -> tuple[DeviceInfo, str]:
+    """The phone to use, and an error line if none could be had."""
+    try:
+        _ensure_adb_server()
+        rows = [r for r in port.list() if r.state == "device"]
+    except (DeviceOpError, OSError, subprocess.SubprocessError) as exc:
+        rows, error = [], str(exc)
+    else:
+        error = ""
+    if wanted and wanted != "sim":
+        row = next((r for r in rows if r.serial == wanted), None)
+        if row is None:
+            return DeviceInfo(), f"phone {wanted!r} is not attached (see Devices, /device)"
+        return DeviceInfo(row.serial, row.model or row.serial, row.transport), ""
+    if rows and wanted != "sim":
+        row = rows[0]
+        return DeviceInfo(row.serial, row.model or row.serial, transport_of(row.serial)), ""
+    try:
+        return sim.start(), ""
+    except DeviceOpError as exc:
+        return DeviceInfo(), error or str(exc)
+
+
+def build_deps(settings: Any, *, device: str | None, model: str | None, graphics: str | None) -> tuple[AppDeps, Callable[[], None]]:
+    from mika.assembly import RunEnvironment, capabilities_for
+    from mika.model.errors import ModelError
+    from mika.model_select import main_model
+    from mika.run.task_run import RunOptions, TaskRun
+
+    sdir = state_dir()
+    model_obj, model_error = None, ""
+    try:
+        model_obj = main_model(settings, model, sdir)
+    except ConfigError as exc:
+        model_error = str(exc).splitlines()[0]
+    except ModelError as exc:
+        model_error = exc.user_message()
+    port = AdbDevicesPort()
+    sim = SimProcess()
+    info, device_error = pick_device(device or settings.device or None, port, sim)
+
+    def factory(spec):  # type: ignore[no-untyped-def]
+        caps = capabilities_for(spec, RunEnvironment(autonomous=settings.autonomous))
+        return TaskRun(spec, model_obj, caps, RunOptions(autonomous=settings.autonomous, state_dir=sdir))
+
+    deps = AppDeps(
+        settings=settings, state_dir=sdir, run_factory=factory if model_obj is not None else None,
+        model_label=f"{model_obj.provider}/{model_obj.name}" if model_obj is not None else "",
+        model_error=model_error or device_error, device=info,
+        frames=AdbFrameSource(info.serial) if info.serial else None,
+        graphics=graphics or settings.graphics, clock=time.time, devices_port=port,
+        start_sim=sim.start,
+    )
+    return deps, sim.stop

@@ -1,0 +1,200 @@
+"""What the UI knows about one run, folded from its RunEvents and nothing else.
+
+The app feeds every event of a run to `RunView.apply`; widgets read the view. Kept free
+of Textual so the same folding reads recorded runs (the Runs screen) and live ones.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from mika.record import events as ev
+
+
+@dataclass
+class Step:
+    index: int
+    call_id: str
+    name: str
+    target: str
+    started_at: float
+    effect: str = ""
+    ok: bool | None = None  # None: still going
+    code: str = ""
+    text: str = ""
+    wait_ms: int = 0
+    duration_ms: int = 0
+    tokens: int = 0
+    frame: str = ""
+
+    @property
+    def live(self) -> bool:
+        return self.ok is None
+
+
+@dataclass(frozen=True)
+class Card:
+    """Something the run waits for the user on."""
+
+    kind: str  # approval | question | takeover
+    question_id: str
+    text: str
+    options: tuple[str, ...] = ()
+    app: str = ""
+    amount: str = ""
+    reason: str = ""
+
+
+def target_of(arguments: dict[str, Any]) -> str:
+    """The one argument a person recognises the step by (label, text, app…)."""
+    for key in ("label", "text", "target", "app", "package", "query", "url", "page", "question", "message"):
+        value = arguments.get(key)
+        if isinstance(value, (str, int, float)) and str(value).strip():
+            return str(value)
+    if not arguments:
+        return ""
+    raw = json.dumps(arguments, ensure_ascii=False)
+    return raw if len(raw) <= 60 else raw[:59] + "…"
+
+
+@dataclass
+class RunView:
+    run_id: str
+    goal: str = ""
+    conversation_id: str = ""
+    # The app's clock (fixed in tests); without one, the events' own times are used.
+    clock: Callable[[], float] | None = None
+    started_at: float = 0.0
+    ended_at: float = 0.0
+    answer: str = ""
+    streamed: str = ""
+    status: str = ""  # "" while running, then the outcome status
+    reason: str = ""
+    steps: list[Step] = field(default_factory=list)
+    card: Card | None = None
+    sources: tuple[dict[str, Any], ...] = ()
+    tokens_in: int = 0
+    tokens_out: int = 0
+    step_count: int = 0
+    activity: str = ""
+    notices: list[str] = field(default_factory=list)
+    _pending_tokens: int = 0
+
+    @property
+    def running(self) -> bool:
+        return not self.status
+
+    @property
+    def needs_you(self) -> bool:
+        return self.card is not None
+
+    def elapsed(self, now: float) -> float:
+        end = self.ended_at or now
+        return max(0.0, end - self.started_at) if self.started_at else 0.0
+
+    def _now(self, event: ev.RunEvent) -> float:
+        return self.clock() if self.clock is not None else event.at
+
+    def apply(self, event: ev.RunEvent | dict[str, Any]) -> None:
+        if isinstance(event, dict):
+            event = _from_dict(event)
+            if event is None:
+                return
+        handler = getattr(self, "_on_" + type(event).__name__, None)
+        if handler is not None:
+            handler(event)
+
+    def _on_RunStarted(self, e: ev.RunStarted) -> None:
+        self.goal = e.goal
+        self.conversation_id = self.conversation_id or e.conversation_id
+        self.started_at = self.started_at or self._now(e)
+
+    def _on_AnswerDelta(self, e: ev.AnswerDelta) -> None:
+        self.streamed += e.text
+
+    def _on_ModelReplied(self, e: ev.ModelReplied) -> None:
+        tokens = int(e.usage.get("input", 0) or e.usage.get("input_tokens", 0)) + int(
+            e.usage.get("output", 0) or e.usage.get("output_tokens", 0))
+        self.tokens_in += int(e.usage.get("input", 0) or e.usage.get("input_tokens", 0))
+        self.tokens_out += int(e.usage.get("output", 0) or e.usage.get("output_tokens", 0))
+        # The reply's tokens belong to the steps it asked for.
+        self._pending_tokens = tokens
+        if e.tool_calls:
+            self.streamed = ""  # text before tool calls was commentary, not the answer
+
+    def _on_ToolCalled(self, e: ev.ToolCalled) -> None:
+        step = Step(len(self.steps) + 1, e.call_id, e.name, target_of(e.arguments), self._now(e), tokens=self._pending_tokens)
+        self._pending_tokens = 0
+        self.steps.append(step)
+
+    def _on_ToolFinished(self, e: ev.ToolFinished) -> None:
+        step = next((s for s in reversed(self.steps) if s.call_id == e.call_id), None)
+        if step is None:
+            return
+        step.ok, step.code, step.text, step.effect = e.ok, e.code, e.text, e.effect
+        step.wait_ms, step.duration_ms, step.frame = e.wait_ms, e.duration_ms, e.frame
+        if self.card is not None and step.name in ("ask_user", "hand_to_user", "request_confirmation"):
+            self.card = None
+
+    def _on_Activity(self, e: ev.Activity) -> None:
+        self.activity = e.text
+
+    def _on_Notice(self, e: ev.Notice) -> None:
+        self.notices.append(e.text)
+
+    def _on_ConfirmationAsked(self, e: ev.ConfirmationAsked) -> None:
+        self.card = Card("approval", e.question_id, e.what, app=e.app, amount=e.amount)
+
+    def _on_QuestionAsked(self, e: ev.QuestionAsked) -> None:
+        self.card = Card("question", e.question_id, e.question, options=tuple(e.options))
+
+    def _on_TakeoverEvent(self, e: ev.TakeoverEvent) -> None:
+        if e.state == "asked":
+            self.card = Card("takeover", e.question_id, e.message, reason=e.reason)
+        elif self.card is not None and self.card.question_id == e.question_id:
+            self.card = None
+
+    def _on_SourcesChosen(self, e: ev.SourcesChosen) -> None:
+        self.sources = tuple(e.observations)
+
+    def _on_RunOutcome(self, e: ev.RunOutcome) -> None:
+        self.status = e.status
+        self.answer = e.answer
+        self.reason = e.reason
+        self.step_count = e.steps or len(self.steps)
+        self.ended_at = self._now(e)
+        self.card = None
+        for step in self.steps:
+            if step.ok is None:
+                step.ok, step.code = False, "stopped"
+
+
+def _from_dict(data: dict[str, Any]) -> ev.RunEvent | None:
+    """A recorded event (events.jsonl) back into its type; unknown fields are dropped."""
+    cls = ev.EVENT_TYPES.get(str(data.get("type", "")))
+    if cls is None:
+        return None
+    import dataclasses
+
+    names = {f.name for f in dataclasses.fields(cls)}
+    kwargs = {k: v for k, v in data.items() if k in names}
+    for key, value in list(kwargs.items()):
+        if isinstance(value, list):
+            kwargs[key] = tuple(value)
+    try:
+        return cls(**kwargs)
+    except TypeError:
+        return None
+
+
+def format_elapsed(seconds: float) -> str:
+    seconds = int(seconds)
+    if seconds < 60:
+        return f"{seconds}s"
+    minutes, sec = divmod(seconds, 60)
+    if minutes < 60:
+        return f"{minutes}m{sec:02d}s"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h{minutes:02d}m"

@@ -1,0 +1,191 @@
+"""Devices: what the adb server sees, connect HOST:PORT, pair with a code or a QR code drawn
+in the terminal, choose the simulated phone, and whether uiautomator2 is on each."""
+
+from __future__ import annotations
+
+import secrets
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.message import Message
+from textual.widgets import Button, DataTable, Footer, Input, Static
+
+from mika_tui.deps import DeviceInfo
+from mika_tui.devices_port import DeviceOpError, DeviceRow, check_code, check_hostport, qr_payload
+from mika_tui.qr import qr_text
+from mika_tui.screens.base import SubScreen
+
+
+class DevicesScreen(SubScreen):
+    CSS_PATH = "devices.tcss"
+    BINDINGS = [Binding("f5", "refresh", "b_refresh", id="devices.refresh", tooltip="b_refresh")]
+
+    class Listed(Message):
+        def __init__(self, rows: list[DeviceRow] | None, error: str = "") -> None:
+            super().__init__()
+            self.rows, self.error = rows, error
+
+    class Said(Message):
+        def __init__(self, text: str, error: bool = False) -> None:
+            super().__init__()
+            self.text, self.error = text, error
+
+    def compose(self) -> ComposeResult:
+        tr = self.mika.tr
+        with VerticalScroll():
+            yield Static(tr("devices_title"), classes="title")
+            yield DataTable(id="device-table", cursor_type="row")
+            with Horizontal():
+                yield Input(placeholder=tr("connect_label"), id="connect-addr")
+                yield Button(tr("connect_button"), id="connect")
+                yield Button(tr("use_button"), id="use")
+                yield Button(tr("sim_button"), id="use-sim")
+            with Horizontal():
+                yield Input(placeholder=tr("pair_label"), id="pair-addr")
+                yield Input(placeholder="123456", id="pair-code")
+                yield Button(tr("pair_button"), id="pair")
+                yield Button(tr("qr_button"), id="pair-qr")
+            yield Static("", id="device-message")
+            yield Static("", id="qr")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        tr = self.mika.tr
+        table = self.query_one(DataTable)
+        for key in ("col_serial", "col_state", "col_model", "col_transport", "col_u2"):
+            table.add_column(tr(key), key=key)
+        self.action_refresh()
+
+    def action_refresh(self) -> None:
+        if self.mika.deps.devices_port is None:
+            self.post_message(self.Listed([], ""))
+            return
+        self._list()
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="devices")
+    def _list(self) -> None:
+        try:
+            rows = self.mika.deps.devices_port.list()  # type: ignore[union-attr]
+        except DeviceOpError as exc:
+            self.post_message(self.Listed(None, str(exc)))
+            return
+        self.post_message(self.Listed(rows))
+
+    def on_devices_screen_listed(self, message: Listed) -> None:
+        tr = self.mika.tr
+        table = self.query_one(DataTable)
+        table.clear()
+        if message.rows is None:
+            self._say(message.error, error=True)
+            return
+        for r in message.rows:
+            current = " ◀" if r.serial == self.mika.deps.device.serial else ""
+            table.add_row(r.serial + current, r.state, r.model, r.transport, tr(f"u2_{r.u2}") if r.u2 in
+                          ("running", "installed", "absent", "unknown") else r.u2, key=r.serial)
+        if not message.rows:
+            self._say(tr("devices_none"))
+
+    def on_devices_screen_said(self, message: Said) -> None:
+        self._say(message.text, error=message.error)
+
+    def _say(self, text: str, *, error: bool = False) -> None:
+        line = self.query_one("#device-message", Static)
+        line.update(text)
+        line.set_class(error, "-error")
+
+    @on(Button.Pressed, "#connect")
+    def on_connect(self) -> None:
+        addr = self.query_one("#connect-addr", Input).value.strip()
+        if not check_hostport(addr):
+            self._say(self.mika.tr("bad_hostport", text=addr), error=True)
+            return
+        self._op("connect", addr)
+
+    @on(Button.Pressed, "#pair")
+    def on_pair(self) -> None:
+        addr = self.query_one("#pair-addr", Input).value.strip()
+        code = self.query_one("#pair-code", Input).value.strip()
+        if not check_hostport(addr):
+            self._say(self.mika.tr("bad_hostport", text=addr), error=True)
+            return
+        if not check_code(code):
+            self._say(self.mika.tr("bad_code"), error=True)
+            return
+        self._op("pair", addr, code)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="device-op")
+    def _op(self, op: str, *args: str) -> None:
+        port = self.mika.deps.devices_port
+        try:
+            text = getattr(port, op)(*args)
+        except (DeviceOpError, AttributeError) as exc:
+            self.post_message(self.Said(str(exc), True))
+            return
+        self.post_message(self.Said(str(text)))
+        self.call_from_thread(self.action_refresh)
+
+    @on(Button.Pressed, "#pair-qr")
+    def on_pair_qr(self) -> None:
+        name = "mika-" + secrets.token_hex(3)
+        password = secrets.token_hex(4)
+        self.show_qr(name, password)
+        self._watch_pairing(name, password)
+
+    def show_qr(self, name: str, password: str) -> None:
+        self.query_one("#qr", Static).update(qr_text(qr_payload(name, password)))
+        self._say(self.mika.tr("qr_help", name=name) + "\n" + self.mika.tr("qr_waiting"))
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="qr")
+    def _watch_pairing(self, name: str, password: str) -> None:
+        import time
+
+        port = self.mika.deps.devices_port
+        worker = __import__("textual.worker", fromlist=["get_current_worker"]).get_current_worker()
+        deadline = time.monotonic() + 120
+        while port is not None and not worker.is_cancelled and time.monotonic() < deadline:
+            try:
+                found = [s for s in port.pairing_services() if s.name == name]  # type: ignore[attr-defined]
+                if found:
+                    self.post_message(self.Said(port.pair(found[0].address, password)))  # type: ignore[attr-defined]
+                    self.call_from_thread(self.action_refresh)
+                    return
+            except DeviceOpError as exc:
+                self.post_message(self.Said(str(exc), True))
+                return
+            time.sleep(1.0)
+
+    @on(Button.Pressed, "#use")
+    def on_use(self) -> None:
+        table = self.query_one(DataTable)
+        if table.row_count == 0:
+            return
+        serial = str(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value)
+        self._choose(DeviceInfo(serial, serial, "tcp" if ":" in serial else "usb"))
+
+    @on(Button.Pressed, "#use-sim")
+    def on_use_sim(self) -> None:
+        if self.mika.deps.start_sim is not None:
+            self._start_sim()
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="device-op")
+    def _start_sim(self) -> None:
+        try:
+            info = self.mika.deps.start_sim()  # type: ignore[misc]
+        except DeviceOpError as exc:
+            self.post_message(self.Said(str(exc), True))
+            return
+        self.call_from_thread(self._choose, info)
+
+    def _choose(self, info: DeviceInfo) -> None:
+        from mika_tui.frames import AdbFrameSource
+        from mika_tui.widgets.preview import PhonePreview
+
+        deps = self.mika.deps
+        deps.device = info
+        deps.frames = AdbFrameSource(info.serial)
+        self.mika.main_screen.query_one(PhonePreview).source = deps.frames
+        self._say(self.mika.tr("device_chosen", serial=info.serial))
+        self.action_refresh()

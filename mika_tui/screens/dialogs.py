@@ -1,0 +1,86 @@
+"""Small modal dialogs: confirm a deletion, type a new name, read a source."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Static
+
+from mika_tui.i18n import Tr
+
+DIALOG_CSS = """
+{name} { align: center middle; }
+{name} > Vertical { width: 70%; max-width: 90; height: auto; max-height: 90%; border: thick $accent; background: $surface; padding: 1 2; }
+{name} Horizontal { height: auto; margin-top: 1; }
+{name} Button { margin-right: 2; }
+"""
+
+
+class ConfirmDialog(ModalScreen[bool]):
+    DEFAULT_CSS = DIALOG_CSS.replace("{name}", "ConfirmDialog")
+    BINDINGS = [Binding("escape", "cancel", "no", id="dialog.cancel")]
+
+    def __init__(self, text: str, tr: Tr, yes: str = "yes") -> None:
+        super().__init__()
+        self.text, self.tr, self.yes = text, tr, yes
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(self.text)
+            with Horizontal():
+                yield Button(self.tr(self.yes), id="yes", variant="error")
+                yield Button(self.tr("no"), id="no")
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "yes")
+
+    def action_cancel(self) -> None:
+        self.dismiss(False)
+
+
+class PromptDialog(ModalScreen[str | None]):
+    DEFAULT_CSS = DIALOG_CSS.replace("{name}", "PromptDialog")
+    BINDINGS = [Binding("escape", "cancel", "no", id="dialog.cancel")]
+
+    def __init__(self, label: str, value: str = "") -> None:
+        super().__init__()
+        self.label, self.value = label, value
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(self.label)
+            yield Input(self.value, id="prompt-value")
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.dismiss(event.value.strip() or None)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class SourceDialog(ModalScreen[None]):
+    """One observation an answer rests on: its text and, if there is one, its frame."""
+
+    DEFAULT_CSS = DIALOG_CSS.replace("{name}", "SourceDialog") + "SourceDialog VerticalScroll { height: auto; max-height: 30; }"
+    BINDINGS = [Binding("escape", "close", "back", id="dialog.close")]
+
+    def __init__(self, title: str, text: str, frame: bytes | None = None) -> None:
+        super().__init__()
+        self.title_text, self.body, self.frame = title, text, frame
+
+    def compose(self) -> ComposeResult:
+        from rich.markup import escape
+
+        with Vertical():
+            yield Static(f"[b]{escape(self.title_text)}[/b]")
+            with VerticalScroll():
+                yield Static(escape(self.body))
+                if self.frame:
+                    from mika_tui.widgets.frame_view import FrameView
+
+                    yield FrameView(self.frame)
+
+    def action_close(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,399 @@
+"""The main screen: header, conversations, chat, live phone picture, step timeline, input.
+
+It reads runs only through RunEvents (folded into RunViews) and acts on them only
+through the task center (submit, stop) and the run's own answer / confirm / hand_back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Footer, Input, Static
+
+from mika.record import events as ev
+from mika.run.conversations import ConversationError, new_conversation_id
+from mika.run.task_center import CenterState, Submitted
+
+from mika_tui.bindings import localize
+from mika_tui.run_view import Card, RunView, format_elapsed
+from mika_tui.screens.dialogs import ConfirmDialog, PromptDialog, SourceDialog
+from mika_tui.widgets.cards import ApprovalCard, CardAnswered, card_widget
+from mika_tui.widgets.chat import ChatLog, TurnBlock
+from mika_tui.widgets.preview import PhonePreview
+from mika_tui.widgets.sidebar import ConversationList
+from mika_tui.widgets.status import StatusBar
+from mika_tui.widgets.timeline import Timeline
+
+if TYPE_CHECKING:
+    from mika_tui.app import MikaApp
+
+
+class RunEventPosted(Message):
+    def __init__(self, event: ev.RunEvent) -> None:
+        super().__init__()
+        self.event = event
+
+
+class CenterChanged(Message):
+    def __init__(self, state: CenterState) -> None:
+        super().__init__()
+        self.state = state
+
+
+SLASH = ("/new", "/stop", "/device", "/model", "/usage", "/runs", "/settings", "/help")
+
+
+class MainScreen(Screen):
+    CSS_PATH = "main.tcss"
+    BINDINGS = [
+        Binding("escape", "stop", "b_stop", id="main.stop", tooltip="b_stop"),
+        Binding("ctrl+b", "toggle_sidebar", "b_sidebar", id="main.sidebar", tooltip="b_sidebar"),
+        Binding("ctrl+n", "new_conversation", "b_new", id="main.new", tooltip="b_new"),
+        Binding("f2", "rename_conversation", "conv_rename", id="main.rename", tooltip="conv_rename", show=False),
+        Binding("f3", "pin_conversation", "conv_pin", id="main.pin", tooltip="conv_pin", show=False),
+        Binding("f8", "delete_conversation", "conv_delete", id="main.delete", tooltip="conv_delete", show=False),
+        Binding("ctrl+t", "focus_timeline", "b_timeline", id="main.timeline", tooltip="b_timeline", show=False),
+        Binding("ctrl+d", "app.open('devices')", "b_devices", id="main.devices", tooltip="b_devices"),
+        Binding("ctrl+u", "app.open('usage')", "b_usage", id="main.usage", tooltip="b_usage", show=False),
+    ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.views: dict[str, RunView] = {}
+        self.cards: dict[str, Card] = {}
+        self.conversation_id = ""
+        self.center_state: CenterState | None = None
+
+    @property
+    def mika(self) -> "MikaApp":
+        return self.app  # type: ignore[return-value]
+
+    def compose(self) -> ComposeResult:
+        app = self.mika
+        tr = app.tr
+        yield StatusBar(id="status")
+        if app.deps.device.is_sim:
+            yield Static(tr("sim_banner"), id="banner")
+        with Horizontal(id="body"):
+            yield ConversationList(tr, id="sidebar")
+            with Vertical(id="chat-column"):
+                yield ChatLog(id="chat")
+                yield Input(placeholder=tr("placeholder_idle"), id="prompt")
+            with Vertical(id="side-column"):
+                yield PhonePreview(app.deps.frames, fps=app.deps.preview_fps, title=tr("preview_title"),
+                                   waiting=tr("preview_waiting"), display_index=app.deps.device.display, id="preview")
+                yield Timeline(title=tr("timeline_title"), empty=tr("timeline_empty"),
+                               wait_label=tr("timeline_wait"), id="timeline")
+        yield Footer()
+
+    async def on_mount(self) -> None:
+        localize(self, self.mika.tr)
+        self.conversation_id = self.mika.deps.conversation_id or new_conversation_id()
+        chat = self.query_one(ChatLog)
+        await chat.add_notice(self.mika.tr("welcome"))
+        if self.mika.deps.model_error:
+            await chat.add_notice(self.mika.tr("error_line", error=self.mika.deps.model_error), error=True)
+        self.set_interval(1.0, self.refresh_status)
+        self.refresh_status()
+        self.query_one("#prompt", Input).focus()
+        self._refresh_sidebar()
+
+    def on_resize(self) -> None:
+        self.set_class(self.size.width < 110, "-narrow")
+
+    # -- what the header, input and preview say -----------------------------------------
+
+    def current_run(self) -> RunView | None:
+        run_id = self.mika.center.running_in(self.conversation_id) if self.mika.center else None
+        return self.views.get(run_id) if run_id else None
+
+    def latest_view(self) -> RunView | None:
+        runs = [v for v in self.views.values() if v.conversation_id == self.conversation_id]
+        return runs[-1] if runs else None
+
+    def refresh_status(self) -> None:
+        app, tr = self.mika, self.mika.tr
+        view = self.current_run()
+        now = app.deps.clock()
+        if view is None:
+            state, running, needs = tr("state_idle"), False, False
+        elif view.needs_you:
+            state, running, needs = tr("state_needs_you", elapsed=format_elapsed(view.elapsed(now))), True, True
+        else:
+            state, running, needs = tr("state_running", elapsed=format_elapsed(view.elapsed(now))), True, False
+        d = app.deps.device
+        device = tr("device_label", name=d.name or d.serial, transport=d.transport, display=d.display) if d.serial else tr("no_device")
+        model = app.deps.model_label or tr("no_model")
+        self.query_one(StatusBar).show(device, model, state, needs_you=needs, running=running)
+        prompt = self.query_one("#prompt", Input)
+        prompt.placeholder = tr("placeholder_running") if running else tr("placeholder_idle")
+        preview = self.query_one(PhonePreview)
+        preview.set_state("needs_you" if needs else ("working" if running else "idle"),
+                          tr("preview_needs_you") if needs else (tr("preview_working") if running else ""))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "stop":
+            return self.current_run() is not None
+        if action in ("rename_conversation", "pin_conversation", "delete_conversation"):
+            return self.mika.center is not None and self.mika.center.conversations.exists(self._target_conversation())
+        return True
+
+    # -- input ----------------------------------------------------------------------------
+
+    @on(Input.Submitted, "#prompt")
+    async def on_prompt(self, event: Input.Submitted) -> None:
+        text = event.value.strip()
+        event.input.value = ""
+        if not text:
+            return
+        if text.startswith("/"):
+            await self.slash(text)
+            return
+        await self.send(text)
+
+    async def send(self, text: str) -> None:
+        app, chat = self.mika, self.query_one(ChatLog)
+        if app.center is None:
+            await chat.add_notice(app.tr("error_line", error=app.deps.model_error or app.tr("no_model")), error=True)
+            return
+        try:
+            sub = app.center.submit(self.conversation_id, text)
+        except (ConversationError, OSError) as exc:
+            await chat.add_notice(app.tr("error_line", error=str(exc)), error=True)
+            return
+        if sub.outcome is Submitted.STEERED:
+            turn = chat.turn(sub.run_id)
+            if turn is not None:
+                await turn.add_steer(text)
+            return
+        view = self.views.setdefault(sub.run_id, RunView(sub.run_id, goal=text, clock=app.deps.clock))
+        view.conversation_id = self.conversation_id
+        view.started_at = view.started_at or app.deps.clock()
+        await chat.mount(TurnBlock(sub.run_id, text, app.tr))
+        if sub.outcome is Submitted.QUEUED:
+            await chat.add_notice(app.tr("queued", position=sub.position))
+        self.refresh_status()
+        self._refresh_sidebar()
+
+    async def slash(self, text: str) -> None:
+        cmd = text.split()[0].lower()
+        app, chat = self.mika, self.query_one(ChatLog)
+        if cmd == "/new":
+            await self.action_new_conversation()
+        elif cmd == "/stop":
+            if not self.action_stop():
+                await chat.add_notice(app.tr("nothing_running"))
+        elif cmd == "/device":
+            app.action_open("devices")
+        elif cmd == "/model":
+            app.action_open("models")
+        elif cmd == "/usage":
+            app.action_open("usage")
+        elif cmd == "/runs":
+            app.action_open("runs")
+        elif cmd == "/settings":
+            app.action_open("settings")
+        elif cmd == "/help":
+            await chat.add_notice(app.tr("help_text"))
+        else:
+            await chat.add_notice(app.tr("unknown_command", cmd=cmd), error=True)
+
+    def action_stop(self) -> bool:
+        center = self.mika.center
+        if center is None or self.current_run() is None:
+            return False
+        center.stop(self.conversation_id)
+        self.refresh_status()
+        return True
+
+    # -- run events -----------------------------------------------------------------------
+
+    async def on_run_event_posted(self, message: RunEventPosted) -> None:
+        e = message.event
+        app = self.mika
+        view = self.views.get(e.run_id)
+        if view is None:
+            view = self.views[e.run_id] = RunView(e.run_id, clock=app.deps.clock)
+            view.conversation_id = e.conversation_id
+        card_before = view.card
+        view.apply(e)
+        if view.card is not None and view.card != card_before:
+            self._needs_you(view.card)
+        if e.conversation_id != self.conversation_id:
+            return
+        chat = self.query_one(ChatLog)
+        turn = chat.turn(e.run_id)
+        if turn is None:
+            turn = TurnBlock(e.run_id, view.goal, app.tr)
+            await chat.mount(turn)
+        if isinstance(e, ev.AnswerDelta):
+            await turn.stream(e.text)
+        elif isinstance(e, ev.ModelReplied) and e.tool_calls:
+            await turn.reset_stream()
+        elif isinstance(e, ev.RunOutcome):
+            await self._finish(turn, view)
+        if isinstance(e, (ev.ToolCalled, ev.ToolFinished, ev.RunOutcome, ev.ModelReplied)):
+            self.query_one(Timeline).set_steps(view.steps)
+        if view.card != card_before:
+            await self._show_card(turn, card_before, view.card)
+        self.refresh_status()
+
+    async def _finish(self, turn: TurnBlock, view: RunView) -> None:
+        tr = self.mika.tr
+        failed = view.status not in ("answered", "stopped")
+        answer = view.answer or (tr("outcome_stopped") if view.status == "stopped" else "")
+        if failed:
+            key = "outcome_not_done" if view.status == "not_done" else "outcome_failed"
+            answer = tr(key, reason=view.answer or view.reason or view.status)
+        await turn.finish(answer, failed=failed)
+        titles = [str(s.get("title") or s.get("source") or s.get("id") or "?") for s in view.sources]
+        await turn.add_sources(titles)
+        await turn.add_summary(view.step_count, format_elapsed(view.elapsed(self.mika.deps.clock())))
+        self._refresh_sidebar()
+
+    async def _show_card(self, turn: TurnBlock, before: Card | None, card: Card | None) -> None:
+        if before is not None:
+            for widget in list(turn.query(".card")):
+                await widget.remove()
+        if card is None:
+            return
+        widget = card_widget(card, self.mika.tr)
+        await turn.mount(widget)
+        self.query_one(ChatLog).scroll_end(animate=False)
+        if isinstance(widget, ApprovalCard):
+            widget.focus()  # `a` / `r` must reach the card, not the input
+
+    def _needs_you(self, card: Card) -> None:
+        app = self.mika
+        app.bell()
+        app.deps.notifier.notify(app.tr("app_title"), app.tr("needs_you_notify", what=card.text))
+
+    async def on_card_answered(self, message: CardAnswered) -> None:
+        card = message.card
+        run = self.mika.runs.get(self._run_of_card(card))
+        if run is None:
+            return
+        if card.kind == "approval":
+            run.confirm(card.question_id, message.allowed)
+        elif card.kind == "question":
+            run.answer(card.question_id, message.text)
+        else:
+            run.hand_back(card.question_id, message.done)
+        self.query_one("#prompt", Input).focus()
+
+    def _run_of_card(self, card: Card) -> str:
+        return next((rid for rid, v in self.views.items() if v.card is not None and v.card.question_id == card.question_id), "")
+
+    # -- center state / conversations -------------------------------------------------------
+
+    def on_center_changed(self, message: CenterChanged) -> None:
+        self.center_state = message.state
+        self.refresh_status()
+        self.refresh_bindings()
+        self._refresh_sidebar()
+
+    def _refresh_sidebar(self) -> None:
+        center = self.mika.center
+        if center is None:
+            return
+        running = {r.conversation_id for r in center.state().running}
+        self.query_one(ConversationList).show(center.conversations.list(), running, self.conversation_id)
+
+    def action_toggle_sidebar(self) -> None:
+        self.query_one(ConversationList).toggle_class("-open")
+        self._refresh_sidebar()
+
+    async def action_new_conversation(self) -> None:
+        self.conversation_id = new_conversation_id()
+        await self._reload_chat()
+
+    def _target_conversation(self) -> str:
+        sidebar = self.query_one(ConversationList)
+        if sidebar.has_class("-open") and sidebar.highlighted_id:
+            return sidebar.highlighted_id
+        return self.conversation_id
+
+    async def on_conversation_list_chosen(self, message: ConversationList.Chosen) -> None:
+        self.conversation_id = message.conversation_id
+        await self._reload_chat()
+
+    async def _reload_chat(self) -> None:
+        chat = self.query_one(ChatLog)
+        await chat.remove_children()
+        center = self.mika.center
+        if center is not None and center.conversations.exists(self.conversation_id):
+            conv = center.conversations.get(self.conversation_id)
+            for t in conv.turns:
+                block = TurnBlock(t.run_id, t.user, self.mika.tr)
+                await chat.mount(block)
+                for steer in t.steers:
+                    await block.add_steer(steer)
+                await block.finish(t.answer or t.outcome, failed=t.outcome not in ("answered", "stopped", "running", "queued"))
+        else:
+            await chat.add_notice(self.mika.tr("welcome"))
+        view = self.latest_view()
+        self.query_one(Timeline).set_steps(view.steps if view else [])
+        self.refresh_status()
+        self._refresh_sidebar()
+        self.refresh_bindings()
+
+    def action_rename_conversation(self) -> None:
+        cid = self._target_conversation()
+        center = self.mika.center
+        title = center.conversations.get(cid).display_title if center else ""
+
+        def done(name: str | None) -> None:
+            if name and center is not None:
+                center.conversations.rename(cid, name)
+                self._refresh_sidebar()
+
+        self.app.push_screen(PromptDialog(self.mika.tr("conv_rename_prompt"), title), done)
+
+    def action_pin_conversation(self) -> None:
+        center = self.mika.center
+        cid = self._target_conversation()
+        if center is not None:
+            conv = center.conversations.get(cid)
+            center.conversations.pin(cid, not conv.pinned_at)
+            self._refresh_sidebar()
+
+    def action_delete_conversation(self) -> None:
+        center = self.mika.center
+        if center is None:
+            return
+        cid = self._target_conversation()
+        conv = center.conversations.get(cid)
+        text = self.mika.tr("conv_delete_confirm", title=conv.display_title, turns=len(conv.turns))
+
+        async def done(yes: bool | None) -> None:
+            if yes:
+                await center.delete_conversation(cid)
+                if cid == self.conversation_id:
+                    self.conversation_id = new_conversation_id()
+                await self._reload_chat()
+
+        self.app.push_screen(ConfirmDialog(text, self.mika.tr), done)
+
+    def action_focus_timeline(self) -> None:
+        self.query_one(Timeline).focus()
+
+    # -- sources and past runs ----------------------------------------------------------------
+
+    def action_open_source(self, run_id: str, index: int) -> None:
+        view = self.views.get(run_id)
+        if view is None or not 0 <= index < len(view.sources):
+            return
+        source = view.sources[index]
+        frame = self.mika.frame_bytes(run_id, str(source.get("frame") or ""))
+        title = self.mika.tr("source_title", n=index + 1, title=str(source.get("title") or source.get("source") or ""))
+        self.app.push_screen(SourceDialog(title, str(source.get("text", "")), frame))
+
+    def action_view_run(self, run_id: str) -> None:
+        self.mika.open_run(run_id)

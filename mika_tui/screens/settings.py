@@ -1,0 +1,84 @@
+"""Settings: autonomous mode (with a plain warning), pace, language, graphics, keymap."""
+
+from __future__ import annotations
+
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Horizontal, VerticalScroll
+from textual.widgets import Button, DataTable, Footer, Select, Static, Switch
+
+from mika.config.paths import config_file
+from mika.config.settings import GRAPHICS, LANGUAGES, PACES
+
+from mika_tui.config_write import ConfigWriteError, update_config
+from mika_tui.screens.base import SubScreen
+
+
+def binding_table() -> list[tuple[str, str]]:
+    """(binding id, default key) for every remappable binding of the app."""
+    from mika_tui.app import MikaApp
+    from mika_tui.screens.devices import DevicesScreen
+    from mika_tui.screens.main import MainScreen
+    from mika_tui.widgets.cards import ApprovalCard
+    from mika_tui.widgets.timeline import Timeline
+    from mika_tui.screens.base import SubScreen as Base
+
+    out: list[tuple[str, str]] = []
+    for cls in (MikaApp, MainScreen, ApprovalCard, Timeline, Base, DevicesScreen):
+        for b in cls.BINDINGS:
+            if getattr(b, "id", None) and b.id not in [i for i, _ in out]:
+                out.append((b.id, b.key))
+    return out
+
+
+class SettingsScreen(SubScreen):
+    CSS_PATH = "settings.tcss"
+
+    def compose(self) -> ComposeResult:
+        tr = self.mika.tr
+        s = self.mika.deps.settings
+        with VerticalScroll():
+            yield Static(tr("settings_title"), classes="title")
+            with Horizontal():
+                yield Switch(value=s.autonomous, id="autonomous")
+                yield Static(tr("autonomous"))
+            yield Static(tr("autonomous_warning"), classes="warning")
+            yield Static(tr("pace"), classes="title")
+            yield Select([(p, p) for p in PACES], value=s.pace, allow_blank=False, id="pace")
+            yield Static(tr("language"), classes="title")
+            yield Select([(lang, lang) for lang in LANGUAGES], value=s.language, allow_blank=False, id="language")
+            yield Static(tr("graphics"), classes="title")
+            yield Select([(g, g) for g in GRAPHICS], value=s.graphics, allow_blank=False, id="graphics")
+            yield Static(tr("keymap"), classes="title")
+            yield DataTable(id="keymap", cursor_type="row")
+            yield Button(tr("save_button"), id="save-settings", variant="primary")
+            yield Static("", id="settings-message")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        table = self.query_one("#keymap", DataTable)
+        table.add_columns("id", "key")
+        keymap = self.mika.deps.settings.keymap
+        for bid, key in binding_table():
+            table.add_row(bid, keymap.get(bid, key), key=bid)
+
+    @on(Button.Pressed, "#save-settings")
+    def save(self) -> None:
+        tr = self.mika.tr
+        settings = self.mika.deps.settings
+        path = settings.file or config_file()
+        changes = {
+            "general": {
+                "autonomous": self.query_one("#autonomous", Switch).value,
+                "pace": str(self.query_one("#pace", Select).value),
+                "language": str(self.query_one("#language", Select).value),
+            },
+            "ui": {"graphics": str(self.query_one("#graphics", Select).value)},
+        }
+        try:
+            update_config(path, changes)
+        except ConfigWriteError as exc:
+            self.query_one("#settings-message", Static).update(tr("config_bad", error=str(exc)))
+            return
+        self.query_one("#settings-message", Static).update(tr("settings_saved", file=str(path)))

@@ -1,0 +1,134 @@
+"""Inline cards for the moments a run waits on the person: approval, question, takeover.
+
+Each card only posts `CardAnswered`; the screen turns that into confirm / answer /
+hand_back on the run. The approval card is released by `a` or `r` and nothing else.
+"""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.widgets import Button, Input, Static
+
+from mika_tui.i18n import Tr
+from mika_tui.run_view import Card
+
+
+class CardAnswered(Message):
+    def __init__(self, card: Card, *, text: str = "", allowed: bool = False, done: bool = False) -> None:
+        super().__init__()
+        self.card = card
+        self.text = text
+        self.allowed = allowed
+        self.done = done
+
+
+CARD_CSS = """
+{name} {{ border: heavy $warning; padding: 0 1; height: auto; margin: 1 0 0 0; background: $warning 10%; }}
+{name}:focus-within, {name}:focus {{ border: heavy $accent; }}
+{name} .card-title {{ text-style: bold; color: $warning; }}
+{name} Horizontal {{ height: auto; }}
+{name} Button {{ margin: 0 1 0 0; min-width: 8; }}
+"""
+
+
+class ApprovalCard(Vertical, can_focus=True):
+    DEFAULT_CSS = CARD_CSS.format(name="ApprovalCard")
+    BINDINGS = [
+        Binding("a", "allow", "Allow once", id="card.allow", tooltip="Allow this one payment step"),
+        Binding("r", "reject", "Reject", id="card.reject", tooltip="Refuse the payment step"),
+    ]
+
+    def __init__(self, card: Card, tr: Tr) -> None:
+        super().__init__(classes="card")
+        self.card = card
+        self.tr = tr
+        self.resolved = False
+
+    def compose(self) -> ComposeResult:
+        yield Static(self.tr("approval_title"), classes="card-title")
+        yield Static(self.tr("approval_body", what=self.card.text, amount=self.card.amount, app=self.card.app or "—"))
+        yield Static(self.tr("approval_keys"), id="approval-keys")
+
+    def _resolve(self, allowed: bool) -> None:
+        if self.resolved:
+            return
+        self.resolved = True
+        self.query_one("#approval-keys", Static).update(self.tr("approval_allowed" if allowed else "approval_rejected"))
+        self.post_message(CardAnswered(self.card, allowed=allowed))
+
+    def action_allow(self) -> None:
+        self._resolve(True)
+
+    def action_reject(self) -> None:
+        self._resolve(False)
+
+
+class QuestionCard(Vertical):
+    DEFAULT_CSS = CARD_CSS.format(name="QuestionCard")
+
+    def __init__(self, card: Card, tr: Tr) -> None:
+        super().__init__(classes="card")
+        self.card = card
+        self.tr = tr
+        self.resolved = False
+
+    def compose(self) -> ComposeResult:
+        yield Static(self.tr("question_title"), classes="card-title")
+        yield Static(self.card.text)
+        if self.card.options:
+            with Horizontal():
+                for i, option in enumerate(self.card.options):
+                    yield Button(option, id=f"option-{i}", compact=True)
+        yield Input(placeholder=self.tr("question_free"), id="free-answer")
+
+    def _resolve(self, text: str) -> None:
+        if self.resolved or not text.strip():
+            return
+        self.resolved = True
+        self.post_message(CardAnswered(self.card, text=text.strip()))
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        index = int((event.button.id or "option-0").split("-")[1])
+        self._resolve(self.card.options[index])
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self._resolve(event.value)
+
+
+class TakeoverCard(Vertical):
+    DEFAULT_CSS = CARD_CSS.format(name="TakeoverCard")
+
+    def __init__(self, card: Card, tr: Tr) -> None:
+        super().__init__(classes="card")
+        self.card = card
+        self.tr = tr
+        self.resolved = False
+
+    def compose(self) -> ComposeResult:
+        yield Static(self.tr("takeover_title", reason=self.card.reason), classes="card-title")
+        yield Static(self.card.text, id="takeover-text")
+        with Horizontal():
+            yield Button(self.tr("takeover_doing"), id="takeover-doing", compact=True)
+            yield Button(self.tr("takeover_done"), id="takeover-done", variant="success", compact=True)
+            yield Button(self.tr("takeover_skip"), id="takeover-skip", compact=True)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        if self.resolved:
+            return
+        if event.button.id == "takeover-doing":
+            self.query_one("#takeover-text", Static).update(self.card.text + "\n" + self.tr("takeover_taking"))
+            event.button.disabled = True
+            return
+        self.resolved = True
+        self.post_message(CardAnswered(self.card, done=event.button.id == "takeover-done"))
+
+
+def card_widget(card: Card, tr: Tr) -> ApprovalCard | QuestionCard | TakeoverCard:
+    kind = {"approval": ApprovalCard, "question": QuestionCard, "takeover": TakeoverCard}[card.kind]
+    return kind(card, tr)

@@ -1,0 +1,130 @@
+"""The TUI's test bed: an app factory with a test theme, no animation, a fixed clock,
+temp XDG dirs, the package's scripted models and frames the simulated phone rendered.
+
+TEXTUAL_* and NO_COLOR are stripped before Textual is imported here, so a developer's
+environment never changes a snapshot.
+"""
+
+from __future__ import annotations
+
+import os
+
+for _name in [n for n in os.environ if n.startswith("TEXTUAL_") or n == "NO_COLOR"]:
+    del os.environ[_name]
+
+import asyncio  # noqa: E402
+from datetime import timezone  # noqa: E402
+from pathlib import Path  # noqa: E402
+from typing import Any, Sequence  # noqa: E402
+
+import pytest  # noqa: E402
+
+from mika.assembly import RunEnvironment, capabilities_for  # noqa: E402
+from mika.config.settings import Settings  # noqa: E402
+from mika.run.task_run import RunOptions, TaskRun  # noqa: E402
+
+from mika_tui.app import MikaApp  # noqa: E402
+from mika_tui.deps import AppDeps, DeviceInfo  # noqa: E402
+from mika_tui.frames import StaticFrameSource  # noqa: E402
+from tests.core.toy import ToyCapability, ToyWorld  # noqa: E402
+
+# 2026-11-30 12:00 UTC: every elapsed time and usage range is computed against it.
+FIXED_NOW = 1_796_040_000.0
+
+
+class RecordingNotifier:
+    """Stands in for notify-send, which needs a desktop session this machine has none of."""
+
+    def __init__(self) -> None:
+        self.sent: list[tuple[str, str]] = []
+
+    def notify(self, title: str, body: str) -> None:
+        self.sent.append((title, body))
+
+
+_SIM_PNGS: list[bytes] = []
+
+
+def sim_frames() -> list[bytes]:
+    """Screens of the simulated phone (its default world), rendered by the sim itself."""
+    if not _SIM_PNGS:
+        from mika.sim.shell.commands.ui import screenshot
+        from mika.sim.world import make_device
+
+        phone = make_device("mika-sim")
+        _SIM_PNGS.append(screenshot(phone.world, 0, "png"))
+    return _SIM_PNGS
+
+
+@pytest.fixture(autouse=True)
+def xdg(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    for name in ("MIKA_CONFIG", "MIKA_LANGUAGE", "MIKA_AUTONOMOUS", "MIKA_PACE", "MIKA_DEVICE"):
+        monkeypatch.delenv(name, raising=False)
+    return tmp_path
+
+
+def make_app(
+    tmp_path: Path,
+    model: Any = None,
+    *,
+    language: str = "en",
+    frames: Sequence[bytes] | None = None,
+    world: ToyWorld | None = None,
+    device: DeviceInfo | None = None,
+    settings: Settings | None = None,
+    devices_port: Any = None,
+    autonomous: bool = False,
+) -> MikaApp:
+    state = tmp_path / "state" / "mika"
+    state.mkdir(parents=True, exist_ok=True)
+    world = world or ToyWorld()
+
+    def factory(spec):
+        caps = capabilities_for(spec, RunEnvironment(autonomous=autonomous, extra=[ToyCapability(world)]))
+        return TaskRun(spec, model, caps, RunOptions(autonomous=autonomous, pacing=False, state_dir=state))
+
+    deps = AppDeps(
+        settings=settings or Settings(language=language),
+        state_dir=state,
+        run_factory=factory if model is not None else None,
+        model_label=f"{model.provider}/{model.name}" if model is not None else "",
+        device=device or DeviceInfo("127.0.0.1:40001", "simulated phone", "sim", 0, is_sim=True),
+        frames=StaticFrameSource(list(frames) if frames is not None else sim_frames()),
+        clock=lambda: FIXED_NOW,
+        notifier=RecordingNotifier(),
+        preview_fps=5.0,
+        devices_port=devices_port,
+        tz=timezone.utc,
+        conversation_id="conv-test",
+    )
+    app = MikaApp(deps, theme="mika-test")
+    app.animation_level = "none"
+    return app
+
+
+async def settle(pilot, *, frames: int = 1) -> None:
+    """Until the preview has painted and the queue is quiet; cursors stop blinking."""
+    from textual.widgets import Input
+
+    from mika_tui.widgets.preview import PhonePreview
+
+    app = pilot.app
+    for _ in range(200):
+        previews = app.screen.query(PhonePreview)
+        if not previews or previews.first().frames_shown >= frames or previews.first().source is None:
+            break
+        await asyncio.sleep(0.02)
+    for inp in app.screen.query(Input):
+        inp.cursor_blink = False
+    await pilot.pause()
+    await pilot.pause()
+
+
+async def until(predicate, timeout: float = 10.0) -> None:
+    async def poll():
+        while not predicate():
+            await asyncio.sleep(0.01)
+
+    await asyncio.wait_for(poll(), timeout)
