@@ -119,13 +119,17 @@ def tasks_command(as_json: bool) -> None:
     if not tasks:
         click.echo(_t("no_tasks"), err=True)
         return
-    width = max(len(str(t.get("id", ""))) for t in tasks)
+    id_width = max(len(str(t.get("id", ""))) for t in tasks)
+    sc_width = max(len(str(t.get("scenario", "") or "-")) for t in tasks)
     for t in tasks:
-        click.echo(f"{str(t.get('id', '')):<{width}}  {t.get('scenario', '') or '-':<12}  {t.get('goal', '')}")
+        ident = str(t.get("id", ""))
+        scenario = str(t.get("scenario", "") or "-")
+        expect = str(t.get("expect", "") or "")
+        click.echo(f"{ident:<{id_width}}  {scenario:<{sc_width}}  {expect:<7}  {t.get('goal', '')}")
 
 
 def _load_tasks() -> list[dict[str, object]]:
-    """SIM-WORLD's task catalogue, as plain dicts (id, goal, scenario, …)."""
+    """SIM-WORLD's task catalogue (mika.sim.tasks.list_tasks) as plain dicts."""
     try:
         from mika.sim import tasks as task_pkg
     except ImportError:
@@ -133,10 +137,12 @@ def _load_tasks() -> list[dict[str, object]]:
     lister = getattr(task_pkg, "list_tasks", None)  # the name agreed in mika/sim/device.py
     if lister is None:
         return []
-    out = []
+    out: list[dict[str, object]] = []
     for task in lister():
         if isinstance(task, dict):
             out.append(task)
+        elif hasattr(task, "to_json"):
+            out.append(task.to_json())
         elif hasattr(task, "to_dict"):
             out.append(task.to_dict())
         else:

@@ -13,8 +13,8 @@ import pytest
 from tests.adb_env import AdbServer
 
 
-def _start(*args: str) -> subprocess.Popen[str]:
-    env = dict(os.environ, MIKA_LANG="en", PYTHONUNBUFFERED="1")
+def _start(*args: str, lang: str = "en") -> subprocess.Popen[str]:
+    env = dict(os.environ, MIKA_LANGUAGE=lang, PYTHONUNBUFFERED="1")
     return subprocess.Popen(
         [sys.executable, "-m", "mika.cli", "sim", *args],
         stdout=subprocess.PIPE,
@@ -50,6 +50,7 @@ def test_mika_sim_bad_input_is_one_clear_line() -> None:
     for args, needle in (
         (("--faults", "slow_ms=fast"), "slow_ms needs a whole number"),
         (("--port", "5555"), "emulator range"),
+        (("--scenario", "no-such-scenario"), "unknown scenario"),
     ):
         proc = _start(*args)
         _out, err = proc.communicate(timeout=30)
@@ -58,12 +59,35 @@ def test_mika_sim_bad_input_is_one_clear_line() -> None:
 
 
 def test_mika_sim_tasks_json_is_a_list() -> None:
-    env = dict(os.environ, MIKA_LANG="en")
+    env = dict(os.environ, MIKA_LANGUAGE="en")
     out = subprocess.run(
         [sys.executable, "-m", "mika.cli", "sim", "tasks", "--json"],
         capture_output=True, text=True, env=env, timeout=60, check=True,
     ).stdout
     tasks = json.loads(out)
-    assert isinstance(tasks, list)
+    from mika.sim.tasks import list_tasks
+
+    assert [t["id"] for t in tasks] == [t.id for t in list_tasks()]
+    assert len(tasks) >= 25
     for task in tasks:
-        assert task["id"] and task["goal"]
+        assert task["id"] and task["goal"] and task["scenario"]
+    table = subprocess.run(
+        [sys.executable, "-m", "mika.cli", "sim", "tasks"],
+        capture_output=True, text=True, env=env, timeout=60, check=True,
+    ).stdout.splitlines()
+    assert len(table) == len(tasks)
+    assert table[0].split()[0] == tasks[0]["id"] and tasks[0]["goal"] in table[0]
+
+
+def test_mika_sim_on_a_given_port_in_chinese() -> None:
+    from tests.adb_env import free_port
+
+    port = free_port()
+    proc = _start("--port", str(port), lang="zh")
+    try:
+        assert proc.stdout.readline().strip() == f"listening on 127.0.0.1:{port}"
+    finally:
+        proc.send_signal(signal.SIGINT)
+        _out, err = proc.communicate(timeout=20)
+    assert proc.returncode == 0
+    assert "模拟手机" in err and "已停止" in err
