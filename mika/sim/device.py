@@ -87,7 +87,5 @@ class ConnectionDrop(Exception):
     """Raised by the world to make the adbd drop the whole transport."""
 
 
-# For SIM-WORLD, from SIM-WIRE: `mika sim tasks [--json]` (mika/sim/command.py) lists
-# `mika.sim.tasks.list_tasks()` — any iterable of dicts or objects with `id`, `goal`,
-# `scenario` (a `to_dict()` method, if present, is used for --json). Until that function
-# exists the command lists nothing.
+# `mika sim tasks [--json]` (mika/sim/command.py) lists `mika.sim.tasks.list_tasks()`:
+# dicts or objects with `id`, `goal`, `scenario` (`to_json()` is used when present).
