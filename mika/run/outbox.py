@@ -30,10 +30,13 @@ from mika.run.ui_text import t
 
 log = logging.getLogger("mika.run")
 
-# Ledger entries are kept 30 days: longer than run-state.json keeps finished runs,
-# so a run whose notice was sent is never seen again without its ledger entry.
+# Every entry younger than KEEP_ALWAYS_S stays: longer than run-state.json keeps a
+# finished run (7 days), so a run that was told is never seen again without its entry.
+# Older ones are kept up to KEEP_MAX (the file is rewritten on every delivery; see
+# benchmarks/run_state.py) and never past KEEP_S.
+KEEP_ALWAYS_S = 8 * 24 * 3600
 KEEP_S = 30 * 24 * 3600
-KEEP_MAX = 5000
+KEEP_MAX = 1000
 
 
 class DeliveryState(enum.Enum):
@@ -269,7 +272,8 @@ def _pruned(entries: dict[str, dict[str, Any]], now: float) -> dict[str, dict[st
     open_states = (DeliveryState.PENDING.value, DeliveryState.ATTEMPTING.value)
     keep = {}
     for i, (key, entry) in enumerate(ordered):
-        if entry.get("state") in open_states or (i < KEEP_MAX and now - entry.get("created_at", 0.0) <= KEEP_S):
+        age = now - entry.get("created_at", 0.0)
+        if entry.get("state") in open_states or age <= KEEP_ALWAYS_S or (i < KEEP_MAX and age <= KEEP_S):
             keep[key] = entry
     return keep
 

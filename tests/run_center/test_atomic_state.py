@@ -101,3 +101,23 @@ def test_run_store_pruning_keeps_unfinished_runs(tmp_path):
     store.queued("new", "c", "g")
     ids = {r.run_id for r in store.all()}
     assert ids == {"old-open", "new"}
+
+
+def test_outbox_pruning_never_drops_what_run_state_still_remembers(tmp_path):
+    from mika.run import outbox as outbox_mod
+
+    clock = [1_700_000_000.0]
+    box = Outbox(tmp_path, [], clock=lambda: clock[0])
+    now = clock[0]
+    # Filled directly: a thousand real deliveries would only make the test slow.
+    update_json(box.path, lambda _: {"version": 1, "entries": {
+        f"old:{i}": {"id": f"old:{i}", "state": "delivered", "owner": "", "created_at": now + i * 0.001,
+                     "updated_at": now, "delivery": {}, "channels": {}}
+        for i in range(outbox_mod.KEEP_MAX + 50)}}, {})
+    clock[0] += 9 * 24 * 3600  # past the always-kept window: the count cap applies
+    box.deliver(Delivery("interrupted:r1", "told"))
+    ids = {e.id for e in box.entries()}
+    assert "interrupted:r1" in ids and len(ids) == outbox_mod.KEEP_MAX
+    clock[0] += 7 * 24 * 3600  # a week later r1's run record is gone; its entry is not
+    box.deliver(Delivery("x", "y"))
+    assert box.state("interrupted:r1") is not None
