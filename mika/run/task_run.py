@@ -157,11 +157,15 @@ class TaskRun:
             section = cap.prompt_section()
             if section and cap.group:
                 sections[cap.group] = section
+        # A capability with a screen may bring its SurfaceLayer (the phone's); an explicit one wins.
+        surface = opts.surface or next((c.surface for c in self.capabilities if getattr(c, "surface", None)), None)
         ctx = ToolContext(
             spec=self.spec, inbox=self.inbox, emit=self.emit, evidence=evidence,
-            surface=opts.surface or NoSurface(), services=services, clock=opts.clock,
+            surface=surface or NoSurface(), services=services, clock=opts.clock,
             save_frame=self.recorder.save_frame if self.recorder else None,
         )
+        # Composite tools (do_steps) send their sub-actions back through the executor.
+        ctx.perform = executor.perform
         context = ContextBuilder(self.spec, SystemPrompt(sections), groups, window=self.model.context_window)
         caller = ModelCaller(self.model, self.inbox, self.emit, opts.retry, run_id=self.spec.id,
                              conversation_id=self.spec.conversation_id, estimate=estimate_tokens)

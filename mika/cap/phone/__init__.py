@@ -1,0 +1,168 @@
+"""The phone capability: operate Android apps over ADB.
+
+`PhoneCapability` gives the run its phone tools (group "phone", plus `do_steps` in
+"screens"), the prompt section, the shared session and the SurfaceLayer. `open_phone`
+picks the device (the only one attached, the one named, or the simulated phone) and
+builds it; the assembly and the CLI call that.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any, Callable, Protocol, Sequence
+
+from mika.cap.phone.adb.devices import DeviceChoiceError, pick_serial
+from mika.cap.phone.adb.port import AdbPort, Borrower
+from mika.cap.phone.adb.reconnect import ReconnectPolicy
+from mika.cap.phone.adb.server import AdbServerError, adb_client
+from mika.cap.phone.port import AndroidPort
+from mika.cap.phone.reader import ScreenReader
+from mika.cap.phone.session import PhoneSession
+from mika.cap.phone.surface import PhoneSurface
+from mika.cap.phone.tools.apps import PhoneLaunchApp, PhoneListApps, PhoneOpenLink, PhoneShareText
+from mika.cap.phone.tools.do_steps import DoSteps
+from mika.cap.phone.tools.keys import PhoneBack, PhonePressKey
+from mika.cap.phone.tools.observe import PhoneListElements, PhoneObserve, PhoneQuery, PhoneScreenshot
+from mika.cap.phone.tools.system_actions import PhoneAddCalendarEvent, PhoneSetAlarm, PhoneSetTimer, PhoneShowAlarms
+from mika.cap.phone.tools.system_command import PhoneSystemCommand
+from mika.cap.phone.tools.text import PhoneClearText, PhoneTypeText
+from mika.cap.phone.tools.touch import PhoneLongPress, PhoneScroll, PhoneSwipe, PhoneTap
+from mika.cap.phone.tools.wait import PhoneWait
+from mika.resources import prompt
+from mika.tool.declaration import AgentTool
+
+log = logging.getLogger(__name__)
+
+__all__ = ["PhoneCapability", "PhoneOpenError", "open_phone", "DeviceChoiceError"]
+
+
+class PhoneOpenError(Exception):
+    """The phone could not be opened (no adb server, no device, several); the message says what to do."""
+
+
+class _Closable(Protocol):
+    serial: str
+
+    def close(self) -> None: ...
+
+
+class LedgerBorrower(Borrower):
+    """Writes what the port borrowed (the IME) into the run's BorrowedLedger."""
+
+    def __init__(self, ledger: Any) -> None:
+        self.ledger = ledger
+
+    def borrow(self, kind: str, key: str, restore: dict[str, Any]) -> str:
+        return self.ledger.borrow(kind, key, restore)
+
+    def give_back(self, item_id: str) -> None:
+        if item_id:
+            self.ledger.give_back(item_id)
+
+
+class PhoneCapability:
+    id = "phone"
+    group = "phone"
+
+    def __init__(
+        self,
+        port: AndroidPort,
+        *,
+        display: int = 0,
+        ocr: Callable[[bytes], tuple] | None = None,
+        on_app_seen: Callable[[str], None] | None = None,
+        redact: Callable[[str], None] | None = None,
+        owned: Sequence[_Closable] = (),
+    ) -> None:
+        self.port = port
+        self.reader = ScreenReader(port, display, ocr=ocr, on_app_seen=on_app_seen)
+        self.session = PhoneSession(port, self.reader, display)
+        self.redact = redact
+        self._owned = list(owned)
+        phone_tools: list[AgentTool] = [
+            PhoneObserve(), PhoneListElements(), PhoneTap(), PhoneLongPress(), PhoneTypeText(), PhoneClearText(),
+            PhoneScroll(), PhoneSwipe(), PhoneBack(), PhonePressKey(), PhoneLaunchApp(), PhoneOpenLink(),
+            PhoneShareText(), PhoneListApps(), PhoneScreenshot(), PhoneQuery(), PhoneWait(), PhoneSetAlarm(),
+            PhoneSetTimer(), PhoneShowAlarms(), PhoneAddCalendarEvent(), PhoneSystemCommand(),
+        ]
+        by_name = {t.name: t for t in phone_tools}
+        self._tools = phone_tools + [DoSteps(by_name)]
+        self.surface = PhoneSurface(self.session, {t.name: t for t in self._tools})
+
+    @property
+    def serial(self) -> str:
+        return self.port.serial
+
+    def tools(self) -> Sequence[AgentTool]:
+        return list(self._tools)
+
+    def prompt_section(self) -> str | None:
+        return prompt("capabilities/phone.md")
+
+    def services(self) -> dict[str, Any]:
+        return {"session": self.session, "redact": self.redact, "surface": self.surface}
+
+    async def close(self) -> None:
+        try:
+            await self.port.close()
+        finally:
+            for thing in self._owned:
+                try:
+                    thing.close()
+                except Exception:  # closing is best effort; the run is over
+                    log.exception("closing %r failed", thing)
+            self._owned.clear()
+
+
+def _default_ocr() -> Callable[[bytes], tuple]:
+    from mika.cap.phone.ocr import read_text
+
+    return read_text
+
+
+def open_phone(
+    device: str | None,
+    *,
+    state_dir: Path | str | None = None,
+    start_sim: Callable[[], _Closable] | None = None,
+    backend: str = "auto",
+    ocr: bool = True,
+    reconnect: ReconnectPolicy | None = None,
+    on_app_seen: Callable[[str], None] | None = None,
+    redact: Callable[[str], None] | None = None,
+) -> PhoneCapability:
+    """The phone capability for `device`: a serial, "sim", or None for the only attached phone.
+
+    "sim" needs `start_sim` (the CLI passes `mika.sim.launch.start_sim`; this package may
+    not import the simulated phone). Raises PhoneOpenError with a sentence for the user.
+    """
+    owned: list[_Closable] = []
+    try:
+        client = adb_client()
+        if device == "sim":
+            if start_sim is None:
+                raise PhoneOpenError("The simulated phone can't be started from here; run it with `mika sim`.")
+            running = start_sim()
+            owned.append(running)
+            serial = running.serial
+            if backend == "auto":
+                backend = "dump"  # the simulated phone answers uiautomator dump directly
+        else:
+            serial = pick_serial(client, device)
+    except (AdbServerError, DeviceChoiceError) as exc:
+        raise PhoneOpenError(str(exc)) from None
+    except Exception as exc:  # the sim's launch errors carry their own sentence
+        for thing in owned:
+            thing.close()
+        if isinstance(exc, PhoneOpenError):
+            raise
+        raise PhoneOpenError(f"The phone could not be opened: {exc}") from None
+    borrower = Borrower()
+    if state_dir is not None:
+        from mika.run.borrowed import BorrowedLedger
+
+        borrower = LedgerBorrower(BorrowedLedger(state_dir))
+    port = AdbPort(serial, client, backend=backend, reconnect=reconnect, borrower=borrower)
+    return PhoneCapability(port, ocr=_default_ocr() if ocr else None, on_app_seen=on_app_seen, redact=redact,
+                           owned=owned)

@@ -1,0 +1,413 @@
+"""`AdbPort`: the AndroidPort over a real adb server (adbutils), uiautomator2 when it can.
+
+Blocking adb calls run in threads. A call that fails because the phone went away
+(cable, Wi-Fi) waits for it with capped exponential backoff for a bounded time, then
+is tried once more; if the phone does not come back the call raises DeviceUnavailable
+and the run ends saying so.
+
+Hierarchy: uiautomator2's `dump_hierarchy` when its on-device server can be started
+(all windows, `display-id`), else `uiautomator dump`, retried a bounded number of times
+on the two answers real phones give while busy ("null root node", "could not get idle
+state").
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import shlex
+import threading
+import time
+from typing import Any, Callable, TypeVar
+
+import adbutils
+
+from mika.cap.phone.adb.devices import transport_of
+from mika.cap.phone.adb.parse import parse_getprop, parse_window_focus, parse_wm_size, sdk_level
+from mika.cap.phone.adb.reconnect import ReconnectPolicy, wait_until
+from mika.cap.phone.adb.text_input import (
+    ADB_KEYBOARD,
+    ADB_KEYBOARD_CLEAR,
+    adb_keyboard_command,
+    input_text_command,
+    is_plain_ascii,
+)
+from mika.cap.phone.port import DeviceInfo, Foreground, LongExtra, ShellResult
+from mika.cap.phone.screenshot import CorruptedScreenshot, screen_capture
+from mika.tool.errors import DeviceUnavailable, ToolFault
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+DUMP_PATH = "/sdcard/window_dump.xml"
+DUMP_RETRIES = 4
+_BUSY_DUMP = ("null root node", "could not get idle state")
+U2_START_TIMEOUT = 10.0
+
+
+class PortError(ToolFault):
+    code = "device_error"
+
+
+class TextInputUnavailable(ToolFault):
+    code = "text_input_unavailable"
+
+
+class DumpFailed(PortError):
+    code = "dump_failed"
+
+
+class Borrower:
+    """What the port tells when it takes something of the user's (the IME) and gives it back.
+
+    The capability wires this to the run's BorrowedLedger so a crash still gives it back."""
+
+    def borrow(self, kind: str, key: str, restore: dict[str, Any]) -> str:
+        return ""
+
+    def give_back(self, item_id: str) -> None:
+        return None
+
+
+class AdbPort:
+    def __init__(
+        self,
+        serial: str,
+        client: adbutils.AdbClient,
+        *,
+        backend: str = "auto",  # auto | u2 | dump
+        reconnect: ReconnectPolicy | None = None,
+        borrower: Borrower | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        if backend not in ("auto", "u2", "dump"):
+            raise ValueError(f"unknown hierarchy backend {backend!r}")
+        self.serial = serial
+        self.client = client
+        self.backend = backend
+        self.reconnect = reconnect or ReconnectPolicy()
+        self.borrower = borrower or Borrower()
+        self._sleep = sleep
+        self._info: DeviceInfo | None = None
+        self._u2: Any = None
+        self._u2_failed = backend == "dump"
+        self._lock = threading.Lock()
+        self._borrowed_ime: tuple[str, str] | None = None  # (ledger id, previous ime)
+        self.reconnects = 0
+
+    # -- plumbing -------------------------------------------------------------------
+
+    @property
+    def device(self) -> adbutils.AdbDevice:
+        return self.client.device(self.serial)
+
+    def _online(self) -> bool:
+        try:
+            for info in self.client.list():
+                if info.serial == self.serial and info.state == "device":
+                    return True
+            if transport_of(self.serial) != "usb":
+                # The server forgets a dropped tcp device; ask it to connect again.
+                self.client.connect(self.serial, timeout=3)
+        except (adbutils.AdbError, OSError):
+            return False
+        return False
+
+    def _with_reconnect(self, fn: Callable[[], T]) -> T:
+        try:
+            return fn()
+        except (adbutils.AdbError, OSError, EOFError) as first:
+            log.info("adb call on %s failed (%s); waiting for the phone", self.serial, first)
+            if not wait_until(self._online, self.reconnect, self._sleep):
+                raise DeviceUnavailable(
+                    f"The phone {self.serial} stopped answering ({first}) and did not come back within "
+                    f"{self.reconnect.total:g} s. Check the cable or Wi-Fi and `mika devices`, then start again."
+                ) from None
+            self.reconnects += 1
+            self._u2 = None  # its forward died with the connection
+            try:
+                return fn()
+            except (adbutils.AdbError, OSError, EOFError) as second:
+                raise DeviceUnavailable(
+                    f"The phone {self.serial} came back but still fails ({second}). Reconnect it and start again."
+                ) from None
+
+    async def _run(self, fn: Callable[[], T]) -> T:
+        return await asyncio.to_thread(self._with_reconnect, fn)
+
+    def _shell_sync(self, command: str, timeout: float = 20.0) -> ShellResult:
+        r = self.device.shell2(command, timeout=timeout)
+        return ShellResult(r.returncode, r.output)
+
+    def _exec_out(self, command: str, timeout: float = 20.0) -> bytes:
+        """`exec:` gives the command's bytes untouched (no pty, no CR LF)."""
+        conn = self.device.open_transport(timeout=timeout)
+        try:
+            conn.send_command("exec:" + command)
+            conn.check_okay()
+            return conn.read_until_close(encoding=None)
+        finally:
+            conn.close()
+
+    def _display_args(self, display: int) -> str:
+        if display == 0:
+            return ""
+        if self._info is not None and not self._info.input_takes_display:
+            raise PortError(f"Android {self._info.release} cannot send input to display {display}.")
+        return f" -d {int(display)}"
+
+    # -- AndroidPort ----------------------------------------------------------------
+
+    async def info(self) -> DeviceInfo:
+        if self._info is None:
+            self._info = await self._run(self._read_info)
+        return self._info
+
+    def _read_info(self) -> DeviceInfo:
+        props = parse_getprop(self._shell_sync("getprop").output)
+        size = parse_wm_size(self._shell_sync("wm size").output).effective
+        try:
+            features = frozenset(f for f in self.device.get_features().split(",") if f)
+        except adbutils.AdbError:
+            features = frozenset()
+        return DeviceInfo(
+            serial=self.serial,
+            model=props.get("ro.product.model", ""),
+            release=props.get("ro.build.version.release", ""),
+            sdk=sdk_level(props) or 0,
+            transport=transport_of(self.serial),
+            size=size,
+            features=features,
+        )
+
+    async def shell(self, command: str, timeout: float = 20.0) -> ShellResult:
+        return await self._run(lambda: self._shell_sync(command, timeout))
+
+    # hierarchy
+
+    async def dump_hierarchy(self, display: int) -> str:
+        await self.info()
+        return await self._run(lambda: self._dump(display))
+
+    def _dump(self, display: int) -> str:
+        if not self._u2_failed:
+            xml = self._u2_dump()
+            if xml is not None:
+                return xml
+        if display != 0:
+            raise PortError(
+                f"Display {display} can only be read through uiautomator2, which could not be started on this phone."
+            )
+        return self._plain_dump()
+
+    def _u2_dump(self) -> str | None:
+        try:
+            if self._u2 is None:
+                self._u2 = self._start_u2()
+            return self._u2.dump_hierarchy()
+        except Exception as exc:  # u2 raises many kinds; any of them means "use the fallback"
+            if self.backend == "u2":
+                raise PortError(f"uiautomator2 could not read the screen: {exc}") from None
+            log.info("uiautomator2 unavailable on %s (%s); using uiautomator dump", self.serial, exc)
+            self._u2_failed = True
+            self._u2 = None
+            return None
+
+    def _start_u2(self) -> Any:
+        import uiautomator2
+
+        box: dict[str, Any] = {}
+
+        def start() -> None:
+            try:
+                d = uiautomator2.connect(self.serial)
+                d.dump_hierarchy()  # starts the on-device server
+                box["device"] = d
+            except Exception as exc:
+                box["error"] = exc
+
+        worker = threading.Thread(target=start, daemon=True, name="u2-start")
+        worker.start()
+        worker.join(U2_START_TIMEOUT)
+        if "device" in box:
+            return box["device"]
+        raise RuntimeError(box.get("error") or f"its server did not start within {U2_START_TIMEOUT:g} s")
+
+    def _plain_dump(self) -> str:
+        last = ""
+        for attempt in range(DUMP_RETRIES):
+            out = self._shell_sync(f"uiautomator dump {DUMP_PATH}", timeout=30).output
+            if any(b in out for b in _BUSY_DUMP) or "dumped to" not in out:
+                last = out.strip()
+                self._sleep(0.3 * (attempt + 1))
+                continue
+            data = self._exec_out(f"cat {DUMP_PATH}", timeout=30)
+            return data.decode("utf-8", errors="replace")
+        raise DumpFailed(
+            f"The phone could not dump its screen after {DUMP_RETRIES} tries ({last or 'no answer'}). "
+            "An animation or a busy app can cause this; wait a moment and read the screen again."
+        )
+
+    # screenshot
+
+    async def screenshot(self, display: int) -> bytes:
+        await self.info()
+        cmd = "screencap -p" if display == 0 else f"screencap -d {int(display)} -p"
+        data = await self._run(lambda: self._exec_out(cmd, timeout=30))
+        try:
+            return screen_capture(data).png
+        except CorruptedScreenshot:
+            # One more capture: a corrupted one is usually a one-off transfer fault.
+            data = await self._run(lambda: self._exec_out(cmd, timeout=30))
+            return screen_capture(data).png
+
+    # foreground
+
+    async def foreground(self, display: int) -> Foreground:
+        out = await self.shell("dumpsys window", timeout=20)
+        focus = parse_window_focus(out.output).for_display(display)
+        if focus is None:
+            return Foreground()
+        component = focus.focus or focus.focused_app
+        activity = str(component) if component is not None and component.activity else ""
+        return Foreground(focus.package, activity)
+
+    # input
+
+    async def _input(self, display: int, args: str) -> None:
+        await self.info()
+        result = await self.shell(f"input{self._display_args(display)} {args}")
+        if result.exit_code != 0:
+            raise PortError(f"The phone refused `input {args}`: {result.output.strip()[:200]}")
+
+    async def tap(self, display: int, x: int, y: int) -> None:
+        await self._input(display, f"tap {int(x)} {int(y)}")
+
+    async def long_press(self, display: int, x: int, y: int, ms: int = 800) -> None:
+        await self._input(display, f"swipe {int(x)} {int(y)} {int(x)} {int(y)} {int(ms)}")
+
+    async def swipe(self, display: int, x1: int, y1: int, x2: int, y2: int, ms: int = 300) -> None:
+        await self._input(display, f"swipe {int(x1)} {int(y1)} {int(x2)} {int(y2)} {int(ms)}")
+
+    async def key(self, display: int, key: str) -> None:
+        name = key.upper().removeprefix("KEYCODE_")
+        if not name.replace("_", "").isalnum():
+            raise PortError(f"{key!r} is not an Android key name.")
+        await self._input(display, f"keyevent KEYCODE_{name}" if not name.isdigit() else f"keyevent {name}")
+
+    async def type_text(self, display: int, text: str) -> str:
+        await self.info()
+        if is_plain_ascii(text):
+            await self._run(lambda: self._check(self._shell_sync(input_text_command(text, self._display_args(display)))))
+            return "input_text"
+        if self._u2 is not None:
+            u2 = self._u2
+            await self._run(lambda: u2.send_keys(text, clear=False))
+            return "set_text"
+        await self._run(self._use_adb_keyboard)
+        await self._run(lambda: self._check(self._shell_sync(adb_keyboard_command(text))))
+        return "adb_keyboard"
+
+    async def clear_text(self, display: int, length: int = 0) -> None:
+        await self.info()
+        if self._u2 is not None:
+            u2 = self._u2
+            await self._run(u2.clear_text)
+            return
+        if self._borrowed_ime is not None:
+            await self._run(lambda: self._check(self._shell_sync(ADB_KEYBOARD_CLEAR)))
+            return
+        # Without a helper: jump to the end and delete back over what the field holds.
+        count = max(1, min(int(length) or 60, 400))
+        keys = " ".join(["KEYCODE_DEL"] * count)
+        await self._input(display, f"keyevent KEYCODE_MOVE_END {keys}")
+
+    @staticmethod
+    def _check(result: ShellResult) -> None:
+        if result.exit_code != 0:
+            raise PortError(f"Typing failed on the phone: {result.output.strip()[:200]}")
+
+    def _use_adb_keyboard(self) -> None:
+        """Switch to the ADB Keyboard, writing down the user's IME first."""
+        with self._lock:
+            if self._borrowed_ime is not None:
+                return
+            listed = self._shell_sync("ime list -a -s").output.split()
+            if ADB_KEYBOARD not in listed:
+                raise TextInputUnavailable(
+                    "This text has characters `input text` cannot type, uiautomator2 could not be started, "
+                    "and the ADB Keyboard (com.android.adbkeyboard) is not installed. Install one of them, "
+                    "or type only plain ASCII."
+                )
+            previous = self._shell_sync("settings get secure default_input_method").output.strip()
+            item = self.borrower.borrow("ime", self.serial, {"ime": previous})
+            self._shell_sync(f"ime enable {ADB_KEYBOARD}")
+            self._check(self._shell_sync(f"ime set {ADB_KEYBOARD}"))
+            self._borrowed_ime = (item, previous)
+
+    def _give_back_ime(self) -> None:
+        if self._borrowed_ime is None:
+            return
+        item, previous = self._borrowed_ime
+        if previous and previous != "null":
+            self._shell_sync(f"ime set {shlex.quote(previous)}")
+        self._borrowed_ime = None
+        self.borrower.give_back(item)
+
+    # apps and intents
+
+    async def start_activity(
+        self,
+        display: int,
+        *,
+        action: str | None = None,
+        data: str | None = None,
+        mime: str | None = None,
+        component: str | None = None,
+        package: str | None = None,
+        extras: dict[str, object] | None = None,
+    ) -> ShellResult:
+        parts = ["am", "start"]
+        if display:
+            parts += ["--display", str(int(display))]
+        for flag, value in (("-a", action), ("-d", data), ("-t", mime), ("-n", component)):
+            if value:
+                parts += [flag, value]
+        for key, value in (extras or {}).items():
+            if isinstance(value, bool):
+                parts += ["--ez", key, "true" if value else "false"]
+            elif isinstance(value, int):
+                parts += ["--el" if isinstance(value, LongExtra) else "--ei", key, str(int(value))]
+            elif isinstance(value, float):
+                parts += ["--ef", key, str(value)]
+            elif isinstance(value, (list, tuple)):
+                parts += ["--eial", key, ",".join(str(int(v)) for v in value)]
+            else:
+                parts += ["--es", key, str(value)]
+        if package:
+            parts.append(package)
+        result = await self.shell(" ".join(shlex.quote(p) for p in parts))
+        failed = result.exit_code != 0 or "Error:" in result.output or "Exception" in result.output
+        return ShellResult(1 if failed else 0, result.output)
+
+    async def launch_app(self, display: int, package: str) -> ShellResult:
+        resolved = await self.shell(f"cmd package resolve-activity --brief {shlex.quote(package)}")
+        lines = [ln.strip() for ln in resolved.output.splitlines() if "/" in ln and " " not in ln.strip()]
+        if resolved.exit_code == 0 and lines:
+            return await self.start_activity(display, component=lines[-1])
+        out = await self.shell(f"monkey -p {shlex.quote(package)} -c android.intent.category.LAUNCHER 1")
+        ok = out.exit_code == 0 and "Events injected: 1" in out.output
+        return ShellResult(0 if ok else 1, out.output)
+
+    async def launchable_apps(self) -> dict[str, str]:
+        from mika.cap.phone.adb.parse import parse_packages
+        from mika.cap.phone.adb.labels import label_for
+
+        out = await self.shell("pm list packages")
+        return {pkg: label_for(pkg) for pkg in parse_packages(out.output)}
+
+    async def close(self) -> None:
+        try:
+            await asyncio.to_thread(self._give_back_ime)
+        except (adbutils.AdbError, OSError) as exc:
+            log.warning("could not give back the input method on %s: %s", self.serial, exc)

@@ -1,0 +1,35 @@
+"""How text reaches a field over ADB: `input text` for plain ASCII, otherwise a method
+that can carry any language (uiautomator2's set-text, or the ADB Keyboard's base64
+broadcast while it is borrowed as the input method).
+
+`input text` goes through the device shell and its own parser: spaces must be `%s`,
+and the shell's special characters must be quoted so they arrive as themselves.
+"""
+
+from __future__ import annotations
+
+import base64
+import shlex
+
+ADB_KEYBOARD = "com.android.adbkeyboard/.AdbIME"
+
+
+def is_plain_ascii(text: str) -> bool:
+    """Characters `input text` can type on every Android: printable ASCII, no newlines."""
+    return all(32 <= ord(ch) < 127 for ch in text)
+
+
+def input_text_command(text: str, display_args: str = "") -> str:
+    """`input text …` for plain ASCII; `%` is escaped so `%s` typed by the user stays literal."""
+    if not is_plain_ascii(text):
+        raise ValueError("input text can only type printable ASCII")
+    encoded = text.replace("%", "\\%").replace(" ", "%s")
+    return f"input{display_args} text {shlex.quote(encoded)}"
+
+
+def adb_keyboard_command(text: str) -> str:
+    payload = base64.b64encode(text.encode("utf-8")).decode("ascii")
+    return f"am broadcast -a ADB_INPUT_B64 --es msg {payload}"
+
+
+ADB_KEYBOARD_CLEAR = "am broadcast -a ADB_CLEAR_TEXT"

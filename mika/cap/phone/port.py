@@ -1,0 +1,108 @@
+"""`AndroidPort`: everything the phone tools need from a device, and nothing more.
+
+Every call that reads or touches a screen takes a display id, so nothing above the port
+assumes there is only one (the virtual display comes later). The ADB implementation is
+`mika.cap.phone.adb.port.AdbPort`; the tools see only this protocol.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol
+
+
+@dataclass(frozen=True)
+class DeviceInfo:
+    """Read once per connection; decides the paths the port takes."""
+
+    serial: str
+    model: str = ""
+    release: str = ""  # Android version as shown to people, e.g. "14"
+    sdk: int = 0
+    transport: str = "usb"  # usb | tcp | tls
+    size: tuple[int, int] | None = None  # display 0, physical pixels
+    features: frozenset[str] = field(default_factory=frozenset)
+
+    @property
+    def input_takes_display(self) -> bool:
+        # `input -d DISPLAY` exists from Android 10 (API 29).
+        return self.sdk >= 29
+
+
+@dataclass(frozen=True)
+class Foreground:
+    package: str = ""
+    activity: str = ""  # "pkg/.Activity" when known
+
+
+@dataclass(frozen=True)
+class ShellResult:
+    exit_code: int
+    output: str
+
+
+@dataclass(frozen=True)
+class TypedText:
+    """What typing did: the method used and what the field shows afterwards."""
+
+    method: str  # set_text | adb_keyboard | input_text
+    read_back: str | None  # None when the field could not be read back
+    matched: bool
+
+
+class AndroidPort(Protocol):
+    serial: str
+
+    async def info(self) -> DeviceInfo: ...
+
+    async def dump_hierarchy(self, display: int) -> str:
+        """The UI tree as XML (either dump format)."""
+        ...
+
+    async def screenshot(self, display: int) -> bytes:
+        """A validated PNG; raises ScreenshotError subclasses for corrupted/secure captures."""
+        ...
+
+    async def foreground(self, display: int) -> Foreground: ...
+
+    async def tap(self, display: int, x: int, y: int) -> None: ...
+
+    async def long_press(self, display: int, x: int, y: int, ms: int = 800) -> None: ...
+
+    async def swipe(self, display: int, x1: int, y1: int, x2: int, y2: int, ms: int = 300) -> None: ...
+
+    async def key(self, display: int, key: str) -> None:
+        """A key by its Android name without the KEYCODE_ prefix: BACK, HOME, ENTER…"""
+        ...
+
+    async def type_text(self, display: int, text: str) -> str:
+        """Type into the focused field; returns the method used."""
+        ...
+
+    async def clear_text(self, display: int) -> None: ...
+
+    async def start_activity(
+        self,
+        display: int,
+        *,
+        action: str | None = None,
+        data: str | None = None,
+        mime: str | None = None,
+        component: str | None = None,
+        package: str | None = None,
+        extras: dict[str, object] | None = None,
+    ) -> ShellResult: ...
+
+    async def launch_app(self, display: int, package: str) -> ShellResult: ...
+
+    async def launchable_apps(self) -> dict[str, str]:
+        """Launchable packages → their labels (the package name when no label is known)."""
+        ...
+
+    async def shell(self, command: str, timeout: float = 20.0) -> ShellResult: ...
+
+    async def close(self) -> None: ...
+
+
+class LongExtra(int):
+    """An intent extra Android must receive as a long (`am … --el`), e.g. calendar times."""

@@ -1,0 +1,124 @@
+"""Reading a display of the phone into a versioned `Screen`.
+
+Dump → parse → number → (when the tree can't be trusted) read text from pixels and
+merge what the tree lacks → stamp a version. A broken dump (garbage XML, a transient
+null root) is read again a bounded number of times before it is reported. The first
+time a screen of an app is read, `on_app_seen(package)` tells whoever listens (the
+core injects that app's knowledge).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from dataclasses import replace
+from typing import Callable
+
+from mika.cap.phone.port import AndroidPort
+from mika.cap.phone.screenshot import ScreenshotError
+from mika.tool.errors import ToolFault
+from mika.uistate import HierarchyError, Screen, ScreenTracker, TreeAdequacy, build_screen, parse_hierarchy
+
+log = logging.getLogger(__name__)
+
+PARSE_TRIES = 3
+FRESH_S = 0.4  # a read this recent is reused by the lock check and the action after it
+
+
+class ScreenUnreadable(ToolFault):
+    code = "screen_unreadable"
+
+
+OcrReader = Callable[[bytes], tuple]
+
+
+class ScreenReader:
+    def __init__(
+        self,
+        port: AndroidPort,
+        display: int = 0,
+        *,
+        ocr: OcrReader | None = None,
+        on_app_seen: Callable[[str], None] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.port = port
+        self.display = display
+        self.tracker = ScreenTracker()
+        self.ocr = ocr
+        self.on_app_seen = on_app_seen
+        self.clock = clock
+        self.apps_seen: list[str] = []
+        self.shown_version: int | None = None  # the version whose listing the model last got
+        self._read_at = -1e9
+        self._ocr_cache: dict[str, tuple] = {}
+        self._lock = asyncio.Lock()
+
+    @property
+    def current(self) -> Screen | None:
+        return self.tracker.current
+
+    async def read(self, *, reuse_fresh: bool = False) -> Screen:
+        async with self._lock:
+            if reuse_fresh and self.current is not None and self.clock() - self._read_at < FRESH_S:
+                return self.current
+            screen = await self._read_once()
+            stamped = self.tracker.update(screen)
+            self._read_at = self.clock()
+            package = stamped.foreground_package
+            if package and package not in self.apps_seen:
+                self.apps_seen.append(package)
+                if self.on_app_seen is not None:
+                    try:
+                        self.on_app_seen(package)
+                    except Exception:  # a listener's bug must not break reading the screen
+                        log.exception("on_app_seen failed for %s", package)
+            return stamped
+
+    async def _read_once(self) -> Screen:
+        info = await self.port.info()
+        last: HierarchyError | None = None
+        for attempt in range(PARSE_TRIES):
+            xml = await self.port.dump_hierarchy(self.display)
+            try:
+                tree = parse_hierarchy(xml)
+                break
+            except HierarchyError as exc:
+                last = exc
+                await asyncio.sleep(0.2 * (attempt + 1))
+        else:
+            raise ScreenUnreadable(
+                f"The phone's screen could not be read after {PARSE_TRIES} tries: {last.reason if last else 'no dump'}. "
+                "Wait a moment and read the screen again (phone_observe); if it keeps failing, take a "
+                "phone_screenshot instead."
+            )
+        foreground = await self.port.foreground(self.display)
+        size = info.size if self.display == 0 else None
+        screen = build_screen(tree, size=size, display_id=self.display, activity=foreground.activity)
+        return await self._with_ocr(screen)
+
+    async def _with_ocr(self, screen: Screen) -> Screen:
+        if self.ocr is None:
+            return screen
+        adequacy = TreeAdequacy.assess(screen)
+        if not adequacy.needs_ocr:
+            return screen
+        key = screen.content_key()
+        lines = self._ocr_cache.get(key)
+        if lines is None:
+            try:
+                png = await self.port.screenshot(self.display)
+                lines = tuple(await asyncio.to_thread(self.ocr, png))
+            except ScreenshotError as exc:
+                return replace(screen, notes=screen.notes + (f"Text could not be read from the picture: {exc}",))
+            except Exception as exc:  # OCR is a helper: without it the tree listing still stands
+                log.warning("OCR failed: %s", exc)
+                return screen
+            self._ocr_cache = {key: lines}
+        from mika.cap.phone.ocr import merge_ocr
+
+        return merge_ocr(screen, lines)
+
+    def mark_shown(self, screen: Screen) -> None:
+        self.shown_version = screen.version

@@ -1,0 +1,38 @@
+"""What the phone tools of one run share: the port, the screen reader, the app list."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from mika.cap.phone.port import AndroidPort
+from mika.cap.phone.reader import ScreenReader
+
+if TYPE_CHECKING:
+    from mika.tool.context import ToolContext
+
+
+@dataclass
+class PhoneSession:
+    port: AndroidPort
+    reader: ScreenReader
+    display: int = 0
+    apps: dict[str, str] | None = None  # package → label, read once per run
+    # Commands phone_system_command was steered away from (seed CommandSteer).
+    steered: set[str] = field(default_factory=set)
+    command_failures: int = 0
+
+    async def app_list(self) -> dict[str, str]:
+        if self.apps is None:
+            self.apps = await self.port.launchable_apps()
+        return self.apps
+
+
+def session_of(ctx: "ToolContext") -> PhoneSession:
+    services: Any = ctx.services.get("phone") or {}
+    session = services.get("session") if isinstance(services, dict) else None
+    if session is None:
+        from mika.tool.errors import ToolFault
+
+        raise ToolFault("The phone is not connected in this run.", code="no_phone")
+    return session

@@ -1,0 +1,92 @@
+"""The phone's SurfaceLayer: read before, compare after, attach the fresh listing.
+
+For every phone tool that declares `changes_screen`, `before` keeps the screen as it
+was, `after` waits briefly for the screen to settle, reads it, judges the
+`ActionEffect` (done / place_changed / no_effect, `treeBlind`), notes a "limit
+reached" notice that newly appeared (`limitReached`), and hands the model the new
+listing, so it never acts on a screen it has not seen. The lock check reads the screen
+(reused by the action right after it) and looks for the keyguard.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any, Mapping
+
+from mika.cap.phone.session import PhoneSession
+from mika.cap.phone.tools.observe import screen_observation
+from mika.observe.observation import Observation
+from mika.tool.declaration import AgentTool, ToolOutcome
+from mika.uistate import ActionEffect, EffectKind, Screen, UntilWait
+
+SETTLE_S = 2.0  # at most this long for the screen to stop changing after an action
+SETTLE_POLL_S = 0.25
+CAPABILITY = "phone"
+
+
+def is_lock_screen(screen: Screen) -> bool:
+    if screen.foreground_package != "com.android.systemui":
+        return False
+    return any("keyguard" in (n.resource_id or "") for n in screen.tree.nodes())
+
+
+def effect_line(effect: ActionEffect) -> str:
+    words = {
+        EffectKind.DONE: "done (the screen changed)",
+        EffectKind.PLACE_CHANGED: "place_changed (another page or app)",
+        EffectKind.NO_EFFECT: "no_effect (nothing visible changed)",
+    }
+    line = f"Effect: {words[effect.kind]}"
+    if effect.reason:
+        line += f" — {effect.reason}"
+    if effect.tree_blind:
+        line += ". treeBlind: the tree cannot see that spot, so no visible change does not prove the action missed"
+    if effect.limit is not None:
+        line += f". limitReached: the app now says {effect.limit.text!r} — stop repeating this action"
+    return line + "."
+
+
+class PhoneSurface:
+    def __init__(self, session: PhoneSession, tools: Mapping[str, AgentTool], *, settle_s: float = SETTLE_S) -> None:
+        self.session = session
+        self.tools = dict(tools)
+        self.settle_s = settle_s
+
+    def _acts(self, capability: str, tool: str) -> bool:
+        return capability == CAPABILITY and bool(getattr(self.tools.get(tool), "changes_screen", False))
+
+    async def before(self, capability: str, tool: str, args: dict[str, Any]) -> Any:
+        if not self._acts(capability, tool):
+            return None
+        reader = self.session.reader
+        return reader.current or await reader.read()
+
+    async def after(self, capability: str, tool: str, args: dict[str, Any], token: Any, outcome: ToolOutcome) -> ToolOutcome:
+        if token is None or outcome.code in ("stale_element", "unknown_element", "bad_arguments", "use_phone_tool"):
+            return outcome
+        before: Screen = token
+        after = await self._settled()
+        point = outcome.data.get("point")
+        effect = ActionEffect.judge(before, after, tuple(point) if point else None)
+        reader = self.session.reader
+        reader.mark_shown(after)
+        listing = after.listing()
+        text = f"{outcome.text}\n{effect_line(effect)}\n\n{listing}"
+        obs: Observation = screen_observation(after, 0, listing)
+        data = {**outcome.data, **effect.as_dict(), "screen_version": after.version,
+                "package": after.foreground_package}
+        return replace(outcome, text=text, effect=effect.kind.value, tree_blind=effect.tree_blind or outcome.tree_blind,
+                       data=data, observations=outcome.observations + (obs,))
+
+    async def _settled(self) -> Screen:
+        reader = self.session.reader
+        wait = UntilWait(wait_stable=True, timeout_s=self.settle_s, poll_s=SETTLE_POLL_S)
+        result = await wait.run(reader.read)
+        return result.screen if result.screen is not None else await reader.read()
+
+    async def is_locked(self, capability: str) -> bool:
+        if capability != CAPABILITY:
+            return False
+        screen = await self.session.reader.read(reuse_fresh=True)
+        return is_lock_screen(screen)
+

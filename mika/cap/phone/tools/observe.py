@@ -1,0 +1,114 @@
+"""Reading the phone: phone_observe, phone_list_elements, phone_query, phone_screenshot."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from mika.cap.phone.screenshot import ScreenshotError
+from mika.cap.phone.tools.base import PhoneTool
+from mika.model.messages import Image
+from mika.observe.observation import Observation, ObsKind, Place
+from mika.tool.context import ToolContext
+from mika.tool.declaration import Risk, ToolOutcome
+from mika.uistate import QueryError, Screen, find_nodes
+
+
+def screen_observation(screen: Screen, step: int, text: str) -> Observation:
+    return Observation.build(ObsKind.READ, "phone", text, title=f"screen v{screen.version}",
+                             place=Place.app(screen.foreground_package), step=step)
+
+
+def screen_data(screen: Screen) -> dict[str, Any]:
+    return {"version": screen.version, "package": screen.foreground_package, "activity": screen.activity,
+            "treeBlind": screen.tree_blind, "elements": len(screen.elements)}
+
+
+class PhoneObserve(PhoneTool):
+    name = "phone_observe"
+    risk = Risk.READ
+    parameters = {"type": "object", "properties": {}}
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
+        session = self.session(ctx)
+        screen = await session.reader.read()
+        session.reader.mark_shown(screen)
+        listing = screen.listing()
+        return ToolOutcome(text=listing, observations=(screen_observation(screen, ctx.step, listing),),
+                           tree_blind=screen.tree_blind, data=screen_data(screen))
+
+
+class PhoneListElements(PhoneTool):
+    name = "phone_list_elements"
+    risk = Risk.READ
+    parameters = {
+        "type": "object",
+        "properties": {
+            "only_actionable": {"type": "boolean", "description": "Leave out plain text; default false."},
+        },
+    }
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
+        session = self.session(ctx)
+        screen = await session.reader.read()
+        session.reader.mark_shown(screen)
+        rows = []
+        for e in screen.elements:
+            if args.get("only_actionable") and not e.actionable:
+                continue
+            rows.append({"n": e.number, "role": e.role, "label": e.label, "states": list(e.states),
+                         "bounds": e.bounds.as_list(), "id": e.node.resource_id, "package": e.package})
+        text = f"Screen v{screen.version} · {screen.foreground_package}\n" + "\n".join(
+            json.dumps(r, ensure_ascii=False) for r in rows
+        )
+        return ToolOutcome(text=text, observations=(screen_observation(screen, ctx.step, text),), data=screen_data(screen))
+
+
+class PhoneQuery(PhoneTool):
+    name = "phone_query"
+    risk = Risk.READ
+    parameters = {
+        "type": "object",
+        "properties": {
+            "text": {"type": "string", "description": "Text or description to look for (substring, any case)."},
+            "resource_id": {"type": "string", "description": "Resource id, full or after ':id/'."},
+            "class_name": {"type": "string", "description": "Class, full or its last part (e.g. EditText)."},
+            "exact": {"type": "boolean"},
+        },
+    }
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
+        session = self.session(ctx)
+        screen = await session.reader.read()
+        try:
+            hits = find_nodes(screen, text=args.get("text"), resource_id=args.get("resource_id"),
+                              class_name=args.get("class_name"), exact=bool(args.get("exact")))
+        except QueryError as exc:
+            return ToolOutcome.error("bad_arguments", str(exc))
+        session.reader.mark_shown(screen)
+        if not hits:
+            return ToolOutcome(text=f"Nothing on screen v{screen.version} matches.", data={"hits": 0})
+        lines = [f"{len(hits)} match(es) on screen v{screen.version}:"]
+        for h in hits:
+            where = f"element {h.element}" if h.element else "no element acts on it"
+            lines.append(f"- {json.dumps(h.text, ensure_ascii=False)} {h.node.short_class} "
+                         f"{h.node.bounds} {'visible' if h.node.visible_to_user else 'off-screen'} · {where}")
+        text = "\n".join(lines)
+        return ToolOutcome(text=text, observations=(screen_observation(screen, ctx.step, text),),
+                           data={"hits": len(hits), "elements": [h.element for h in hits]})
+
+
+class PhoneScreenshot(PhoneTool):
+    name = "phone_screenshot"
+    risk = Risk.READ
+    parameters = {"type": "object", "properties": {}}
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
+        session = self.session(ctx)
+        try:
+            png = await session.port.screenshot(session.display)
+        except ScreenshotError as exc:
+            return ToolOutcome.error("screenshot_failed", str(exc))
+        obs = Observation.build(ObsKind.READ, "phone", "screenshot", title="screenshot",
+                                image=Image(png), step=ctx.step)
+        return ToolOutcome(text="Screenshot of the phone's screen attached.", image=Image(png), observations=(obs,))

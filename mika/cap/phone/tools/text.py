@@ -1,0 +1,163 @@
+"""Typing: phone_type_text and phone_clear_text.
+
+The field is found (the element given, else the focused editable one, else the only
+editable one — tapped first), the text typed by the port (any language), then read
+back from a fresh screen. A mismatch is cleared and typed once more, then reported.
+A password field's text is never echoed: results say how many characters went in.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from typing import Any
+
+from mika.cap.phone.session import PhoneSession
+from mika.cap.phone.tools.base import ELEMENT_OR_POINT, PhoneTool, current_screen, point_of, screen_text, stale_outcome
+from mika.tool.context import ToolContext
+from mika.tool.declaration import ActionTarget, ToolOutcome
+from mika.uistate import Element, Screen, StaleElement, UnknownElement
+
+MAX_TEXT = 2000
+
+
+def _editables(screen: Screen) -> list[Element]:
+    return [e for e in screen.elements if e.node.editable]
+
+
+def focused_field(screen: Screen) -> Element | None:
+    fields = _editables(screen)
+    for e in fields:
+        if e.node.focused:
+            return e
+    return fields[0] if len(fields) == 1 else None
+
+
+def _same_field(screen: Screen, field: Element) -> Element | None:
+    for e in _editables(screen):
+        if e.node.resource_id == field.node.resource_id and e.bounds == field.bounds:
+            return e
+    return focused_field(screen)
+
+
+def _norm(text: str) -> str:
+    return unicodedata.normalize("NFC", text).strip()
+
+
+async def _field_for(args: dict[str, Any], session: PhoneSession, tool: str) -> tuple[Element | None, str]:
+    """The field to type into; taps it first when it is not focused. ("" or an error code)."""
+    screen = await current_screen(session)
+    if args.get("element") is not None or (args.get("x") is not None and args.get("y") is not None):
+        x, y, el = await point_of(args, session, tool)
+        if el is None or not el.node.focused:
+            await session.port.tap(session.display, x, y)
+            screen = await session.reader.read()
+            return (_same_field(screen, el) if el is not None else focused_field(screen)), ""
+        return el, ""
+    field = focused_field(screen)
+    if field is None:
+        return None, "no_focus"
+    if not field.node.focused:
+        await session.port.tap(session.display, *field.centre)
+        screen = await session.reader.read()
+        field = _same_field(screen, field)
+    return field, ""
+
+
+class PhoneTypeText(PhoneTool):
+    name = "phone_type_text"
+    batchable = True
+    changes_screen = True
+    parameters = {
+        "type": "object",
+        "properties": {
+            "text": {"type": "string", "description": "What to type, any language."},
+            **ELEMENT_OR_POINT,
+            "clear_first": {"type": "boolean", "description": "Empty the field first; default false."},
+            "submit": {"type": "boolean", "description": "Press Enter afterwards; default false."},
+        },
+        "required": ["text"],
+    }
+
+    async def target(self, args: dict[str, Any], ctx: ToolContext) -> ActionTarget | None:
+        if not args.get("submit"):
+            return None
+        session = self.session(ctx)
+        screen = await current_screen(session)
+        return ActionTarget(label="", app=screen.foreground_package, kind="type", screen_text=screen_text(screen))
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
+        session = self.session(ctx)
+        text = str(args["text"])
+        if len(text) > MAX_TEXT:
+            return ToolOutcome.error("bad_arguments", f"phone_type_text: at most {MAX_TEXT} characters at once.")
+        try:
+            field, problem = await _field_for(args, session, self.name)
+        except (StaleElement, UnknownElement) as exc:
+            return stale_outcome(exc, session)
+        if field is None:
+            return ToolOutcome.error(
+                problem or "no_focus",
+                "No text field has the focus and none was given. Tap the field first (or pass its element number).",
+            )
+        secret = field.node.password
+        redact = (ctx.services.get("phone") or {}).get("redact")
+        if secret and callable(redact):
+            redact(text)
+        expected = (field.node.text if not args.get("clear_first") else "") + text
+        if args.get("clear_first"):
+            await session.port.clear_text(session.display, len(field.node.text or "") + 4)
+        method = await session.port.type_text(session.display, text)
+        shown, ok = await self._read_back(session, field, expected, text)
+        retried = False
+        if not ok and not secret:
+            retried = True
+            await session.port.clear_text(session.display, len(shown or "") + len(expected) + 4)
+            method = await session.port.type_text(session.display, expected)
+            shown, ok = await self._read_back(session, field, expected, expected)
+        if args.get("submit") and ok:
+            await session.port.key(session.display, "ENTER")
+        what = f"{len(text)} characters into the password field" if secret else f'"{text}"'
+        name = f' "{field.label}"' if field.label and not secret else ""
+        data = {"method": method, "retried": retried, "verified": ok}
+        if ok:
+            return ToolOutcome(text=f"Typed {what} into{name} (read back: matches).", data=data)
+        if secret:
+            return ToolOutcome(text=f"Typed {what}; a password field can't be read back to check.", data=data)
+        return ToolOutcome(
+            text=f"Typed {what}, but the field{name} now shows {shown!r}. Check the field before going on.",
+            ok=False, code="text_mismatch", data=data,
+        )
+
+    async def _read_back(self, session: PhoneSession, field: Element, expected: str, typed: str) -> tuple[str, bool]:
+        screen = await session.reader.read()
+        now = _same_field(screen, field)
+        if now is None:
+            return "", False
+        if now.node.password:
+            return "", True  # nothing to compare: Android shows dots
+        shown = now.node.text or ""
+        return shown, _norm(expected) == _norm(shown) or (_norm(typed) in _norm(shown) and bool(_norm(typed)))
+
+
+class PhoneClearText(PhoneTool):
+    name = "phone_clear_text"
+    batchable = True
+    changes_screen = True
+    parameters = {"type": "object", "properties": dict(ELEMENT_OR_POINT)}
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
+        session = self.session(ctx)
+        try:
+            field, problem = await _field_for(args, session, self.name)
+        except (StaleElement, UnknownElement) as exc:
+            return stale_outcome(exc, session)
+        if field is None:
+            return ToolOutcome.error(problem or "no_focus", "No text field has the focus. Tap the field first.")
+        await session.port.clear_text(session.display, len(field.node.text or "") + 4)
+        screen = await session.reader.read()
+        now = _same_field(screen, field)
+        left = (now.node.text or "") if now is not None and not now.node.password else ""
+        hint = now.node.hint if now is not None else ""
+        if left and left != hint:
+            return ToolOutcome(text=f"The field still shows {left!r}.", ok=False, code="not_cleared")
+        return ToolOutcome(text="Cleared the field.")
