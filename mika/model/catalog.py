@@ -10,11 +10,13 @@ give stay None (unknown), never guessed.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any
 
 import httpx
 
+from mika.atomic_write import read_json, write_json
 from mika.model.adapters.endpoint import strip_version_suffix
 from mika.model.classify import server_words
 from mika.model.headers import client_headers
@@ -278,3 +280,25 @@ def probe_candidates(models: list[ListedModel], family_tokens: tuple[str, ...] =
     if not ordered and usable:
         ordered = usable[:1]
     return [m.name for m in ordered]
+
+
+def save_listing(path: Path, models: list[ListedModel]) -> None:
+    """Remember a provider's last listing (state dir), so choosing a model later can
+    record the protocol, address and context window the listing gave for it."""
+    write_json(path, {"version": 1, "models": [asdict(m) for m in models]})
+
+
+def load_listing(path: Path) -> list[ListedModel]:
+    try:
+        data = read_json(path, default=None)
+    except ValueError:
+        return []
+    out = []
+    for row in (data or {}).get("models") or []:
+        try:
+            endpoint = row.get("endpoint")
+            out.append(ListedModel(**{**row, "endpoint": ModelEndpoint(**endpoint) if endpoint else None,
+                                      "unsupported_apis": tuple(row.get("unsupported_apis") or ())}))
+        except TypeError:
+            continue  # written by another version; a fresh `mika models list` rewrites it
+    return out

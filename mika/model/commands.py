@@ -19,9 +19,9 @@ import click
 from mika.config.errors import ConfigError
 from mika.config.paths import config_file, state_dir
 from mika.model.adapters import KINDS
-from mika.model.catalog import CatalogError, ListedModel, ModelCatalog, probe_candidates
+from mika.model.catalog import CatalogError, ListedModel, ModelCatalog, load_listing, probe_candidates, save_listing
 from mika.atomic_write import write_text
-from mika.model.config_edit import plan_provider_table, read_config, set_role
+from mika.model.config_edit import add_model_table, plan_provider_table, read_config, set_role
 from mika.model.copy import t
 from mika.model.metering import metered
 from mika.model.presets import PRESETS, for_host, preset, preset_ids
@@ -110,6 +110,17 @@ async def _list_one(cfg: ProvidersConfig, provider_id: str) -> list[ListedModel]
         await catalog.aclose()
 
 
+def listing_path(provider_id: str) -> Path:
+    return state_dir() / "model-lists" / f"{provider_id}.json"
+
+
+def _remember(provider_id: str, listed: list[ListedModel]) -> None:
+    try:
+        save_listing(listing_path(provider_id), listed)
+    except OSError:
+        pass  # only a convenience for `models use`; listing itself worked
+
+
 def _caps(m: ListedModel) -> str:
     marks = []
     for flag, label in ((m.tools, "tools"), (m.images, "images"), (m.reasoning, "reasoning")):
@@ -143,6 +154,7 @@ def list_command(provider: str | None, as_json: bool, config_path: str | None) -
         except CatalogError as exc:
             _fail(f"{pid}: {exc.user_message()}", EXIT_PROVIDER)
         listed = [m for m in listed if m.usable]
+        _remember(pid, listed)
         if as_json:
             out[pid] = [_listed_json(m) for m in listed]
             continue
@@ -254,10 +266,33 @@ def use_command(role: str, value: str, config_path: str | None) -> None:
     if value in ("main", "none") and (role == "main" or (role == "light" and value == "none")):
         _fail(f"{role} takes PROVIDER/MODEL" + (' or "main"' if role == "light" else ""), EXIT_CONFIG)
     try:
-        set_role(path, role, value)
+        cfg = set_role(path, role, value)
+        if "/" in value:
+            _record_listed_endpoint(path, cfg, value)
     except ConfigError as exc:
         _fail(str(exc), EXIT_CONFIG)
     click.echo(t("used", role=role, value=value, file=path))
+
+
+def _record_listed_endpoint(path: Path, cfg: ProvidersConfig, value: str) -> None:
+    """One provider, several protocols: when the remembered listing says this model
+    speaks another protocol or lives at another address, write that into its table."""
+    provider_id, model = value.split("/", 1)
+    p = cfg.providers.get(provider_id)
+    if p is None:
+        return
+    listed = next((m for m in load_listing(listing_path(provider_id)) if m.name == model), None)
+    if listed is None:
+        return
+    values: dict[str, Any] = {"context_window": listed.context_window}
+    e = listed.endpoint
+    if e is not None:
+        if e.kind != p.kind:
+            values["kind"] = e.kind
+        if e.base_url.rstrip("/") != p.base_url.rstrip("/"):
+            values["base_url"] = e.base_url
+        values["reasoning_field"] = e.reasoning_field
+    add_model_table(path, provider_id, model, values)
 
 
 async def _run_probe(cfg: ProvidersConfig, target: str, ledger: UsageLedger, timeout: float):
@@ -272,6 +307,7 @@ async def _run_probe(cfg: ProvidersConfig, target: str, ledger: UsageLedger, tim
                                         session_header=p.session_header)
         finally:
             await catalog.aclose()
+        _remember(provider_id, [m for m in listed if m.usable])
         pre = preset(p.preset)
         candidates = probe_candidates(listed, pre.family_tokens if pre else ())
         if not candidates:

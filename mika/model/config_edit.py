@@ -63,7 +63,12 @@ def plan_provider_table(path: Path, provider_id: str, values: dict[str, Any]) ->
     if provider_id in (data.get("providers") or {}):
         raise ConfigError(path, f"providers.{provider_id}", "a provider id not used yet (choose another with --id)",
                           provider_id)
-    lines = [f"[providers.{provider_id}]"]
+    new = _append_table(text, f"providers.{provider_id}", values)
+    return new, _validated(path, new)
+
+
+def _append_table(text: str, header: str, values: dict[str, Any]) -> str:
+    lines = [f"[{header}]"]
     for key, value in values.items():
         if value is None:
             continue
@@ -71,8 +76,20 @@ def plan_provider_table(path: Path, provider_id: str, values: dict[str, Any]) ->
                                                                        "false" if value is False else str(value))
         lines.append(f"{key} = {rendered}")
     block = "\n".join(lines) + "\n"
-    new = (text.rstrip("\n") + "\n\n" + block) if text.strip() else block
-    return new, _validated(path, new)
+    return (text.rstrip("\n") + "\n\n" + block) if text.strip() else block
+
+
+def add_model_table(path: Path, provider_id: str, model: str, values: dict[str, Any]) -> ProvidersConfig | None:
+    """Record what a listing said about a chosen model, unless the user already has a
+    table for it (theirs wins). Returns None when nothing was written."""
+    text, data = read_config(path)
+    existing = ((data.get("providers") or {}).get(provider_id) or {}).get("models") or {}
+    if model in existing or not any(v is not None for v in values.values()):
+        return None
+    new = _append_table(text, f"providers.{toml_key(provider_id)}.models.{toml_string(model)}", values)
+    cfg = _validated(path, new)
+    write_text(path, new)
+    return cfg
 
 
 def set_role(path: Path, role: str, value: str) -> ProvidersConfig:

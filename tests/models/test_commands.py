@@ -195,3 +195,22 @@ def test_add_with_test_keeps_the_provider_when_only_the_model_fails(env, server)
     assert out.exit_code == 1
     data = tomllib.loads((env / "config.toml").read_text())
     assert "loop" in data["providers"] and "roles" not in data
+
+
+def test_use_records_what_the_listing_said_about_the_model(env, server):
+    (env / "config.toml").write_text(
+        f'[providers.oc]\npreset = "opencode-go"\nbase_url = "{server.url}/v1"\napi_key_env = "LOOP_KEY"\n')
+    os.environ["LOOP_KEY"] = "k"
+    server.queue(Reply(json.dumps({"data": [
+        {"id": "gpt-5", "api": {"responses": {"base_url": "https://opencode.ai/inference/go/openai/v1"}},
+         "limit": {"context": 400000}},
+        {"id": "kimi-k2", "api": {"chat-completions": {"base_url": f"{server.url}/v1",
+                                                       "compatibility": {"reasoning_field": "reasoning_content"}}}},
+    ]}).encode()))
+    assert run(models_group, "list", "oc").exit_code == 0
+    assert run(models_group, "use", "main", "oc/gpt-5").exit_code == 0
+    assert run(models_group, "use", "light", "oc/kimi-k2").exit_code == 0
+    models = tomllib.loads((env / "config.toml").read_text())["providers"]["oc"]["models"]
+    assert models["gpt-5"] == {"context_window": 400000, "kind": "openai-responses",
+                               "base_url": "https://opencode.ai/inference/go/openai/v1"}
+    assert models["kimi-k2"] == {"reasoning_field": "reasoning_content"}

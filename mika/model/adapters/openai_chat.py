@@ -103,7 +103,9 @@ class ChatRequestBuilder:
             return out
         entry: dict[str, Any] = {"role": "assistant"}
         text = "".join(p.text for p in message.parts if isinstance(p, Text))
-        entry["content"] = text or None
+        has_calls = any(isinstance(p, ToolCall) for p in message.parts)
+        # null content is only accepted next to tool calls.
+        entry["content"] = text or (None if has_calls else "")
         if send_reasoning:
             blocks: list[dict[str, Any]] = []
             for p in message.parts:
