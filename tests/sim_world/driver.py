@@ -103,3 +103,31 @@ def state(d: Driver, key: str = "") -> Any:
 
 def texts(d: Driver) -> list[str]:
     return [n.get("text", "") for n in dump(d).iter("node") if n.get("text")]
+
+
+def quote(text: str) -> str:
+    """Double-quoted for the phone's sh (the adb CLI passes our string through as is)."""
+    return '"' + "".join("\\" + c if c in '"\\$`' else c for c in text) + '"'
+
+
+def type_into(d: Driver, text: str, rid: str | None = None, hint: str | None = None) -> None:
+    """Focus a field (by resource-id or by the hint it shows while empty), then type ASCII."""
+    if rid is not None or hint is not None:
+        if rid is not None:
+            tap(d, rid=rid)
+        else:
+            tap(d, text=hint)
+    d.shell(f"input text {quote(text)}")
+
+
+def wait_for(d: Driver, text: str, timeout: float = 5.0) -> ET.Element:
+    import time
+
+    deadline = time.monotonic() + timeout
+    while True:
+        node = find(d, text=text)
+        if node is not None:
+            return node
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{text!r} did not appear within {timeout}s")
+        time.sleep(0.2)

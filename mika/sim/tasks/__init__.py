@@ -1,0 +1,73 @@
+"""Tasks for the simulated phone, modelled on AndroidWorld / AndroidLab goals.
+
+Each task is data (tasks.json): a goal in plain words, the scenario it starts from,
+setup commands, what a good run ends with (done, handoff to the user, or an answer) and
+a success check over `simctl state` JSON (mika.sim.tasks.check).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+from mika.sim.tasks.check import passes
+
+
+@dataclass(frozen=True)
+class SimTask:
+    id: str
+    goal: str
+    scenario: str
+    check: dict[str, Any]
+    expect: str = "done"  # "done" | "handoff" (stops for the user: payment, captcha)
+    setup: tuple[str, ...] = ()  # shell commands run after `simctl reset SCENARIO`
+    apps: tuple[str, ...] = ()
+    language: str = "en"
+    difficulty: str = "easy"
+    tags: tuple[str, ...] = field(default=())
+
+    def succeeded(self, state: dict[str, Any]) -> bool:
+        """Whether `state` (parsed `simctl state` output) meets the goal."""
+        return passes(self.check, state)
+
+    def prepare_commands(self) -> list[str]:
+        """The shell commands that put a phone in this task's initial state."""
+        return [f"simctl reset {self.scenario}", *self.setup]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id, "goal": self.goal, "scenario": self.scenario, "setup": list(self.setup),
+            "expect": self.expect, "apps": list(self.apps), "language": self.language,
+            "difficulty": self.difficulty, "tags": list(self.tags), "check": self.check,
+        }
+
+
+@lru_cache(maxsize=1)
+def _load() -> tuple[SimTask, ...]:
+    raw = json.loads((resources.files("mika.sim.tasks") / "tasks.json").read_text(encoding="utf-8"))
+    tasks = []
+    for t in raw:
+        tasks.append(SimTask(
+            id=t["id"], goal=t["goal"], scenario=t.get("scenario", "default"), check=t["check"],
+            expect=t.get("expect", "done"), setup=tuple(t.get("setup", [])), apps=tuple(t.get("apps", [])),
+            language=t.get("language", "en"), difficulty=t.get("difficulty", "easy"), tags=tuple(t.get("tags", [])),
+        ))
+    return tuple(tasks)
+
+
+def list_tasks() -> list[SimTask]:
+    return list(_load())
+
+
+def get_task(task_id: str) -> SimTask:
+    for task in _load():
+        if task.id == task_id:
+            return task
+    known = ", ".join(t.id for t in _load())
+    raise KeyError(f"no simulated-phone task {task_id!r}; known tasks: {known}")
+
+
+__all__ = ["SimTask", "list_tasks", "get_task", "passes"]
