@@ -246,3 +246,18 @@ async def test_state_files_are_valid_json_after_a_busy_session(center, factory, 
     for path in tmp_path.rglob("*.json"):
         json.loads(path.read_text())
     assert len(ConversationStore(tmp_path).get("c1").turns) == 3
+
+
+async def test_delete_waits_bounded_for_a_run_that_ignores_stop(center, factory, tmp_path):
+    store = ConversationStore(tmp_path)
+    a = center.submit("c1", "A")
+    await settled()
+    run = factory.runs[a.run_id]
+    run.cancel = lambda: None  # a run stuck in a blocking call: the stop does not land yet
+    assert await center.delete_conversation("c1", wait_s=0.05)
+    assert not store.exists("c1")
+    run.finish("finished after all")  # its end arrives after the delete
+    await center.wait_run(a.run_id)
+    await center.wait_idle()
+    assert not store.exists("c1")  # the late turn end did not bring it back
+    assert RunStore(tmp_path).get(a.run_id).phase == RunPhase.ENDED.value
