@@ -28,7 +28,7 @@ from typing import Awaitable, Callable
 
 from mika.record.events import RunEvent
 from mika.run.contracts import OutcomeStatus, RunResult, TaskRunLike
-from mika.run.conversations import ConversationStore
+from mika.run.conversations import ConversationStore, check_id
 from mika.run.outbox import Delivery, Outbox
 from mika.run.resources import MAX_PARALLEL, ResourceScheduler, parallel_limit
 from mika.run.run_store import RunStore
@@ -200,7 +200,9 @@ class TaskCenter:
         read_only: bool = False,
         step_budget: int = 0,
     ) -> Submission:
-        """A user message or a scheduled task for `conversation_id`."""
+        """A user message or a scheduled task for `conversation_id`. A malformed id
+        raises `BadConversationId` before anything is written."""
+        check_id(conversation_id)
         active = self._active.get(conversation_id)
         if active is not None and not scheduled and not active.stopped and active.run is not None:
             if active.run.steer(text):

@@ -261,3 +261,11 @@ async def test_delete_waits_bounded_for_a_run_that_ignores_stop(center, factory,
     await center.wait_idle()
     assert not store.exists("c1")  # the late turn end did not bring it back
     assert RunStore(tmp_path).get(a.run_id).phase == RunPhase.ENDED.value
+
+
+async def test_a_bad_conversation_id_is_refused_before_anything_is_written(center, tmp_path):
+    from mika.run.conversations import BadConversationId
+
+    with pytest.raises(BadConversationId):
+        center.submit("../escape", "x")
+    assert center.state().running == () and RunStore(tmp_path).all() == []
