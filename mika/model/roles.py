@@ -6,14 +6,18 @@ which is the main model unless the user chose another.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import AsyncIterator
 
 from mika.config.errors import ConfigError
 from mika.model.adapters import build_adapter
 from mika.model.adapters.endpoint import DEFAULT_CONTEXT_WINDOW, Endpoint
-from mika.model.base import Model
+from mika.model.base import Model, StreamEvent
+from mika.model.errors import ModelError
+from mika.model.messages import ModelRequest
 from mika.model.metering import metered
 from mika.model.presets import preset
+from mika.model.probe import MODEL_PROBLEMS
 from mika.model.providers_config import ModelRef, ModelSettings, ProviderSettings, ProvidersConfig, parse_ref
 from mika.usage.ledger import UsageLedger
 
@@ -24,6 +28,50 @@ MISSING_MAIN_EXAMPLE = (
 )
 
 
+class LightWithFallback:
+    """The light model for side calls; when it turns out not to work for this account
+    (not found, not available, no tools), the main model takes over for the rest of the
+    run instead of failing every side call."""
+
+    def __init__(self, light: Model, main: Model) -> None:
+        self.light = light
+        self.main = main
+        self.fell_back: ModelError | None = None
+
+    @property
+    def current(self) -> Model:
+        return self.main if self.fell_back is not None else self.light
+
+    @property
+    def provider(self) -> str:
+        return self.current.provider
+
+    @property
+    def name(self) -> str:
+        return self.current.name
+
+    @property
+    def context_window(self) -> int:
+        return self.current.context_window
+
+    @property
+    def supports_images(self) -> bool:
+        return self.current.supports_images
+
+    async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        if self.fell_back is None:
+            try:
+                async for event in self.light.stream(request):
+                    yield event
+                return
+            except ModelError as err:
+                if err.kind not in MODEL_PROBLEMS:
+                    raise
+                self.fell_back = err  # nothing was yielded: these fail at the request
+        async for event in self.main.stream(request):
+            yield event
+
+
 @dataclass(frozen=True)
 class ModelRoles:
     main: Model
@@ -31,11 +79,13 @@ class ModelRoles:
     light: Model
     light_is_main: bool = True
     vision_is_main: bool = False
+    _side: Model | None = field(default=None, repr=False, compare=False)
 
     @property
     def side(self) -> Model:
-        """For judge, memory, intent and summary calls: the light model (main by default)."""
-        return self.light
+        """For judge, memory, intent and summary calls: the light model (main by default),
+        falling back to main if the light model can't be used."""
+        return self._side or self.light
 
 
 def provider_settings(cfg: ProvidersConfig, provider_id: str, *, key: str) -> ProviderSettings:
@@ -110,4 +160,5 @@ def build_roles(cfg: ProvidersConfig, ledger: UsageLedger, override_main: str | 
         light = metered(build_model(cfg, parse_ref(cfg.roles.light, file=cfg.file, key="roles.light"),
                                     key="roles.light"), ledger, "light")
         light_is_main = False
-    return ModelRoles(main, vision, light, light_is_main, vision_is_main)
+    side = None if light_is_main else LightWithFallback(light, metered(main_raw, ledger, "light"))
+    return ModelRoles(main, vision, light, light_is_main, vision_is_main, side)

@@ -231,3 +231,28 @@ def test_scripted_providers_are_left_to_model_select():
     with pytest.raises(ConfigError) as info:
         build_roles(cfg, UsageLedger(None), override_main=None)
     assert "scripted" in str(info.value)
+
+
+async def test_side_calls_fall_back_to_main_when_the_light_model_is_unavailable(monkeypatch):
+    from replay_server import Reply, ReplayServer
+
+    from mika.model.base import complete
+    from mika.model.messages import Message, ModelRequest
+
+    monkeypatch.setenv("K", "x")
+    with ReplayServer() as server:
+        cfg = load(f'[providers.a]\nkind = "anthropic"\nbase_url = "{server.url}"\napi_key_env = "K"\n'
+                   '[roles]\nmain = "a/claude-main"\nlight = "a/claude-light"\n')
+        ledger = UsageLedger(None)
+        roles = build_roles(cfg, ledger)
+        ok = "anthropic_messages_stream/anthropic-sdk__tool_use_get_weather.sse"
+        server.queue(Reply(b'{"type":"error","error":{"type":"permission_error","message":"model is not activated"}}',
+                           status=403), Reply.recording(ok), Reply.recording(ok))
+        request = ModelRequest("s", (Message.user("judge this"),), purpose="judge")
+        await complete(roles.side, request)
+        await complete(roles.side, request)
+        assert [r.json()["model"] for r in server.requests] == ["claude-light", "claude-main", "claude-main"]
+        assert roles.side.fell_back is not None and roles.side.name == "claude-main"
+        # Every call is counted once: the failed light call as a call without usage.
+        by_model = {(r.model, r.purpose): (r.calls, r.unreported) for r in ledger.rows()}
+        assert by_model == {("claude-light", "judge"): (0, 1), ("claude-main", "judge"): (2, 0)}
