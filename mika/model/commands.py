@@ -23,6 +23,7 @@ from mika.model.catalog import CatalogError, ListedModel, ModelCatalog, load_lis
 from mika.atomic_write import write_text
 from mika.model.config_edit import add_model_table, plan_provider_table, read_config, set_role
 from mika.model.copy import t
+from mika.model.errors import ModelErrorKind
 from mika.model.metering import metered
 from mika.model.presets import PRESETS, for_host, preset, preset_ids
 from mika.model.probe import MODEL_PROBLEMS, PROBE_TIMEOUT, ProbeAttempt, probe
@@ -327,6 +328,8 @@ def _print_attempt(a: ProbeAttempt) -> None:
         click.echo(t("probe_text", provider=a.provider, model=a.model, text=a.text.strip()[:200]))
     else:
         click.echo(t("probe_error", provider=a.provider, model=a.model, message=a.error.user_message()))
+        if a.error.kind is ModelErrorKind.MODEL_NOT_FOUND:
+            click.echo(t("not_found_hint", provider=a.provider))
 
 
 @models_group.command("test")
