@@ -39,6 +39,7 @@ log = logging.getLogger("mika.run")
 
 RunFactory = Callable[[RunSpec], TaskRunLike]
 StopSummarizer = Callable[[RunSpec, RunResult], Awaitable[str]]
+TitleMaker = Callable[[RunSpec, RunResult], Awaitable[str]]
 ScheduleRemover = Callable[[str], "Awaitable[int] | int"]
 
 DELETE_WAIT_S = 15.0
@@ -113,6 +114,7 @@ class TaskCenter:
         limit: int = 1,
         displays: int = MAX_PARALLEL,
         stop_summary: StopSummarizer | None = None,
+        title_maker: TitleMaker | None = None,
     ) -> None:
         self._factory = factory
         self.conversations = conversations or ConversationStore(state_dir)
@@ -122,6 +124,8 @@ class TaskCenter:
         self.resources = resources or ResourceScheduler()
         self._limit = parallel_limit(limit, displays)
         self._stop_summary = stop_summary
+        self._title_maker = title_maker
+        self._titling: dict[str, asyncio.Task[None]] = {}  # by conversation id
         self._queue: list[QueuedTask] = []
         self._active: dict[str, _Active] = {}  # by conversation id
         self._by_run: dict[str, _Active] = {}
@@ -169,7 +173,7 @@ class TaskCenter:
         return lambda: self._watchers.remove(watcher) if watcher in self._watchers else None
 
     def _changed(self) -> None:
-        if self._active or self._queue or self._summarizing:
+        if self._active or self._queue or self._summarizing or self._titling:
             self._idle.clear()
         else:
             self._idle.set()
@@ -365,6 +369,7 @@ class TaskCenter:
         except Exception:
             # The run itself is over; what is not on disk now, recovery finishes next start.
             log.exception("finishing run %s", spec.id)
+        self._title_later(spec, final)
         if stopped:
             self._summarize_later(spec, final)
         elif result.unconsumed:
@@ -444,6 +449,34 @@ class TaskCenter:
 
         self._summarizing[spec.id] = asyncio.get_running_loop().create_task(write(), name=f"stop summary {spec.id}")
 
+    def _title_later(self, spec: RunSpec, result: RunResult) -> None:
+        """After a conversation's first turn, name it in the background. `set_title`
+        writes only while it has no title, so a rename in the meantime wins."""
+        cid = spec.conversation_id
+        if self._title_maker is None or cid in self._titling:
+            return
+        try:
+            if self.conversations.get(cid).title_by:
+                return
+        except Exception:
+            return  # deleted meanwhile
+        make = self._title_maker
+
+        async def write() -> None:
+            try:
+                title = await asyncio.wait_for(make(spec, result), STOP_SUMMARY_TIMEOUT_S)
+                if title:
+                    self.conversations.set_title(cid, title.strip().strip('"“”「」'))
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.warning("no title for conversation %s", cid, exc_info=True)
+            finally:
+                self._titling.pop(cid, None)
+                self._changed()
+
+        self._titling[cid] = asyncio.get_running_loop().create_task(write(), name=f"title {cid}")
+
     # -- delete -------------------------------------------------------------------------------
 
     async def delete_conversation(
@@ -467,6 +500,9 @@ class TaskCenter:
             run = self.run_store.get(run_id)
             if run is not None and run.conversation_id == conversation_id:
                 summary.cancel()
+        titling = self._titling.get(conversation_id)
+        if titling is not None:
+            titling.cancel()
         existed = self.conversations.delete(conversation_id)
         self._changed()
         return existed
@@ -487,7 +523,7 @@ class TaskCenter:
         for cid in list(self._active):
             self.stop(cid)
         drivers = [a.driver for a in self._active.values() if a.driver is not None]
-        summaries = list(self._summarizing.values())
+        summaries = [*self._summarizing.values(), *self._titling.values()]
         if drivers or summaries:
             await asyncio.wait([*drivers, *summaries], timeout=wait_s)
 

@@ -269,3 +269,31 @@ async def test_a_bad_conversation_id_is_refused_before_anything_is_written(cente
     with pytest.raises(BadConversationId):
         center.submit("../escape", "x")
     assert center.state().running == () and RunStore(tmp_path).all() == []
+
+
+async def test_a_title_is_made_once_after_the_first_turn_and_a_rename_wins(tmp_path, factory):
+    gate = asyncio.Event()
+    asked = []
+
+    async def make_title(spec, result):
+        asked.append(spec.conversation_id)
+        await gate.wait()
+        return "“Lisbon weekend”"
+
+    center = TaskCenter(factory, state_dir=tmp_path, outbox=Outbox(tmp_path, []), title_maker=make_title)
+    store = ConversationStore(tmp_path)
+    for cid in ("c1", "c2"):
+        sub = center.submit(cid, "plan a weekend in Lisbon")
+        await settled()
+        factory.runs[sub.run_id].finish("Here is a plan.")
+        await center.wait_run(sub.run_id)
+    store.rename("c2", "My trip")  # the user names c2 while its title is being made
+    gate.set()
+    await center.wait_idle()
+    assert store.get("c1").title == "Lisbon weekend"
+    assert store.get("c2").title == "My trip"
+    again = center.submit("c1", "and the hotel")
+    await settled()
+    factory.runs[again.run_id].finish("ok")
+    await center.wait_idle()
+    assert asked == ["c1", "c2"]  # not asked again once it has a title
