@@ -50,6 +50,33 @@ def _raw_echo(port: int, serial: str) -> float:
     return time.perf_counter() - t0
 
 
+def _rpc_device_info(port: int, serial: str, nodelay: bool) -> float:
+    """One uiautomator2 JSON-RPC call over tcp:9008, sent as HTTP clients do: headers
+    and body in two writes. Without TCP_NODELAY on the client's socket the body waits
+    in Nagle's queue for the adb server's delayed ACK."""
+    body = b'{"jsonrpc": "2.0", "id": 1, "method": "deviceInfo", "params": []}'
+    head = (
+        "POST /jsonrpc/0 HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n"
+    ).encode()
+    t0 = time.perf_counter()
+    with socket.create_connection(("127.0.0.1", port)) as s:
+        if nodelay:
+            s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        for request in (f"host:transport:{serial}", "tcp:9008"):
+            s.sendall(f"{len(request):04x}{request}".encode())
+            assert s.recv(4) == b"OKAY"
+        s.sendall(head)
+        s.sendall(body)
+        out = b""
+        while chunk := s.recv(65536):
+            out += chunk
+            if b"displayWidth" in out and out.rstrip().endswith(b"}"):
+                break
+    assert b" 200 " in out.split(b"\r\n", 1)[0], out[:80]
+    return time.perf_counter() - t0
+
+
 def _best_of(n: int, fn) -> float:  # type: ignore[no-untyped-def]
     return min(fn() for _ in range(n))
 
@@ -64,6 +91,9 @@ def main() -> None:
     port = _free_port()
     env = dict(os.environ, ANDROID_ADB_SERVER_PORT=str(port), ADB_MDNS="0")
     subprocess.run([adb, "-P", str(port), "start-server"], env=env, check=True, capture_output=True)
+    # uiautomator2 uses adbutils' global client: point it at the private server too.
+    os.environ.update(ANDROID_ADB_SERVER_PORT=str(port), ADB_MDNS="0")
+    adbutils.adb = adbutils.AdbClient(host="127.0.0.1", port=port)
     rows: list[tuple[str, str]] = []
     try:
         with start_sim(adb_address=AdbServerAddress("127.0.0.1", port)) as sim:
@@ -87,6 +117,18 @@ def main() -> None:
                                env=env, check=True, capture_output=True)
                 cli.append(time.perf_counter() - t0)
             rows.append((f"adb shell echo, CLI process ×{len(cli)}", _ms(cli)))
+
+            try:
+                import uiautomator2
+
+                uiautomator2.connect(sim.serial)  # starts the simulated u2 server on tcp:9008
+            except Exception as exc:  # noqa: BLE001 - the world's u2 is optional here
+                rows.append(("uiautomator2 over tcp:9008", f"skipped: {exc}"))
+            else:
+                for nodelay in (False, True):
+                    rpc = [_rpc_device_info(port, sim.serial, nodelay) for _ in range(20)]
+                    label = "TCP_NODELAY" if nodelay else "default socket"
+                    rows.append((f"u2 deviceInfo over tcp:9008, {label} ×20", _ms(rpc)))
 
             with tempfile.TemporaryDirectory() as tmp:
                 for mib in (1, args.mib):
@@ -133,6 +175,8 @@ def main() -> None:
     for name, value in rows:
         print(f"{name:<{width}}  {value}")
     print("(¹) includes adbutils' own cost: ~10 ms per new server connection and Python-side reads.")
+    print("u2 rows: the same request; only the client socket's TCP_NODELAY differs (Nagle + the")
+    print("adb server's delayed ACK hold an HTTP body sent after its headers for ~40 ms).")
 
 
 if __name__ == "__main__":
