@@ -65,7 +65,19 @@ TEXTS: dict[str, dict[str, str]] = {
 }
 
 
+_chosen: str | None = None
+
+
+def set_language(lang: str | None) -> None:
+    """The CLI and TUI call this once with `settings.ui_language` (a config file's
+    `language = "zh"` is not in the environment); None goes back to the environment."""
+    global _chosen
+    _chosen = lang if lang in ("en", "zh") else None
+
+
 def ui_language() -> str:
+    if _chosen is not None:
+        return _chosen
     chosen = os.environ.get("MIKA_LANGUAGE", "")
     if chosen in ("en", "zh"):
         return chosen

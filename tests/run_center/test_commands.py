@@ -107,3 +107,14 @@ def test_runs_recover_reports_and_tells_once(state):
     second = CliRunner().invoke(runs_recover_command, [], catch_exceptions=False)
     assert second.exit_code == 0 and "Nothing to recover" in second.stderr
     assert ConversationStore(state).get("c1").turns[-1].outcome == "failed"
+
+
+def test_the_language_from_settings_beats_the_environment(state):
+    from mika.run import ui_text
+
+    ui_text.set_language("zh")
+    try:
+        assert "没有编号为 nope 的对话" in run("show", "nope").stderr
+    finally:
+        ui_text.set_language(None)
+    assert "No conversation with id nope" in run("show", "nope").stderr
