@@ -35,7 +35,8 @@ _PROVIDER_KEYS = {
     "kind", "base_url", "api_key_env", "api_key_file", "preset", "headers", "session_header", "stream",
     "name", "models", "context_window", "timeout",
 }
-_MODEL_KEYS = {"context_window", "images", "tools", "kind", "base_url", "reasoning_field", "stream"}
+_MODEL_KEYS = {"context_window", "images", "tools", "kind", "base_url", "reasoning_field", "stream",
+               "max_output_tokens"}
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,7 @@ class ModelSettings:
     base_url: str | None = None
     reasoning_field: str | None = None
     stream: bool | None = None
+    max_output_tokens: int | None = None
 
 
 @dataclass(frozen=True)
@@ -207,6 +209,8 @@ def _model(name: str, data: Any, file: Path | None, prefix: str) -> ModelSetting
         base_url=_url(data["base_url"], file, f"{prefix}.base_url") if "base_url" in data else None,
         reasoning_field=rf,
         stream=_bool(data["stream"], file, f"{prefix}.stream") if "stream" in data else None,
+        max_output_tokens=(_int(data["max_output_tokens"], file, f"{prefix}.max_output_tokens")
+                           if "max_output_tokens" in data else None),
     )
 
 

@@ -122,6 +122,7 @@ def build_model(cfg: ProvidersConfig, ref: ModelRef, *, images: bool | None = No
         supports_tools=True if ms.tools is None else ms.tools,
         reasoning_field=ms.reasoning_field,
         streaming=p.stream if ms.stream is None else ms.stream,
+        max_output_tokens=ms.max_output_tokens,
         read_timeout=p.timeout or 300.0,
     )
     return build_adapter(kind, endpoint)

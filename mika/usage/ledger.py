@@ -7,8 +7,10 @@ few seconds. Buckets older than 400 days are dropped.
 
 from __future__ import annotations
 
+import atexit
 import fcntl
 import threading
+import weakref
 import time
 from dataclasses import dataclass
 from datetime import datetime
@@ -179,9 +181,20 @@ class UsageLedger:
             if self.path is not None and self._thread is None:
                 self._thread = threading.Thread(target=self._writer, name="usage-ledger", daemon=True)
                 self._thread.start()
+                # A short headless run may end before the writer's next pass: write at exit too.
+                atexit.register(_flush_at_exit, weakref.ref(self))
         self._wake.set()
 
     def rows(self) -> list[UsageRow]:
         cutoff = self._clock() - self._keep
         with self._lock:
             return [UsageRow(*key, *cell) for key, cell in sorted(self._cells.items()) if key[0] >= cutoff]
+
+
+def _flush_at_exit(ref: "weakref.ReferenceType[UsageLedger]") -> None:
+    ledger = ref()
+    if ledger is not None and ledger._dirty:
+        try:
+            ledger.flush()
+        except OSError:
+            pass  # exiting anyway; nothing better to do with a full disk

@@ -217,12 +217,14 @@ def test_config_example_loads(monkeypatch):
         stripped = line.lstrip("# ")
         key = stripped.split("=", 1)[0].strip()
         if inside and line.startswith("# ") and key in {"name", "headers", "session_header", "stream", "context_window",
-                                             "timeout", "images", "tools", "kind", "base_url", "reasoning_field"}:
+                                             "timeout", "images", "tools", "kind", "base_url", "reasoning_field",
+                                             "max_output_tokens"}:
             line = stripped
         lines.append(line)
     full = load_providers(tomllib.loads("\n".join(lines)), example)
     m = full.providers["local"].models["some-model"]
     assert m.kind == "openai-responses" and m.images is True and full.providers["local"].timeout == 300
+    assert m.max_output_tokens == 4096
 
 
 def test_scripted_providers_are_left_to_model_select():

@@ -94,3 +94,17 @@ def test_two_processes_sharing_the_file_lose_nothing(tmp_path):
     headless.close()
     (only,) = UsageLedger(path).rows()
     assert (only.input, only.calls) == (16, 3)
+
+
+def test_a_process_that_exits_soon_still_writes_its_counts(tmp_path):
+    import subprocess
+    import sys
+
+    path = tmp_path / "usage-v1.json"
+    code = (
+        "from mika.usage.ledger import UsageLedger\n"
+        "from mika.model.messages import Usage\n"
+        f"UsageLedger({str(path)!r}).record('p', 'm', 'main', Usage(9, 9))\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+    assert UsageLedger(path).rows()[0].input == 9

@@ -73,7 +73,7 @@ class AnthropicRequestBuilder:
         budget = _MAX_BREAKPOINTS
         body: dict[str, Any] = {
             "model": self.endpoint.model,
-            "max_tokens": request.max_output_tokens or DEFAULT_MAX_TOKENS,
+            "max_tokens": request.max_output_tokens or self.endpoint.max_output_tokens or DEFAULT_MAX_TOKENS,
         }
         tools = []
         if request.tools and self.endpoint.supports_tools:

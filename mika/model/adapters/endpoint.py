@@ -26,6 +26,8 @@ class Endpoint:
     reasoning_field: str | None = None
     # False for servers that cannot stream; the adapter makes one plain call instead.
     streaming: bool = True
+    # Reply budget when the request names none (Messages requires one; Gemini honours it).
+    max_output_tokens: int | None = None
     # Seconds without any byte from the server before the call counts as a network failure.
     read_timeout: float = 300.0
     connect_timeout: float = 20.0

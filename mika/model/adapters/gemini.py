@@ -74,8 +74,9 @@ class GeminiRequestBuilder:
                     decl["parameters"] = _schema(t.parameters)
                 declarations.append(decl)
             body["tools"] = [{"functionDeclarations": declarations}]
-        if request.max_output_tokens:
-            body["generationConfig"] = {"maxOutputTokens": request.max_output_tokens}
+        budget = request.max_output_tokens or self.endpoint.max_output_tokens
+        if budget:
+            body["generationConfig"] = {"maxOutputTokens": budget}
         return body
 
     def _image(self, image: Image) -> dict[str, Any]:
