@@ -54,6 +54,18 @@ KNOWN: dict[str, tuple[str, tuple[str, ...]]] = {
 _GENERIC = {"com", "org", "net", "android", "google", "apps", "app", "mobile", "client", "main"}
 
 
+# Packages with no screen of their own to open, for phones whose `cmd package` can't list
+# launcher activities: providers, input methods, the system UI and helpers.
+_BACKGROUND = re.compile(
+    r"^android$|\.providers?\.|inputmethod|\.systemui$|\.shell$|webview|packageinstaller|permissioncontroller"
+    r"|adbkeyboard|uiautomator|\.phone$|\.launcher\d*$|\.overlay\b"
+)
+
+
+def is_background_package(package: str) -> bool:
+    return bool(_BACKGROUND.search(package))
+
+
 def label_for(package: str) -> str:
     if package in KNOWN:
         return KNOWN[package][0]

@@ -401,10 +401,16 @@ class AdbPort:
 
     async def launchable_apps(self) -> dict[str, str]:
         from mika.cap.phone.adb.parse import parse_packages
-        from mika.cap.phone.adb.labels import label_for
+        from mika.cap.phone.adb.labels import is_background_package, label_for
 
+        query = await self.shell("cmd package query-activities --brief -a android.intent.action.MAIN "
+                                 "-c android.intent.category.LAUNCHER")
+        launchable = {ln.strip().split("/")[0] for ln in query.output.splitlines()
+                      if query.exit_code == 0 and "/" in ln and " " not in ln.strip()}
+        if launchable:
+            return {pkg: label_for(pkg) for pkg in sorted(launchable)}
         out = await self.shell("pm list packages")
-        return {pkg: label_for(pkg) for pkg in parse_packages(out.output)}
+        return {pkg: label_for(pkg) for pkg in parse_packages(out.output) if not is_background_package(pkg)}
 
     async def close(self) -> None:
         try:
