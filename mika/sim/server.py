@@ -78,6 +78,7 @@ class SimServer:
 
     @property
     def connections(self) -> int:
+        """Host connections open now (0 while no adb server is attached)."""
         return len(self._transports)
 
     async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:

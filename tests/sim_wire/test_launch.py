@@ -80,3 +80,12 @@ def test_start_sim_with_a_fault_spec_string(adb_server: AdbServer) -> None:
     with start_sim(faults="slow_ms=1", adb_address=adb_server.address) as sim:
         assert sim.device.command_delay() == pytest.approx(0.001)
         assert sim.adb_device().shell("echo slow but fine") == "slow but fine"
+
+
+def test_connections_count_follows_the_adb_server(adb_server: AdbServer) -> None:
+    sim = start_sim(device=WireDevice(), adb_address=adb_server.address)
+    try:
+        assert sim.server.connections == 1
+        assert sim.server.accepted == 1
+    finally:
+        sim.close()

@@ -48,7 +48,6 @@ class Transport:
         self._streams: dict[int, AdbStream] = {}
         self._tasks: dict[int, asyncio.Task[None]] = {}
         self._dead = False
-        self.opens = 0  # OPENs seen, for tests and benchmarks
 
     # --- PacketSink --------------------------------------------------------------
 
@@ -136,7 +135,6 @@ class Transport:
             # arg1 is the delayed-ack window; we never offered delayed_ack.
             await self.send(Packet(A_CLSE, 0, remote_id))
             return
-        self.opens += 1
         destination = p.payload.rstrip(b"\0").decode("utf-8", "replace")
         try:
             self.device.before_command()
