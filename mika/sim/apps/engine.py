@@ -82,6 +82,7 @@ def tap(world: World, display_id: int, x: int, y: int) -> None:
         return
     if world.locked:
         return  # a tap on the keyguard does nothing; it needs a swipe up
+    world.count_tap()
     window, node = _target(world, display_id, x, y, "tap")
     activity = _activity(world, display_id)
     if node is None or activity is None:

@@ -25,7 +25,7 @@ def is_loading(world: World, activity: Activity) -> bool:
 def build_frame(world: World, display_id: int = 0) -> list[Window]:
     display = world.displays[display_id]
     key = (world.version, display_id, int(world.clock.now() // 60), _transient_key(world, display_id))
-    cache = world.__dict__.setdefault("_frame_cache", {})
+    cache = world.frame_cache
     if cache.get(display_id, (None,))[0] == key:
         return cache[display_id][1]
     width, height = display.size

@@ -124,11 +124,11 @@ def _swipe(phone: Phone, fx: float, fy: float, tx: float, ty: float, steps: int)
 
 def _inject(phone: Phone, action: int, x: float, y: float, meta: int = 0) -> bool:
     w = phone.world
-    touch = w.__dict__.setdefault("_u2_touch", {})
+    touch = w.touches
     if action == 0:
-        touch["down"] = (int(x), int(y), w.clock.now())
-    elif action == 1 and "down" in touch:
-        x0, y0, t0 = touch.pop("down")
+        touch["u2"] = (int(x), int(y), w.clock.now())
+    elif action == 1 and "u2" in touch:
+        x0, y0, t0 = touch.pop("u2")
         engine.swipe(w, 0, x0, y0, int(x), int(y), int((w.clock.now() - t0) * 1000))
     return True
 
@@ -157,8 +157,8 @@ def _methods(phone: Phone) -> dict[str, Callable[..., Any]]:
         "sleep": lambda: w.set_screen(False),
         "setOrientation": lambda value: True,
         "freezeRotation": lambda freeze=True: True,
-        "getLastToast": lambda: w.__dict__.get("_last_toast_text") or (w.toast[0] if w.toast else None),
-        "clearLastToast": lambda: setattr(w, "toast", None),
+        "getLastToast": lambda: w.last_toast,
+        "clearLastToast": lambda: setattr(w, "last_toast", None),
         "makeToast": lambda text, duration=1000: w.show_toast(str(text)),
         "openNotification": lambda: True,
         "openQuickSettings": lambda: True,

@@ -100,6 +100,13 @@ class World:
         self.imes = ["com.android.inputmethod.latin/.LatinIME"]
         self.dialog: dict[str, Any] | None = None  # system dialog over everything
         self.ime_visible = False
+        # Per-frame caches and in-flight touches; derived state, rebuilt freely.
+        self.frame_cache: dict[int, tuple[Any, Any]] = {}
+        self.shot_cache: dict[int, tuple[Any, bytes]] = {}
+        self.touches: dict[str, tuple[int, int, float]] = {}
+        self.last_toast: str | None = None
+        self.taps = 0
+        self.surprise: dict[str, Any] | None = spec.get("surprise")
         self.toast: tuple[str, float] | None = None
         self.pending = {
             "null_root": self.faults.null_root,
@@ -280,6 +287,29 @@ class World:
                     return True
         return False
 
+    def add_display(self, width: int, height: int, density: int, name: str) -> Display:
+        display_id = max(self.displays) + 1
+        display = Display(display_id, width, height, density, name=name)
+        self.displays[display_id] = display
+        self.changed()
+        return display
+
+    def remove_display(self, display_id: int) -> bool:
+        if display_id == 0 or display_id not in self.displays:
+            return False
+        # Tasks on a removed virtual display move back to the main one, as Android does.
+        self.displays[0].tasks.extend(self.displays.pop(display_id).tasks)
+        if self._last_focus == display_id:
+            self._last_focus = 0
+        self.changed()
+        return True
+
+    def count_tap(self) -> None:
+        """Scenarios may pop a dialog over the screen after N taps ("surprise")."""
+        self.taps += 1
+        if self.surprise and self.taps == int(self.surprise.get("after_taps", 0)):
+            self.show_system_dialog(self.surprise["dialog"])
+
     # -- power, lock, dialogs ---------------------------------------------------------
     def set_screen(self, on: bool) -> None:
         if not on:
@@ -295,6 +325,7 @@ class World:
 
     def show_toast(self, text: str) -> None:
         self.toast = (text, self.clock.now() + 3.5)
+        self.last_toast = text
         self.changed()
 
     def current_toast(self) -> str | None:

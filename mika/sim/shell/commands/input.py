@@ -89,10 +89,14 @@ async def input_(ctx: Ctx) -> int:
             return 1
         # Real `input text` turns %s into spaces and can't type what no key makes.
         text = " ".join(rest).replace("%s", " ")
-        typable = "".join(ch for ch in text if 32 <= ord(ch) < 127)
-        if typable != text:
-            ctx.error("Warning: some characters could not be typed (no key for them on this keyboard)")
-        engine.type_text(world, display_id, typable)
+        if any(not 32 <= ord(ch) < 127 for ch in text):
+            # What a real phone says: its key map has no key for CJK or emoji.
+            ctx.error("Exception occurred while executing 'text':\n"
+                      "java.lang.NullPointerException: Attempt to get length of null array\n"
+                      "\tat com.android.server.input.InputShellCommand.sendText(InputShellCommand.java:408)\n"
+                      "\tat com.android.server.input.InputShellCommand.runText(InputShellCommand.java:389)")
+            return 255
+        engine.type_text(world, display_id, text)
     elif sub == "keyevent":
         codes = [a for a in rest if not a.startswith("--")]
         if not codes:
@@ -128,12 +132,13 @@ async def input_(ctx: Ctx) -> int:
 def _motion(ctx: Ctx, display_id: int, action: str, x: int, y: int) -> None:
     """DOWN … UP becomes a tap, a long press or a swipe by where and when it ended."""
     world = ctx.phone.world
-    state = world.__dict__.setdefault("_touch", {})
+    state = world.touches
+    key = f"input:{display_id}"
     now = world.clock.now()
     if action == "DOWN":
-        state[display_id] = (x, y, now)
-    elif action == "UP" and display_id in state:
-        x0, y0, t0 = state.pop(display_id)
+        state[key] = (x, y, now)
+    elif action == "UP" and key in state:
+        x0, y0, t0 = state.pop(key)
         engine.swipe(world, display_id, x0, y0, x, y, int((now - t0) * 1000))
     elif action == "CANCEL":
-        state.pop(display_id, None)
+        state.pop(key, None)

@@ -40,12 +40,14 @@ async def wm(ctx: Ctx) -> int:
     if sub == "size":
         if rest and rest[0] == "reset":
             display.override_size = None
+            ctx.phone.world.changed()
         elif rest:
             w, _, h = rest[0].partition("x")
             if not (w.isdigit() and h.isdigit()):
                 ctx.error(f"Error: bad size {rest[0]}")
                 return 255
             display.override_size = (int(w), int(h))
+            ctx.phone.world.changed()
         else:
             ctx.print(f"Physical size: {display.width}x{display.height}\n")
             if display.override_size:
@@ -60,6 +62,7 @@ async def wm(ctx: Ctx) -> int:
                 ctx.error(f"Error: bad density {rest[0]}")
                 return 255
             display.override_density = int(rest[0])
+            ctx.phone.world.changed()
         else:
             ctx.print(f"Physical density: {display.density}\n")
             if display.override_density:

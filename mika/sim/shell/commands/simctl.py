@@ -5,6 +5,8 @@
   simctl set KEY VALUE         KEY: time | screen_on | locked | pin | a data path; VALUE JSON or text
   simctl fault SPEC | clear    add faults (drop_after=N,slow_ms=N,null_root=N,…) or clear them
   simctl scenarios             list scenario names
+  simctl display add WxH [DPI] [NAME] | remove ID | list
+                               virtual displays (tasks move with am display move-stack)
 """
 
 from __future__ import annotations
@@ -58,6 +60,8 @@ async def simctl(ctx: Ctx) -> int:
     if verb == "scenarios":
         ctx.print("".join(n + "\n" for n in scenario_names()))
         return 0
+    if verb == "display":
+        return _display(ctx, rest)
     if verb == "set":
         if len(rest) < 2:
             ctx.error("simctl: set needs KEY VALUE, e.g. simctl set settings.wifi false")
@@ -124,3 +128,29 @@ def _set(ctx: Ctx, key: str, raw: str) -> int:
         return 1
     world.changed()
     return 0
+
+
+def _display(ctx: Ctx, rest: list[str]) -> int:
+    world = ctx.phone.world
+    if not rest or rest[0] == "list":
+        for d in world.displays.values():
+            w, h = d.size
+            ctx.print(f"{d.id} {w}x{h} {d.override_density or d.density}dpi {d.name}\n")
+        return 0
+    if rest[0] == "add" and len(rest) >= 2:
+        w, _, h = rest[1].partition("x")
+        dpi = rest[2] if len(rest) > 2 else "320"
+        if not (w.isdigit() and h.isdigit() and dpi.isdigit()):
+            ctx.error(f"simctl: display add needs WxH [DPI], e.g. 1080x1920 320; got {' '.join(rest[1:3])!r}")
+            return 1
+        name = " ".join(rest[3:]) or "Virtual Display"
+        display = world.add_display(int(w), int(h), int(dpi), name)
+        ctx.print(f"{display.id}\n")
+        return 0
+    if rest[0] == "remove" and len(rest) == 2 and rest[1].isdigit():
+        if not world.remove_display(int(rest[1])):
+            ctx.error(f"simctl: no removable display {rest[1]} (display 0 stays)")
+            return 1
+        return 0
+    ctx.error("simctl: use display add WxH [DPI] [NAME], display remove ID or display list")
+    return 1

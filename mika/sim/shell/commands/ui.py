@@ -16,7 +16,7 @@ def screenshot(world: World, display_id: int, fmt: str) -> bytes:
     """PNG or raw bytes of a display; cached per frame since pixels change only with it."""
     windows = build_frame(world, display_id)
     key = (id(windows), world.screen_on, fmt)
-    cache = world.__dict__.setdefault("_shot_cache", {})
+    cache = world.shot_cache
     hit = cache.get(display_id)
     if hit and hit[0] == key:
         return hit[1]
