@@ -245,3 +245,21 @@ def test_a_failing_command_closes_only_its_stream(caplog: pytest.LogCaptureFixtu
     finally:
         host.close()
         server.stop()
+
+
+async def test_async_server_start_stop_on_the_callers_loop() -> None:
+    import asyncio
+
+    from mika.sim.adbd.packet import read_packet
+
+    server = SimServer(WireDevice())
+    port = await server.start()
+    assert port == server.port and port not in EMULATOR_PORTS
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(Packet(A_CNXN, 0x01000001, 1 << 20, b"host::\0").encode())
+    await writer.drain()
+    reply = await read_packet(reader, 1 << 20)
+    assert reply.command == A_CNXN and server.connections == 1
+    await server.stop()
+    assert await reader.read() == b""  # stop closes host connections too
+    writer.close()
