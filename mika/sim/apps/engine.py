@@ -83,6 +83,7 @@ def tap(world: World, display_id: int, x: int, y: int) -> None:
     if world.locked:
         return  # a tap on the keyguard does nothing; it needs a swipe up
     world.count_tap()
+    world.touch_focus(display_id)
     window, node = _target(world, display_id, x, y, "tap")
     activity = _activity(world, display_id)
     if node is None or activity is None:
@@ -118,6 +119,7 @@ def swipe(world: World, display_id: int, x1: int, y1: int, x2: int, y2: int, dur
     if not world.screen_on:
         return
     dx, dy = x2 - x1, y2 - y1
+    world.touch_focus(display_id)
     if abs(dx) < TOUCH_SLOP and abs(dy) < TOUCH_SLOP:
         if duration_ms >= LONG_PRESS_MS:
             long_press(world, display_id, x1, y1)

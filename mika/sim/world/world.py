@@ -304,6 +304,12 @@ class World:
         self.changed()
         return True
 
+    def touch_focus(self, display_id: int) -> None:
+        """A touch on a display makes it the focused one (mTopFocusedDisplayId)."""
+        if display_id in self.displays and self._last_focus != display_id:
+            self._last_focus = display_id
+            self.changed()
+
     def count_tap(self) -> None:
         """Scenarios may pop a dialog over the screen after N taps ("surprise")."""
         self.taps += 1

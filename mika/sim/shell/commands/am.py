@@ -238,7 +238,9 @@ async def am(ctx: Ctx) -> int:
         for display in world.displays.values():
             w, h = display.size
             for task in reversed(display.tasks):
-                comp = world.apps[task.package].activity_component(task.top.screen)
+                short = world.apps[task.package].activity_component(task.top.screen)
+                pkg, _, cls = short.partition("/")
+                comp = f"{pkg}/{pkg}{cls}" if cls.startswith(".") else short
                 visible = "true" if task is display.top_task else "false"
                 ctx.print(f"RootTask id={task.id} bounds=[0,0][{w},{h}] displayId={display.id} userId=0\n"
                           f"  taskId={task.id}: {comp} bounds=[0,0][{w},{h}] userId=0 visible={visible} "
