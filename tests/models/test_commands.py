@@ -21,6 +21,7 @@ def env(tmp_path, monkeypatch):
     monkeypatch.setenv("MIKA_CONFIG", str(tmp_path / "config.toml"))
     monkeypatch.setenv("MIKA_STATE_DIR", str(tmp_path / "state"))
     monkeypatch.setenv("LANG", "C.UTF-8")
+    monkeypatch.setenv("LOOP_KEY", "sk-loop")
     monkeypatch.delenv("MIKA_LANGUAGE", raising=False)
     monkeypatch.delenv("LC_ALL", raising=False)
     monkeypatch.delenv("LC_MESSAGES", raising=False)
@@ -93,7 +94,6 @@ def test_bad_config_is_one_line_and_exit_2(env):
 def _local_provider(env, server, kind="anthropic", extra=""):
     (env / "config.toml").write_text(
         f'[providers.loop]\nkind = "{kind}"\nbase_url = "{server.url}"\napi_key_env = "LOOP_KEY"\n{extra}')
-    os.environ["LOOP_KEY"] = "sk-loop"
 
 
 def test_list_prints_models(env, server):
@@ -165,7 +165,6 @@ def test_usage_command_reports_the_ledger(env):
 
 
 def _add_loop(server, *more):
-    os.environ["LOOP_KEY"] = "sk-loop"
     return CliRunner().invoke(models_group, ["add", "custom", "--id", "loop", "--kind", "anthropic", "--base-url",
                                              server.url, "--api-key-env", "LOOP_KEY", "--test", *more])
 
@@ -200,7 +199,6 @@ def test_add_with_test_keeps_the_provider_when_only_the_model_fails(env, server)
 def test_use_records_what_the_listing_said_about_the_model(env, server):
     (env / "config.toml").write_text(
         f'[providers.oc]\npreset = "opencode-go"\nbase_url = "{server.url}/v1"\napi_key_env = "LOOP_KEY"\n')
-    os.environ["LOOP_KEY"] = "k"
     server.queue(Reply(json.dumps({"data": [
         {"id": "gpt-5", "api": {"responses": {"base_url": "https://opencode.ai/inference/go/openai/v1"}},
          "limit": {"context": 400000}},
