@@ -26,6 +26,14 @@ def phone(sim_phone_factory) -> SimPhone:
     return sim_phone_factory(WireDevice())
 
 
+@pytest.fixture(params=["wire-double", "world"])
+def any_phone(request, sim_phone_factory) -> SimPhone:
+    """Tests of behaviour both devices share run on the double and on the real world."""
+    if request.param == "world":
+        return sim_phone_factory()
+    return sim_phone_factory(WireDevice())
+
+
 def _pattern(n: int) -> bytes:
     return (bytes(range(256)) * (n // 256 + 1))[:n]
 
@@ -44,10 +52,10 @@ def test_features_seen_by_the_host_exclude_unspoken_protocols(phone: SimPhone) -
     assert "shell_v2" not in features and "stat_v2" not in features
 
 
-def test_shell_echo_with_cli_and_adbutils(phone: SimPhone) -> None:
-    assert phone.shell("echo hello from the sim") == "hello from the sim\n"
-    assert phone.adb.shell("echo 'quoted  words'") == "quoted  words"
-    assert phone.adb.shell(["echo", "a b"]) == "a b"
+def test_shell_echo_with_cli_and_adbutils(any_phone: SimPhone) -> None:
+    assert any_phone.shell("echo hello from the sim") == "hello from the sim\n"
+    assert any_phone.adb.shell("echo 'quoted  words'") == "quoted  words"
+    assert any_phone.adb.shell(["echo", "a b"]) == "a b"
 
 
 def test_unknown_command_answers_like_a_phone(phone: SimPhone) -> None:
@@ -62,18 +70,18 @@ def test_exec_out_is_byte_exact(phone: SimPhone) -> None:
     assert phone.adb.shell(f"spew {n}", encoding=None) == _pattern(n)
 
 
-def test_push_and_pull_large_file(phone: SimPhone, tmp_path: Path) -> None:
+def test_push_and_pull_large_file(any_phone: SimPhone, tmp_path: Path) -> None:
     data = os.urandom(1024 * 1024 + 777)  # > 256 KiB, not a multiple of 64 KiB
     src = tmp_path / "big.bin"
     src.write_bytes(data)
-    phone.run_adb("push", str(src), "/sdcard/big.bin")
-    assert phone.device.files.read("/sdcard/big.bin") == data
+    any_phone.run_adb("push", str(src), "/sdcard/big.bin")
+    assert any_phone.device.files.read("/sdcard/big.bin") == data
     back = tmp_path / "back.bin"
-    phone.run_adb("pull", "/sdcard/big.bin", str(back))
+    any_phone.run_adb("pull", "/sdcard/big.bin", str(back))
     assert hashlib.sha256(back.read_bytes()).digest() == hashlib.sha256(data).digest()
 
 
-def test_push_into_directory_and_pull_many_small_files(phone: SimPhone, tmp_path: Path) -> None:
+def test_push_into_directory_and_pull_many_small_files(any_phone: SimPhone, tmp_path: Path) -> None:
     src = tmp_path / "many"
     src.mkdir()
     files = {f"f{i:03d}.txt": f"file number {i}\n".encode() * (i + 1) for i in range(60)}
@@ -81,27 +89,27 @@ def test_push_into_directory_and_pull_many_small_files(phone: SimPhone, tmp_path
     (src / "sub" / "deep.txt").write_bytes(b"deep\n")
     for name, content in files.items():
         (src / name).write_bytes(content)
-    phone.run_adb("push", str(src), "/sdcard/")
+    any_phone.run_adb("push", str(src), "/sdcard/")
     for name, content in files.items():
-        assert phone.device.files.read(f"/sdcard/many/{name}") == content
-    assert phone.device.files.read("/sdcard/many/sub/deep.txt") == b"deep\n"
+        assert any_phone.device.files.read(f"/sdcard/many/{name}") == content
+    assert any_phone.device.files.read("/sdcard/many/sub/deep.txt") == b"deep\n"
     dest = tmp_path / "pulled"
     dest.mkdir()
-    phone.run_adb("pull", "/sdcard/many", str(dest))
+    any_phone.run_adb("pull", "/sdcard/many", str(dest))
     for name, content in files.items():
         assert (dest / "many" / name).read_bytes() == content
     assert (dest / "many" / "sub" / "deep.txt").read_bytes() == b"deep\n"
 
 
-def test_adbutils_sync_push_pull_stat_list(phone: SimPhone, tmp_path: Path) -> None:
+def test_adbutils_sync_push_pull_stat_list(any_phone: SimPhone, tmp_path: Path) -> None:
     data = os.urandom(300 * 1024)
-    phone.adb.sync.push(data, "/data/local/tmp/u.bin", mode=0o755)
-    st = phone.adb.sync.stat("/data/local/tmp/u.bin")
+    any_phone.adb.sync.push(data, "/data/local/tmp/u.bin", mode=0o755)
+    st = any_phone.adb.sync.stat("/data/local/tmp/u.bin")
     assert st.size == len(data) and st.mode & 0o777 == 0o755
-    assert phone.adb.sync.read_bytes("/data/local/tmp/u.bin") == data
-    names = [e.path for e in phone.adb.sync.list("/data/local/tmp")]
+    assert any_phone.adb.sync.read_bytes("/data/local/tmp/u.bin") == data
+    names = [e.path for e in any_phone.adb.sync.list("/data/local/tmp")]
     assert "u.bin" in names
-    missing = phone.adb.sync.stat("/data/local/tmp/none")
+    missing = any_phone.adb.sync.stat("/data/local/tmp/none")
     assert missing.mode == 0 and missing.size == 0
 
 
