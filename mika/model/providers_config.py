@@ -113,7 +113,7 @@ class ProviderSettings:
         if self.key_required:
             raise ConfigError(self.file, f"{key_name}.api_key_env",
                               "the name of an environment variable holding the API key "
-                              f"(or api_key_file = \"…\" with mode 0600)", None)
+                              "(or api_key_file = \"…\" with mode 0600)", None)
         return None
 
 

@@ -4,7 +4,6 @@ temp dir and the loopback server as the provider."""
 from __future__ import annotations
 
 import json
-import os
 import tomllib
 
 import pytest

@@ -10,7 +10,7 @@ import pytest
 from adapters_kit import adapter, ask
 from replay_server import FIXTURES, Reply
 from mika.model.base import Done, TextDelta, ToolCallDelta, complete
-from mika.model.messages import Text, Thinking, ToolCall
+from mika.model.messages import Thinking
 
 # file, protocol, streaming, text, [(tool, arguments)], (input, output, cached, cache_write), path
 CASES = [
