@@ -46,6 +46,12 @@ DARK = {
 }
 
 
+def _box(bounds: tuple[int, int, int, int]) -> tuple[int, int, int, int]:
+    """Node bounds are half-open [l, r); Pillow's boxes include their last pixel."""
+    left, top, right, bottom = bounds
+    return left, top, max(left, right - 1), max(top, bottom - 1)
+
+
 def _text(draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int], text: str, size: int,
           fill: tuple[int, int, int], align: str = "left", valign: str = "middle", wrap: bool = True) -> None:
     left, top, right, bottom = box
@@ -87,11 +93,11 @@ def _paint(draw: ImageDraw.ImageDraw, node: Node, c: dict[str, tuple[int, int, i
             c = DARK
         elif node.style == "home":
             c = {**DARK, "bg": (27, 58, 92)}
-        draw.rectangle(node.bounds, fill=c["bg"])
+        draw.rectangle(_box(node.bounds), fill=c["bg"])
     elif role == "window":
-        draw.rectangle(node.bounds, fill=c["bg"])
+        draw.rectangle(_box(node.bounds), fill=c["bg"])
     elif role == "bar":
-        draw.rectangle(node.bounds, fill=c["bar"])
+        draw.rectangle(_box(node.bounds), fill=c["bar"])
     elif role == "title":
         _text(draw, (l + 24, t, r, b), node.text, 56, c["fg"], wrap=False)
     elif role == "icon":
@@ -115,7 +121,7 @@ def _paint(draw: ImageDraw.ImageDraw, node: Node, c: dict[str, tuple[int, int, i
             draw.line((box[0] + 12, box[1] + 30, box[0] + 26, box[1] + 46, box[0] + 50, box[1] + 14), fill=(255, 255, 255), width=7)
         _text(draw, (l + 90, t, r, b), node.text, 44, c["fg"], wrap=False)
     elif role == "field":
-        draw.rounded_rectangle(node.bounds, radius=16, fill=c["field"],
+        draw.rounded_rectangle(_box(node.bounds), radius=16, fill=c["field"],
                                outline=c["accent"] if node.focused else c["line"], width=4 if node.focused else 2)
         shown = node.paint or node.hint
         colour = c["fg"] if node.paint else c["muted"]
@@ -130,42 +136,42 @@ def _paint(draw: ImageDraw.ImageDraw, node: Node, c: dict[str, tuple[int, int, i
             fill = c["accent"] if node.enabled else c["line"]
             if node.style == "danger":
                 fill = (217, 48, 37)
-            draw.rounded_rectangle(node.bounds, radius=(b - t) // 2, fill=fill)
+            draw.rounded_rectangle(_box(node.bounds), radius=(b - t) // 2, fill=fill)
             _text(draw, node.bounds, node.text, 46, (255, 255, 255), align="center", wrap=False)
     elif role == "text":
         _paint_text(draw, node, c)
     elif role == "bubble":
-        draw.rounded_rectangle(node.bounds, radius=24, fill=c["out"] if node.style == "out" else c["in"])
+        draw.rounded_rectangle(_box(node.bounds), radius=24, fill=c["out"] if node.style == "out" else c["in"])
     elif role in ("bubble_text",):
         _text(draw, node.bounds, node.text, 42, (20, 20, 20) if c is LIGHT else c["fg"], valign="top")
     elif role == "sender":
         _text(draw, node.bounds, node.text, 34, c["muted"], wrap=False)
     elif role == "canvas":
-        draw.rectangle(node.bounds, fill=(250, 248, 240))
+        draw.rectangle(_box(node.bounds), fill=(250, 248, 240))
         _text(draw, (l + 60, t + 60, r - 60, b - 60), node.paint, 52, (30, 30, 30), valign="top")
     elif role == "image":
-        draw.rectangle(node.bounds, fill=(200, 205, 210))
+        draw.rectangle(_box(node.bounds), fill=(200, 205, 210))
         if node.paint:
             _text(draw, node.bounds, node.paint, 72, (60, 60, 60), align="center")
     elif role == "progress":
-        draw.arc(node.bounds, start=30, end=300, fill=c["accent"], width=14)
+        draw.arc(_box(node.bounds), start=30, end=300, fill=c["accent"], width=14)
     elif role == "status":
-        draw.rectangle(node.bounds, fill=c["bar"] if c is not LIGHT else (232, 234, 237))
+        draw.rectangle(_box(node.bounds), fill=c["bar"] if c is not LIGHT else (232, 234, 237))
     elif role == "status_text":
         _text(draw, node.bounds, node.text, 40, c["fg"], wrap=False)
     elif role == "glyph":
         _text(draw, node.bounds, node.paint, 32, c["fg"], align="center", wrap=False)
     elif role == "keyboard":
-        draw.rectangle(node.bounds, fill=(232, 234, 237))
+        draw.rectangle(_box(node.bounds), fill=(232, 234, 237))
     elif role == "key":
         draw.rounded_rectangle((l + 6, t, r - 6, b), radius=12, fill=(255, 255, 255))
         _text(draw, (l, t, r, b), node.paint, 48, (32, 33, 36), align="center", wrap=False)
     elif role == "dialog":
-        draw.rounded_rectangle(node.bounds, radius=36, fill=c["bg"], outline=c["line"], width=3)
+        draw.rounded_rectangle(_box(node.bounds), radius=36, fill=c["bg"], outline=c["line"], width=3)
     elif role == "toast":
-        draw.rounded_rectangle(node.bounds, radius=50, fill=(60, 64, 67))
+        draw.rounded_rectangle(_box(node.bounds), radius=50, fill=(60, 64, 67))
     elif role == "keyguard":
-        draw.rectangle(node.bounds, fill=(20, 24, 40))
+        draw.rectangle(_box(node.bounds), fill=(20, 24, 40))
         c = DARK
     return c
 
@@ -210,7 +216,7 @@ def render(windows: list[Window], size: tuple[int, int], screen_on: bool = True,
             draw = ImageDraw.Draw(image)
         if window.secure:
             # FLAG_SECURE: the compositor leaves the layer black in screenshots.
-            draw.rectangle(window.root.bounds, fill=(0, 0, 0))
+            draw.rectangle(_box(window.root.bounds), fill=(0, 0, 0))
             continue
         _walk_paint(draw, window.root, base)
     return image
