@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Sequence
 
 from mika.cap.general import GeneralCapability
@@ -15,13 +16,16 @@ class RunEnvironment:
     """What is available on this machine for runs: settings and attached devices."""
 
     autonomous: bool = False
+    # Where conversations live (for history_read); None: runs outside conversations.
+    state_dir: Path | None = None
     # Extra capabilities handed in by the caller (tests, embedding programs).
     extra: Sequence[Capability] = field(default_factory=tuple)
 
 
 def capabilities_for(spec: RunSpec, env: RunEnvironment) -> list[Capability]:
     wanted = set(spec.capabilities)
-    caps: list[Capability] = [GeneralCapability(confirmations=not env.autonomous)]
+    history = env.state_dir if spec.conversation_id and env.state_dir is not None else None
+    caps: list[Capability] = [GeneralCapability(confirmations=not env.autonomous, history_from=history)]
     for cap in env.extra:
         if not wanted or cap.id in wanted:
             caps.append(cap)

@@ -143,6 +143,15 @@ def runs_group() -> None:
     """Read the records of past runs."""
 
 
+def _add_recover() -> None:
+    from mika.run.commands import runs_recover_command
+
+    runs_group.add_command(runs_recover_command)
+
+
+_add_recover()
+
+
 @runs_group.command("list")
 @click.option("--json", "as_json", is_flag=True)
 @click.option("--limit", type=int, default=30, show_default=True)

@@ -47,7 +47,10 @@ def headless_main(
     except ModelError as exc:
         _err(exc.user_message())
         return ExitCode.MODEL
-    env = RunEnvironment(autonomous=settings.autonomous)
+    from mika.run.ui_text import set_language
+
+    set_language(settings.ui_language)
+    env = RunEnvironment(autonomous=settings.autonomous, state_dir=sdir)
     options = RunOptions(autonomous=settings.autonomous, state_dir=sdir)
 
     def factory(spec: RunSpec) -> TaskRun:

@@ -133,3 +133,38 @@ async def test_a_conversation_continues_with_its_earlier_turns(tmp_path):
 def test_an_unknown_conversation_is_a_usage_error(tmp_path, state):
     r = mika(["--no-ui", "--conversation", "nope123", "--model", script(tmp_path, ["x"]), "go"], state)
     assert r.returncode == 2 and "no conversation" in r.stderr
+
+
+async def test_history_read_pages_through_older_turns(tmp_path):
+    import io
+
+    from mika.assembly import RunEnvironment, capabilities_for
+    from mika.headless import run_headless
+    from mika.model.testing import FunctionModel, Reply
+    from mika.run.task_run import RunOptions, TaskRun
+
+    def reply(req):
+        if req.messages[0].text.endswith("what did I ask first?") and len(req.messages) == 1:
+            return Reply.call("history_read", offset=0, limit=1)
+        if req.messages[-1].tool_results:
+            return "You first asked: " + req.messages[-1].tool_results[0].text.split("User: ")[1].split("\n")[0]
+        return "noted"
+
+    model = FunctionModel(reply)
+
+    def factory(spec):
+        env = RunEnvironment(state_dir=tmp_path)
+        return TaskRun(spec, model, capabilities_for(spec, env), RunOptions(state_dir=tmp_path, pacing=False))
+
+    out = io.StringIO()
+    await run_headless("remember the word pelican", factory, tmp_path, fmt="json", out=out, err=io.StringIO())
+    conv = json.loads(out.getvalue())["conversation_id"]
+    out2 = io.StringIO()
+    await run_headless("what did I ask first?", factory, tmp_path, conversation_id=conv, fmt="json", out=out2, err=io.StringIO())
+    assert json.loads(out2.getvalue())["answer"] == "You first asked: remember the word pelican"
+
+
+def test_runs_recover_is_a_command(state):
+    r = mika(["runs", "recover", "--json"], state)
+    assert r.returncode == 0, r.stderr
+    assert set(json.loads(r.stdout)) >= {"interrupted", "delivered", "told"}

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from pathlib import Path
+
 from mika.cap.general.ask_user import AskUser, HandToUser
+from mika.cap.general.history import HistoryRead
 from mika.cap.general.confirmation import RequestConfirmation
 from mika.cap.general.outcome_tools import EndNotDone
 from mika.cap.general.wait import Wait
@@ -15,14 +18,18 @@ class GeneralCapability:
     id = "general"
     group = None
 
-    def __init__(self, *, confirmations: bool) -> None:
+    def __init__(self, *, confirmations: bool, history_from: Path | None = None) -> None:
         # request_confirmation exists only while asking (not autonomous).
         self._confirmations = confirmations
+        # history_read exists only for runs of a conversation whose turns are on disk.
+        self._history_from = history_from
 
     def tools(self) -> Sequence[AgentTool]:
         tools: list[AgentTool] = [AskUser(), EndNotDone(), Wait(), HandToUser()]
         if self._confirmations:
             tools.insert(1, RequestConfirmation())
+        if self._history_from is not None:
+            tools.append(HistoryRead(self._history_from))
         return tools
 
     def prompt_section(self) -> str | None:
