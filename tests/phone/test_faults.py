@@ -1,0 +1,156 @@
+"""Faults from the simulated phone: each run recovers or ends with a clear reason and a
+complete record (run.json closed, every tool_call matched by a tool_result)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from mika.cap.phone import PhoneCapability
+from mika.cap.phone.adb.port import AdbPort
+from mika.cap.phone.adb.reconnect import ReconnectPolicy
+from mika.run.contracts import OutcomeStatus
+from mika.sim.faults import FaultSpec
+from tests.phone.driver import ListingDriver, step
+from tests.phone.test_runs import make_run, record, results_of
+
+
+def cap_for(phone, total: float = 3.0) -> PhoneCapability:
+    port = AdbPort(phone.serial, phone.server.client(), backend="dump",
+                   reconnect=ReconnectPolicy(first_delay=0.05, max_delay=0.3, total=total))
+    return PhoneCapability(port)
+
+
+def assert_complete(run) -> list[dict]:
+    events = record(run)
+    summary = json.loads((Path(run.result.record_dir) / "run.json").read_text())
+    assert summary["state"] == "ended"
+    calls = [e["call_id"] for e in events if e["type"] == "tool_call"]
+    done = [e["call_id"] for e in events if e["type"] == "tool_result"]
+    assert sorted(calls) == sorted(done), "every step recorded whole"
+    assert events[-1]["type"] in ("outcome", "phase")
+    return events
+
+
+def simctl(phone, spec: str) -> None:
+    phone.shell(f"simctl fault {spec}")
+
+
+class TestFaults:
+    async def test_null_root_dumps_are_retried(self, tmp_path, sim_phone_factory):
+        phone = sim_phone_factory(faults=FaultSpec(null_root=2))
+        driver = ListingDriver([step("phone_observe"), "ok"])
+        run = make_run(tmp_path, cap_for(phone), driver)
+        result = await run.run()
+        assert result.status is OutcomeStatus.ANSWERED
+        assert "Screen v1" in driver.results[0]
+        assert_complete(run)
+
+    async def test_garbage_xml_is_read_again(self, tmp_path, sim_phone_factory):
+        phone = sim_phone_factory(faults=FaultSpec(bad_xml=1))
+        driver = ListingDriver([step("phone_observe"), "ok"])
+        run = make_run(tmp_path, cap_for(phone), driver)
+        await run.run()
+        assert driver.results[0].startswith("Screen v1 · com.android.launcher3")
+        assert_complete(run)
+
+    async def test_garbage_xml_every_time_is_a_clear_tool_error(self, tmp_path, sim_phone_factory):
+        phone = sim_phone_factory(faults=FaultSpec(bad_xml=50))
+        driver = ListingDriver([step("phone_observe"), "gave up"])
+        run = make_run(tmp_path, cap_for(phone), driver)
+        result = await run.run()
+        assert result.status is OutcomeStatus.ANSWERED
+        assert "could not be read after 3 tries" in driver.results[0]
+        obs = results_of(assert_complete(run), "phone_observe")[0]
+        assert obs["code"] == "screen_unreadable" and not obs["ok"]
+
+    async def test_a_corrupted_screenshot_is_taken_again(self, tmp_path, sim_phone_factory):
+        phone = sim_phone_factory(faults=FaultSpec(bad_png=1))
+        driver = ListingDriver([step("phone_screenshot"), "ok"])
+        run = make_run(tmp_path, cap_for(phone), driver)
+        await run.run()
+        assert "Screenshot of the phone's screen attached" in driver.results[0]
+        events = assert_complete(run)
+        assert results_of(events, "phone_screenshot")[0]["frame"]
+
+    async def test_corrupted_screenshots_every_time_say_why(self, tmp_path, sim_phone_factory):
+        phone = sim_phone_factory(faults=FaultSpec(bad_png=10))
+        driver = ListingDriver([step("phone_screenshot"), "ok"])
+        run = make_run(tmp_path, cap_for(phone), driver)
+        await run.run()
+        shot = results_of(assert_complete(run), "phone_screenshot")[0]
+        assert shot["code"] == "screenshot_failed" and "screenshot" in shot["text"].lower()
+
+    async def test_slow_dumps_still_complete(self, tmp_path, sim_phone_factory):
+        phone = sim_phone_factory(faults=FaultSpec(slow_ms=150))
+        driver = ListingDriver([step("phone_launch_app", app="Clock"), "ok"])
+        run = make_run(tmp_path, cap_for(phone), driver)
+        result = await run.run()
+        assert result.status is OutcomeStatus.ANSWERED
+        assert "Opened Clock" in driver.results[0]
+        assert_complete(run)
+
+    async def test_a_surprise_dialog_stops_a_batch(self, tmp_path, sim_phone):
+        driver = ListingDriver([
+            step("phone_launch_app", app="Clock"),
+            step("do_steps", steps=[
+                {"tool": "phone_tap", "args": {"x": 540, "y": 2300}},
+                {"tool": "phone_back", "args": {}},
+                {"tool": "phone_back", "args": {}},
+            ]),
+            "A dialog came up; stopping.",
+        ])
+        run = make_run(tmp_path, cap_for(sim_phone), driver)
+        orig = driver.reply
+
+        def reply(request):
+            if len(driver.results) == 0 and len(driver.model.requests) == 2:
+                # A dialog pops up after the model last saw the screen, as the batch begins.
+                sim_phone.shell("simctl fault dialog=rate")
+            return orig(request)
+
+        driver.model.fn = reply
+        await run.run()
+        batch = driver.results[1]
+        assert "Stopped after step 1" in batch and "Steps 2, 3 were not done" in batch, batch
+        assert any(w in batch for w in ("dialog came up", "window came over", "another app")), batch
+        events = assert_complete(run)
+        steps = [e for e in events if e["type"] == "tool_call" and e["name"] != "do_steps"]
+        assert steps[-1]["origin"] == "batch" and steps[-1]["name"] == "phone_tap"
+
+    async def test_a_dropped_connection_reconnects_and_goes_on(self, tmp_path, sim_phone):
+        cap = cap_for(sim_phone, total=10.0)
+        driver = ListingDriver([step("phone_observe"), step("phone_launch_app", app="Clock"), "ok"])
+        run = make_run(tmp_path, cap, driver)
+        orig = driver.reply
+
+        def reply(request):
+            if len(driver.results) == 0 and request.messages and any(
+                getattr(p, "name", "") == "phone_observe" for p in request.messages[-1].parts
+            ):
+                sim_phone.running.drop_connections()
+            return orig(request)
+
+        driver.model.fn = reply
+        result = await run.run()
+        assert result.status is OutcomeStatus.ANSWERED, driver.results
+        assert "Opened Clock" in driver.results[1]
+        assert_complete(run)
+
+    async def test_a_phone_that_does_not_come_back_ends_the_run(self, tmp_path, sim_phone_factory):
+        phone = sim_phone_factory()
+        cap = cap_for(phone, total=1.0)
+        driver = ListingDriver([step("phone_observe"), step("phone_launch_app", app="Clock"), "unreachable"])
+        run = make_run(tmp_path, cap, driver)
+        orig = driver.reply
+
+        def reply(request):
+            if len(driver.results) == 0 and len(driver.model.requests) == 2:
+                phone.running.close()  # the phone is gone for good
+            return orig(request)
+
+        driver.model.fn = reply
+        result = await run.run()
+        assert result.status is OutcomeStatus.DEVICE_UNAVAILABLE
+        assert "did not come back" in result.answer or "stopped answering" in result.answer
+        assert_complete(run)
