@@ -18,6 +18,7 @@ import click
 
 from mika.config.errors import ConfigError
 from mika.config.paths import config_file, state_dir
+from mika.exit_codes import ExitCode
 from mika.model.adapters import KINDS
 from mika.model.catalog import CatalogError, ListedModel, ModelCatalog, load_listing, probe_candidates, save_listing
 from mika.atomic_write import write_text
@@ -29,11 +30,12 @@ from mika.model.presets import PRESETS, for_host, preset, preset_ids
 from mika.model.probe import MODEL_PROBLEMS, PROBE_TIMEOUT, ProbeAttempt, probe
 from mika.model.providers_config import ModelRef, ProvidersConfig, load_providers
 from mika.model.roles import build_model, provider_settings
+from mika.usage.copy import set_language
 from mika.usage.ledger import UsageLedger
 
-EXIT_CONFIG = 2
-EXIT_PROVIDER = 4
-EXIT_NO_TOOL_CALL = 1
+EXIT_CONFIG = ExitCode.USAGE
+EXIT_PROVIDER = ExitCode.MODEL
+EXIT_NO_TOOL_CALL = ExitCode.NOT_DONE
 
 
 def _fail(message: str, code: int) -> NoReturn:
@@ -41,10 +43,34 @@ def _fail(message: str, code: int) -> NoReturn:
     sys.exit(code)
 
 
+def config_path_of(explicit: str | None) -> Path:
+    """This command's --config, else the one given to `mika --config …`, else the default."""
+    if explicit is None:
+        ctx = click.get_current_context(silent=True)
+        root = ctx.find_root().obj if ctx is not None else None
+        if isinstance(root, dict):
+            explicit = root.get("config")
+    return config_file(explicit)
+
+
+def apply_language(data: dict[str, Any]) -> None:
+    general = data.get("general")
+    set_language(general.get("language") if isinstance(general, dict) else None)
+
+
+def _apply_language_of(path: Path) -> None:
+    try:
+        apply_language(read_config(path)[1])
+    except ConfigError:
+        pass  # the command itself reports a broken config
+
+
 def _load(config_path: str | None) -> tuple[Path, ProvidersConfig]:
-    path = config_file(config_path)
+    path = config_path_of(config_path)
+    _apply_language_of(path)
     try:
         _, data = read_config(path)
+        apply_language(data)
         return path, load_providers(data, path)
     except ConfigError as exc:
         _fail(str(exc), EXIT_CONFIG)
@@ -188,7 +214,8 @@ def add_command(preset_id: str, provider_id: str | None, base_url: str | None, k
     """Add a provider from a preset to the config file."""
     p = preset(preset_id)
     assert p is not None  # click.Choice
-    path = config_file(config_path)
+    path = config_path_of(config_path)
+    _apply_language_of(path)
     if p.id == "custom" and (not base_url or not kind):
         _fail("a custom provider needs --base-url and --kind", EXIT_CONFIG)
     if kind and p.id != "custom" and kind != p.kind:
@@ -263,7 +290,8 @@ def _test_before_saving(cfg: ProvidersConfig, pid: str, model_name: str | None, 
 @config_option
 def use_command(role: str, value: str, config_path: str | None) -> None:
     """Choose the model for a role (vision also takes "main" or "none"; light takes "main")."""
-    path = config_file(config_path)
+    path = config_path_of(config_path)
+    _apply_language_of(path)
     if value in ("main", "none") and (role == "main" or (role == "light" and value == "none")):
         _fail(f"{role} takes PROVIDER/MODEL" + (' or "main"' if role == "light" else ""), EXIT_CONFIG)
     try:

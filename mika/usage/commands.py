@@ -9,7 +9,9 @@ from pathlib import Path
 
 import click
 
+from mika.config.errors import ConfigError
 from mika.config.paths import state_dir
+from mika.exit_codes import ExitCode
 from mika.usage.copy import t
 from mika.usage.ledger import UsageLedger
 from mika.usage.query import UsageRangeError, bucket_label, local_zone, parse_range, summarize
@@ -26,20 +28,27 @@ def usage_path() -> Path:
               help="24h, 7d, 30d, 90d or FROM..TO (local dates, e.g. 2026-01-01..2026-01-31).")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON on stdout.")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None,
-              help="Config file (accepted for symmetry; usage lives in the state directory).")
+              help="Config file (for [general] language; usage itself lives in the state directory).")
 def usage_command(range_: str, as_json: bool, config_path: str | None) -> None:
     """Show how many tokens the models used, by time, provider and model."""
+    from mika.model.commands import apply_language, config_path_of
+    from mika.model.config_edit import read_config
+
+    try:
+        apply_language(read_config(config_path_of(config_path))[1])
+    except ConfigError:
+        pass  # a broken config must not hide the usage numbers
     tz = local_zone()
     try:
         rng = parse_range(range_, datetime.now(timezone.utc), tz)
     except UsageRangeError as exc:
         click.echo(f"mika usage: {exc}", err=True)
-        sys.exit(2)
+        sys.exit(ExitCode.USAGE)
     try:
         ledger = UsageLedger(usage_path())
     except OSError as exc:
         click.echo(f"mika usage: cannot read {usage_path()}: {exc.strerror or exc}", err=True)
-        sys.exit(2)
+        sys.exit(ExitCode.USAGE)
     report = summarize(ledger.rows(), rng)
     if as_json:
         click.echo(json.dumps(report_json(report, tz), ensure_ascii=False, indent=1))

@@ -26,11 +26,22 @@ TEXT = {
 }
 
 
+_configured: str | None = None
+
+
+def set_language(lang: str | None) -> None:
+    """The config's `[general] language` (auto, en, zh), applied by the commands."""
+    global _configured
+    _configured = lang if lang in ("en", "zh") else None
+
+
 def language() -> str:
-    """MIKA_LANGUAGE (en/zh) wins, then the locale, as for the rest of Mika."""
+    """MIKA_LANGUAGE (en/zh) wins, then the config, then the locale, as for the rest of Mika."""
     chosen = (os.environ.get("MIKA_LANGUAGE") or "").lower()
     if chosen in ("en", "zh"):
         return chosen
+    if _configured:
+        return _configured
     value = os.environ.get("LC_ALL") or os.environ.get("LC_MESSAGES") or os.environ.get("LANG") or ""
     return "zh" if value.lower().startswith("zh") else "en"
 

@@ -211,3 +211,23 @@ def test_use_records_what_the_listing_said_about_the_model(env, server):
     assert models["gpt-5"] == {"context_window": 400000, "kind": "openai-responses",
                                "base_url": "https://opencode.ai/inference/go/openai/v1"}
     assert models["kimi-k2"] == {"reasoning_field": "reasoning_content"}
+
+
+def test_language_and_config_come_from_the_root_command(env):
+    import click
+
+    other = env / "other.toml"
+    other.write_text('[general]\nlanguage = "zh"\n')
+
+    @click.group()
+    @click.option("--config", "config_path", default=None)
+    @click.pass_context
+    def root(ctx, config_path):  # stands in for `mika --config …` (mika/cli.py stores it in ctx.obj)
+        ctx.obj = {"config": config_path}
+
+    root.add_command(models_group)
+    root.add_command(usage_command)
+    out = CliRunner().invoke(root, ["--config", str(other), "models", "add", "ollama"])
+    assert out.exit_code == 0 and "已把服务商 ollama" in out.output
+    assert "[providers.ollama]" in other.read_text()
+    assert "这段时间没有模型调用" in CliRunner().invoke(root, ["--config", str(other), "usage"]).output
