@@ -82,3 +82,20 @@ def test_world_fault_spec_drop_and_slow(sim_phone_factory) -> None:
     assert _state(phone) in ("offline", "absent")
     phone.server.client().wait_for(phone.serial, state="device", timeout=20)
     assert phone.shell("echo four") == "four\n"  # the cable is plugged back in for good
+
+
+def test_adb_reconnect_then_connect_again(sim_phone_factory) -> None:
+    """adb 36 marks a TCP transport "kicked" on `adb reconnect` and gives up on it (see
+    kick_transport / transport_destroy in adb's transport.cpp), so the phone leaves the
+    list; a new `adb connect` brings it back on a fresh connection."""
+    phone = sim_phone_factory(WireDevice())
+    out = phone.run_adb("reconnect").stdout.decode()
+    assert out.startswith(f"reconnecting {phone.serial}")
+    deadline = time.monotonic() + 10
+    while _state(phone) != "absent" and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _state(phone) == "absent"
+    assert "connected to" in phone.server.run("connect", phone.serial).stdout.decode()
+    phone.server.client().wait_for(phone.serial, state="device", timeout=20)
+    assert phone.running.server.accepted == 2
+    assert phone.shell("echo after adb reconnect") == "after adb reconnect\n"
