@@ -286,8 +286,9 @@ def make_scope(world: World, activity: Activity, item: Any = None, index: int = 
     scope["fields"] = activity.fields
     scope["item"] = item
     scope["index"] = index
+    chinese = str(world.data.get("settings", {}).get("language", "")).startswith("中文")
     scope["apps"] = [
-        {"package": a.package, "label": a.label, "color": a.color}
+        {"package": a.package, "label": a.label_zh if chinese else a.label, "color": a.color}
         for a in sorted(world.apps.values(), key=lambda a: a.label.lower())
         if a.launcher
     ]
