@@ -56,6 +56,7 @@ def test_shell_echo_with_cli_and_adbutils(any_phone: SimPhone) -> None:
     assert any_phone.shell("echo hello from the sim") == "hello from the sim\n"
     assert any_phone.adb.shell("echo 'quoted  words'") == "quoted  words"
     assert any_phone.adb.shell(["echo", "a b"]) == "a b"
+    assert any_phone.shell("echo 你好，世界") == "你好，世界\n"  # UTF-8 in the OPEN payload
 
 
 def test_unknown_command_answers_like_a_phone(phone: SimPhone) -> None:
