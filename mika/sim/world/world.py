@@ -88,7 +88,7 @@ class World:
         self.pin = str(spec.get("pin", ""))
         self.displays: dict[int, Display] = {0: Display(0, 1080, 2400, 440)}
         self.extra_settings: dict[str, dict[str, str]] = {
-            "system": {"font_scale": "1.0", "screen_off_timeout": "30000"},
+            "system": {"font_scale": "1.0", "screen_off_timeout": "30000", "screen_brightness_mode": "0"},
             "secure": {
                 "default_input_method": "com.android.inputmethod.latin/.LatinIME",
                 "enabled_input_methods": "com.android.inputmethod.latin/.LatinIME",

@@ -134,7 +134,14 @@ def _pid(world: World, package: str) -> int:
 def _display(ctx: Ctx) -> None:
     world = ctx.phone.world
     ctx.print("DISPLAY MANAGER (dumpsys display)\n  mOnlyCode=false\n  mSafeMode=false\n")
-    ctx.print(f"  mGlobalDisplayState={'ON' if world.screen_on else 'OFF'}\n\nLogical Displays: size={len(world.displays)}\n")
+    ctx.print(f"  mGlobalDisplayState={'ON' if world.screen_on else 'OFF'}\n")
+    ports = ", ".join(
+        f"DisplayViewport{{type={'INTERNAL' if d.id == 0 else 'VIRTUAL'}, valid=true, isActive=true, displayId={d.id}, "
+        f"uniqueId='local:{d.id}', physicalPort={d.id}, orientation=0, logicalFrame=Rect(0, 0 - {d.size[0]}, {d.size[1]}), "
+        f"physicalFrame=Rect(0, 0 - {d.size[0]}, {d.size[1]}), deviceWidth={d.size[0]}, deviceHeight={d.size[1]}}}"
+        for d in world.displays.values()
+    )
+    ctx.print(f"  mViewports=[{ports}]\n\nLogical Displays: size={len(world.displays)}\n")
     for d in world.displays.values():
         w, h = d.size
         dens = d.override_density or d.density
@@ -209,6 +216,21 @@ def _battery(ctx: Ctx) -> None:
               "  Capacity level: 4\n")
 
 
+def _package(ctx: Ctx, args: list[str]) -> None:
+    world = ctx.phone.world
+    app = world.apps.get(args[0]) if args else None
+    if app is None:
+        ctx.print("Unable to find package: " + (args[0] if args else "") + "\n")
+        return
+    flags = "SYSTEM HAS_CODE ALLOW_CLEAR_USER_DATA" if app.system else "HAS_CODE ALLOW_CLEAR_USER_DATA ALLOW_BACKUP"
+    ctx.print(f"Packages:\n  Package [{app.package}] ({_hex(app.uid)}):\n    userId={app.uid}\n"
+              f"    pkg=Package{{{_hex(app.uid + 1)} {app.package}}}\n    versionCode=34{app.uid % 100:02d} minSdk=26 targetSdk=34\n"
+              f"    versionName=14.{app.uid % 10}.0\n    flags=[ {flags} ]\n    pkgFlags=[ {flags} ]\n"
+              f"    timeStamp=2026-11-05 10:00:00\n    firstInstallTime=2026-11-05 10:00:00\n    lastUpdateTime=2026-11-20 09:30:00\n"
+              f"    signatures=PackageSignatures{{{_hex(app.uid + 2)} version:3, signatures:[{_hex(app.uid + 3)}], past signatures:[]}}\n"
+              f"    PackageSignatures{{{_hex(app.uid + 2)} [{_hex(app.uid + 3)}]}}\n")
+
+
 @command("dumpsys")
 async def dumpsys(ctx: Ctx) -> int:
     args = ctx.args[1:]
@@ -232,6 +254,8 @@ async def dumpsys(ctx: Ctx) -> int:
         _alarm(ctx)
     elif service == "battery":
         _battery(ctx)
+    elif service == "package":
+        _package(ctx, rest)
     else:
         ctx.print(f"Can't find service: {service}\n")
     return 0

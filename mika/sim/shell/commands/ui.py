@@ -12,6 +12,9 @@ from mika.sim.world.hierarchy import dump_plain
 from mika.sim.world.world import World
 
 
+PHYSICAL_ID_BASE = 4619827259835644672
+
+
 def screenshot(world: World, display_id: int, fmt: str) -> bytes:
     """PNG or raw bytes of a display; cached per frame since pixels change only with it."""
     windows = build_frame(world, display_id)
@@ -92,10 +95,13 @@ async def screencap(ctx: Ctx) -> int:
         elif not a.startswith("-"):
             target = a
         i += 1
-    if display_id not in world.displays and display_id < 1000:
-        ctx.error(f"Display Id '{display_id}' is not valid.")
+    # -d takes the SurfaceFlinger (physical) id that `dumpsys SurfaceFlinger --display-id` lists,
+    # and, as on many phones, the logical id too.
+    if display_id >= PHYSICAL_ID_BASE:
+        display_id -= PHYSICAL_ID_BASE
+    if display_id not in world.displays:
+        ctx.error(f"Display Id '{args[args.index('-d') + 1] if '-d' in args else display_id}' is not valid.")
         return 1
-    display_id = display_id if display_id in world.displays else 0
     if target is not None and target.endswith(".png"):
         png = True
     data = screenshot(world, display_id, "png" if png else "raw")
