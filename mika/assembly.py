@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 from mika.cap.general import GeneralCapability
 from mika.run.spec import RunSpec
@@ -18,6 +18,9 @@ class RunEnvironment:
     autonomous: bool = False
     # Where conversations live (for history_read); None: runs outside conversations.
     state_dir: Path | None = None
+    # Opens the phone capability for one run (a serial picked once per process), or None
+    # when no phone is to be used.
+    phone: Callable[[], Capability] | None = None
     # Extra capabilities handed in by the caller (tests, embedding programs).
     extra: Sequence[Capability] = field(default_factory=tuple)
 
@@ -26,6 +29,8 @@ def capabilities_for(spec: RunSpec, env: RunEnvironment) -> list[Capability]:
     wanted = set(spec.capabilities)
     history = env.state_dir if spec.conversation_id and env.state_dir is not None else None
     caps: list[Capability] = [GeneralCapability(confirmations=not env.autonomous, history_from=history)]
+    if env.phone is not None and (not wanted or "phone" in wanted):
+        caps.append(env.phone())
     for cap in env.extra:
         if not wanted or cap.id in wanted:
             caps.append(cap)

@@ -76,7 +76,7 @@ def _fail(message: str, code: ExitCode) -> None:
 @click.group(cls=MikaGroup, invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="mika")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), help="Config file (default: $XDG_CONFIG_HOME/mika/config.toml).")
-@click.option("--device", default=None, help="Phone serial, or 'sim' for the simulated phone.")
+@click.option("--device", default=None, help="Phone serial, 'sim' for the simulated phone, or 'none' to run without one.")
 @click.option("--model", default=None, help="Main model as PROVIDER/MODEL (overrides [roles] main).")
 @click.option("--graphics", type=click.Choice(["auto", "halfcell", "kitty", "sixel"]), default=None, help="How the TUI draws the phone screen.")
 @click.pass_context
@@ -121,7 +121,7 @@ def _settings(path: str | None):
 @click.option("--read-only", is_flag=True, help="Only read: no tool that changes anything is offered.")
 @click.option("--conversation", "conversation_id", default=None, help="Continue this conversation.")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None)
-@click.option("--device", default=None, help="Phone serial, or 'sim'.")
+@click.option("--device", default=None, help="Phone serial, 'sim' for the simulated phone, or 'none'.")
 @click.option("--model", default=None, help="Main model as PROVIDER/MODEL, or script:PATH.")
 @click.pass_context
 def run_command(ctx: click.Context, goal: tuple[str, ...], fmt: str, max_steps: int | None, read_only: bool,

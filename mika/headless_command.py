@@ -14,7 +14,8 @@ from mika.config.settings import load_settings
 from mika.exit_codes import ExitCode
 from mika.headless import UnknownConversation, run_headless
 from mika.model.errors import ModelError
-from mika.model_select import main_model
+from mika.cap.phone import PhoneOpenError, open_phone
+from mika.model_select import select_models
 from mika.run.spec import RunSpec
 from mika.run.task_run import RunOptions, TaskRun
 
@@ -40,7 +41,7 @@ def headless_main(
     try:
         settings = load_settings(config_path)
         sdir = state_dir()
-        chosen = main_model(settings, model, sdir)
+        chosen = select_models(settings, model, sdir)
     except ConfigError as exc:
         _err(str(exc))
         return ExitCode.USAGE
@@ -50,11 +51,18 @@ def headless_main(
     from mika.run.ui_text import set_language
 
     set_language(settings.ui_language)
-    env = RunEnvironment(autonomous=settings.autonomous, state_dir=sdir)
+    try:
+        phone = PhoneChoice.open(device or settings.device or None, sdir)
+    except PhoneOpenError as exc:
+        chosen.close()
+        _err(str(exc))
+        return ExitCode.DEVICE
+    env = RunEnvironment(autonomous=settings.autonomous, state_dir=sdir,
+                         phone=phone.capability if phone.serial else None)
     options = RunOptions(autonomous=settings.autonomous, state_dir=sdir)
 
     def factory(spec: RunSpec) -> TaskRun:
-        return TaskRun(spec, chosen, capabilities_for(spec, env), options)
+        return TaskRun(spec, chosen.main, capabilities_for(spec, env), options, light=chosen.light)
 
     try:
         outcome = asyncio.run(run_headless(
@@ -66,4 +74,45 @@ def headless_main(
         return ExitCode.USAGE
     except KeyboardInterrupt:
         return ExitCode.INTERRUPTED
+    finally:
+        phone.close()
+        chosen.close()
     return outcome.exit_code
+
+
+class PhoneChoice:
+    """The phone for this process: picked once (and the simulated phone started once),
+    then a fresh capability per run on that serial."""
+
+    def __init__(self, serial: str, sim=None, state_dir=None) -> None:
+        self.serial = serial
+        self._sim = sim
+        self._state_dir = state_dir
+
+    @staticmethod
+    def open(device: str | None, state_dir) -> "PhoneChoice":
+        if device == "none":
+            return PhoneChoice("", None, state_dir)  # a run without a phone
+        if device == "sim":
+            from mika.sim.launch import SimLaunchError, start_sim
+
+            try:
+                sim = start_sim()
+            except SimLaunchError as exc:
+                raise PhoneOpenError(str(exc)) from None
+            return PhoneChoice(sim.serial, sim, state_dir)
+        from mika.cap.phone.adb.devices import DeviceChoiceError, pick_serial
+        from mika.cap.phone.adb.server import AdbServerError, adb_client
+
+        try:
+            return PhoneChoice(pick_serial(adb_client(), device), None, state_dir)
+        except (AdbServerError, DeviceChoiceError) as exc:
+            raise PhoneOpenError(str(exc)) from None
+
+    def capability(self):
+        return open_phone(self.serial, state_dir=self._state_dir)
+
+    def close(self) -> None:
+        if self._sim is not None:
+            self._sim.close()
+            self._sim = None

@@ -6,7 +6,9 @@ of `kind = "scripted"`; everything else is built by mika.model.roles from the co
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from mika.config.errors import ConfigError
 from mika.config.settings import Settings
@@ -33,12 +35,21 @@ def _scripted(settings: Settings, choice: str) -> Model | None:
     return None
 
 
-def main_model(settings: Settings, override: str | None, state_dir: Path) -> Model:
+@dataclass
+class SelectedModels:
+    main: Model
+    # For side calls (intent, outcome judge, stop summary); None: they use main.
+    light: Model | None
+    vision: Model | None
+    close: Callable[[], None]
+
+
+def select_models(settings: Settings, override: str | None, state_dir: Path) -> SelectedModels:
     choice = override or settings.raw.get("roles", {}).get("main") or ""
     if choice:
         scripted = _scripted(settings, choice)
         if scripted is not None:
-            return scripted
+            return SelectedModels(scripted, None, None, lambda: None)
     if not choice and not settings.raw.get("providers"):
         raise ConfigError(
             settings.file, "roles.main",
@@ -51,4 +62,15 @@ def main_model(settings: Settings, override: str | None, state_dir: Path) -> Mod
 
     cfg = load_providers(settings.raw, settings.file)
     ledger = UsageLedger(state_dir / "usage-v1.json")
-    return build_roles(cfg, ledger, override_main=override).main
+    try:
+        roles = build_roles(cfg, ledger, override_main=override)
+    except BaseException:
+        ledger.close()
+        raise
+    light = None if roles.light_is_main else roles.side
+    return SelectedModels(roles.main, light, roles.vision, ledger.close)
+
+
+def main_model(settings: Settings, override: str | None, state_dir: Path) -> Model:
+    """Just the main model (for commands that make no side calls)."""
+    return select_models(settings, override, state_dir).main

@@ -15,6 +15,7 @@ import pytest
 
 def mika(args, env_extra=None, timeout=60, **kw):
     env = {k: v for k, v in os.environ.items() if not k.startswith("MIKA_")}
+    env["MIKA_DEVICE"] = "none"  # these tests need no phone; test_phone_* below use the simulated one
     env.update(env_extra or {})
     return subprocess.run([sys.executable, "-m", "mika.cli", *args], capture_output=True, text=True,
                           timeout=timeout, env=env, **kw)
@@ -88,7 +89,7 @@ def test_no_model_configured_says_how_to_add_one(state):
 
 def test_sigint_stops_the_run_and_closes_the_record(tmp_path, state):
     slow = script(tmp_path, [{"tool_calls": [{"name": "wait", "arguments": {"seconds": 30}}]}, "never"])
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MIKA_")} | state
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MIKA_")} | state | {"MIKA_DEVICE": "none"}
     p = subprocess.Popen([sys.executable, "-m", "mika.cli", "--no-ui", "--model", slow, "wait a lot"],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     runs = Path(state["MIKA_STATE_DIR"]) / "runs"
@@ -168,3 +169,28 @@ def test_runs_recover_is_a_command(state):
     r = mika(["runs", "recover", "--json"], state)
     assert r.returncode == 0, r.stderr
     assert set(json.loads(r.stdout)) >= {"interrupted", "delivered", "told"}
+
+
+def test_no_phone_attached_exits_3_saying_how_to_attach_one(tmp_path, state):
+    import socket
+
+    from adbutils._utils import adb_path
+
+    # A fresh adb server of its own, so no simulated phone of another test is attached.
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {**state, "MIKA_DEVICE": "", "ANDROID_ADB_SERVER_PORT": str(port), "ADB_MDNS": "0"}
+    try:
+        r = mika(["--no-ui", "--model", script(tmp_path, ["x"]), "go"], env)
+    finally:
+        subprocess.run([adb_path(), "-P", str(port), "kill-server"], capture_output=True, timeout=30)
+    assert r.returncode == 3, r.stderr
+    assert "--device sim" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_a_headless_run_on_the_simulated_phone(tmp_path, state, adb_server):
+    replies = [{"tool_calls": [{"name": "phone_launch_app", "arguments": {"app": "Settings"}}]}, "Settings is open."]
+    r = mika(["--no-ui", "--device", "sim", "--model", script(tmp_path, replies), "open settings"], state, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == "Settings is open.\n"

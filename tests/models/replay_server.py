@@ -8,6 +8,7 @@ arrive. Every request's raw bytes are kept so tests can compare what the adapter
 
 from __future__ import annotations
 
+import os
 import asyncio
 import json
 import threading
@@ -15,7 +16,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-FIXTURES = Path("/work/shared/fixtures/real/llm_api")
+FIXTURES = Path(os.environ.get("MIKA_REAL_FIXTURES", Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "real")) / "llm_api"
 
 
 @dataclass
