@@ -175,3 +175,12 @@ def test_simctl_state_set_reset_and_errors(d: Local) -> None:
     assert d.shell("simctl state nope").startswith("simctl: no state key 'nope'")
     out = d.shell("simctl fault bogus=1")
     assert d.last_code == 1 and "unknown key 'bogus'" in out
+
+
+def test_compressed_dump_drops_bare_containers_keeps_labels(d: Local) -> None:
+    d.shell("am start -a android.settings.DISPLAY_SETTINGS")
+    full = d.shell("uiautomator dump /dev/tty")
+    small = d.shell("uiautomator dump --compressed /dev/tty")
+    assert small.count("<node") < full.count("<node")
+    for label in ("Dark theme", "Font size"):
+        assert f'text="{label}"' in small

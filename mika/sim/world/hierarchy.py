@@ -41,9 +41,30 @@ def active_window(windows: list[Window]) -> Window | None:
     return windows[-1] if windows else None
 
 
-def dump_plain(windows: list[Window], rotation: int = 0) -> str:
+def _unimportant(node: Node) -> bool:
+    """What --compressed leaves out: bare layout containers that say and do nothing."""
+    return not (node.text or node.desc or node.rid or node.clickable or node.long_clickable
+                or node.scrollable or node.checkable or node.focusable)
+
+
+def _compress(nodes: list[Node]) -> list[Node]:
+    out: list[Node] = []
+    for node in nodes:
+        kids = _compress(node.children)
+        if _unimportant(node):
+            out.extend(kids)
+        else:
+            out.append(Node(**{**node.__dict__, "children": kids}))
+    return out
+
+
+def dump_plain(windows: list[Window], rotation: int = 0, compressed: bool = False) -> str:
     out = [HEADER, f'<hierarchy rotation="{rotation}">']
     window = active_window(windows)
+    if window is not None and compressed:
+        # the root of the window always stays, as uiautomator keeps it
+        window = Window(window.kind, Node(**{**window.root.__dict__, "children": _compress(window.root.children)}),
+                        window.title, window.package, window.secure)
 
     def emit(node: Node, index: int) -> None:
         attrs = _attrs(node, index) + f' bounds="{_bounds(node)}"'
