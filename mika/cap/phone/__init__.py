@@ -146,8 +146,6 @@ def open_phone(
             running = start_sim()
             owned.append(running)
             serial = running.serial
-            if backend == "auto":
-                backend = "dump"  # the simulated phone answers uiautomator dump directly
         else:
             serial = pick_serial(client, device)
     except (AdbServerError, DeviceChoiceError) as exc:

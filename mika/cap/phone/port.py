@@ -75,8 +75,8 @@ class AndroidPort(Protocol):
         """A key by its Android name without the KEYCODE_ prefix: BACK, HOME, ENTER…"""
         ...
 
-    async def type_text(self, display: int, text: str) -> str:
-        """Type into the focused field; returns the method used."""
+    async def type_text(self, display: int, text: str, *, existing: str = "") -> str:
+        """Type into the focused field, which holds `existing`; returns the method used."""
         ...
 
     async def clear_text(self, display: int) -> None: ...

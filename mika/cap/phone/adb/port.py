@@ -93,6 +93,7 @@ class AdbPort:
         self._u2_failed = backend == "dump"
         self._lock = threading.Lock()
         self._borrowed_ime: tuple[str, str] | None = None  # (ledger id, previous ime)
+        self._borrowed_clip: tuple[str, str] | None = None  # (ledger id, the user's clipboard text)
         self.reconnects = 0
 
     # -- plumbing -------------------------------------------------------------------
@@ -200,15 +201,32 @@ class AdbPort:
             )
         return self._plain_dump()
 
-    def _u2_dump(self) -> str | None:
+    def _u2_device(self) -> Any:
+        """The uiautomator2 device, started on first use; None once it proved unavailable."""
+        if self._u2_failed:
+            return None
         try:
             if self._u2 is None:
                 self._u2 = self._start_u2()
-            return self._u2.dump_hierarchy()
+            return self._u2
         except Exception as exc:  # u2 raises many kinds; any of them means "use the fallback"
             if self.backend == "u2":
-                raise PortError(f"uiautomator2 could not read the screen: {exc}") from None
+                raise PortError(f"uiautomator2 could not be started on the phone: {exc}") from None
             log.info("uiautomator2 unavailable on %s (%s); using uiautomator dump", self.serial, exc)
+            self._u2_failed = True
+            self._u2 = None
+            return None
+
+    def _u2_dump(self) -> str | None:
+        u2 = self._u2_device()
+        if u2 is None:
+            return None
+        try:
+            return u2.dump_hierarchy()
+        except Exception as exc:
+            if self.backend == "u2":
+                raise PortError(f"uiautomator2 could not read the screen: {exc}") from None
+            log.info("uiautomator2 dump failed on %s (%s); using uiautomator dump", self.serial, exc)
             self._u2_failed = True
             self._u2 = None
             return None
@@ -295,23 +313,40 @@ class AdbPort:
             raise PortError(f"{key!r} is not an Android key name.")
         await self._input(display, f"keyevent KEYCODE_{name}" if not name.isdigit() else f"keyevent {name}")
 
-    async def type_text(self, display: int, text: str) -> str:
+    async def type_text(self, display: int, text: str, *, existing: str = "") -> str:
         await self.info()
         if is_plain_ascii(text):
             await self._run(lambda: self._check(self._shell_sync(input_text_command(text, self._display_args(display)))))
             return "input_text"
-        if self._u2 is not None:
-            u2 = self._u2
-            await self._run(lambda: u2.send_keys(text, clear=False))
-            return "set_text"
+        method = await self._run(lambda: self._u2_type(text, existing))
+        if method:
+            return method
         await self._run(self._use_adb_keyboard)
         await self._run(lambda: self._check(self._shell_sync(adb_keyboard_command(text))))
         return "adb_keyboard"
 
+    def _u2_type(self, text: str, existing: str) -> str:
+        """ACTION_SET_TEXT on the focused field (the whole new value: what it held plus the
+        text, so a hint is never kept); without a focused field, paste via the clipboard."""
+        u2 = self._u2_device()
+        if u2 is None:
+            return ""
+        field = u2(focused=True)
+        if field.exists:
+            field.set_text(existing + text)
+            return "set_text"
+        with self._lock:
+            if self._borrowed_clip is None:
+                previous = u2.clipboard or ""
+                self._borrowed_clip = (self.borrower.borrow("clipboard", self.serial, {"text": previous}), previous)
+        u2.clipboard = text
+        u2.jsonrpc.pasteClipboard()
+        return "clipboard"
+
     async def clear_text(self, display: int, length: int = 0) -> None:
         await self.info()
-        if self._u2 is not None:
-            u2 = self._u2
+        u2 = await asyncio.to_thread(self._u2_device)
+        if u2 is not None:
             await self._run(u2.clear_text)
             return
         if self._borrowed_ime is not None:
@@ -412,8 +447,19 @@ class AdbPort:
         out = await self.shell("pm list packages")
         return {pkg: label_for(pkg) for pkg in parse_packages(out.output) if not is_background_package(pkg)}
 
+    def _give_back_clipboard(self) -> None:
+        if self._borrowed_clip is None:
+            return
+        item, previous = self._borrowed_clip
+        u2 = self._u2_device()
+        if u2 is not None:
+            u2.clipboard = previous
+            self._borrowed_clip = None
+            self.borrower.give_back(item)
+
     async def close(self) -> None:
-        try:
-            await asyncio.to_thread(self._give_back_ime)
-        except (adbutils.AdbError, OSError) as exc:
-            log.warning("could not give back the input method on %s: %s", self.serial, exc)
+        for give_back in (self._give_back_ime, self._give_back_clipboard):
+            try:
+                await asyncio.to_thread(give_back)
+            except Exception as exc:  # the ledger keeps it; the next start gives it back
+                log.warning("could not give back what was borrowed on %s: %s", self.serial, exc)

@@ -39,6 +39,12 @@ def _same_field(screen: Screen, field: Element) -> Element | None:
     return focused_field(screen)
 
 
+def _held_text(field: Element) -> str:
+    """What the field really holds: Android reports the hint as the text of an empty field."""
+    text = field.node.text or ""
+    return "" if text == (field.node.hint or "") or text == field.label and field.label_source == "hint" else text
+
+
 def _norm(text: str) -> str:
     return unicodedata.normalize("NFC", text).strip()
 
@@ -103,16 +109,17 @@ class PhoneTypeText(PhoneTool):
         redact = (ctx.services.get("phone") or {}).get("redact")
         if secret and callable(redact):
             redact(text)
-        expected = (field.node.text if not args.get("clear_first") else "") + text
+        held = "" if args.get("clear_first") or secret else _held_text(field)
+        expected = held + text
         if args.get("clear_first"):
             await session.port.clear_text(session.display, len(field.node.text or "") + 4)
-        method = await session.port.type_text(session.display, text)
+        method = await session.port.type_text(session.display, text, existing=held)
         shown, ok = await self._read_back(session, field, expected, text)
         retried = False
         if not ok and not secret:
             retried = True
             await session.port.clear_text(session.display, len(shown or "") + len(expected) + 4)
-            method = await session.port.type_text(session.display, expected)
+            method = await session.port.type_text(session.display, expected, existing="")
             shown, ok = await self._read_back(session, field, expected, expected)
         if args.get("submit") and ok:
             await session.port.key(session.display, "ENTER")
