@@ -61,3 +61,16 @@ def test_selectors_click_set_text_and_screenshot(sim_phone, u2) -> None:
     assert image.size == (1080, 2400)
     with pytest.raises(uiautomator2.UiObjectNotFoundError):
         u2(text="No such thing").info
+
+
+def test_app_start_xpath_wait_and_long_click(sim_phone, u2) -> None:
+    u2.app_start("com.mika.notes")
+    assert u2.app_current()["package"] == "com.mika.notes"
+    assert u2.xpath('//*[@text="Groceries"]').exists
+    u2.xpath('//*[@text="Groceries"]').long_click()
+    assert u2(text="Delete note?").wait(timeout=3)
+    u2(text="Cancel").click()
+    assert u2(text="Delete note?").wait_gone(timeout=3)
+    u2.swipe_ext("up", scale=0.5)
+    u2.press("home")
+    assert u2.app_current()["package"] == "com.android.launcher3"

@@ -204,4 +204,6 @@ async def call(phone: Phone, request: dict[str, Any]) -> dict[str, Any]:
         return {"jsonrpc": "2.0", "id": rid, "error": {"code": e.code, "message": e.message, "data": e.data}}
     except (TypeError, ValueError, IndexError, KeyError) as e:
         return {"jsonrpc": "2.0", "id": rid, "error": {"code": -32602, "message": f"Invalid params for {method}: {e}"}}
+    except Exception as e:  # a simulator bug answers as an RPC error, never kills the server
+        return {"jsonrpc": "2.0", "id": rid, "error": {"code": -32001, "message": f"simulator error in {method}: {type(e).__name__}: {e}"}}
     return {"jsonrpc": "2.0", "id": rid, "result": result}
