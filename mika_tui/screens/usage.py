@@ -10,7 +10,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import DataTable, Footer, Static
 
-from mika.usage.ledger import UsageLedger, UsageLedgerError
+from mika.usage.ledger import UsageLedger
 from mika.usage.query import UsageReport, local_zone, parse_range, summarize
 
 from mika_tui.screens.base import SubScreen
@@ -44,7 +44,7 @@ def stacked_chart(report: UsageReport, tz, width_per_bar: int = 5) -> Text:
             text.append(" ")
         text.append("\n")
     for bucket in report.buckets:
-        label = datetime.fromtimestamp(bucket.start, tz).strftime("%m-%d")
+        label = datetime.fromtimestamp(bucket.start, tz).strftime("%d")
         text.append(f"{label:<{width_per_bar}}"[:width_per_bar], style="dim")
     text.append("\n")
     for p in providers:
@@ -80,7 +80,7 @@ class UsageScreen(SubScreen):
         now = datetime.fromtimestamp(deps.clock(), tz)
         try:
             rows = UsageLedger(deps.state_dir / "usage-v1.json", clock=deps.clock).rows()
-        except (UsageLedgerError, OSError) as exc:
+        except (ValueError, OSError) as exc:  # an unreadable ledger is set aside by the ledger itself
             self.query_one("#chart", Static).update(tr("error_line", error=str(exc)))
             return
         cols = ("col_input", "col_output", "col_cached", "col_calls")

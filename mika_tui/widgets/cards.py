@@ -49,8 +49,8 @@ class ApprovalCard(Vertical, can_focus=True):
 
     def compose(self) -> ComposeResult:
         yield Static(self.tr("approval_title"), classes="card-title")
-        yield Static(self.tr("approval_body", what=self.card.text, amount=self.card.amount, app=self.card.app or "—"))
-        yield Static(self.tr("approval_keys"), id="approval-keys")
+        yield Static(self.tr("approval_body", what=self.card.text, amount=self.card.amount, app=self.card.app or "—"), markup=False)
+        yield Static(self.tr("approval_keys"), id="approval-keys", markup=False)
 
     def _resolve(self, allowed: bool) -> None:
         if self.resolved:

@@ -76,17 +76,23 @@ class Timeline(ScrollView, can_focus=True):
         return ""
 
     def _row(self, step: Step) -> str:
+        """Left: number, mark, tool, target; right: effect, acting time, wait, tokens."""
+        width = max(20, self.scrollable_content_region.width or 40)
         mark = "…" if step.live else ("✓" if step.ok else "✗")
-        target = step.target if len(step.target) <= 22 else step.target[:21] + "…"
         result = step.effect or step.code or ("" if step.live else "done")
-        parts = [f"{step.index:>2} {mark} {step.name:<14} {target:<22} {result:<12}"]
+        right = [result] if result else []
         if not step.live:
-            parts.append(f"{_secs(step.duration_ms):>5}")
+            right.append(_secs(step.duration_ms))
         if step.wait_ms:
-            parts.append(self.wait_label.format(wait=_secs(step.wait_ms)))
+            right.append(self.wait_label.format(wait=_secs(step.wait_ms)))
         if step.tokens:
-            parts.append(f"{step.tokens} tok")
-        return " ".join(parts)
+            right.append(f"{step.tokens}t")
+        tail = " ".join(right)
+        left = f"{step.index:>2} {mark} {step.name} {step.target}"
+        room = max(8, width - len(tail) - 1)
+        if len(left) > room:
+            left = left[: room - 1] + "…"
+        return f"{left:<{room}} {tail}"
 
     def on_resize(self) -> None:
         self._layout()

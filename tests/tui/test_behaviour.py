@@ -1,0 +1,193 @@
+"""Pilot tests: what pressing keys and buttons does to the real run behind the app."""
+
+from __future__ import annotations
+
+import asyncio
+
+from textual.widgets import Button
+
+from mika.model.testing import FunctionModel, Reply, ScriptedModel
+from mika.record import events as ev
+
+from mika_tui.i18n import TEXTS
+from mika_tui.screens.usage import UsageScreen
+from mika_tui.widgets.cards import ApprovalCard
+from tests.core.toy import ToyWorld
+from tests.tui import scenes
+from tests.tui.conftest import make_app, settle, until
+from tests.tui.holding import HoldingModel
+
+SIZE = (120, 40)
+
+
+def _recorder(app):
+    seen: list[ev.RunEvent] = []
+    app.center.subscribe(seen.append)
+    return seen
+
+
+class TestSteerAndStop:
+    async def test_typing_while_running_steers_into_the_runs_inbox(self, tmp_path):
+        asked = asyncio.Event()
+
+        async def reply(request):
+            text = "\n".join(m.text for m in request.messages)
+            if "only direct flights" not in text:
+                asked.set()
+                await asyncio.sleep(30)  # slow model: the steer withdraws this request
+            return "The cheapest direct flight is 420 EUR."
+
+        model = FunctionModel(reply)
+        app = make_app(tmp_path, model)
+        async with app.run_test(size=SIZE) as pilot:
+            seen = _recorder(app)
+            await settle(pilot)
+            await scenes.type_task(pilot, "find a flight to Lisbon")
+            await asyncio.wait_for(asked.wait(), 5)
+            await scenes.type_task(pilot, "only direct flights")
+            await until(lambda: scenes.view(pilot).status == "answered")
+            steers = [e for e in seen if isinstance(e, ev.UserInput) and e.kind == "steer"]
+            assert steers and steers[0].text == "only direct flights"
+            assert "only direct flights" in "\n".join(m.text for m in model.requests[-1].messages)
+            assert len(app.main_screen.views) == 1  # a steer, not a second run
+
+    async def test_escape_stops_the_run(self, tmp_path):
+        hold = HoldingModel(pieces=("Working…",))
+        app = make_app(tmp_path, hold)
+        async with app.run_test(size=SIZE) as pilot:
+            await scenes.run_to_hold(pilot, "tidy the home screen", hold)
+            assert app.main_screen.check_action("stop", ()) is True
+            await pilot.press("escape")
+            await until(lambda: scenes.view(pilot).status == "stopped")
+            await until(lambda: app.center.state().running == ())
+            assert app.main_screen.check_action("stop", ()) is False  # hidden again when idle
+
+    async def test_stop_is_hidden_when_nothing_runs(self, tmp_path):
+        app = make_app(tmp_path, ScriptedModel(["hi"]))
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            assert "escape" not in [b.binding.key for b in app.screen.active_bindings.values() if b.enabled and b.binding.action == "stop"]
+
+
+class TestCards:
+    async def test_a_on_an_approval_releases_exactly_one_action(self, tmp_path):
+        world = ToyWorld()
+        app = make_app(tmp_path, scenes.approval_model(), world=world)
+        async with app.run_test(size=SIZE) as pilot:
+            seen = _recorder(app)
+            await scenes.run_to_card(pilot, "buy coffee beans", "approval")
+            assert world.taps == []
+            # Enter and other keys do not release it.
+            await pilot.press("enter", "x")
+            await asyncio.sleep(0.1)
+            assert world.taps == []
+            assert isinstance(app.focused, ApprovalCard)
+            await pilot.press("a")
+            await until(lambda: scenes.view(pilot).status == "answered")
+            codes = [e.code for e in seen if isinstance(e, ev.ToolFinished) and e.name == "toy_tap"]
+            assert codes == ["confirmation_required", "done", "confirmation_required"]
+            assert world.taps == ["Place order"]
+
+    async def test_r_rejects_the_payment(self, tmp_path):
+        world = ToyWorld()
+        model = ScriptedModel([
+            Reply.call("request_confirmation", what="1 coffee beans", amount="¥23.50", app="com.toy.shop"),
+            "You refused; nothing was bought.",
+        ])
+        app = make_app(tmp_path, model, world=world)
+        async with app.run_test(size=SIZE) as pilot:
+            await scenes.run_to_card(pilot, "buy coffee beans", "approval")
+            await pilot.press("r")
+            await until(lambda: not scenes.view(pilot).running)
+            assert world.taps == []
+            assert "refused" in model.requests[-1].messages[-1].tool_results[0].text.lower() or model.remaining == 0
+
+    async def test_a_question_answered_by_button(self, tmp_path):
+        model = ScriptedModel([Reply.call("ask_user", question="Which size?", options=["S", "M", "L"]), "Size M it is."])
+        app = make_app(tmp_path, model)
+        async with app.run_test(size=SIZE) as pilot:
+            await scenes.run_to_card(pilot, "buy a shirt", "question")
+            button = app.screen.query_one("#option-1", Button)
+            await pilot.click(button)
+            await until(lambda: scenes.view(pilot).status == "answered")
+            assert model.requests[1].messages[-1].tool_results[0].text == "The user answered: M"
+            assert not app.screen.query(".card")
+
+    async def test_takeover_done_hands_back(self, tmp_path):
+        model = ScriptedModel([Reply.call("hand_to_user", reason="login", message="Log in, please."), "Logged in; going on."])
+        app = make_app(tmp_path, model)
+        async with app.run_test(size=SIZE) as pilot:
+            await scenes.run_to_card(pilot, "open my orders", "takeover")
+            await pilot.click("#takeover-doing")
+            await pilot.click("#takeover-done")
+            await until(lambda: scenes.view(pilot).status == "answered")
+            assert "read it again" in model.requests[1].messages[-1].tool_results[0].text
+
+    async def test_needing_you_rings_and_notifies(self, tmp_path):
+        model = ScriptedModel([Reply.call("ask_user", question="Which size?", options=["S"]), "ok"])
+        app = make_app(tmp_path, model)
+        async with app.run_test(size=SIZE) as pilot:
+            await scenes.run_to_card(pilot, "buy a shirt", "question")
+            assert app.deps.notifier.sent and "Which size?" in app.deps.notifier.sent[0][1]
+            assert app.main_screen.query_one("#status").has_class("-needs-you")
+
+
+class TestKeysAndCommands:
+    async def test_ctrl_c_twice_within_two_seconds_quits(self, tmp_path):
+        app = make_app(tmp_path, ScriptedModel(["hi"]))
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await pilot.press("ctrl+c")
+            await pilot.pause()
+            assert app.is_running
+            await pilot.press("ctrl+c")
+            await pilot.pause()
+        assert app.return_code == 0
+
+    async def test_slash_usage_opens_the_usage_screen(self, tmp_path):
+        app = make_app(tmp_path, ScriptedModel(["hi"]))
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await scenes.type_task(pilot, "/usage")
+            await pilot.pause()
+            assert isinstance(app.screen, UsageScreen)
+            await pilot.press("escape")
+            await pilot.pause()
+            assert app.screen is app.main_screen
+
+    async def test_keymap_from_settings_remaps_a_binding(self, tmp_path):
+        from mika.config.settings import Settings
+
+        app = make_app(tmp_path, ScriptedModel(["hi"]), settings=Settings(language="en", keymap={"main.sidebar": "ctrl+o"}))
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await pilot.press("ctrl+o")
+            await pilot.pause()
+            assert app.screen.query_one("#sidebar").has_class("-open")
+
+    async def test_palette_offers_actions_the_screen_allows(self, tmp_path):
+        from mika_tui.commands import MikaCommands
+
+        app = make_app(tmp_path, ScriptedModel(["hi"]))
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            provider = MikaCommands(app.screen)
+            labels = [label for label, _ in provider._available()]
+            assert "Usage" in labels and "Devices" in labels
+            assert "Stop the run" not in labels  # nothing runs
+
+    async def test_every_binding_has_an_id_and_tooltip(self, tmp_path):
+        from mika_tui.screens.settings import binding_table
+        from mika_tui.app import MikaApp
+        from mika_tui.screens.main import MainScreen
+
+        ids = [bid for bid, _ in binding_table()]
+        assert len(ids) == len(set(ids)) and "main.stop" in ids and "card.allow" in ids
+        for cls in (MikaApp, MainScreen):
+            for b in cls.BINDINGS:
+                assert b.id and b.tooltip, b
+
+
+def test_both_languages_have_every_text():
+    assert set(TEXTS["en"]) == set(TEXTS["zh"])
+    assert all(TEXTS["zh"][k].strip() for k in TEXTS["zh"])

@@ -1,0 +1,87 @@
+"""The app's parts without the app: half blocks, QR, config writing, event folding, the
+device list through a real adb server and the simulated phone."""
+
+from __future__ import annotations
+
+import io
+import json
+import tomllib
+
+from PIL import Image
+
+from mika_tui.config_write import dumps, update_config
+from mika_tui.devices_port import AdbDevicesPort, check_code, check_hostport, parse_mdns, qr_payload
+from mika_tui.frames import AdbFrameSource, PNG_MAGIC
+from mika_tui.halfblock import fit, to_strips
+from mika_tui.qr import qr_text
+from mika_tui.run_view import RunView, format_elapsed
+from tests.tui import scenes
+from tests.tui.conftest import sim_frames
+
+
+def test_half_blocks_keep_the_aspect_ratio_and_colours():
+    img = Image.new("RGB", (4, 8), (255, 0, 0))
+    for x in range(4):
+        for y in range(4, 8):
+            img.putpixel((x, y), (0, 0, 255))
+    buf = io.BytesIO()
+    img.save(buf, "PNG")
+    strips = to_strips(buf.getvalue(), (4, 4))  # 4×8 pixels: 4 cells wide, 4 rows of 2 pixels
+    assert len(strips) == 4 and strips[0].cell_length == 4
+    top, bottom = list(strips[0])[0], list(strips[3])[0]
+    assert top.text == "▀▀▀▀" and top.style.color.triplet == (252, 0, 0)
+    assert bottom.style.bgcolor.triplet == (0, 0, 252)
+    assert len(to_strips(buf.getvalue(), (4, 2))) == 2  # a shorter box shrinks the picture
+    assert fit((1080, 2400), (40, 30)) == (27, 30)
+
+
+def test_a_sim_frame_renders_to_the_requested_box():
+    strips = to_strips(sim_frames()[0], (38, 25))
+    assert len(strips) <= 25 and max(s.cell_length for s in strips) <= 38
+
+
+def test_qr_is_drawn_and_payload_is_androids_format():
+    assert qr_payload("mika-1", "pw") == "WIFI:T:ADB;S:mika-1;P:pw;;"
+    text = qr_text(qr_payload("mika-1", "pw"))
+    lines = text.splitlines()
+    assert len(lines) > 10 and len(set(len(line) for line in lines)) == 1
+
+
+def test_address_and_code_checks_and_mdns_parsing():
+    assert check_hostport("192.168.1.20:37123") and not check_hostport("my phone")
+    assert check_code("123456") and not check_code("12345")
+    out = "List of discovered mdns services\nadb-R5CT-abc\t_adb-tls-pairing._tcp\t192.168.1.20:37123\n"
+    assert parse_mdns(out)[0].address == "192.168.1.20:37123"
+
+
+def test_config_round_trips_through_toml(tmp_path):
+    path = tmp_path / "config.toml"
+    path.write_text('[general]\nlanguage = "zh"\n\n[providers.deepseek]\npreset = "deepseek"\n')
+    update_config(path, {"general": {"autonomous": True}, "keymap": {"main.stop": "ctrl+s"}})
+    data = tomllib.loads(path.read_text())
+    assert data["general"] == {"language": "zh", "autonomous": True}
+    assert data["providers"]["deepseek"]["preset"] == "deepseek"
+    assert data["keymap"]["main.stop"] == "ctrl+s"
+    assert tomllib.loads(dumps({"a": {"b": {"c": "x\"y"}}})) == {"a": {"b": {"c": "x\"y"}}}
+
+
+def test_a_recorded_run_folds_into_its_timeline(tmp_path):
+    from mika.record.recorder import find_run, read_events
+
+    run_id = scenes.write_run_record(tmp_path, sim_frames()[0])
+    view = RunView(run_id)
+    for event in read_events(find_run(tmp_path, run_id)):
+        view.apply(event)
+    assert [s.name for s in view.steps] == ["open_app", "tap", "tap"]
+    assert view.steps[1].ok is False and view.steps[1].code == "stale_element"
+    assert view.steps[2].wait_ms == 1200 and view.status == "answered"
+    assert format_elapsed(72) == "1m12s"
+
+
+def test_devices_and_frames_through_a_real_adb_server(sim_phone):
+    rows = AdbDevicesPort().list()
+    row = next(r for r in rows if r.serial == sim_phone.serial)
+    assert row.state == "device" and row.transport == "tcp"
+    png = AdbFrameSource(sim_phone.serial).grab()
+    assert png.startswith(PNG_MAGIC)
+    assert Image.open(io.BytesIO(png)).size[0] > 100
