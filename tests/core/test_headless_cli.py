@@ -194,3 +194,16 @@ def test_a_headless_run_on_the_simulated_phone(tmp_path, state, adb_server):
     r = mika(["--no-ui", "--device", "sim", "--model", script(tmp_path, replies), "open settings"], state, timeout=120)
     assert r.returncode == 0, r.stderr
     assert r.stdout == "Settings is open.\n"
+
+
+def test_the_readme_demo_turns_on_dark_mode(state, adb_server):
+    """The README's first command, exactly, on a fresh state dir."""
+    root = Path(__file__).resolve().parents[2]
+    r = mika(["--no-ui", "--device", "sim", "--model", "script:examples/dark-mode.json", "turn on dark mode"],
+             state, timeout=120, cwd=root)
+    assert r.returncode == 0, r.stderr
+    assert "Dark theme is on" in r.stdout
+    events = json.loads(mika(["runs", "show", json.loads(mika(["runs", "list", "--json"], state).stdout)[0]["id"], "--json"], state).stdout)["events"]
+    taps = [e for e in events if e["type"] == "tool_result" and e["name"] == "phone_tap"]
+    assert taps[-1]["text"].startswith('Tapped switch "Dark theme"')
+    assert all(e["ok"] for e in taps)
