@@ -36,7 +36,7 @@ def build_frame(world: World, display_id: int = 0) -> list[Window]:
     else:
         task = display.top_task
         if task is not None:
-            windows.append(_app_window(world, task.top, width, height))
+            windows.append(_app_window(world, task.top, len(task.stack), width, height))
         if display_id == 0:
             windows.append(_status_bar(world, width))
         if task is not None and task.top.focus and world.ime_visible and display_id == world.focused_display:
@@ -90,7 +90,7 @@ def _keyguard(world: World, width: int, height: int) -> Window:
     return Window("keyguard", root, "NotificationShade", SYSTEMUI)
 
 
-def _app_window(world: World, activity: Activity, width: int, height: int) -> Window:
+def _app_window(world: World, activity: Activity, depth: int, width: int, height: int) -> Window:
     app = world.apps[activity.package]
     spec = app.screens[activity.screen].spec
     builder = Builder(world, app, activity, width)
@@ -108,8 +108,6 @@ def _app_window(world: World, activity: Activity, width: int, height: int) -> Wi
     if spec.get("toolbar", True):
         bar = Node("android.view.ViewGroup", (0, y, width, y + TOOLBAR_H), pkg, rid=f"{pkg}:id/toolbar", role="bar")
         x = MARGIN
-        task = world.displays[0].task_for(pkg)
-        depth = len(task.stack) if task else 1
         if spec.get("up", depth > 1):
             bar.children.append(Node("android.widget.ImageButton", (0, y, TOOLBAR_H, y + TOOLBAR_H), pkg, desc="Navigate up",
                                      clickable=True, focusable=True, on_tap=[{"back": True}], role="icon", paint="←"))
