@@ -184,3 +184,15 @@ def test_compressed_dump_drops_bare_containers_keeps_labels(d: Local) -> None:
     assert small.count("<node") < full.count("<node")
     for label in ("Dark theme", "Font size"):
         assert f'text="{label}"' in small
+
+
+def test_query_activities_and_dumpsys_input(d: Local) -> None:
+    out = d.shell("cmd package query-activities --brief -a android.intent.action.MAIN -c android.intent.category.LAUNCHER")
+    comps = [ln.strip() for ln in out.splitlines() if "/" in ln and " " not in ln.strip()]
+    assert "com.android.settings/.Settings" in comps and "com.mika.chat/.ui.LauncherUI" in comps
+    assert not any(c.startswith("com.android.launcher3/") for c in comps)
+    d.shell("monkey -p com.android.settings 1")
+    dump = d.shell("dumpsys input")
+    assert "  Interactive: true" in dump
+    assert "Viewport: displayId=0, orientation=0, uniqueId='local:0', type=INTERNAL, logicalFrame=[0, 0, 1080, 2400]" in dump
+    assert "displayId=0, name='" in dump.split("FocusedWindows:")[1] and "com.android.settings/com.android.settings.Settings" in dump

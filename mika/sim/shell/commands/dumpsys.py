@@ -216,6 +216,29 @@ def _battery(ctx: Ctx) -> None:
               "  Capacity level: 4\n")
 
 
+def _input(ctx: Ctx) -> None:
+    world = ctx.phone.world
+    ctx.print(f"INPUT MANAGER (dumpsys input)\n\nInput Manager State:\n  Interactive: {'true' if world.screen_on else 'false'}\n"
+              "  System UI Lights Out: false\n  Pointer Speed: 0\n\nEvent Hub State:\n  BuiltInKeyboardId: -2\n\n"
+              "Input Reader State:\n  Configuration:\n    Viewports:\n      ViewportInternal:\n")
+    for d in world.displays.values():
+        w, h = d.size
+        kind = "INTERNAL" if d.id == 0 else "VIRTUAL"
+        ctx.print(f"        Viewport: displayId={d.id}, orientation=0, uniqueId='local:{d.id}', type={kind}, "
+                  f"logicalFrame=[0, 0, {w}, {h}], physicalFrame=[0, 0, {w}, {h}], deviceSize=[{w}, {h}], isActive=true\n")
+    ctx.print("\nInput Dispatcher State:\n  DispatchEnabled: true\n  DispatchFrozen: false\n  FocusedApplications:\n")
+    for d in world.displays.values():
+        t = d.top_task
+        if t:
+            ctx.print(f"    displayId={d.id}, name='{_record(world, t, t.top)}', dispatchingTimeout=5000ms\n")
+    ctx.print("  FocusedWindows:\n")
+    for d in world.displays.values():
+        focus = _focus_window(world, d.id)
+        if focus != "null":
+            ctx.print(f"    displayId={d.id}, name='{focus[len('Window{'):-1]}'\n")
+    ctx.print(f"  TopFocusedDisplayId: {world.focused_display}\n")
+
+
 def _package(ctx: Ctx, args: list[str]) -> None:
     world = ctx.phone.world
     app = world.apps.get(args[0]) if args else None
@@ -256,6 +279,8 @@ async def dumpsys(ctx: Ctx) -> int:
         _battery(ctx)
     elif service == "package":
         _package(ctx, rest)
+    elif service == "input":
+        _input(ctx)
     else:
         ctx.print(f"Can't find service: {service}\n")
     return 0

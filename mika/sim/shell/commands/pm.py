@@ -82,6 +82,19 @@ async def _pm(ctx: Ctx, args: list[str]) -> int:
         else:
             ctx.print(f"  ActivityInfo:\n    name={app.package}{app.screens[app.main].activity}\n    packageName={app.package}\n    enabled=true exported=true directBootAware=false\n")
         return 0
+    if sub == "query-activities":
+        world = ctx.phone.world
+        apps = [a for a in sorted(world.apps.values(), key=lambda a: a.package) if a.launcher]
+        if "-c" in rest and "android.intent.category.HOME" in rest:
+            apps = [world.apps["com.android.launcher3"]]
+        ctx.print(f"{len(apps)} activities found:\n")
+        for i, app in enumerate(apps):
+            comp = app.activity_component(app.main)
+            if "--brief" in rest:
+                ctx.print(f"  Activity #{i}:\n    priority=0 preferredOrder=0 match=0x108000 specificIndex=-1 isDefault=false\n    {comp}\n")
+            else:
+                ctx.print(f"  Activity #{i}:\n    ActivityInfo:\n      name={app.package}{app.screens[app.main].activity}\n      packageName={app.package}\n")
+        return 0
     if sub in ("clear",) and rest:
         ctx.print("Success\n")
         return 0
