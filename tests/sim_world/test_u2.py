@@ -74,3 +74,15 @@ def test_app_start_xpath_wait_and_long_click(sim_phone, u2) -> None:
     u2.swipe_ext("up", scale=0.5)
     u2.press("home")
     assert u2.app_current()["package"] == "com.android.launcher3"
+
+
+def test_uiscrollable_scroll_to_and_to_end(sim_phone, u2) -> None:
+    u2.app_start("com.android.contacts")
+    lst = u2(scrollable=True)
+    assert lst.scroll.to(text="Yara Deng")
+    assert u2(text="Yara Deng").exists
+    lst.scroll.toBeginning()
+    assert u2(text="Alice Chen").exists
+    assert lst.scroll.forward()
+    lst.fling.toEnd()
+    assert u2(text="Yara Deng").exists and not lst.scroll.forward()

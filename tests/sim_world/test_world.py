@@ -176,3 +176,19 @@ def test_u2_dump_lists_dialog_keyboard_and_status_windows() -> None:
     root = ET.fromstring(dump_u2([(0, build_frame(phone.world, 0))]).encode())
     packages = [w.get("package") for w in root]
     assert packages[0] == "com.android.inputmethod.latin" and "com.android.systemui" in packages and "com.mika.notes" in packages
+
+
+def test_pin_lock_needs_the_right_pin() -> None:
+    d = Local(make_device("w", scenario="pin_locked"))
+    assert "Swipe up, then enter PIN" in texts(d)
+    d.shell("input swipe 540 2000 540 700 200")
+    assert "Enter your PIN" in texts(d) and state(d, "locked") is True
+    d.shell("input text 1111 && input keyevent ENTER")
+    assert state(d, "locked") is True
+    for digit in "258":
+        tap(d, text=digit)
+    d.shell("input keyevent KEYCODE_0")
+    field = find(d, rid="pinEntry")
+    assert field is not None and field.get("password") == "true" and field.get("text") == ""
+    tap(d, desc="Enter")
+    assert state(d, "locked") is False

@@ -81,7 +81,14 @@ def tap(world: World, display_id: int, x: int, y: int) -> None:
     if not world.screen_on:
         return
     if world.locked:
-        return  # a tap on the keyguard does nothing; it needs a swipe up
+        # a tap on the keyguard itself does nothing (it needs a swipe up); on the PIN pad
+        # it presses a key
+        if world.bouncer:
+            _, node = _target(world, display_id, x, y, "tap")
+            for op in (node.on_tap or []) if node is not None else []:
+                if "pin" in op:
+                    world.enter_pin(op["pin"])
+        return
     world.count_tap()
     world.touch_focus(display_id)
     window, node = _target(world, display_id, x, y, "tap")
@@ -128,8 +135,11 @@ def swipe(world: World, display_id: int, x1: int, y1: int, x2: int, y2: int, dur
         return
     if world.locked:
         height = world.displays[display_id].size[1]
-        if dy < -height // 5 and not world.pin:
-            world.locked = False
+        if dy < -height // 5:
+            if world.pin:
+                world.bouncer = True
+            else:
+                world.locked = False
             world.changed()
         return
     _, node = _target(world, display_id, x1, y1, "scroll")
@@ -146,7 +156,13 @@ def swipe(world: World, display_id: int, x1: int, y1: int, x2: int, y2: int, dur
 def type_text(world: World, display_id: int, text: str) -> bool:
     """Inserts text into the focused field; False when nothing has focus."""
     activity = _activity(world, display_id)
-    if activity is None or not activity.focus or world.locked:
+    if world.locked:
+        if world.bouncer:
+            for ch in text:
+                world.enter_pin(ch)
+            return True
+        return False
+    if activity is None or not activity.focus:
         return False
     value = str(activity.fields.get(activity.focus, "") or "")
     activity.fields[activity.focus] = value + text
@@ -181,6 +197,12 @@ def key(world: World, display_id: int, name: str) -> None:
         world.changed()
         return
     if world.locked:
+        if world.bouncer and name in ("DEL", "ENTER", "NUMPAD_ENTER"):
+            world.enter_pin("ENTER" if name != "DEL" else "DEL")
+        elif world.bouncer and name == "BACK":
+            world.bouncer = False
+            world.pin_entry = ""
+            world.changed()
         return
     if name == "BACK":
         if world.dialog:

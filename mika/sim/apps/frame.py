@@ -77,7 +77,29 @@ def _status_bar(world: World, width: int) -> Window:
     return Window("status", root, "StatusBar", SYSTEMUI)
 
 
+def _bouncer(world: World, width: int, height: int) -> Window:
+    root = Node("android.widget.FrameLayout", (0, 0, width, height), SYSTEMUI, rid=f"{SYSTEMUI}:id/keyguard_pin_view", role="keyguard")
+    root.children.append(Node("android.widget.TextView", (0, 400, width, 500), SYSTEMUI, text="Enter your PIN",
+                              rid=f"{SYSTEMUI}:id/keyguard_message_area", role="text", style="center"))
+    root.children.append(Node("android.widget.EditText", (240, 540, width - 240, 660), SYSTEMUI, text="", password=True,
+                              rid=f"{SYSTEMUI}:id/pinEntry", desc="PIN area", focusable=True, focused=True, role="field",
+                              paint="•" * len(world.pin_entry)))
+    keys = ["1", "2", "3", "4", "5", "6", "7", "8", "9", "DEL", "0", "ENTER"]
+    for i, k in enumerate(keys):
+        x = 140 + (i % 3) * 280
+        y = 820 + (i // 3) * 260
+        label = {"DEL": "Delete", "ENTER": "Enter"}.get(k, k)
+        root.children.append(Node("android.widget.TextView" if k.isdigit() else "android.widget.ImageButton",
+                                  (x, y, x + 240, y + 220), SYSTEMUI, text=k if k.isdigit() else "", desc=label,
+                                  rid=f"{SYSTEMUI}:id/key{k.lower()}" if k.isdigit() else f"{SYSTEMUI}:id/{'delete_button' if k == 'DEL' else 'key_enter'}",
+                                  clickable=True, role="key", paint=k if k.isdigit() else ("Del" if k == "DEL" else "OK"),
+                                  on_tap=[{"pin": k}]))
+    return Window("keyguard", root, "NotificationShade", SYSTEMUI)
+
+
 def _keyguard(world: World, width: int, height: int) -> Window:
+    if world.bouncer:
+        return _bouncer(world, width, height)
     now = world.clock.local()
     root = Node("android.widget.FrameLayout", (0, 0, width, height), SYSTEMUI, rid=f"{SYSTEMUI}:id/notification_panel", role="keyguard")
     root.children.append(Node("android.widget.TextView", (0, 500, width, 760), SYSTEMUI, text=now.strftime("%H:%M"),

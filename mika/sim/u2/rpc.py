@@ -133,6 +133,39 @@ def _inject(phone: Phone, action: int, x: float, y: float, meta: int = 0) -> boo
     return True
 
 
+def _scroll_once(phone: Phone, selector: dict[str, Any], forward: bool, fraction: float = 0.6) -> bool:
+    """One UiScrollable step on the list the selector names; False when it can't move."""
+    w = phone.world
+    node = _node(phone, selector)
+    top = w.top_activity(0)
+    if not node.scrollable or not node.list_id or top is None:
+        return False
+    before = top.scroll.get(node.list_id, 0)
+    height = node.bounds[3] - node.bounds[1]
+    top.scroll[node.list_id] = before + int(height * fraction) * (1 if forward else -1)
+    w.changed()
+    build_frame(w, 0)  # lays out again, which clamps the offset to the list's length
+    return top.scroll.get(node.list_id, 0) != before
+
+
+def _scroll_far(phone: Phone, selector: dict[str, Any], forward: bool, max_swipes: int) -> bool:
+    for _ in range(int(max_swipes)):
+        if not _scroll_once(phone, selector, forward):
+            return True
+    return False
+
+
+def _scroll_to(phone: Phone, selector: dict[str, Any], target: dict[str, Any]) -> bool:
+    windows = lambda: [x for _, ws in _frames(phone) for x in ws]  # noqa: E731
+    _scroll_far(phone, selector, False, 50)
+    for _ in range(50):
+        if find_one(windows(), target) is not None:
+            return True
+        if not _scroll_once(phone, selector, True):
+            return find_one(windows(), target) is not None
+    return False
+
+
 def _methods(phone: Phone) -> dict[str, Callable[..., Any]]:
     w = phone.world
     return {
@@ -168,6 +201,15 @@ def _methods(phone: Phone) -> dict[str, Callable[..., Any]]:
         "count": lambda sel: len(find_all([x for _, ws in _frames(phone) for x in ws], sel)),
         "objInfo": lambda sel: obj_info(_node(phone, sel)),
         "objInfoOfAllInstances": lambda sel: [obj_info(n) for n in find_all([x for _, ws in _frames(phone) for x in ws], sel)],
+        "scrollForward": lambda sel, vertical=True, steps=55: _scroll_once(phone, sel, True),
+        "scrollBackward": lambda sel, vertical=True, steps=55: _scroll_once(phone, sel, False),
+        "scrollToBeginning": lambda sel, vertical=True, max_swipes=500, steps=55: _scroll_far(phone, sel, False, max_swipes),
+        "scrollToEnd": lambda sel, vertical=True, max_swipes=500, steps=55: _scroll_far(phone, sel, True, max_swipes),
+        "scrollTo": lambda sel, target, vertical=True: _scroll_to(phone, sel, target),
+        "flingForward": lambda sel, vertical=True: _scroll_once(phone, sel, True, 1.5),
+        "flingBackward": lambda sel, vertical=True: _scroll_once(phone, sel, False, 1.5),
+        "flingToBeginning": lambda sel, vertical=True, max_swipes=500: _scroll_far(phone, sel, False, max_swipes),
+        "flingToEnd": lambda sel, vertical=True, max_swipes=500: _scroll_far(phone, sel, True, max_swipes),
         "getText": lambda sel: _node(phone, sel).text,
         "setText": lambda sel, text: _set_text(phone, sel, text),
         "clearTextField": lambda sel: _set_text(phone, sel, ""),

@@ -100,6 +100,8 @@ class World:
         self.imes = ["com.android.inputmethod.latin/.LatinIME"]
         self.dialog: dict[str, Any] | None = None  # system dialog over everything
         self.ime_visible = False
+        self.bouncer = False  # the PIN pad of a locked phone is up
+        self.pin_entry = ""
         # Per-frame caches and in-flight touches; derived state, rebuilt freely.
         self.frame_cache: dict[int, tuple[Any, Any]] = {}
         self.shot_cache: dict[int, tuple[Any, bytes]] = {}
@@ -304,6 +306,21 @@ class World:
         self.changed()
         return True
 
+    def enter_pin(self, what: str) -> None:
+        """A digit, "DEL" or "ENTER" on the keyguard's PIN pad."""
+        if what == "DEL":
+            self.pin_entry = self.pin_entry[:-1]
+        elif what == "ENTER":
+            if self.pin_entry == self.pin:
+                self.locked = False
+                self.bouncer = False
+            else:
+                self.show_toast("Wrong PIN")
+            self.pin_entry = ""
+        elif what.isdigit():
+            self.pin_entry = (self.pin_entry + what)[:16]
+        self.changed()
+
     def touch_focus(self, display_id: int) -> None:
         """A touch on a display makes it the focused one (mTopFocusedDisplayId)."""
         if display_id in self.displays and self._last_focus != display_id:
@@ -320,6 +337,8 @@ class World:
     def set_screen(self, on: bool) -> None:
         if not on:
             self.locked = True  # the keyguard comes up whenever the screen goes off
+            self.bouncer = False
+            self.pin_entry = ""
         self.screen_on = on
         self.changed()
 
