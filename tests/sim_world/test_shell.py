@@ -196,3 +196,11 @@ def test_query_activities_and_dumpsys_input(d: Local) -> None:
     assert "  Interactive: true" in dump
     assert "Viewport: displayId=0, orientation=0, uniqueId='local:0', type=INTERNAL, logicalFrame=[0, 0, 1080, 2400]" in dump
     assert "displayId=0, name='" in dump.split("FocusedWindows:")[1] and "com.android.settings/com.android.settings.Settings" in dump
+
+
+def test_view_intent_opens_the_browser_and_unknown_actions_fail(d: Local) -> None:
+    out = d.shell("am start -a android.intent.action.VIEW -d https://example.com/a")
+    assert out.startswith("Starting: Intent { act=android.intent.action.VIEW dat=https://example.com/a")
+    assert state(d, "foreground")["0"] == "com.mika.browser/.PageActivity"
+    bad = d.shell("am start -a com.example.NOTHING")
+    assert "Error: Activity not started, unable to resolve Intent { act=com.example.NOTHING" in bad
