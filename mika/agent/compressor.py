@@ -51,7 +51,9 @@ LEVELS: dict[int, Level] = {
 def estimate_text(text: str) -> int:
     """Rough tokens of a text: ~4 ASCII characters a token, one token per other character
     (CJK text runs about a token a character)."""
-    ascii_chars = sum(1 for c in text if ord(c) < 128)
+    if text.isascii():
+        return (len(text) + 3) // 4
+    ascii_chars = len(text.encode("ascii", "ignore"))
     return (ascii_chars + 3) // 4 + (len(text) - ascii_chars)
 
 

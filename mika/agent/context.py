@@ -24,7 +24,7 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 
-from mika.agent.compressor import MAX_LEVEL, Compressed, ContextCompressor, estimate_fixed, estimate_messages
+from mika.agent.compressor import MAX_LEVEL, Compressed, ContextCompressor, estimate_fixed, estimate_messages, estimate_text
 from mika.agent.history import History, only_last_image
 from mika.agent.recovery import ContextRecovery
 from mika.agent.system_prompt import SystemPrompt
@@ -35,6 +35,9 @@ from mika.tool.groups import ToolGroups
 TRIGGER = 0.6
 HARD_CAP = 0.9
 HYSTERESIS = 0.1
+# One tool result may take at most this share of the window: the current step is never
+# compressed, so a huge page must be cut where it enters the history.
+RESULT_SHARE = 0.2
 
 
 def context_block(kind: str, source: str, trust: str, body: str) -> str:
@@ -58,6 +61,7 @@ class CompressionDone:
     after_tokens: int
     level: int
     restored: tuple[str, ...] = ()
+    version: int = 0  # the history's version it compressed (new input bumps it)
 
 
 class ContextBuilder:
@@ -141,6 +145,18 @@ class ContextBuilder:
 
     # -- sizes ----------------------------------------------------------------------
 
+    def cut_result(self, text: str, observation_ids: tuple[str, ...] = ()) -> str:
+        """`text` cut to the share of the window one result may take (unchanged without a window)."""
+        if not self.window:
+            return text
+        limit = int(self.window * RESULT_SHARE / max(self.ratio, 0.25))
+        size = estimate_text(text)
+        if size <= limit:
+            return text
+        keep = max(200, int(len(text) * limit / size) - 120)
+        ids = f"observation {', '.join(observation_ids)}" if observation_ids else "no observation"
+        return f"{text[:keep]}\n[… {len(text) - keep} more characters cut to fit the context; {ids}]"
+
     def fixed_tokens(self) -> int:
         return int(estimate_fixed(self.system.build(self.groups.open), self.groups.specs()) * self.ratio)
 
@@ -194,12 +210,18 @@ class ContextBuilder:
             if not self.window or self._estimate_view(msgs) <= target:
                 break
         assert chosen is not None
-        self._compressed = chosen.compressed
-        self.level = chosen.compressed.level
         self._compressed_at_version = self.history.version
+        previous = self._compressed
+        self._compressed = chosen.compressed
         after = self._estimate_view()
+        if after >= before:
+            # Nothing left to fold (the size is the user's words and this step): keep what
+            # was sent, so the prefix stays cached, and wait for new input.
+            self._compressed = previous
+            return
+        self.level = chosen.compressed.level
         self._last_after = after
-        done = CompressionDone(before, after, self.level, chosen.restored)
+        done = CompressionDone(before, after, self.level, chosen.restored, self.history.version)
         self.compressions.append(done)
         if self.on_compressed is not None:
             self.on_compressed(done)

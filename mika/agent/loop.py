@@ -213,8 +213,9 @@ class AgentLoop:
             if outcome.image is not None:
                 image = outcome.image
             self.turn_policy.after_call(tool, outcome)
-            self.context.history.note_result(_result_info(call, tool, outcome, self.state.step))
-            text = _result_text(outcome)
+            info = _result_info(call, tool, outcome, self.state.step)
+            self.context.history.note_result(info)
+            text = self.context.cut_result(_result_text(outcome), info.observation_ids)
             if outcome.end_run is not None:
                 end = outcome.end_run
             else:
