@@ -119,7 +119,10 @@ class Builder:
         if kind == "bubble":
             side = tpl.text(spec.get("side", "in"), scope)
             sender = tpl.text(spec.get("from", ""), scope)
-            width = int((right - left) * 0.7)
+            body = tpl.text(spec.get("text", ""), scope)
+            # bubbles hug their text, up to 70% of the row
+            needed = max(max((text_width(ln) for ln in body.split("\n")), default=0), text_width(sender, 34)) + 72
+            width = min(int((right - left) * 0.7), max(160, int(needed)))
             x0, x1 = (right - MARGIN - width, right - MARGIN) if side == "out" else (left + MARGIN, left + MARGIN + width)
             box = Node("android.widget.LinearLayout", (x0, top + 8, x1, bottom - 8), pkg, rid=f"{pkg}:id/bubble",
                        role="bubble", style=side, long_clickable=True, on_long=longs, item=item)

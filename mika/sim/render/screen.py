@@ -6,12 +6,16 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import struct
 from functools import lru_cache
 
 from PIL import Image, ImageDraw, ImageFont
 
 from mika.sim.world.node import Node, Window
+
+# Latin words (with their trailing space) wrap whole; CJK characters wrap one by one.
+_TOKENS = re.compile(r"[\u2e80-\u9fff\uac00-\ud7af\uff00-\uffef]|[^\s\u2e80-\u9fff\uac00-\ud7af\uff00-\uffef]+\s*|\s+")
 
 FONT_PATH = os.environ.get("MIKA_SIM_FONT", "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc")
 
@@ -62,14 +66,24 @@ def _text(draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int], text: str, 
     lines: list[str] = []
     for para in text.split("\n"):
         line = ""
-        for ch in para:
-            if f.getlength(line + ch) > width and line:
-                if not wrap:
-                    break
-                lines.append(line)
-                line = ch
-            else:
-                line += ch
+        for token in _TOKENS.findall(para):
+            if f.getlength(line + token) <= width or not line:
+                line += token
+                while f.getlength(line) > width and len(line) > 1:
+                    # one token wider than the box (a long URL): break it by characters
+                    cut = len(line) - 1
+                    while cut > 1 and f.getlength(line[:cut]) > width:
+                        cut -= 1
+                    if not wrap:
+                        line = line[:cut]
+                        break
+                    lines.append(line[:cut])
+                    line = line[cut:]
+                continue
+            if not wrap:
+                break
+            lines.append(line.rstrip())
+            line = token.lstrip()
         lines.append(line)
     step = int(size * 1.34)
     max_lines = max(1, (bottom - top) // step)
