@@ -83,11 +83,15 @@ def image_line(image: Image) -> Text:
 
 
 def only_last_image(messages: list[Message]) -> list[Message]:
-    """Images of earlier steps are never re-sent: each becomes one line of text."""
-    last_with_image = max((i for i, m in enumerate(messages) if any(isinstance(p, Image) for p in m.parts)), default=-1)
+    """Only the current step's screenshot is sent: an image anywhere but in the last
+    message becomes one line of text, and is never re-sent.
+
+    Turning it into a line at the very next request (not when a newer image comes) keeps
+    the break in the cached prefix at the end, where this step's content begins."""
+    last = len(messages) - 1
     out = []
     for i, m in enumerate(messages):
-        if i == last_with_image or not any(isinstance(p, Image) for p in m.parts):
+        if i == last or not any(isinstance(p, Image) for p in m.parts):
             out.append(m)
             continue
         out.append(Message(m.role, tuple(image_line(p) if isinstance(p, Image) else p for p in m.parts)))
