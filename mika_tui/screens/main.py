@@ -88,7 +88,8 @@ class MainScreen(Screen):
                 yield Input(placeholder=tr("placeholder_idle"), id="prompt")
             with Vertical(id="side-column"):
                 yield PhonePreview(app.deps.frames, fps=app.deps.preview_fps, title=tr("preview_title"),
-                                   waiting=tr("preview_waiting"), display_index=app.deps.device.display, id="preview")
+                                   waiting=tr("preview_waiting"), display_index=app.deps.device.display,
+                                   graphics=app.deps.graphics, id="preview")
                 yield Timeline(title=tr("timeline_title"), empty=tr("timeline_empty"),
                                wait_label=tr("timeline_wait"), id="timeline")
         yield Footer()

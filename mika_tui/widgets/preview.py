@@ -31,14 +31,17 @@ class PhonePreview(Widget):
     """
 
     class FrameReady(Message):
-        def __init__(self, strips: list[Strip] | None, error: str = "") -> None:
+        def __init__(self, strips: list[Strip] | None, error: str = "", image: object = None) -> None:
             super().__init__()
             self.strips = strips
             self.error = error
+            self.image = image  # a PIL image, for the kitty / sixel child
 
     def __init__(self, source: FrameSource | None, *, fps: float = 4.0, title: str = "phone",
-                 waiting: str = "…", display_index: int = 0, id: str | None = None) -> None:
+                 waiting: str = "…", display_index: int = 0, graphics: str = "halfcell",
+                 id: str | None = None) -> None:
         super().__init__(id=id)
+        self.graphics = resolve_graphics(graphics)
         self.source = source
         self.fps = max(0.5, min(5.0, fps))
         self.display_index = display_index
@@ -47,6 +50,17 @@ class PhonePreview(Widget):
         self._busy = False
         self.frames_shown = 0
         self.border_title = title
+
+    def compose(self):
+        # Kitty / Sixel pictures are drawn by textual-image; half blocks by this widget.
+        if self.graphics == "kitty":
+            from textual_image.widget import TGPImage
+
+            yield TGPImage(None, id="graphics-image")
+        elif self.graphics == "sixel":
+            from textual_image.widget.sixel import Image as SixelImage
+
+            yield SixelImage(None, id="graphics-image")
 
     def on_mount(self) -> None:
         if self.source is not None:
@@ -76,6 +90,13 @@ class PhonePreview(Widget):
     def _grab(self, width: int, height: int) -> None:
         try:
             png = self.source.grab(self.display_index)  # type: ignore[union-attr]
+            if self.graphics != "halfcell":
+                import io
+
+                from PIL import Image
+
+                self.post_message(self.FrameReady([], image=Image.open(io.BytesIO(png))))
+                return
             strips = to_strips(png, (width, height))
         except FrameError as exc:
             self.post_message(self.FrameReady(None, str(exc)))
@@ -91,6 +112,9 @@ class PhonePreview(Widget):
         if message.strips is None:
             self._message = message.error
             self._strips = []
+        elif message.image is not None:
+            self.query_one("#graphics-image").image = message.image  # type: ignore[attr-defined]
+            self.frames_shown += 1
         else:
             self._strips = message.strips
             self.frames_shown += 1
@@ -113,3 +137,13 @@ class PhonePreview(Widget):
         if pad:
             strip = Strip([Segment(" " * pad), *strip], pad + strip.cell_length)
         return strip.crop_extend(0, width, None)
+
+
+def resolve_graphics(choice: str) -> str:
+    """`auto` means kitty only where the terminal says it is kitty; half blocks otherwise,
+    since probing a terminal for Sixel can hang on ones that never answer."""
+    import os
+
+    if choice == "auto":
+        return "kitty" if os.environ.get("KITTY_WINDOW_ID") or os.environ.get("TERM") == "xterm-kitty" else "halfcell"
+    return choice if choice in ("halfcell", "kitty", "sixel") else "halfcell"
