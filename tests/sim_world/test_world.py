@@ -192,3 +192,20 @@ def test_pin_lock_needs_the_right_pin() -> None:
     assert field is not None and field.get("password") == "true" and field.get("text") == ""
     tap(d, desc="Enter")
     assert state(d, "locked") is False
+
+
+def test_notification_shade_tiles_and_notifications() -> None:
+    d = Local(make_device("w"))
+    d.shell("input swipe 540 20 540 1400 300")
+    assert state(d, "settings.bluetooth") is False
+    assert "NotificationShade" in d.shell("dumpsys window | grep mCurrentFocus")
+    assert "Your verification code is 482913" in texts(d)
+    tap(d, text="Bluetooth")
+    assert state(d, "settings.bluetooth") is True
+    tap(d, text="Carol Wang")
+    assert state(d, "foreground")["0"] == "com.google.android.apps.messaging/.ui.conversation.ConversationActivity"
+    assert "Your verification code is 482913" in texts(d)  # the thread itself
+    assert [n["id"] for n in state(d, "notifications")] == [2]
+    d.shell("input swipe 540 20 540 1400 300")
+    d.shell("input keyevent BACK")
+    assert "NotificationShade" not in d.shell("dumpsys window | grep mCurrentFocus")

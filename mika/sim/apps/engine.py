@@ -62,8 +62,8 @@ def _target(world: World, display_id: int, x: int, y: int, want: str) -> tuple[W
             if window.root.contains(x, y):
                 return window, None
             continue
-        if window.kind == "dialog":
-            # A modal dialog swallows touches outside itself.
+        if window.kind in ("dialog", "shade"):
+            # A modal dialog (or the shade) swallows touches outside itself.
             return window, _hit(window.root, x, y, want)
         if window.kind == "toast":
             continue
@@ -142,6 +142,16 @@ def swipe(world: World, display_id: int, x1: int, y1: int, x2: int, y2: int, dur
                 world.locked = False
             world.changed()
         return
+    if display_id == 0 and world.shade_open:
+        if dy < -TOUCH_SLOP * 4:
+            world.shade_open = False  # swiping up puts the shade away
+            world.changed()
+        return
+    if display_id == 0 and y1 < 120 and dy > 300:
+        world.shade_open = True  # pulled down from the status bar
+        world.ime_visible = False
+        world.changed()
+        return
     _, node = _target(world, display_id, x1, y1, "scroll")
     activity = _activity(world, display_id)
     if node is not None and node.list_id and activity is not None:
@@ -207,6 +217,8 @@ def key(world: World, display_id: int, name: str) -> None:
     if name == "BACK":
         if world.dialog:
             world.dialog = None
+        elif world.shade_open:
+            world.shade_open = False
         elif world.ime_visible and activity is not None and activity.focus:
             world.ime_visible = False
         elif activity is not None and activity.dialog:
@@ -216,6 +228,7 @@ def key(world: World, display_id: int, name: str) -> None:
         world.changed()
     elif name == "HOME":
         world.ime_visible = False
+        world.shade_open = False
         world.dialog = None
         world.home(display_id)
     elif name == "APP_SWITCH":
@@ -353,6 +366,10 @@ def run_op(world: World, display_id: int, activity: Activity, op: dict[str, Any]
         world.ime_visible = bool(op["focus"])
     elif "dialog" in op:
         activity.dialog = tpl.render(op["dialog"], scope) if op.get("render") else op["dialog"]
+    elif "close_shade" in op:
+        world.shade_open = False
+    elif "open_shade" in op:
+        world.shade_open = True
     elif "close_dialog" in op:
         if world.dialog:
             world.dialog = None

@@ -43,6 +43,8 @@ def build_frame(world: World, display_id: int = 0) -> list[Window]:
             windows.append(_keyboard(width, height))
         if task is not None and task.top.dialog:
             windows.append(_dialog(task.top.dialog, task.package, width, height, make_scope(world, task.top)))
+    if world.shade_open and not world.locked and display_id == 0:
+        windows.append(_shade(world, width, height))
     if world.dialog and display_id == 0:
         windows.append(_dialog(world.dialog, world.dialog.get("package", "android"), width, height, dict(world.data)))
     toast = world.current_toast()
@@ -75,6 +77,51 @@ def _status_bar(world: World, width: int) -> Window:
                                desc="Battery 100 percent.", rid=f"{SYSTEMUI}:id/battery", role="glyph", paint="100%"))
     root.children.append(icons)
     return Window("status", root, "StatusBar", SYSTEMUI)
+
+
+# Quick settings tiles: (label, data path under settings)
+_TILES = (("Internet", "wifi"), ("Bluetooth", "bluetooth"), ("Do Not Disturb", "dnd"),
+          ("Airplane mode", "airplane"), ("Dark theme", "dark_mode"), ("Location", "location"))
+
+
+def _shade(world: World, width: int, height: int) -> Window:
+    """The pulled-down notification shade: quick settings tiles, then notifications."""
+    root = Node("android.widget.FrameLayout", (0, 0, width, height), SYSTEMUI, rid=f"{SYSTEMUI}:id/notification_panel", role="shade")
+    now = world.clock.local()
+    root.children.append(Node("android.widget.TextView", (MARGIN, 20, 400, 120), SYSTEMUI, text=now.strftime("%H:%M"),
+                              rid=f"{SYSTEMUI}:id/clock", role="text", style="shade"))
+    tile_w = (width - 2 * MARGIN) // 3
+    for i, (label, key) in enumerate(_TILES):
+        on = bool(world.data["settings"].get(key))
+        x = MARGIN + (i % 3) * tile_w
+        y = 160 + (i // 3) * 200
+        root.children.append(Node("android.widget.Switch", (x + 10, y, x + tile_w - 10, y + 180), SYSTEMUI,
+                                  text=label, desc=f"{label},{'On' if on else 'Off'}", rid=f"{SYSTEMUI}:id/tile",
+                                  checkable=True, checked=on, clickable=True, focusable=True, role="tile",
+                                  on_tap=[{"toggle": f"settings.{key}"}]))
+    y = 600
+    notes = world.data.get("notifications", [])
+    if not notes:
+        root.children.append(Node("android.widget.TextView", (MARGIN, y, width - MARGIN, y + 100), SYSTEMUI,
+                                  text="No notifications", role="text", style="shade_muted"))
+    for note in notes:
+        row = Node("android.widget.FrameLayout", (MARGIN, y, width - MARGIN, y + 220), SYSTEMUI, rid=f"{SYSTEMUI}:id/expandableNotificationRow",
+                   desc=f"{note.get('app', '')} notification: {note.get('title', '')}", clickable=True, role="notification",
+                   on_tap=[{"close_shade": True}, {"remove": "notifications", "id": note.get("id")}]
+                   + ([{"start": note["open"]}] if note.get("open") else []))
+        row.children.append(Node("android.widget.TextView", (MARGIN + 40, y + 20, width - MARGIN - 40, y + 70), SYSTEMUI,
+                                 text=str(note.get("app", "")), rid="android:id/app_name_text", role="text", style="shade_muted"))
+        row.children.append(Node("android.widget.TextView", (MARGIN + 40, y + 75, width - MARGIN - 40, y + 135), SYSTEMUI,
+                                 text=str(note.get("title", "")), rid="android:id/title", role="text", style="shade"))
+        row.children.append(Node("android.widget.TextView", (MARGIN + 40, y + 140, width - MARGIN - 40, y + 200), SYSTEMUI,
+                                 text=str(note.get("text", "")), rid="android:id/text", role="text", style="shade"))
+        root.children.append(row)
+        y += 240
+    if notes:
+        root.children.append(Node("android.widget.Button", (width - 360, y + 20, width - MARGIN, y + 140), SYSTEMUI, text="Clear all",
+                                  rid=f"{SYSTEMUI}:id/dismiss_text", clickable=True, role="button", style="flat",
+                                  on_tap=[{"set": "notifications", "value": []}, {"close_shade": True}]))
+    return Window("shade", root, "NotificationShade", SYSTEMUI)
 
 
 def _bouncer(world: World, width: int, height: int) -> Window:

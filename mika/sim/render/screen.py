@@ -184,6 +184,14 @@ def _paint(draw: ImageDraw.ImageDraw, node: Node, c: dict[str, tuple[int, int, i
         draw.rounded_rectangle(_box(node.bounds), radius=36, fill=c["bg"], outline=c["line"], width=3)
     elif role == "toast":
         draw.rounded_rectangle(_box(node.bounds), radius=50, fill=(60, 64, 67))
+    elif role == "shade":
+        draw.rectangle(_box(node.bounds), fill=(32, 33, 36))
+        c = DARK
+    elif role == "tile":
+        draw.rounded_rectangle(_box(node.bounds), radius=40, fill=(138, 180, 248) if node.checked else (60, 64, 67))
+        _text(draw, (l + 30, t, r - 20, b), node.text, 38, (32, 33, 36) if node.checked else (232, 234, 237))
+    elif role == "notification":
+        draw.rounded_rectangle(_box(node.bounds), radius=30, fill=(48, 49, 52))
     elif role == "keyguard":
         draw.rectangle(_box(node.bounds), fill=(20, 24, 40))
         c = DARK
@@ -199,8 +207,8 @@ def _paint_text(draw: ImageDraw.ImageDraw, node: Node, c: dict[str, tuple[int, i
         _text(draw, (cx - 80, t + 30, cx + 80, t + 190), node.text[:1], 80, (255, 255, 255), align="center", wrap=False)
         _text(draw, (l + 4, t + 200, r - 4, b - 10), node.text, 36, (255, 255, 255), align="center", wrap=False)
         return
-    size = {"big": 64, "huge": 180, "muted": 40}.get(style, 42)
-    colour = c["muted"] if style == "muted" else (255, 255, 255) if style == "center_light" else c["fg"]
+    size = {"big": 64, "huge": 180, "muted": 40, "shade_muted": 34}.get(style, 42)
+    colour = (c["muted"] if style in ("muted", "shade_muted") else (255, 255, 255) if style in ("center_light", "shade") else c["fg"])
     align = "center" if style in ("center", "huge", "center_light") else "left"
     _text(draw, node.bounds, node.text, size, colour, align=align, valign="middle")
 

@@ -36,7 +36,7 @@ def _attrs(node: Node, index: int) -> str:
 def active_window(windows: list[Window]) -> Window | None:
     """The window `uiautomator dump` sees: the focused one (a dialog, the keyguard, the app)."""
     for window in reversed(windows):
-        if window.kind in ("dialog", "keyguard", "app"):
+        if window.kind in ("dialog", "keyguard", "shade", "app"):
             return window
     return windows[-1] if windows else None
 

@@ -101,6 +101,7 @@ class World:
         self.dialog: dict[str, Any] | None = None  # system dialog over everything
         self.ime_visible = False
         self.bouncer = False  # the PIN pad of a locked phone is up
+        self.shade_open = False  # the notification shade is pulled down
         self.pin_entry = ""
         # Per-frame caches and in-flight touches; derived state, rebuilt freely.
         self.frame_cache: dict[int, tuple[Any, Any]] = {}

@@ -23,11 +23,15 @@ def _record(world: World, task: Task, act: Activity) -> str:
 
 def _focus_window(world: World, display_id: int) -> str:
     windows = build_frame(world, display_id)
-    if world.locked and display_id == 0:
+    if (world.locked or world.shade_open) and display_id == 0:
         return "Window{5c1a7e2 u0 NotificationShade}"
     for window in reversed(windows):
         if window.kind == "dialog":
-            return f"Window{{{_hex(world.version)} u0 {window.package}}}" if window.package != "android" else "Window{3f2b19d u0 AlertDialog}"
+            if window.package == "android":
+                return "Window{3f2b19d u0 AlertDialog}"
+            if window.title.endswith("Activity"):
+                return f"Window{{{_hex(7)} u0 {window.package}/{window.package}.{window.title}}}"
+            continue  # an app's own dialog window carries its activity's name
         if window.kind == "app":
             return f"Window{{{_hex(zlib.crc32(window.title.encode()) & 0xFFFF)} u0 {_full(window.title)}}}"
     return "null"
@@ -49,7 +53,7 @@ def _window(ctx: Ctx, args: list[str]) -> None:
             for window in reversed(build_frame(world, display.id)):
                 name = _full(window.title) if window.kind == "app" else window.title
                 ty = {"app": "BASE_APPLICATION", "status": "STATUS_BAR", "ime": "INPUT_METHOD", "dialog": "APPLICATION",
-                      "keyguard": "NOTIFICATION_SHADE", "toast": "TOAST"}[window.kind]
+                      "keyguard": "NOTIFICATION_SHADE", "shade": "NOTIFICATION_SHADE", "toast": "TOAST"}[window.kind]
                 l, t, r, b = window.root.bounds
                 ctx.print(f"  Window #{n} Window{{{_hex(n + 7)} u0 {name}}}:\n"
                           f"    mDisplayId={display.id} rootTaskId={display.top_task.id if display.top_task else -1} mSession=Session{{{_hex(n + 99)} 2202:u0a10086}}\n"
