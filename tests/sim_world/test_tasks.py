@@ -328,6 +328,22 @@ def _(d: Driver) -> None:
         tap(d, desc=f"Like {who}")
 
 
+@solves("shade_dnd_on")
+def _(d: Driver) -> None:
+    d.shell("input swipe 540 10 540 1500 300")
+    tap(d, text="Do Not Disturb")
+    d.shell("input keyevent BACK")
+
+
+@solves("notification_open_xiaoming_reply")
+def _(d: Driver) -> None:
+    d.shell("input swipe 540 10 540 1500 300")
+    tap(d, text="今晚一起吃饭吗？")
+    tap(d, rid="chatting_content_et")
+    adb_keyboard(d, "马上到")
+    tap(d, text="发送")
+
+
 TASKS = list_tasks()
 
 

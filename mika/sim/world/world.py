@@ -87,6 +87,7 @@ class World:
         self.locked = bool(spec.get("locked", False))
         self.pin = str(spec.get("pin", ""))
         self.displays: dict[int, Display] = {0: Display(0, 1080, 2400, 440)}
+        self._last_focus = 0
         self.extra_settings: dict[str, dict[str, str]] = {
             "system": {"font_scale": "1.0", "screen_off_timeout": "30000", "screen_brightness_mode": "0"},
             "secure": {
@@ -204,7 +205,7 @@ class World:
                     display.tasks.append(task)
         task = display.task_for(package)
         if task is not None and (new_task or screen):
-            if screen and (new_task or task.top.screen != screen):
+            if screen and (new_task or task.top.screen != screen or (params and task.top.params != params)):
                 if new_task:
                     task.stack = []
                 task.stack.append(self.new_activity(package, screen, params, fields))
