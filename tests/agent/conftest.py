@@ -12,7 +12,7 @@ from tests.agent.phoneish import PhoneishCapability, PhoneishWorld
 @pytest.fixture(autouse=True)
 def english_ui(monkeypatch):
     # User-facing sentences follow the UI language; tests pin it unless they set their own.
-    monkeypatch.setenv("MIKA_LANG", "en")
+    monkeypatch.setenv("MIKA_LANGUAGE", "en")
 
 
 @pytest.fixture
