@@ -7,7 +7,7 @@ import xml.etree.ElementTree as ET
 
 from PIL import Image
 
-from tests.sim_world.driver import OverAdb, center, find, state, tap
+from tests.sim_world.driver import OverAdb, find, state, tap
 
 
 def test_unknown_command_answers_like_a_phone(sim_phone) -> None:

@@ -192,7 +192,9 @@ def start(ctx: Ctx, it: Intent) -> int:
         world.launch(pkg, it.display, screen=screen)
     else:
         world.launch(pkg, it.display)
-    world.ime_visible = False
+    top = world.top_activity(it.display)
+    # the keyboard comes up only for a screen that starts with a focused field
+    world.ime_visible = bool(top and top.focus)
     if it.wait:
         top = world.top_activity(it.display)
         comp = world.apps[top.package].activity_component(top.screen) if top else f"{pkg}/?"
