@@ -105,9 +105,11 @@ class ContextBuilder:
         self.history.user_texts[:] = [spec.goal]
         self.opening_index = 0
 
-    def runtime_state(self, step: int) -> str:
+    def runtime_state(self, step: int, place: str = "") -> str:
+        """Zone 3's line: where the run is (the last place read), which step, the local time."""
         stamp = time.strftime("%Y-%m-%d %H:%M %a", time.localtime(self.now()))
-        return f"[step {step} · local time {stamp}]"
+        where = f" · on {place}" if place else ""
+        return f"[step {step}{where} · local time {stamp}]"
 
     # -- what is sent -----------------------------------------------------------------
 

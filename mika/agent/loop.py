@@ -74,6 +74,7 @@ class AgentLoop:
         # The seed keeps the final check off: grounding is recorded, an answer is sent back only when on.
         self.review_final_answer = review_final_answer
         self._review_given = False
+        self._place = ""  # the last place a read came from, for the runtime state
         self.state = LoopState()
         self.spec = context.spec
         self.turn_policy.user_said(self.spec.goal)
@@ -162,7 +163,7 @@ class AgentLoop:
             exchange = any(t is not None and t.needs_user for t in (self._tool(c.name) for c in calls))
             self.context.history.add_assistant(response.message, exchange=exchange)
             results, end, stop = await self._run_calls(calls)
-            self.context.history.add_user(*results, Text(self.context.runtime_state(self.state.step)))
+            self.context.history.add_user(*results, Text(self.context.runtime_state(self.state.step, self._place)))
             if end is not None:
                 if self.inbox.close_unless_steered():
                     status = OutcomeStatus.DEVICE_UNAVAILABLE if end.subtype == "device_unavailable" else OutcomeStatus.NOT_DONE
@@ -210,6 +211,8 @@ class AgentLoop:
             tool = self._tool(call.name)
             for obs in outcome.observations:
                 self.emit(ObservationMade(**self._base(), observation=obs.as_dict()))
+                if obs.place is not None and obs.kind is ObsKind.READ:
+                    self._place = obs.place.label or obs.place.id
             if outcome.image is not None:
                 image = outcome.image
             self.turn_policy.after_call(tool, outcome)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from mika.agent.reply_language import ReplyLanguage
+from mika.agent.reply_language import ReplyLanguage, dominant_script
 from mika.model.messages import ModelResponse
 from mika.resources import prompt
 from mika.tool.declaration import AgentTool, Risk, ToolOutcome
@@ -47,7 +47,8 @@ class TurnPolicy:
 
     def user_said(self, text: str) -> None:
         """The user's latest words (the task, a steer): the answer's language follows them."""
-        if text.strip():
+        # A bare "M" or "2" says nothing about the language: the earlier words still decide.
+        if dominant_script(text) is not None:
             self.user_last = text
 
     def after_call(self, tool: AgentTool | None, outcome: ToolOutcome) -> None:

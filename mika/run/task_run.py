@@ -27,7 +27,6 @@ from mika.agent.stop_summary import StopSummary, read_record
 from mika.agent.system_prompt import SystemPrompt
 from mika.model.base import Model
 from mika.model.retry import RetryPolicy
-from mika.model.testing import estimate_tokens
 from mika.observe.evidence import EvidenceLedger
 from mika.record.events import OutcomeJudged, PhaseChanged, RunEvent, RunOutcome, RunStarted, StopSummarized, UserInput
 from mika.record.recorder import RunRecorder
@@ -168,7 +167,7 @@ class TaskRun:
         ctx.perform = executor.perform
         context = ContextBuilder(self.spec, SystemPrompt(sections), groups, window=self.model.context_window)
         caller = ModelCaller(self.model, self.inbox, self.emit, opts.retry, run_id=self.spec.id,
-                             conversation_id=self.spec.conversation_id, estimate=estimate_tokens)
+                             conversation_id=self.spec.conversation_id, estimate=context.estimate)
         self.loop = AgentLoop(context=context, caller=caller, executor=executor, inbox=self.inbox, tool_ctx=ctx, emit=self.emit,
                               intent_gate=IntentGate(self.light), review_final_answer=opts.review_final_answer)
         self.executor = executor

@@ -313,3 +313,11 @@ class TestGrounding:
         events = _events(run)
         await run.run()
         assert [e.grounded for e in events if isinstance(e, GroundingChecked)] == [True] and len(main.requests) == 3
+
+
+async def test_a_short_answer_does_not_change_the_language_wanted(make_run):
+    model = ScriptedModel([Reply.call("ask_user", question="哪个尺码？", options=["S", "M"]), "Size M is in stock.", "M 码有货。"])
+    run = make_run(model, attendance=Attendance.PRESENT, goal="帮我看看这件衣服有没有货")
+    _answering(run, "M")
+    result = await asyncio.wait_for(run.run(), 5)
+    assert result.answer == "M 码有货。"
