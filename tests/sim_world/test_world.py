@@ -4,6 +4,7 @@ rate limits, dialogs, data-level faults, rendering that agrees with the tree."""
 from __future__ import annotations
 
 import io
+import re
 import xml.etree.ElementTree as ET
 
 import pytest
@@ -209,3 +210,40 @@ def test_notification_shade_tiles_and_notifications() -> None:
     d.shell("input swipe 540 20 540 1400 300")
     d.shell("input keyevent BACK")
     assert "NotificationShade" not in d.shell("dumpsys window | grep mCurrentFocus")
+
+
+def test_on_screen_keyboard_keys_type_into_the_field() -> None:
+    d = Local(make_device("w"))
+    d.shell("am start -n com.mika.notes/.NotesListActivity")
+    tap(d, desc="New note")
+    tap(d, text="Title")
+    from mika.sim.apps.frame import build_frame
+
+    keyboard = next(w for w in build_frame(d.phone.world, 0) if w.kind == "ime")
+    keys = {n.desc: n.center for n in keyboard.root.walk() if n.desc}
+    for key in ("h", "i", "Space", "o", "k", "Delete"):
+        d.shell("input tap {} {}".format(*keys[key]))
+    node = find(d, rid="note_title")
+    assert node is not None and node.get("text") == "hi o"
+
+
+@pytest.mark.slow
+def test_ocr_reads_each_apps_first_screen_like_the_tree() -> None:
+    """What the tree says, the pixels show: OCR finds most of each first screen's labels."""
+    from rapidocr_onnxruntime import RapidOCR
+
+    ocr = RapidOCR()
+    phone = make_device("w")
+    d = Local(phone)
+    for app in phone.world.apps.values():
+        if app.package in ("com.mika.wallet", "com.mika.reader"):  # secure / pixels-only
+            continue
+        d.shell(f"monkey -p {app.package} 1")
+        labels = [t for t in texts(d) if len(t) >= 3]
+        result, _ = ocr(d.shell_bytes("screencap -p"))
+        def norm(text: str) -> str:  # OCR reads symbols (¥, ×, ·) loosely; compare words
+            return re.sub(r"[^\w]", "", text)
+
+        seen = norm("".join(r[1] for r in result or []))
+        found = [t for t in labels if norm(t) in seen]
+        assert len(found) >= 0.7 * len(labels), (app.package, set(labels) - set(found))
