@@ -35,6 +35,8 @@ from mika.tool.context import ToolContext
 from mika.tool.declaration import AgentTool, ToolOutcome
 from mika.tool.dispatcher import SKIPPED_TEXT
 
+# The one tool of a budgeted run's last round: the general capability's give-up.
+END_TOOL = "end_not_done"
 NOT_RUN_TEXT = "Not run: an earlier call in the same reply ended the step."
 
 
@@ -123,6 +125,8 @@ class AgentLoop:
             if stop:
                 return self._result(OutcomeStatus.BUDGET_EXHAUSTED, stop.reason, stop.subtype)
             request = self.context.build()
+            if self.turn_policy.last_round(self.state.step, self.spec.step_budget):
+                request = replace(request, tools=tuple(t for t in request.tools if t.name == END_TOOL))
             response = await self._ask(request)
             if response is None:
                 continue  # a steer arrived: ask again with it appended
@@ -163,6 +167,9 @@ class AgentLoop:
             exchange = any(t is not None and t.needs_user for t in (self._tool(c.name) for c in calls))
             self.context.history.add_assistant(response.message, exchange=exchange)
             results, end, stop = await self._run_calls(calls)
+            note = self.turn_policy.budget_note(self.state.step, self.spec.step_budget)
+            if note:
+                results.append(Text(note))
             self.context.history.add_user(*results, Text(self.context.runtime_state(self.state.step, self._place)))
             if end is not None:
                 if self.inbox.close_unless_steered():

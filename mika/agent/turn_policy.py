@@ -5,7 +5,9 @@
   before) and the model did nothing with it: reminded once;
 - the last screen-changing action was never read back: reminded once;
 - the answer is not in the language of the user's last message: sent back once to be
-  rewritten (if the rewrite is still off, it stands).
+  rewritten (if the rewrite is still off, it stands);
+- only with a step budget (evals, child runs): a progress check at half of it, and the
+  last request offers only end_not_done.
 
 Each reminder is given once per run; if the model persists, its answer stands. The loop
 tells the policy what each call did (`after_call`) and what the user last said.
@@ -70,6 +72,17 @@ class TurnPolicy:
         elif (tool.risk is not Risk.READ and tool.group in SCREEN_GROUPS and outcome.ok
               and outcome.effect in SCREEN_EFFECTS and not outcome.observations):
             self._unread_change = tool.name
+
+    def budget_note(self, step: int, budget: int) -> str | None:
+        """With a step budget (evals, child runs): once, at half of it, a progress check."""
+        if not budget or step < max(1, budget // 2) or step >= budget - 1:
+            return None
+        return self._once("progress_check", used=str(step), budget=str(budget))
+
+    @staticmethod
+    def last_round(step: int, budget: int) -> bool:
+        """With a step budget, the last request offers only end_not_done."""
+        return bool(budget) and step == budget - 1
 
     def before_answer(self, response: ModelResponse) -> str | None:
         """A reminder to send back instead of accepting this reply, or None to accept."""

@@ -321,3 +321,22 @@ async def test_a_short_answer_does_not_change_the_language_wanted(make_run):
     _answering(run, "M")
     result = await asyncio.wait_for(run.run(), 5)
     assert result.answer == "M 码有货。"
+
+
+class TestStepBudget:
+    async def test_a_budgeted_run_gets_a_progress_check_and_a_last_round_of_end_not_done(self, make_run):
+        steps = [Reply.call("sim_launch", app="Shop")] + [Reply.call("sim_tap", label=f"Item {i}") for i in range(4)]
+        model = ScriptedModel(steps + [Reply.call("end_not_done", subtype="blocked", message="Ran out of steps.")])
+        result = await make_run(model, budget=6).run()
+        assert result.status is OutcomeStatus.NOT_DONE
+        checks = [i for i, r in enumerate(model.requests) if "Progress check: 3 of 6" in r.messages[-1].text]
+        assert checks == [3]
+        assert [t.name for t in model.requests[5].tools] == ["end_not_done"]
+        assert len(model.requests[4].tools) > 1
+
+    async def test_quiet_without_a_budget(self, make_run):
+        steps = [Reply.call("sim_launch", app="Shop")] + [Reply.call("sim_tap", label=f"Item {i}") for i in range(6)]
+        model = ScriptedModel(steps + [Reply.call("sim_read"), "ok"])
+        await make_run(model).run()
+        assert not any("Progress check" in r.messages[-1].text for r in model.requests)
+        assert all(len(r.tools) > 1 for r in model.requests)

@@ -147,7 +147,7 @@ def test_the_folded_surface_is_a_prefix_of_each_opened_one_up_to_the_first_group
 
 def test_every_fixed_text_the_loop_sends_exists():
     for name in ("empty_reply", "answer_not_acted", "read_back", "rewrite_language", "stuck_first", "stuck_again",
-                 "ungrounded", "earlier_steps"):
+                 "ungrounded", "earlier_steps", "progress_check"):
         assert prompt(f"feedback/{name}.md")
     for name in ("judge", "stop_summary", "memory_extraction", "intent", "describe"):
         assert prompt(f"roles/{name}.md")
