@@ -247,3 +247,38 @@ def test_ocr_reads_each_apps_first_screen_like_the_tree() -> None:
         seen = norm("".join(r[1] for r in result or []))
         found = [t for t in labels if norm(t) in seen]
         assert len(found) >= 0.7 * len(labels), (app.package, set(labels) - set(found))
+
+
+def _u2_find(phone, text: str):  # type: ignore[no-untyped-def]
+    from mika.sim.apps.frame import build_frame
+
+    for window in reversed(build_frame(phone.world, 0)):
+        for node in window.root.walk():
+            if node.text == text:
+                return node
+    return None
+
+
+def test_long_press_copy_then_paste_through_the_text_toolbar() -> None:
+    phone = make_device("w")
+    d = Local(phone)
+    d.shell("am start -n com.google.android.apps.messaging/.ui.ConversationListActivity")
+    tap(d, text="Carol Wang")
+    x, y = _u2_find(phone, "Your verification code is 482913").center
+    d.shell(f"input swipe {x} {y} {x} {y} 700")
+    copy = _u2_find(phone, "Copy")
+    assert copy is not None
+    assert "Copy" not in texts(d)  # like a real phone: the toolbar is its own window, not in `uiautomator dump`
+    d.shell("input tap {} {}".format(*copy.center))
+    assert state(d, "clipboard") == "Your verification code is 482913"
+    d.shell("am start -n com.mika.notes/.NotesListActivity")
+    tap(d, desc="New note")
+    body = find(d, rid="note_body")
+    bx, by = (int(v) for v in body.get("bounds")[1:].split("]")[0].split(","))
+    d.shell(f"input swipe {bx + 40} {by + 40} {bx + 40} {by + 40} 700")
+    paste = _u2_find(phone, "Paste")
+    d.shell("input tap {} {}".format(*paste.center))
+    assert find(d, rid="note_body").get("text") == "Your verification code is 482913"
+    d.shell(f"input swipe {bx + 40} {by + 40} {bx + 40} {by + 40} 700")
+    d.shell("input tap {} {}".format(*_u2_find(phone, "Cut").center))
+    assert find(d, rid="note_body").get("text") == "Note"  # empty again: the hint shows

@@ -52,6 +52,8 @@ def _hit(node: Node, x: int, y: int, want: str) -> Node | None:
         return node
     if want == "scroll" and node.scrollable:
         return node
+    if want == "text" and node.text:
+        return node
     return None
 
 
@@ -62,6 +64,14 @@ def _target(world: World, display_id: int, x: int, y: int, want: str) -> tuple[W
             if window.root.contains(x, y):
                 return window, None
             continue
+        if window.kind == "popup":
+            if window.root.contains(x, y):
+                return window, _hit(window.root, x, y, want)
+            top = world.top_activity(display_id)
+            if top is not None:
+                top.popup = None  # a touch elsewhere only puts the toolbar away
+                world.changed()
+            return window, None
         if window.kind in ("dialog", "shade"):
             # A modal dialog (or the shade) swallows touches outside itself.
             return window, _hit(window.root, x, y, want)
@@ -112,11 +122,19 @@ def long_press(world: World, display_id: int, x: int, y: int) -> None:
         return
     _, node = _target(world, display_id, x, y, "long")
     activity = _activity(world, display_id)
-    if node is None or activity is None:
+    if activity is None:
+        return
+    if node is None:
+        # Long press on plain text offers Copy, as the selection toolbar does.
+        _, shown = _target(world, display_id, x, y, "text")
+        if shown is not None and shown.role != "field" and shown.package == activity.package:
+            activity.popup = {"copy": shown.text, "x": x, "y": y}
+            world.changed()
         return
     if node.role == "field" and node.field:
         activity.focus = node.field
         world.ime_visible = True
+        activity.popup = {"field": node.field, "x": x, "y": y}
         world.changed()
         return
     _run(world, display_id, activity, node.on_long or [], node)
@@ -217,6 +235,8 @@ def key(world: World, display_id: int, name: str) -> None:
     if name == "BACK":
         if world.dialog:
             world.dialog = None
+        elif activity is not None and activity.popup:
+            activity.popup = None
         elif world.shade_open:
             world.shade_open = False
         elif world.ime_visible and activity is not None and activity.focus:
@@ -366,6 +386,19 @@ def run_op(world: World, display_id: int, activity: Activity, op: dict[str, Any]
         world.ime_visible = bool(op["focus"])
     elif "dialog" in op:
         activity.dialog = tpl.render(op["dialog"], scope) if op.get("render") else op["dialog"]
+    elif "paste" in op:
+        activity.popup = None
+        type_text(world, display_id, str(world.data.get("clipboard") or ""))
+    elif "copy" in op:
+        activity.popup = None
+        world.data["clipboard"] = tpl.text(op["copy"], scope)
+        world.show_toast("Copied")
+    elif "cut" in op:
+        activity.popup = None
+        world.data["clipboard"] = str(activity.fields.get(op["cut"], "") or "")
+        activity.fields[op["cut"]] = ""
+    elif "close_popup" in op:
+        activity.popup = None
     elif "close_shade" in op:
         world.shade_open = False
     elif "open_shade" in op:

@@ -41,6 +41,8 @@ def build_frame(world: World, display_id: int = 0) -> list[Window]:
             windows.append(systemui.status_bar(world, width))
         if task is not None and task.top.focus and world.ime_visible and display_id == world.focused_display:
             windows.append(systemui.keyboard(width, height))
+        if task is not None and task.top.popup:
+            windows.append(systemui.text_toolbar(task.top.popup, task.top, task.package, width, str(world.data.get("clipboard") or "")))
         if task is not None and task.top.dialog:
             windows.append(systemui.dialog(task.top.dialog, task.package, width, height, make_scope(world, task.top)))
     if world.shade_open and not world.locked and display_id == 0:

@@ -168,3 +168,26 @@ def toast(text: str, width: int, height: int) -> Window:
     root.children.append(Node("android.widget.TextView", ((width - w) // 2 + 40, height - 390, (width + w) // 2 - 40, height - 290), "android",
                               text=text, rid="android:id/message", role="text", style="center_light"))
     return Window("toast", root, "Toast", "android")
+
+
+def text_toolbar(popup: dict[str, Any], activity: Any, pkg: str, width: int, clipboard: str) -> Window:
+    """The floating selection toolbar: Cut / Copy / Paste on a field, Copy on text."""
+    buttons: list[tuple[str, list[dict[str, Any]]]] = []
+    if "field" in popup:
+        value = str(activity.fields.get(popup["field"], "") or "")
+        if value:
+            buttons += [("Cut", [{"cut": popup["field"]}]), ("Copy", [{"copy": value}])]
+        if clipboard:
+            buttons.append(("Paste", [{"paste": True}]))
+    else:
+        buttons.append(("Copy", [{"copy": popup.get("copy", "")}]))
+    w = 220 * max(1, len(buttons))
+    x0 = max(MARGIN, min(int(popup.get("x", 0)) - w // 2, width - MARGIN - w))
+    y0 = max(STATUS_H + 10, int(popup.get("y", 0)) - 200)
+    root = Node("android.widget.LinearLayout", (x0, y0, x0 + w, y0 + 130), pkg, rid="android:id/floating_toolbar_menu_item_text",
+                role="toolbar")
+    for i, (label, ops) in enumerate(buttons):
+        root.children.append(Node("android.widget.Button", (x0 + i * 220, y0, x0 + (i + 1) * 220, y0 + 130), pkg, text=label,
+                                  desc=label, clickable=True, focusable=True, role="button", style="flat",
+                                  on_tap=[{"close_popup": True}, *ops]))
+    return Window("popup", root, "FloatingToolbar", pkg)

@@ -182,6 +182,8 @@ def _paint(draw: ImageDraw.ImageDraw, node: Node, c: dict[str, tuple[int, int, i
         _text(draw, (l, t, r, b), node.paint, 48, (32, 33, 36), align="center", wrap=False)
     elif role == "dialog":
         draw.rounded_rectangle(_box(node.bounds), radius=36, fill=c["bg"], outline=c["line"], width=3)
+    elif role == "toolbar":
+        draw.rounded_rectangle(_box(node.bounds), radius=24, fill=c["bg"], outline=c["line"], width=3)
     elif role == "toast":
         draw.rounded_rectangle(_box(node.bounds), radius=50, fill=(60, 64, 67))
     elif role == "shade":

@@ -21,6 +21,7 @@ class Activity:
     focus: str | None = None  # the field that has input focus
     loading_until: float = 0.0
     dialog: dict[str, Any] | None = None  # the app's own dialog over this screen
+    popup: dict[str, Any] | None = None  # the floating text toolbar (Copy / Paste) after a long press
     token: str = field(default_factory=lambda: f"{next(_ids) * 7919 % 0xFFFFFFF:07x}")
 
 
