@@ -47,13 +47,11 @@ _SIM_PNGS: list[bytes] = []
 
 
 def sim_frames() -> list[bytes]:
-    """Screens of the simulated phone (its default world), rendered by the sim itself."""
+    """The simulated phone's home screen, rendered by the sim and kept as a file, so a
+    change in the sim's drawing never rewrites the TUI's snapshots. Regenerate with
+    mika.sim.shell.commands.ui.screenshot(make_device("mika-sim").world, 0, "png")."""
     if not _SIM_PNGS:
-        from mika.sim.shell.commands.ui import screenshot
-        from mika.sim.world import make_device
-
-        phone = make_device("mika-sim")
-        _SIM_PNGS.append(screenshot(phone.world, 0, "png"))
+        _SIM_PNGS.append((Path(__file__).parent / "frames" / "sim_home.png").read_bytes())
     return _SIM_PNGS
 
 
