@@ -107,7 +107,7 @@ class AgentLoop:
             return self._result(OutcomeStatus.STOPPED, self.inbox.cancel_reason or "Stopped.")
         except ModelError as err:
             stop = self.stop_rules.model_failed(err)
-            return self._result(OutcomeStatus.FAILED, err.user_message(), subtype=stop.subtype)
+            return self._result(OutcomeStatus.FAILED, stop.reason, subtype=stop.subtype)
 
     async def _ask(self, request, *, overflow: bool = True) -> ModelResponse | None:
         response = await self.caller.call(request, self.state.step + 1,
