@@ -204,3 +204,12 @@ def test_view_intent_opens_the_browser_and_unknown_actions_fail(d: Local) -> Non
     assert state(d, "foreground")["0"] == "com.mika.browser/.PageActivity"
     bad = d.shell("am start -a com.example.NOTHING")
     assert "Error: Activity not started, unable to resolve Intent { act=com.example.NOTHING" in bad
+
+
+def test_input_text_types_only_its_first_argument_like_a_phone(d: Local) -> None:
+    d.shell("am start -n com.mika.notes/.NotesListActivity")
+    tap(d, desc="New note")
+    tap(d, text="Title")
+    d.shell("input text hello world")
+    d.shell("input text ' there'")
+    assert 'text="hello there" resource-id="com.mika.notes:id/note_title"' in d.shell("uiautomator dump /dev/tty")

@@ -87,8 +87,9 @@ async def input_(ctx: Ctx) -> int:
         if not rest:
             ctx.print(USAGE)
             return 1
-        # Real `input text` turns %s into spaces and can't type what no key makes.
-        text = " ".join(rest).replace("%s", " ")
+        # Real `input text` types only its first argument (quote a phrase), turns %s into
+        # spaces, and can't type what no key makes.
+        text = rest[0].replace("%s", " ")
         if any(not 32 <= ord(ch) < 127 for ch in text):
             # What a real phone says: its key map has no key for CJK or emoji.
             ctx.error("Exception occurred while executing 'text':\n"
