@@ -16,7 +16,7 @@ from typing import Any
 from mika.model.messages import ToolResult
 from mika.model.testing import FunctionModel, Reply
 
-_LINE = re.compile(r'^(\d+) (\S+) ("(?:[^"\\]|\\.)*")(.*)$')
+_LINE = re.compile(r'^(\d+) (\S+) ("(?:[^"\\]|\\.)*"|#\S+|@\d+,\d+)(.*)$')
 
 
 def elements_in(text: str) -> list[tuple[int, str, str, str]]:
@@ -26,7 +26,8 @@ def elements_in(text: str) -> list[tuple[int, str, str, str]]:
     for line in text[start if start >= 0 else 0:].splitlines():
         m = _LINE.match(line.strip())
         if m:
-            out.append((int(m.group(1)), m.group(2), json.loads(m.group(3)), m.group(4)))
+            raw = m.group(3)
+            out.append((int(m.group(1)), m.group(2), json.loads(raw) if raw.startswith('"') else raw, m.group(4)))
     return out
 
 

@@ -5,7 +5,7 @@ was, `after` waits briefly for the screen to settle, reads it, judges the
 `ActionEffect` (done / place_changed / no_effect, `treeBlind`), notes a "limit
 reached" notice that newly appeared (`limitReached`), and hands the model the new
 listing, so it never acts on a screen it has not seen. The lock check reads the screen
-(reused by the action right after it) and looks for the keyguard.
+(the action right after it checks its numbers against that read) and looks for the keyguard.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from mika.cap.phone.session import PhoneSession
 from mika.cap.phone.tools.observe import screen_observation
 from mika.observe.observation import Observation
 from mika.tool.declaration import AgentTool, ToolOutcome
+from mika.tool.errors import ToolFault
 from mika.uistate import ActionEffect, EffectKind, Screen, UntilWait
 
 SETTLE_S = 2.0  # at most this long for the screen to stop changing after an action
@@ -51,11 +52,17 @@ class PhoneSurface:
         self.session = session
         self.tools = dict(tools)
         self.settle_s = settle_s
+        self._lock_fault: ToolFault | None = None
 
     def _acts(self, capability: str, tool: str) -> bool:
         return capability == CAPABILITY and bool(getattr(self.tools.get(tool), "changes_screen", False))
 
     async def before(self, capability: str, tool: str, args: dict[str, Any]) -> Any:
+        if capability == CAPABILITY and self._lock_fault is not None:
+            # The lock check could not read the phone; raised here, inside the dispatcher,
+            # it becomes this call's result (and ends the run if the phone is gone).
+            fault, self._lock_fault = self._lock_fault, None
+            raise fault
         if not self._acts(capability, tool):
             return None
         reader = self.session.reader
@@ -87,6 +94,13 @@ class PhoneSurface:
     async def is_locked(self, capability: str) -> bool:
         if capability != CAPABILITY:
             return False
-        screen = await self.session.reader.read(reuse_fresh=True)
+        # Always a fresh read: it is also the screen the action's element numbers are
+        # checked against (target, before and run use it), so a screen that changed
+        # since the model looked is caught as stale instead of tapped blindly.
+        try:
+            screen = await self.session.reader.read()
+        except ToolFault as fault:
+            self._lock_fault = fault
+            return False
         return is_lock_screen(screen)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from mika.cap.phone.screenshot import ScreenshotError
+from mika.cap.phone.screenshot import ScreenshotError, SecureScreen, is_black
 from mika.cap.phone.tools.base import PhoneTool
 from mika.model.messages import Image
 from mika.observe.observation import Observation, ObsKind, Place
@@ -17,6 +17,41 @@ from mika.uistate import QueryError, Screen, find_nodes
 def screen_observation(screen: Screen, step: int, text: str) -> Observation:
     return Observation.build(ObsKind.READ, "phone", text, title=f"screen v{screen.version}",
                              place=Place.app(screen.foreground_package), step=step)
+
+
+def app_window_black(png: bytes, screen: Screen) -> bool:
+    """A secure window (FLAG_SECURE) comes out black while the status bar around it does
+    not; the whole-picture check misses that, so look at the app's window alone."""
+    import io
+
+    from PIL import Image as PILImage
+
+    apps = [w for w in screen.windows if w.kind in ("app", "dialog")]
+    if not apps:
+        return False
+    window = max(apps, key=lambda w: w.bounds.area)
+    box = window.bounds
+    inside = [e.bounds for e in screen.elements if e.window == window.index and not e.bounds.empty]
+    if inside and not any(w.is_bar for w in screen.windows):
+        # A dump of the focused window alone shows no bars: look where its elements are.
+        box = inside[0]
+        for b in inside[1:]:
+            box = box.union(b)
+    top, bottom = box.top, box.bottom
+    for bar in (w for w in screen.windows if w.is_bar):
+        # Bars are drawn over the app's window: leave them out of the look.
+        if bar.bounds.top <= top < bar.bounds.bottom:
+            top = bar.bounds.bottom
+        elif bar.bounds.top < bottom <= bar.bounds.bottom:
+            bottom = bar.bounds.top
+    with PILImage.open(io.BytesIO(png)) as img:
+        right, bottom = min(box.right, img.width), min(bottom, img.height)
+        if right - box.left < 8 or bottom - top < 8:
+            return False
+        crop = img.crop((box.left, top, right, bottom))
+        buf = io.BytesIO()
+        crop.save(buf, format="PNG")
+    return is_black(buf.getvalue())
 
 
 def screen_data(screen: Screen) -> dict[str, Any]:
@@ -109,6 +144,9 @@ class PhoneScreenshot(PhoneTool):
             png = await session.port.screenshot(session.display)
         except ScreenshotError as exc:
             return ToolOutcome.error("screenshot_failed", str(exc))
+        screen = session.reader.current or await session.reader.read()
+        if app_window_black(png, screen):
+            return ToolOutcome.error("screenshot_failed", str(SecureScreen()))
         obs = Observation.build(ObsKind.READ, "phone", "screenshot", title="screenshot",
                                 image=Image(png), step=ctx.step)
         return ToolOutcome(text="Screenshot of the phone's screen attached.", image=Image(png), observations=(obs,))

@@ -33,8 +33,15 @@ def focused_field(screen: Screen) -> Element | None:
 
 
 def _same_field(screen: Screen, field: Element) -> Element | None:
-    for e in _editables(screen):
-        if e.node.resource_id == field.node.resource_id and e.bounds == field.bounds:
+    """The field on a newer read: by resource id when that is unique (a keyboard coming up
+    can move and resize it), else by bounds, else the focused one."""
+    fields = _editables(screen)
+    if field.node.resource_id:
+        same_id = [e for e in fields if e.node.resource_id == field.node.resource_id]
+        if len(same_id) == 1:
+            return same_id[0]
+    for e in fields:
+        if e.bounds == field.bounds:
             return e
     return focused_field(screen)
 
@@ -54,11 +61,20 @@ async def _field_for(args: dict[str, Any], session: PhoneSession, tool: str) -> 
     screen = await current_screen(session)
     if args.get("element") is not None or (args.get("x") is not None and args.get("y") is not None):
         x, y, el = await point_of(args, session, tool)
-        if el is None or not el.node.focused:
-            await session.port.tap(session.display, x, y)
-            screen = await session.reader.read()
-            return (_same_field(screen, el) if el is not None else focused_field(screen)), ""
-        return el, ""
+        if el is not None and el.node.editable and el.node.focused:
+            return el, ""
+        had_focus = focused_field(screen)
+        await session.port.tap(session.display, x, y)
+        screen = await session.reader.read()
+        if el is not None and el.node.editable:
+            return _same_field(screen, el), ""
+        # Not a field in the tree: type only if the tap gave some field the focus (seed:
+        # "点出了树里看得到的输入框就照常对着它打"), never into the one focused before.
+        now = focused_field(screen)
+        if now is None or (had_focus is not None and now.node.focused and _same_field(screen, had_focus) is now
+                           and had_focus.node.focused):
+            return None, "not_a_field"
+        return now, ""
     field = focused_field(screen)
     if field is None:
         return None, "no_focus"
@@ -100,6 +116,9 @@ class PhoneTypeText(PhoneTool):
             field, problem = await _field_for(args, session, self.name)
         except (StaleElement, UnknownElement) as exc:
             return stale_outcome(exc, session)
+        if field is None and problem == "not_a_field":
+            return ToolOutcome.error(problem, "That element is not a text field, and tapping it focused none. "
+                                              "Nothing was typed; pick the input from the listing.")
         if field is None:
             return ToolOutcome.error(
                 problem or "no_focus",
