@@ -282,3 +282,15 @@ def test_long_press_copy_then_paste_through_the_text_toolbar() -> None:
     d.shell(f"input swipe {bx + 40} {by + 40} {bx + 40} {by + 40} 700")
     d.shell("input tap {} {}".format(*_u2_find(phone, "Cut").center))
     assert find(d, rid="note_body").get("text") == "Note"  # empty again: the hint shows
+
+
+def test_rate_limit_lifts_after_a_minute() -> None:
+    d = Local(make_device("w"))
+    d.shell("am start -n com.mika.feed/.FeedActivity")
+    for _ in range(6):
+        tap(d, desc="Like Bob Li")
+    assert state(d, "feed.limited") is True
+    d.shell("input keyevent BACK")  # dismiss the notice
+    d.shell("simctl set time +61")
+    tap(d, desc="Like Bob Li")
+    assert state(d, "feed.likes") == 6 and state(d, "feed.limited") is False

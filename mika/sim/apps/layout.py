@@ -296,6 +296,7 @@ def make_scope(world: World, activity: Activity, item: Any = None, index: int = 
         if a.launcher
     ]
     now = world.clock.local()
-    scope["now"] = {"date": now.strftime("%Y-%m-%d"), "time": now.strftime("%H:%M"), "weekday": now.strftime("%A")}
+    scope["now"] = {"date": now.strftime("%Y-%m-%d"), "time": now.strftime("%H:%M"), "weekday": now.strftime("%A"),
+                    "epoch": int(world.clock.now())}
     return scope
 

@@ -272,6 +272,11 @@ def check(cond: Any, scope: dict[str, Any]) -> bool:
         v = render(arg, scope)
         is_empty = v in (None, "", [], {}) or (isinstance(v, str) and not v.strip())
         return is_empty if op == "empty" else not is_empty
+    if op == "elapsed_gt":
+        # [a timestamp (epoch seconds), N]: more than N seconds have passed since it
+        since, seconds = (render(x, scope) for x in arg)
+        now = float((scope.get("now") or {}).get("epoch", 0))
+        return now - float(since or 0) > float(seconds)
     a, b = (render(x, scope) for x in arg)
     if op == "eq":
         return _stringify(a) == _stringify(b)
