@@ -213,3 +213,10 @@ def test_input_text_types_only_its_first_argument_like_a_phone(d: Local) -> None
     d.shell("input text hello world")
     d.shell("input text ' there'")
     assert 'text="hello there" resource-id="com.mika.notes:id/note_title"' in d.shell("uiautomator dump /dev/tty")
+
+
+def test_window_policy_reports_the_keyguard() -> None:
+    d = Local(make_device("p", scenario="pin_locked"))
+    policy = d.shell("dumpsys window policy")
+    assert "mDreamingLockscreen=true" in policy and "showing=true" in policy and "secure=true" in policy
+    assert "showing=false" in Local(make_device("p")).shell("dumpsys window | grep showing=")

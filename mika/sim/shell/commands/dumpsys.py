@@ -69,6 +69,13 @@ def _window(ctx: Ctx, args: list[str]) -> None:
         ctx.print(f"  mHasPermanentDpad=false\n  mTopFocusedDisplayId={fd}\n")
         ctx.print(f"  imeLayeringTarget in display# {fd} {ime_target}\n  imeInputTarget in display# {fd} {ime_target}\n")
         ctx.print(f"  mInTouchMode=true\n")
+    if section in ("all", "policy", "p"):
+        locked = "true" if world.locked else "false"
+        ctx.print("WINDOW MANAGER POLICY STATE (dumpsys window policy)\n"
+                  f"    mAwake={'true' if world.screen_on else 'false'}\n    mScreenOnEarly={'true' if world.screen_on else 'false'}\n"
+                  f"    mShowingDream=false mDreamingLockscreen={locked} mDreamingSleepToken=null\n"
+                  f"    mKeyguardDelegate\n      KeyguardServiceDelegate\n        showing={locked}\n"
+                  f"        inputRestricted={locked}\n        secure={'true' if world.pin else 'false'}\n")
     if section in ("all", "displays", "d"):
         ctx.print("WINDOW MANAGER DISPLAY CONTENTS (dumpsys window displays)\n")
         for display in world.displays.values():
