@@ -1,9 +1,9 @@
 """Done means: `mika --no-ui` killed with SIGKILL mid-step, started again — the
 conversation is told once, the run is marked interrupted, every state file is JSON.
 
-Real subprocesses of the real CLI with a scripted model. (The phone capability is not
-assembled into runs yet, so the step the process dies in is the general `wait` tool,
-not a phone step on the simulated phone.)
+Real subprocesses of the real CLI with a scripted model, against the simulated phone
+through the test's real adb server: the process dies inside a phone step (`phone_wait`
+polling the screen for text that never comes).
 """
 
 from __future__ import annotations
@@ -32,24 +32,29 @@ def _script(tmp_path: Path, name: str, replies: list) -> str:
 
 
 def _mika(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "mika.cli", *args], capture_output=True, text=True,
-                          timeout=120, env=_env(tmp_path), cwd=ROOT)
+    # The later starts need no phone: they only show what recovery tells.
+    return subprocess.run([sys.executable, "-m", "mika.cli", "--device", "none", *args], capture_output=True,
+                          text=True, timeout=120, env=_env(tmp_path), cwd=ROOT)
 
 
-def test_headless_sigkill_mid_step_then_restart(tmp_path):
-    slow = _script(tmp_path, "slow.json", [{"tool_calls": [{"name": "wait", "arguments": {"seconds": 60}}]}, "never"])
+def test_headless_sigkill_mid_step_then_restart(tmp_path, adb_server):
+    slow = _script(tmp_path, "slow.json", [
+        {"tool_calls": [{"name": "phone_launch_app", "arguments": {"app": "Settings"}}]},
+        {"tool_calls": [{"name": "phone_wait", "arguments": {"expect": "Parcel delivered", "timeout_s": 20}}]},
+        "never",
+    ])
     proc = subprocess.Popen(
-        [sys.executable, "-m", "mika.cli", "--no-ui", "--output-format", "stream-json", "--model", slow,
-         "check the parcel status"],
+        [sys.executable, "-m", "mika.cli", "--no-ui", "--device", "sim", "--output-format", "stream-json",
+         "--model", slow, "check the parcel status"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env(tmp_path), cwd=ROOT,
     )
     events = []
     deadline = time.time() + 60
     while time.time() < deadline:
         line = proc.stdout.readline()
-        assert line, f"mika ended before its wait step: {proc.communicate()[1]}"
+        assert line, f"mika ended before its phone_wait step: {proc.communicate()[1]}"
         events.append(json.loads(line))
-        if events[-1]["type"] == "tool_call" and events[-1]["name"] == "wait":
+        if events[-1]["type"] == "tool_call" and events[-1]["name"] == "phone_wait":
             break
     run_id, conv = events[0]["run_id"], events[0]["conversation_id"]
     assert conv and all(e["run_id"] == run_id and e["conversation_id"] == conv for e in events)
