@@ -28,7 +28,7 @@ from mika.agent.system_prompt import SystemPrompt
 from mika.model.base import Model
 from mika.model.retry import RetryPolicy
 from mika.observe.evidence import EvidenceLedger
-from mika.record.events import OutcomeJudged, PhaseChanged, RunEvent, RunOutcome, RunStarted, StopSummarized, UserInput
+from mika.record.events import OutcomeJudged, PhaseChanged, RunEvent, RunOutcome, RunStarted, StopSummarized, ToolsOpened, UserInput
 from mika.record.recorder import RunRecorder
 from mika.record.redactor import Redactor
 from mika.run.contracts import EventSink, OutcomeStatus, RunResult
@@ -143,6 +143,8 @@ class TaskRun:
         tools = [t for cap in self.capabilities for t in cap.tools()]
         registry = ToolRegistry.for_run(tools, self.spec)
         groups = ToolGroups(registry.tools, preload=self.spec.preload_groups)
+        for group in groups.opened_order:
+            self.emit(ToolsOpened(run_id=self.spec.id, conversation_id=self.spec.conversation_id, group=group, preloaded=True))
         evidence = EvidenceLedger()
         gate = None if opts.autonomous else ConfirmationGate()
         approval = ApprovalPolicy(self.spec.provenance, gate, opts.autonomous)

@@ -311,3 +311,21 @@ class TestModelFailures:
         model = ScriptedModel([Reply.call("toy_read")] * 6)
         result = await make_run(model).run()
         assert result.status is OutcomeStatus.FAILED and result.subtype == "repeated_action"
+
+
+async def test_groups_the_last_turn_used_are_open_from_the_start(tmp_path, world):
+    from dataclasses import replace
+
+    from mika.assembly import RunEnvironment, capabilities_for
+    from mika.run.task_run import RunOptions, TaskRun
+    from mika.run.spec import RunProvenance, RunSpec
+    from tests.core.toy import ToyCapability
+
+    spec = RunSpec(goal="again", provenance=RunProvenance(RunOrigin.CLI, Attendance.UNATTENDED), preload_groups=("toy",))
+    model = ScriptedModel(["ok"])
+    run = TaskRun(spec, model, capabilities_for(spec, RunEnvironment(extra=[ToyCapability(world)])),
+                  RunOptions(pacing=False, state_dir=tmp_path))
+    events = _events(run)
+    await run.run()
+    assert "toy_tap" in [t.name for t in model.requests[0].tools]
+    assert [(e.group, e.preloaded) for e in events if e.type == "tools_opened"] == [("toy", True)]
