@@ -314,8 +314,6 @@ class TestModelFailures:
 
 
 async def test_groups_the_last_turn_used_are_open_from_the_start(tmp_path, world):
-    from dataclasses import replace
-
     from mika.assembly import RunEnvironment, capabilities_for
     from mika.run.task_run import RunOptions, TaskRun
     from mika.run.spec import RunProvenance, RunSpec
