@@ -16,6 +16,7 @@ from mika.headless import UnknownConversation, run_headless
 from mika.model.errors import ModelError
 from mika.cap.phone import PhoneOpenError, open_phone
 from mika.model_select import select_models
+from mika.record.redactor import Redactor
 from mika.run.spec import RunSpec
 from mika.run.task_run import RunOptions, TaskRun
 
@@ -57,11 +58,14 @@ def headless_main(
         chosen.close()
         _err(str(exc))
         return ExitCode.DEVICE
-    env = RunEnvironment(autonomous=settings.autonomous, state_dir=sdir,
-                         phone=phone.capability if phone.serial else None)
-    options = RunOptions(autonomous=settings.autonomous, state_dir=sdir)
 
     def factory(spec: RunSpec) -> TaskRun:
+        # One redactor per run: what the phone types into a password field is masked in
+        # that run's record.
+        redactor = Redactor()
+        opener = (lambda: phone.capability(redact=redactor.add_secret)) if phone.serial else None
+        env = RunEnvironment(autonomous=settings.autonomous, state_dir=sdir, phone=opener)
+        options = RunOptions(autonomous=settings.autonomous, state_dir=sdir, redactor=redactor)
         return TaskRun(spec, chosen.main, capabilities_for(spec, env), options, light=chosen.light)
 
     try:
@@ -109,8 +113,8 @@ class PhoneChoice:
         except (AdbServerError, DeviceChoiceError) as exc:
             raise PhoneOpenError(str(exc)) from None
 
-    def capability(self):
-        return open_phone(self.serial, state_dir=self._state_dir)
+    def capability(self, redact=None):
+        return open_phone(self.serial, state_dir=self._state_dir, redact=redact)
 
     def close(self) -> None:
         if self._sim is not None:
