@@ -41,6 +41,7 @@ class RunRecorder:
         self._frames = 0
         self._summary: dict[str, Any] = {"id": run_id, "state": "running"}
         self.closed = False
+        self.redactor.on_new_secret(self._scrub)
 
     def begin(self, summary: dict[str, Any]) -> None:
         self._summary.update(self.redactor.value(summary))
@@ -53,6 +54,12 @@ class RunRecorder:
         data = self.redactor.event_dict(event.to_dict())
         self._events.append(data)
         append_line(self.events_path, json.dumps(data, ensure_ascii=False))
+
+    def _scrub(self) -> None:
+        """Rewrite what is already on disk with the newly known secret masked. The one
+        exception to append-only, done atomically, so a crash leaves old or new, never half."""
+        self._events = [self.redactor.event_dict(e) for e in self._events]
+        write_text(self.events_path, "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in self._events))
 
     def save_frame(self, image: Image, step: int) -> str:
         self._frames += 1

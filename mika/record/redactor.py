@@ -21,10 +21,19 @@ class Redactor:
     def __init__(self, extra_secrets: tuple[str, ...] = ()) -> None:
         # Exact secrets known to this process (configured keys, a password the user typed).
         self._secrets = {s for s in extra_secrets if s and len(s) >= 4}
+        self._listeners: list = []
 
     def add_secret(self, secret: str) -> None:
-        if secret and len(secret) >= 4:
+        """A secret learnt mid-run (text typed into a password field). Listeners (the
+        recorder) scrub what they already wrote, because the model's call that carried
+        it was recorded before anyone knew the field was a password field."""
+        if secret and len(secret) >= 4 and secret not in self._secrets:
             self._secrets.add(secret)
+            for listener in list(self._listeners):
+                listener()
+
+    def on_new_secret(self, listener) -> None:
+        self._listeners.append(listener)
 
     def text(self, value: str) -> str:
         for s in sorted(self._secrets, key=len, reverse=True):

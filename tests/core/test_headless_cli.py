@@ -207,3 +207,19 @@ def test_the_readme_demo_turns_on_dark_mode(state, adb_server):
     taps = [e for e in events if e["type"] == "tool_result" and e["name"] == "phone_tap"]
     assert taps[-1]["text"].startswith('Tapped switch "Dark theme"')
     assert all(e["ok"] for e in taps)
+
+
+def test_a_password_typed_on_the_phone_never_reaches_the_record(tmp_path, state, adb_server):
+    secret = "hunter2-Sw0rdfish"
+    replies = [
+        {"tool_calls": [{"name": "phone_launch_app", "arguments": {"app": "Mika ID"}}]},
+        {"tool_calls": [{"name": "phone_type_text", "arguments": {"element": 3, "text": secret}}]},
+        "Typed the password.",
+    ]
+    r = mika(["--no-ui", "--device", "sim", "--model", script(tmp_path, replies), "sign in"], state, timeout=120)
+    assert r.returncode == 0, r.stderr
+    run_dir = next((Path(state["MIKA_STATE_DIR"]) / "runs").iterdir())
+    record = (run_dir / "events.jsonl").read_text() + (run_dir / "run.json").read_text()
+    assert secret not in record
+    typed = [json.loads(x) for x in (run_dir / "events.jsonl").read_text().splitlines() if '"tool_result"' in x]
+    assert any(e["name"] == "phone_type_text" and e["ok"] for e in typed)
