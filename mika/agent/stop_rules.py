@@ -33,7 +33,6 @@ REASONS: dict[str, dict[str, str]] = {
         "repeated_reading": "Stopped: the same content was read {n} times without anything changing.",
         "too_many_failures": "Stopped: {n} actions in a row failed.",
         "step_budget": "Stopped: the step budget of {n} steps was used up.",
-        "model_failed": "Stopped: the model call failed. {detail}",
         "gave_up": "{message}",
     },
     "zh": {
@@ -42,7 +41,6 @@ REASONS: dict[str, dict[str, str]] = {
         "repeated_reading": "已停止：同样的内容读了 {n} 次，什么都没变。",
         "too_many_failures": "已停止：连续 {n} 个动作失败。",
         "step_budget": "已停止：{n} 步的步数上限用完了。",
-        "model_failed": "已停止：模型调用失败。{detail}",
         "gave_up": "{message}",
     },
 }
@@ -120,4 +118,5 @@ class StopRules:
         return stop("gave_up", self.lang, message=end.message)
 
     def model_failed(self, err: ModelError) -> Stop:
-        return Stop(err.kind.value, stop("model_failed", self.lang, detail=err.user_message()).reason)
+        # The provider error's own sentence says what to fix (the key, the model name).
+        return Stop(err.kind.value, err.user_message())
