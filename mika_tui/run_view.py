@@ -163,7 +163,8 @@ class RunView:
         self.status = e.status
         self.answer = e.answer
         self.reason = e.reason
-        self.step_count = e.steps or len(self.steps)
+        # Steps a person counts are actions (the timeline rows), not model turns.
+        self.step_count = len(self.steps)
         self.ended_at = self._now(e)
         self.card = None
         for step in self.steps:

@@ -250,11 +250,13 @@ class MainScreen(Screen):
         tr = self.mika.tr
         failed = view.status not in ("answered", "stopped")
         answer = view.answer or (tr("outcome_stopped") if view.status == "stopped" else "")
+        if view.status == "stopped" and view.answer and not view.answer.startswith(tr("outcome_stopped")):
+            answer = f"**{tr('outcome_stopped')}** {view.answer}"  # the stop summary, marked as such
         if failed:
             key = "outcome_not_done" if view.status == "not_done" else "outcome_failed"
             answer = tr(key, reason=view.answer or view.reason or view.status)
         await turn.finish(answer, failed=failed)
-        titles = [str(s.get("title") or s.get("source") or s.get("id") or "?") for s in view.sources]
+        titles = [source_title(s) for s in view.sources]
         await turn.add_sources(titles)
         await turn.add_summary(view.step_count, format_elapsed(view.elapsed(self.mika.deps.clock())))
         self._refresh_sidebar()
@@ -393,8 +395,17 @@ class MainScreen(Screen):
             return
         source = view.sources[index]
         frame = self.mika.frame_bytes(run_id, str(source.get("frame") or ""))
-        title = self.mika.tr("source_title", n=index + 1, title=str(source.get("title") or source.get("source") or ""))
-        self.app.push_screen(SourceDialog(title, str(source.get("text", "")), frame))
+        title = self.mika.tr("source_title", n=index + 1, title=source_title(source))
+        text = str(source.get("text", "")).replace("<untrusted>", "").replace("</untrusted>", "").strip()
+        self.app.push_screen(SourceDialog(title, text, frame))
 
     def action_view_run(self, run_id: str) -> None:
         self.mika.open_run(run_id)
+
+
+def source_title(source: dict) -> str:
+    """What a person recognises a source by: its title and where it was seen."""
+    title = str(source.get("title") or source.get("source") or source.get("id") or "?")
+    place = source.get("place") or {}
+    where = place.get("label") or place.get("id") if isinstance(place, dict) else ""
+    return f"{title} · {where}" if where else title

@@ -15,23 +15,23 @@ class FrameView(Widget):
         super().__init__(id=id)
         self.png = png
         self._strips: list[Strip] = []
-        self._size = (0, 0)
+        self._drawn_for = (0, 0)
 
     def show(self, png: bytes | None) -> None:
         self.png = png
-        self._size = (0, 0)
+        self._drawn_for = (0, 0)
         self.refresh()
 
     def render_line(self, y: int) -> Strip:
         width, height = self.content_size
         if self.png is None:
             return Strip.blank(width)
-        if self._size != (width, height):
+        if self._drawn_for != (width, height):
             try:
                 self._strips = to_strips(self.png, (width, height))
             except Exception:  # an unreadable frame file: draw nothing rather than crash
                 self._strips = []
-            self._size = (width, height)
+            self._drawn_for = (width, height)
         if y < len(self._strips):
             return self._strips[y].crop_extend(0, width, None)
         return Strip.blank(width)

@@ -75,7 +75,7 @@ class PhonePreview(Widget):
 
     @property
     def paused(self) -> bool:
-        return not self.display or not self.screen.is_current or not self.app.is_running
+        return not self.display or self.app.screen is not self.screen or not self.app.is_running
 
     def _tick(self) -> None:
         if self.source is None or self._busy or self.paused:

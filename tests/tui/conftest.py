@@ -33,6 +33,19 @@ from tests.core.toy import ToyCapability, ToyWorld  # noqa: E402
 FIXED_NOW = 1_796_040_000.0
 
 
+class FixedClock:
+    """Stands still unless a test moves it (so elapsed times in snapshots are chosen)."""
+
+    def __init__(self, now: float = FIXED_NOW) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
 class RecordingNotifier:
     """Stands in for notify-send, which needs a desktop session this machine has none of."""
 
@@ -91,7 +104,7 @@ def make_app(
         model_label=f"{model.provider}/{model.name}" if model is not None else "",
         device=device or DeviceInfo("127.0.0.1:40001", "simulated phone", "sim", 0, is_sim=True),
         frames=StaticFrameSource(list(frames) if frames is not None else sim_frames()),
-        clock=lambda: FIXED_NOW,
+        clock=FixedClock(),
         notifier=RecordingNotifier(),
         preview_fps=5.0,
         devices_port=devices_port,

@@ -26,11 +26,20 @@ class HoldingModel:
     release: asyncio.Event = field(default_factory=asyncio.Event)
     requests: list[ModelRequest] = field(default_factory=list)
     streaming: bool = False
+    # Requests after the held one (the stop summary, for instance) are answered at once.
+    after: str = "I opened the cart and tapped Checkout; the order was not placed."
 
     def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         self.requests.append(request)
 
+        held_already = self.streaming
+
         async def run() -> AsyncIterator[StreamEvent]:
+            if held_already:
+                yield TextDelta(self.after)
+                yield Done(ModelResponse(Message("assistant", (Text(self.after),)), Usage(input_tokens=50, output_tokens=10),
+                                         "end", self.name, self.provider))
+                return
             for piece in self.pieces:
                 yield TextDelta(piece)
             self.streaming = True

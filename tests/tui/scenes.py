@@ -29,6 +29,8 @@ async def run_to_end(pilot, text: str) -> None:
     await type_task(pilot, text)
     await until(lambda: view(pilot) is not None and not view(pilot).running)
     await until(lambda: pilot.app.center.state().running == ())
+    # The turn is drawn to its end: the folded "N steps · time · view run" line is there.
+    await until(lambda: len(pilot.app.main_screen.query(".summary")) > 0)
     await settle(pilot)
 
 

@@ -132,6 +132,103 @@ class TestCards:
             assert app.main_screen.query_one("#status").has_class("-needs-you")
 
 
+class TestSourcesAndRecords:
+    async def test_an_answers_source_opens_with_its_text(self, tmp_path):
+        from mika_tui.screens.dialogs import SourceDialog
+
+        world = ToyWorld(screen="Toys: Kite ¥12 · Yo-yo ¥8 · Top ¥5")
+        model = ScriptedModel([Reply.call("toy_read"), "The cheapest toy is the Top at ¥5."])
+        app = make_app(tmp_path, model, world=world)
+        async with app.run_test(size=SIZE) as pilot:
+            await scenes.run_to_end(pilot, "which toy is cheapest")
+            assert app.screen.query(".sources")
+            app.main_screen.action_open_source(scenes.view(pilot).run_id, 0)
+            await pilot.pause()
+            assert isinstance(app.screen, SourceDialog)
+            assert app.screen.body == "Toys: Kite ¥12 · Yo-yo ¥8 · Top ¥5"
+
+    async def test_view_run_opens_the_runs_own_record(self, tmp_path):
+        from mika_tui.screens.runs import RunViewerScreen
+
+        model = ScriptedModel([Reply.call("toy_open", page="Cart"), Reply.call("toy_read"), "Your cart is empty."])
+        app = make_app(tmp_path, model)
+        async with app.run_test(size=SIZE) as pilot:
+            await scenes.run_to_end(pilot, "what is in my cart")
+            app.main_screen.action_view_run(scenes.view(pilot).run_id)
+            await pilot.pause()
+            assert isinstance(app.screen, RunViewerScreen)
+            assert [s.name for s in app.screen.view.steps] == ["toy_open", "toy_read"]
+            assert app.screen.view.status == "answered"
+
+
+class TestPreviewAndDevices:
+    async def test_the_preview_pauses_while_another_screen_is_on_top(self, tmp_path):
+        from mika_tui.widgets.preview import PhonePreview
+
+        app = make_app(tmp_path, ScriptedModel(["hi"]))
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot, frames=2)
+            source = app.deps.frames
+            app.action_open("usage")
+            await pilot.pause()
+            await asyncio.sleep(0.3)  # let a grab already in flight land
+            before = source.grabs
+            await asyncio.sleep(0.8)  # 4 ticks at 5 fps
+            assert source.grabs == before
+            app.action_back()
+            await pilot.pause()
+            await until(lambda: source.grabs > before, 3)
+            assert app.main_screen.query_one(PhonePreview).frames_shown >= 2
+
+    async def test_devices_screen_lists_the_simulated_phone_through_adb(self, tmp_path, sim_phone):
+        from textual.widgets import DataTable
+
+        from mika_tui.devices_port import AdbDevicesPort
+
+        app = make_app(tmp_path, ScriptedModel(["hi"]), devices_port=AdbDevicesPort())
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            app.action_open("devices")
+            await pilot.pause()
+            table = app.screen.query_one(DataTable)
+            await until(lambda: table.row_count > 0, 15)
+            keys = [str(k.value) for k in table.rows]
+            assert sim_phone.serial in keys
+            # A malformed address is refused before adb is asked, in words.
+            app.screen.query_one("#connect-addr").value = "my phone"
+            app.screen.on_connect()
+            await pilot.pause()
+            assert "is not HOST:PORT" in str(app.screen.query_one("#device-message").render())
+
+
+class TestConversationActions:
+    async def test_rename_pin_and_delete_a_conversation(self, tmp_path):
+        from textual.widgets import Input
+
+        from mika_tui.screens.dialogs import ConfirmDialog, PromptDialog
+
+        model = ScriptedModel([Reply.call("toy_read"), "Three toys."])
+        app = make_app(tmp_path, model)
+        async with app.run_test(size=SIZE) as pilot:
+            await scenes.run_to_end(pilot, "what is on the shop's home screen")
+            store = app.center.conversations
+            await pilot.press("f2")
+            await pilot.pause()
+            assert isinstance(app.screen, PromptDialog)
+            app.screen.query_one(Input).value = "Toy shop"
+            await pilot.press("enter")
+            await pilot.pause()
+            assert store.get("conv-test").title == "Toy shop"
+            await pilot.press("f3")
+            assert store.get("conv-test").pinned_at > 0
+            await pilot.press("f8")
+            await pilot.pause()
+            assert isinstance(app.screen, ConfirmDialog) and "Toy shop" in app.screen.text
+            await pilot.click("#yes")
+            await until(lambda: not store.exists("conv-test"))
+            assert app.main_screen.conversation_id != "conv-test"
+
+
 class TestKeysAndCommands:
     async def test_ctrl_c_twice_within_two_seconds_quits(self, tmp_path):
         app = make_app(tmp_path, ScriptedModel(["hi"]))
@@ -191,3 +288,26 @@ class TestKeysAndCommands:
 def test_both_languages_have_every_text():
     assert set(TEXTS["en"]) == set(TEXTS["zh"])
     assert all(TEXTS["zh"][k].strip() for k in TEXTS["zh"])
+
+
+class TestFaults:
+    async def test_an_unexpected_error_is_one_line_and_a_crash_log(self, tmp_path, capsys):
+        import pytest
+
+        app = make_app(tmp_path, ScriptedModel(["hi"]))
+
+        def broken() -> None:
+            raise RuntimeError("the preview exploded")
+
+        # run_test re-raises the app's error for the test; a user only sees what is printed.
+        with pytest.raises(RuntimeError):
+            async with app.run_test(size=SIZE) as pilot:
+                await settle(pilot)
+                app.call_later(broken)
+                await pilot.pause()
+                await pilot.pause()
+        assert app.return_code == 1
+        err = " ".join(capsys.readouterr().err.split())
+        assert "mika: internal error: RuntimeError: the preview exploded (details:" in err
+        assert "Traceback" not in err
+        assert "Traceback" in (app.deps.state_dir / "crash.log").read_text()

@@ -85,3 +85,20 @@ def test_devices_and_frames_through_a_real_adb_server(sim_phone):
     png = AdbFrameSource(sim_phone.serial).grab()
     assert png.startswith(PNG_MAGIC)
     assert Image.open(io.BytesIO(png)).size[0] > 100
+
+
+def test_the_drawn_qr_reads_back_as_the_libraries_matrix():
+    import qrcode
+
+    payload = qr_payload("mika-3f9a1c", "7c2e91ab")
+    qr = qrcode.QRCode(border=2, error_correction=qrcode.constants.ERROR_CORRECT_L)
+    qr.add_data(payload)
+    qr.make(fit=True)
+    matrix = qr.get_matrix()
+    cell = {"█": (False, False), " ": (True, True), "▀": (False, True), "▄": (True, False)}
+    rows: list[list[bool]] = []
+    for line in qr_text(payload).splitlines():
+        pairs = [cell[ch] for ch in line]
+        rows.append([t for t, _ in pairs])
+        rows.append([b for _, b in pairs])
+    assert rows[: len(matrix)] == matrix

@@ -103,6 +103,19 @@ class TestAnswers:
 
         assert snap_compare(make_app(tmp_path, model), terminal_size=MID, run_before=before)
 
+    def test_sources_under_an_answer_and_one_opened(self, snap_compare, tmp_path):
+        from tests.core.toy import ToyWorld
+
+        world = ToyWorld(screen="Toys: Kite ¥12 · Yo-yo ¥8 · Top ¥5")
+        model = ScriptedModel([Reply.call("toy_read"), "The cheapest toy is the Top at ¥5."])
+
+        async def before(pilot):
+            await scenes.run_to_end(pilot, "which toy is cheapest")
+            pilot.app.main_screen.action_open_source(scenes.view(pilot).run_id, 0)
+            await settle(pilot)
+
+        assert snap_compare(make_app(tmp_path, model, world=world), terminal_size=MID, run_before=before)
+
     def test_answered_chinese(self, snap_compare, tmp_path):
         model = ScriptedModel([Reply.call("toy_read"), "首页上有 **3 个玩具**。"])
 
@@ -136,6 +149,9 @@ class TestRunning:
     def _before(self, hold):
         async def before(pilot):
             await scenes.run_to_hold(pilot, "check out my cart", hold)
+            pilot.app.deps.clock.advance(72)  # the header shows 1m12s
+            pilot.app.main_screen.refresh_status()
+            await settle(pilot)
 
         return before
 
@@ -166,18 +182,17 @@ class TestRunning:
         assert snap_compare(app, terminal_size=MID, run_before=before)
 
     def test_stopped_with_summary(self, snap_compare, tmp_path):
-        # A run held in its first model call (see the report: a stop after tool steps
-        # did not end the run in this build of the core, so this scene stops earlier).
-        hold = HoldingModel(pieces=("Looking at the cart…",))
+        app, hold = self._app(tmp_path)
 
         async def before(pilot):
             await scenes.run_to_hold(pilot, "check out my cart", hold)
+            pilot.app.deps.clock.advance(72)
             await pilot.press("escape")
             await scenes.until(lambda: not scenes.view(pilot).running)
             await scenes.until(lambda: pilot.app.center.state().running == ())
             await settle(pilot)
 
-        assert snap_compare(make_app(tmp_path, hold), terminal_size=MID, run_before=before)
+        assert snap_compare(app, terminal_size=MID, run_before=before)
 
 
 class TestCards:
@@ -349,7 +364,7 @@ class TestRuns:
             await settle(pilot)
             pilot.app.open_run(run_id)
             await settle(pilot)
-            await pilot.press("up", "enter")
+            await pilot.press("down", "down", "enter")  # open the failed step
             await settle(pilot)
 
         assert snap_compare(app, terminal_size=MID, run_before=before)
