@@ -39,6 +39,7 @@ class ModelsScreen(SubScreen):
             with Horizontal():
                 yield Input(placeholder=tr("model_name"), id="model-name")
                 yield Input(placeholder=tr("api_key"), password=True, id="api-key")
+                yield Input(placeholder=tr("base_url"), id="base-url")
             with Horizontal():
                 yield Button(tr("test_button"), id="test")
                 yield Button(tr("save_button"), id="save", variant="primary")
@@ -79,6 +80,9 @@ class ModelsScreen(SubScreen):
     def on_models_screen_said(self, message: Said) -> None:
         self._say(message.text, error=message.error)
 
+    def _address(self) -> str:
+        return self.query_one("#base-url", Input).value.strip()
+
     def _chosen(self) -> tuple[str, str, str] | None:
         table = self.query_one("#presets", DataTable)
         if table.row_count == 0:
@@ -92,7 +96,12 @@ class ModelsScreen(SubScreen):
 
     def _draft(self, pid: str, key: str) -> dict:
         """The provider table as it would be saved; the key lives in a 0600 file beside the config."""
-        return {"preset": pid, "api_key_file": f"keys/{pid}.key"} if key else {"preset": pid}
+        table: dict = {"preset": pid}
+        if key:
+            table["api_key_file"] = f"keys/{pid}.key"
+        if self._address():
+            table["base_url"] = self._address()  # custom or self-hosted address, or a proxy
+        return table
 
     @on(Button.Pressed, "#test")
     def on_test(self) -> None:

@@ -311,3 +311,72 @@ class TestFaults:
         assert "mika: internal error: RuntimeError: the preview exploded (details:" in err
         assert "Traceback" not in err
         assert "Traceback" in (app.deps.state_dir / "crash.log").read_text()
+
+
+class TestModelsAndSettings:
+    async def test_add_a_provider_test_it_on_loopback_and_save_it(self, tmp_path):
+        import stat
+        import tomllib
+
+        from textual.widgets import DataTable, Input
+
+        from mika.config.settings import Settings
+        from mika.model.presets import preset_ids
+        from tests.models.replay_server import Reply as Recorded, ReplayServer
+
+        config = tmp_path / "config" / "mika" / "config.toml"
+        config.parent.mkdir(parents=True)
+        config.write_text('[general]\nlanguage = "en"\n')
+        app = make_app(tmp_path, ScriptedModel(["hi"]), settings=Settings(file=config, language="en"))
+        with ReplayServer() as server:
+            # A real recorded Anthropic tool-call stream, served on loopback.
+            server.queue(Recorded.recording("anthropic_messages_stream/anthropic-sdk__tool_use_get_weather.sse"))
+            async with app.run_test(size=(120, 50)) as pilot:
+                await settle(pilot)
+                app.action_open("models")
+                await pilot.pause()
+                screen = app.screen
+                screen.query_one("#presets", DataTable).move_cursor(row=list(preset_ids()).index("anthropic"))
+                screen.query_one("#model-name", Input).value = "claude-probe-test"
+                screen.query_one("#api-key", Input).value = "sk-ant-test-123"
+                screen.query_one("#base-url", Input).value = server.url
+                await pilot.click("#test")
+                message = screen.query_one("#model-message")
+                await until(lambda: "works with tools" in str(message.render()) or "-error" in message.classes, 15)
+                assert "anthropic/claude-probe-test: works with tools" in str(message.render())
+                assert server.requests[0].headers.get("x-api-key") == "sk-ant-test-123"
+                await pilot.click("#save")
+                await pilot.pause()
+                await pilot.click("#role-main")
+                await pilot.pause()
+        data = tomllib.loads(config.read_text())
+        assert data["general"]["language"] == "en"
+        assert data["providers"]["anthropic"] == {"preset": "anthropic", "api_key_file": "keys/anthropic.key",
+                                                  "base_url": server.url}
+        assert data["roles"]["main"] == "anthropic/claude-probe-test"
+        key_file = config.parent / "keys" / "anthropic.key"
+        assert key_file.read_text() == "sk-ant-test-123"
+        assert stat.S_IMODE(key_file.stat().st_mode) == 0o600
+
+    async def test_settings_are_saved_to_the_config(self, tmp_path):
+        import tomllib
+
+        from textual.widgets import Switch
+
+        from mika.config.settings import Settings, load_settings
+
+        config = tmp_path / "config" / "mika" / "config.toml"
+        config.parent.mkdir(parents=True)
+        config.write_text('[ui]\ngraphics = "halfcell"\n')
+        app = make_app(tmp_path, ScriptedModel(["hi"]), settings=Settings(file=config, language="en", graphics="halfcell"))
+        async with app.run_test(size=(120, 60)) as pilot:
+            await settle(pilot)
+            app.action_open("settings")
+            await pilot.pause()
+            app.screen.query_one("#autonomous", Switch).value = True
+            await pilot.click("#save-settings")
+            await pilot.pause()
+            assert "Settings saved to" in str(app.screen.query_one("#settings-message").render())
+        data = tomllib.loads(config.read_text())
+        assert data["general"]["autonomous"] is True and data["ui"]["graphics"] == "halfcell"
+        assert load_settings(config).autonomous is True
