@@ -3,6 +3,7 @@ phone, through a real adb server. Success is judged by the simulated world's sta
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
@@ -138,3 +139,26 @@ class TestPaymentStep:
         assert not world_state(sim_phone)["shop"].get("orders")
         approvals = [e for e in record(run) if e["type"] == "approval"]
         assert approvals[-1]["decision"] in ("confirmation_required", "pay_by_user")
+
+
+class TestConsentedPayment:
+    async def test_a_consent_releases_checkout_and_the_final_pay_is_handed_to_the_user(self, tmp_path, sim_phone, phone_cap):
+        driver = ListingDriver([
+            *SHOP_TO_CHECKOUT,
+            step("request_confirmation", what="Green Tea 250g", amount="¥23.50", app="com.mika.shop"),
+            step("phone_tap", pick="Checkout"),
+            step("phone_tap", pick="Pay "),
+            "Paying is yours to do.",
+        ])
+        run = make_run(tmp_path, phone_cap, driver, attendance=Attendance.PRESENT)
+        loop = asyncio.get_running_loop()
+        # The person watching says yes, a moment after being asked.
+        run.subscribe(lambda e: e.type == "confirmation" and loop.call_later(0.05, run.confirm, e.question_id, True))
+        result = await run.run()
+        assert result.status is OutcomeStatus.ANSWERED, driver.results
+        assert driver.results[-4].startswith("[confirmation_required]") or "request_confirmation" in driver.results[-4]
+        assert "allowed this once" in driver.results[-3]
+        assert "CheckoutActivity" in driver.results[-2], driver.results[-2]
+        assert "hand_to_user" in driver.results[-1] and "Nothing was done" in driver.results[-1]
+        state = world_state(sim_phone)
+        assert state["shop"]["checkout_reached"] is True and not state["shop"].get("orders")
