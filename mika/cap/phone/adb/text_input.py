@@ -15,16 +15,16 @@ ADB_KEYBOARD = "com.android.adbkeyboard/.AdbIME"
 
 
 def is_plain_ascii(text: str) -> bool:
-    """Characters `input text` can type on every Android: printable ASCII, no newlines."""
-    return all(32 <= ord(ch) < 127 for ch in text)
+    """Text `input text` can type exactly: printable ASCII, no newlines, and no literal
+    "%s" (Android turns every "%s" into a space and has no escape for it)."""
+    return all(32 <= ord(ch) < 127 for ch in text) and "%s" not in text
 
 
 def input_text_command(text: str, display_args: str = "") -> str:
-    """`input text …` for plain ASCII; `%` is escaped so `%s` typed by the user stays literal."""
+    """`input text …` for plain ASCII: spaces become %s, the rest is shell-quoted."""
     if not is_plain_ascii(text):
-        raise ValueError("input text can only type printable ASCII")
-    encoded = text.replace("%", "\\%").replace(" ", "%s")
-    return f"input{display_args} text {shlex.quote(encoded)}"
+        raise ValueError("input text can only type printable ASCII without a literal %s")
+    return f"input{display_args} text {shlex.quote(text.replace(' ', '%s'))}"
 
 
 def adb_keyboard_command(text: str) -> str:
