@@ -109,3 +109,17 @@ class TestOpenPhone:
     def test_sim_without_a_starter_says_how(self, adb_server):
         with pytest.raises(PhoneOpenError, match="mika sim"):
             open_phone("sim", ocr=False)
+
+
+class TestChinese:
+    def test_messages_follow_the_ui_language(self, monkeypatch, adb_server):
+        from mika.run.ui_text import set_language
+
+        set_language("zh")
+        try:
+            out = CliRunner().invoke(pair_command, ["127.0.0.1:1", "12-345"])
+            assert out.exit_code == 3 and "6 位数字" in out.output
+            with pytest.raises(PhoneOpenError, match="没有连接名为"):
+                open_phone("nope:1", ocr=False)
+        finally:
+            set_language(None)

@@ -12,6 +12,7 @@ import time
 import adbutils
 import click
 
+from mika.cap.phone.adb.copy import say
 from mika.cap.phone.adb.devices import list_devices
 from mika.cap.phone.adb.pairing import (
     CONNECT,
@@ -51,13 +52,13 @@ def devices_command(as_json: bool) -> None:
     try:
         rows = list_devices(_client())
     except (adbutils.AdbError, OSError) as exc:
-        _fail(f"The adb server did not answer: {exc}")
+        _fail(say("server_no_answer", error=exc))
         return
     if as_json:
         click.echo(json.dumps([r.as_dict() for r in rows], ensure_ascii=False))
         return
     if not rows:
-        click.echo("No phones attached. Plug one in with USB debugging on, or use `mika connect` / `mika pair`.", err=True)
+        click.echo(say("no_devices_listed"), err=True)
         return
     for r in rows:
         click.echo("\t".join([r.serial, r.model or "-", f"Android {r.release}" if r.release else "-", r.transport, r.state]))
@@ -74,10 +75,10 @@ def connect_command(address: str) -> None:
         _fail(str(exc))
         return
     except (adbutils.AdbError, OSError) as exc:
-        _fail(f"Could not connect to {address}: {exc}")
+        _fail(say("connect_failed", address=address, error=exc))
         return
     if "connected to" not in answer:
-        _fail(f"Could not connect to {address}: {answer.strip()}. Pair it first with `mika pair HOST:PORT CODE`.")
+        _fail(say("connect_pair_first", address=address, answer=answer.strip()))
     click.echo(answer.strip())
 
 
@@ -98,9 +99,9 @@ def disconnect_command(address: str | None) -> None:
         _fail(str(exc))
         return
     except (adbutils.AdbError, OSError) as exc:
-        _fail(f"Could not disconnect: {exc}")
+        _fail(say("disconnect_failed", error=exc))
         return
-    click.echo(answer.strip() or "No Wi-Fi phones were connected.")
+    click.echo(answer.strip() or say("none_connected"))
 
 
 @click.command("pair")
@@ -113,7 +114,7 @@ def pair_command(address: str | None, code: str | None, qr: bool) -> None:
         _pair_qr()
         return
     if not address or not code:
-        _fail("Give HOST:PORT and the 6-digit code from \"Pair device with pairing code\", or use --qr.")
+        _fail(say("pair_usage"))
         return
     try:
         address = check_address(address)
@@ -127,8 +128,7 @@ def _pair_qr() -> None:
     client = _client()
     name, password = new_qr_identity()
     click.echo(qr_text(qr_payload(name, password)), err=True)
-    click.echo("On the phone: Developer options › Wireless debugging › Pair device with QR code, then scan this.",
-               err=True)
+    click.echo(say("qr_scan"), err=True)
     deadline = time.monotonic() + QR_WAIT_S
     found = None
     try:
@@ -137,8 +137,7 @@ def _pair_qr() -> None:
             if found is None:
                 time.sleep(1.0)
         if found is None:
-            _fail(f"The phone did not show up within {QR_WAIT_S:g} s. Check that both are on the same Wi-Fi "
-                  "and that the network allows mDNS; or pair with `mika pair HOST:PORT CODE`.")
+            _fail(say("qr_timeout", seconds=QR_WAIT_S))
             return
         click.echo(pair(client, found.address, password), err=True)
         host = found.address.rsplit(":", 1)[0]
@@ -148,9 +147,8 @@ def _pair_qr() -> None:
                 click.echo(client.connect(ready[0].address, timeout=15).strip())
                 return
             time.sleep(1.0)
-        _fail("Paired, but the phone did not offer a connection; use `mika connect HOST:PORT` with the port "
-              "shown on its wireless debugging page.")
+        _fail(say("qr_no_connect"))
     except PairingError as exc:
         _fail(str(exc))
     except (adbutils.AdbError, OSError) as exc:
-        _fail(f"The adb server failed during pairing: {exc}")
+        _fail(say("pair_server_failed", error=exc))

@@ -6,6 +6,8 @@ from dataclasses import asdict, dataclass
 
 import adbutils
 
+from mika.cap.phone.adb.copy import say
+
 
 class DeviceChoiceError(Exception):
     """No phone, several phones, or not the one asked for; the message says what to do."""
@@ -15,34 +17,26 @@ class DeviceChoiceError(Exception):
 
 class NoDevice(DeviceChoiceError):
     def __init__(self) -> None:
-        super().__init__(
-            "No phone is attached. Plug one in with USB debugging on, or `mika connect HOST:PORT` / "
-            "`mika pair HOST:PORT CODE` for wireless debugging — or use the simulated phone with --device sim."
-        )
+        super().__init__(say("no_device"))
 
 
 class SeveralDevices(DeviceChoiceError):
     def __init__(self, serials: list[str]) -> None:
         self.serials = tuple(serials)
-        super().__init__(
-            f"{len(serials)} phones are attached ({', '.join(serials)}). Pick one with --device SERIAL."
-        )
+        super().__init__(say("several", count=len(serials), serials=", ".join(serials)))
 
 
 class DeviceNotFound(DeviceChoiceError):
     def __init__(self, wanted: str, serials: list[str]) -> None:
         self.wanted = wanted
-        listed = ", ".join(serials) if serials else "none"
-        super().__init__(f"No phone {wanted!r} is attached (attached: {listed}). Check `mika devices`.")
+        listed = ", ".join(serials) if serials else say("none_attached")
+        super().__init__(say("not_found", wanted=wanted, listed=listed))
 
 
 class DeviceNotReady(DeviceChoiceError):
     def __init__(self, serial: str, state: str) -> None:
-        hint = {
-            "unauthorized": "Unlock the phone and accept the USB debugging prompt.",
-            "offline": "Reconnect the cable or Wi-Fi; adb sees it but it does not answer.",
-        }.get(state, "Wait until `mika devices` shows it as device.")
-        super().__init__(f"The phone {serial} is {state}. {hint}")
+        hint = say({"unauthorized": "hint_unauthorized", "offline": "hint_offline"}.get(state, "hint_other"))
+        super().__init__(say("not_ready", serial=serial, state=state, hint=hint))
 
 
 @dataclass(frozen=True)

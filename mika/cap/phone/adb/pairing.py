@@ -15,6 +15,8 @@ from dataclasses import dataclass
 
 import adbutils
 
+from mika.cap.phone.adb.copy import say
+
 PAIRING = "_adb-tls-pairing._tcp"
 CONNECT = "_adb-tls-connect._tcp"
 _DASHES = re.compile(r"[\s\-‐-―−－_·.]+")
@@ -29,16 +31,14 @@ def normalise_code(raw: str) -> str:
     """The 6-digit code from what a person typed: full-width digits, spaces and dashes allowed."""
     text = _DASHES.sub("", unicodedata.normalize("NFKC", raw or ""))
     if not text.isdigit() or len(text) != 6:
-        raise PairingError(
-            f"{raw!r} is not a pairing code: it must be the 6 digits shown under \"Pair device with pairing code\"."
-        )
+        raise PairingError(say("bad_code", raw=raw))
     return text
 
 
 def check_address(address: str) -> str:
     address = unicodedata.normalize("NFKC", (address or "").strip())
     if not _HOSTPORT.match(address) or not 0 < int(address.rsplit(":", 1)[1]) < 65536:
-        raise PairingError(f"{address!r} is not HOST:PORT (for example 192.168.1.23:37123).")
+        raise PairingError(say("bad_address", address=address))
     return address
 
 
@@ -105,8 +105,7 @@ def pair(client: adbutils.AdbClient, address: str, code: str) -> str:
     try:
         answer = _host_query(client, f"host:pair:{code}:{address}", timeout=60).strip()
     except adbutils.AdbError as exc:
-        raise PairingError(f"Pairing with {address} failed: {exc}. Get a fresh code on the phone and try again.") from None
+        raise PairingError(say("pair_failed", address=address, error=exc)) from None
     if not answer.lower().startswith("successfully paired"):
-        raise PairingError(f"Pairing with {address} failed: {answer or 'no answer'}. "
-                           "Check the code (it changes each time the dialog opens) and that both are on the same Wi-Fi.")
+        raise PairingError(say("pair_refused", address=address, answer=answer or "no answer"))
     return answer
