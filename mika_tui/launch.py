@@ -20,6 +20,9 @@ from mika_tui.devices_port import AdbDevicesPort, DeviceOpError, transport_of
 from mika_tui.frames import AdbFrameSource
 
 
+MODEL_MISSING = "model_missing"  # an i18n key: the app says it in the user's language
+
+
 class SimProcess:
     """`mika sim` as a child process, attached to the adb server."""
 
@@ -105,7 +108,8 @@ def build_deps(settings: Any, *, device: str | None, model: str | None, graphics
     try:
         model_obj = main_model(settings, model, sdir)
     except ConfigError as exc:
-        model_error = str(exc).splitlines()[0]
+        # The first run has no model yet: say where to set one up, not the TOML example.
+        model_error = MODEL_MISSING if exc.key == "roles.main" and "a main model" in exc.expected else str(exc)
     except ModelError as exc:
         model_error = exc.user_message()
     port = AdbDevicesPort()

@@ -100,7 +100,7 @@ class MainScreen(Screen):
         chat = self.query_one(ChatLog)
         await chat.add_notice(self.mika.tr("welcome"))
         if self.mika.deps.model_error:
-            await chat.add_notice(self.mika.tr("error_line", error=self.mika.deps.model_error), error=True)
+            await chat.add_notice(self._model_error(), error=True)
         self.set_interval(1.0, self.refresh_status)
         self.refresh_status()
         self.query_one("#prompt", Input).focus()
@@ -162,7 +162,7 @@ class MainScreen(Screen):
     async def send(self, text: str) -> None:
         app, chat = self.mika, self.query_one(ChatLog)
         if app.center is None:
-            await chat.add_notice(app.tr("error_line", error=app.deps.model_error or app.tr("no_model")), error=True)
+            await chat.add_notice(self._model_error(), error=True)
             return
         try:
             sub = app.center.submit(self.conversation_id, text)
@@ -182,6 +182,12 @@ class MainScreen(Screen):
             await chat.add_notice(app.tr("queued", position=sub.position))
         self.refresh_status()
         self._refresh_sidebar()
+
+    def _model_error(self) -> str:
+        tr, error = self.mika.tr, self.mika.deps.model_error
+        if not error or error == "model_missing":
+            return tr("model_missing")
+        return tr("error_line", error=error)
 
     async def slash(self, text: str) -> None:
         cmd = text.split()[0].lower()

@@ -56,7 +56,7 @@ class TestIdle:
 
     def test_no_model_configured(self, snap_compare, tmp_path):
         app = make_app(tmp_path, None)
-        app.deps.model_error = "no main model: add [roles] main to config.toml (see /model)"
+        app.deps.model_error = "model_missing"  # what launch.build_deps sets on a first run
 
         async def before(pilot):
             await settle(pilot)
