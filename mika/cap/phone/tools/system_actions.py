@@ -9,7 +9,8 @@ against the next alarm the system reports (`dumpsys alarm`).
 from __future__ import annotations
 
 import re
-from datetime import datetime
+from datetime import datetime, tzinfo
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from typing import Any
 
 from mika.cap.phone.port import LongExtra
@@ -126,12 +127,23 @@ class PhoneShowAlarms(PhoneTool):
         return ToolOutcome(text="Opened the alarm list.")
 
 
-def _millis(text: str, name: str) -> int:
+def _millis(text: str, name: str, zone: tzinfo | None) -> int:
     try:
         when = datetime.fromisoformat(text.strip())
     except ValueError:
         raise ValueError(f"{name} must be a date-time like 2026-12-24T18:30, got {text!r}") from None
+    if when.tzinfo is None and zone is not None:
+        when = when.replace(tzinfo=zone)  # the user means the phone's local time, not this PC's
     return int(when.timestamp() * 1000)
+
+
+async def phone_zone(session: PhoneSession) -> tzinfo | None:
+    out = await session.port.shell("getprop persist.sys.timezone")
+    name = out.output.strip()
+    try:
+        return ZoneInfo(name) if name else None
+    except (ZoneInfoNotFoundError, ValueError):
+        return None
 
 
 class PhoneAddCalendarEvent(PhoneTool):
@@ -154,9 +166,11 @@ class PhoneAddCalendarEvent(PhoneTool):
     }
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
+        session = self.session(ctx)
+        zone = await phone_zone(session)
         try:
-            begin = _millis(str(args["start"]), "start")
-            end = _millis(str(args["end"]), "end") if args.get("end") else begin + 3600_000
+            begin = _millis(str(args["start"]), "start", zone)
+            end = _millis(str(args["end"]), "end", zone) if args.get("end") else begin + 3600_000
         except ValueError as exc:
             return ToolOutcome.error("bad_arguments", str(exc))
         if end < begin:
@@ -168,14 +182,15 @@ class PhoneAddCalendarEvent(PhoneTool):
             extras["eventLocation"] = str(args["location"])
         if args.get("notes"):
             extras["description"] = str(args["notes"])
-        session = self.session(ctx)
         # beginTime/endTime are longs on Android; `--el` says so.
         result = await session.port.start_activity(
-            session.display, action="android.intent.action.INSERT", mime="vnd.android.cursor.dir/event",
+            # Events' content URI and the event type together: some calendars resolve by one, some the other.
+            session.display, action="android.intent.action.INSERT", data="content://com.android.calendar/events",
+            mime="vnd.android.cursor.dir/event",
             extras={k: (LongExtra(v) if k in ("beginTime", "endTime") else v) for k, v in extras.items()},
         )
         if result.exit_code != 0:
             return _not_supported(result.output, "new calendar events")
-        return ToolOutcome(text="Opened a new calendar event with these details. It is not saved yet: press save "
-                                "on that page.")
+        return ToolOutcome(text=f"Opened a new calendar event \"{args['title']}\" at {args['start']} (phone's time). "
+                                "It is not saved yet: press save on that page.")
 
