@@ -102,6 +102,7 @@ class ContextBuilder:
         # The user's own words go in unwrapped and last, so they are what the model reads first as the task.
         opening.append(spec.goal)
         self.history.add_user(Text("\n\n".join(opening)), users_words=True)
+        # The opening message is always kept whole; of it, only the goal is "the user's words".
         self.history.user_texts[:] = [spec.goal]
         self.opening_index = 0
 
@@ -132,6 +133,15 @@ class ContextBuilder:
     def build(self, purpose: str = "main") -> ModelRequest:
         self._maybe_compress()
         return self._request(self.view(), purpose)
+
+    def chat_request(self) -> ModelRequest:
+        """For a message judged to be chat: the user's words alone, and no tools.
+
+        Tool calls and results are left out too: some providers refuse a request that
+        carries them without tool definitions."""
+        said = [self.history.messages[0].text] + [t for t in self.history.user_texts if t != self.spec.goal]
+        return ModelRequest(system=self.system.build(self.groups.open), messages=(Message.user("\n\n".join(said)),),
+                            conversation_id=self.spec.conversation_id or None, purpose="main")
 
     def build_harsher(self) -> ModelRequest | None:
         """After a context-overflow error: compress one level harder (at least 3) and

@@ -135,8 +135,8 @@ class AgentLoop:
                 intent = await self.intent_gate.decide(self.turn_policy.user_last, self.spec.conversation_id or None)
                 self.emit(IntentJudged(**self._base(), intent=intent.value))
                 if intent is Intent.CHAT:
-                    # A chat needs no tools: the same context, asked again without any.
-                    chat = await self._ask(replace(request, tools=()), overflow=False)
+                    # A chat needs no tools: asked again with the user's words and no tools.
+                    chat = await self._ask(self.context.chat_request(), overflow=False)
                     if chat is None:
                         continue
                     self.state.usage = self.state.usage + response.usage

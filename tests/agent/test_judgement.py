@@ -180,7 +180,8 @@ class TestIntentGate:
         events = _events(run)
         result = await run.run()
         assert result.answer.startswith("Hello!")
-        assert main.requests[1].tools == ()
+        assert main.requests[1].tools == () and not any(m.tool_calls or m.tool_results for m in main.requests[1].messages)
+        assert "hi there, how are you?" in main.requests[1].messages[0].text
         assert world.taps == [] and world.screen == "Home"
         assert [e.intent for e in events if isinstance(e, IntentJudged)] == ["chat"]
         assert light.requests[0].purpose == "intent" and "hi there" in light.requests[0].messages[0].text
