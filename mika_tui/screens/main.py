@@ -136,8 +136,9 @@ class MainScreen(Screen):
         prompt = self.query_one("#prompt", Input)
         prompt.placeholder = tr("placeholder_running") if running else tr("placeholder_idle")
         preview = self.query_one(PhonePreview)
+        working = (view.activity if view is not None and view.activity else tr("preview_working")) if running else ""
         preview.set_state("needs_you" if needs else ("working" if running else "idle"),
-                          tr("preview_needs_you") if needs else (tr("preview_working") if running else ""))
+                          tr("preview_needs_you") if needs else working[:36])
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "stop":
@@ -246,6 +247,10 @@ class MainScreen(Screen):
             await turn.reset_stream()
         elif isinstance(e, ev.RunOutcome):
             await self._finish(turn, view)
+        elif isinstance(e, ev.Notice) and e.text:
+            await chat.add_notice(e.text, error=e.level == "error")
+        elif isinstance(e, ev.ModelFailed) and e.will_retry:
+            await chat.add_notice(app.tr("model_retry", error=e.message, seconds=f"{e.retry_in_s:.0f}"))
         if isinstance(e, (ev.ToolCalled, ev.ToolFinished, ev.RunOutcome, ev.ModelReplied)):
             self.query_one(Timeline).set_steps(view.steps)
         if view.card != card_before:

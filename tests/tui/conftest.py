@@ -22,6 +22,7 @@ import pytest  # noqa: E402
 
 from mika.assembly import RunEnvironment, capabilities_for  # noqa: E402
 from mika.config.settings import Settings  # noqa: E402
+from mika.model.retry import RetryPolicy  # noqa: E402
 from mika.run.task_run import RunOptions, TaskRun  # noqa: E402
 
 from mika_tui.app import MikaApp  # noqa: E402
@@ -95,7 +96,9 @@ def make_app(
 
     def factory(spec):
         caps = capabilities_for(spec, RunEnvironment(autonomous=autonomous, extra=[ToyCapability(world)]))
-        return TaskRun(spec, model, caps, RunOptions(autonomous=autonomous, pacing=False, state_dir=state))
+        # Short retry waits: a retried model call takes milliseconds, not seconds.
+        retry = RetryPolicy(base_delay=0.01, max_delay=0.05, total_wait_cap=1.0)
+        return TaskRun(spec, model, caps, RunOptions(autonomous=autonomous, pacing=False, state_dir=state, retry=retry))
 
     deps = AppDeps(
         settings=settings or Settings(language=language),

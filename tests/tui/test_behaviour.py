@@ -290,6 +290,20 @@ def test_both_languages_have_every_text():
     assert all(TEXTS["zh"][k].strip() for k in TEXTS["zh"])
 
 
+class TestNotices:
+    async def test_a_retried_model_call_is_said_in_the_chat(self, tmp_path):
+        from mika.model.errors import ModelError, ModelErrorKind
+
+        busy = ModelError(ModelErrorKind.OVERLOADED, "the server is busy (529)", provider="test")
+        model = ScriptedModel([Reply(error=busy), "Done after one retry."])
+        app = make_app(tmp_path, model)
+        async with app.run_test(size=SIZE) as pilot:
+            await scenes.run_to_end(pilot, "open settings")
+            notices = [str(w.render()) for w in app.main_screen.query(".notice")]
+            assert any("trying again in" in n for n in notices), notices
+            assert scenes.view(pilot).answer == "Done after one retry."
+
+
 class TestFaults:
     async def test_an_unexpected_error_is_one_line_and_a_crash_log(self, tmp_path, capsys):
         import pytest
