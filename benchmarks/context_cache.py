@@ -116,11 +116,41 @@ def script(steps: int) -> tuple[list[Reply], PhoneishWorld]:
     return out, world
 
 
-async def run(window: int, steps: int) -> list[dict]:
+class RealPhoneSurface(PhoneishCapability):
+    """The test phone plus the real phone tools' declarations (offered, never called), so
+    zone 0 is as large as a real phone run's. Its prompt section is the real one."""
+
+    def tools(self):
+        return super().tools() + _real_phone_tools()
+
+    def prompt_section(self) -> str | None:
+        from mika.resources import has_prompt, prompt
+
+        return prompt("capabilities/phone.md") if has_prompt("capabilities/phone.md") else super().prompt_section()
+
+
+def _real_phone_tools() -> list:
+    import inspect
+
+    import mika.cap.phone as phone  # the benchmark may know a capability; the core may not
+    from mika.tool.declaration import AgentTool
+
+    out = []
+    for _, cls in inspect.getmembers(phone, inspect.isclass):
+        if issubclass(cls, AgentTool) and getattr(cls, "capability", "") == "phone" and not inspect.isabstract(cls):
+            try:
+                out.append(cls())
+            except TypeError:  # a tool that needs its siblings (do_steps) is left out
+                continue
+    return out
+
+
+async def run(window: int, steps: int, real_surface: bool = False) -> list[dict]:
     replies, world = script(steps)
     spec = RunSpec(goal="Find the cheapest blue electric kettle in the shop app and tell me its price.",
                    provenance=RunProvenance(RunOrigin.CLI, Attendance.PRESENT), conversation_id="bench")
-    caps = capabilities_for(spec, RunEnvironment(extra=[PhoneishCapability(world)]))
+    cap = RealPhoneSurface(world) if real_surface else PhoneishCapability(world)
+    caps = capabilities_for(spec, RunEnvironment(extra=[cap]))
     requests: list[ModelRequest] = []
 
     def reply(request: ModelRequest) -> Reply:
@@ -168,9 +198,12 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--window", type=int, default=24_000, help="the model's context window in tokens")
     ap.add_argument("--steps", type=int, default=40)
+    ap.add_argument("--real-surface", action="store_true",
+                    help="also offer the real phone tools' declarations and prompt section (a real-sized zone 0)")
     args = ap.parse_args()
-    rows = asyncio.run(run(args.window, args.steps))
-    print(f"context cache · {args.steps}-step phone-like run · window {args.window:,} tokens")
+    rows = asyncio.run(run(args.window, args.steps, args.real_surface))
+    surface = "real phone tool surface" if args.real_surface else "test phone tools only"
+    print(f"context cache · {args.steps}-step phone-like run · window {args.window:,} tokens · {surface}")
     print(f"{'req':>4} {'input tok':>10} {'shared prefix':>14} {'cacheable':>10} {'stable':>8}  note")
     for r in rows:
         print(f"{r['n']:>4} {r['total']:>10,} {r['shared']:>14,} {r['share']:>9.1%} {r['stable']:>8.1%}  {r['note']}")
