@@ -156,3 +156,17 @@ class TestFaults:
         assert result.status is OutcomeStatus.DEVICE_UNAVAILABLE
         assert "did not come back" in result.answer or "stopped answering" in result.answer
         assert_complete(run)
+
+
+async def test_an_action_cut_by_a_drop_is_not_repeated_blindly(sim_phone):
+    port = AdbPort(sim_phone.serial, sim_phone.server.client(), backend="dump",
+                   reconnect=ReconnectPolicy(first_delay=0.05, max_delay=0.3, total=10.0))
+    await port.info()
+    sim_phone.shell("simctl fault drop_after=1")  # the next command's OPEN drops the connection
+    from mika.cap.phone.adb.port import DeviceReconnected
+    import pytest
+
+    with pytest.raises(DeviceReconnected, match="may or may not have happened"):
+        await port.tap(0, 540, 1200)
+    # Reads go on as usual once it is back.
+    assert "hierarchy" in await port.dump_hierarchy(0)

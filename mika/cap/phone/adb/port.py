@@ -53,6 +53,12 @@ class TextInputUnavailable(ToolFault):
     code = "text_input_unavailable"
 
 
+class DeviceReconnected(PortError):
+    """The phone dropped in the middle of an action and came back: look before acting again."""
+
+    code = "device_reconnected"
+
+
 class DumpFailed(PortError):
     code = "dump_failed"
 
@@ -114,7 +120,10 @@ class AdbPort:
             return False
         return False
 
-    def _with_reconnect(self, fn: Callable[[], T]) -> T:
+    def _with_reconnect(self, fn: Callable[[], T], *, repeat: bool = True) -> T:
+        """Run `fn`; if the phone dropped, wait for it and run `fn` again — only when
+        `repeat` (reads). An action may have reached the phone before the drop, so it is
+        not repeated blindly: DeviceReconnected says to look at the screen first."""
         try:
             return fn()
         except (adbutils.AdbError, OSError, EOFError) as first:
@@ -126,6 +135,11 @@ class AdbPort:
                 ) from None
             self.reconnects += 1
             self._u2 = None  # its forward died with the connection
+            if not repeat:
+                raise DeviceReconnected(
+                    f"The phone {self.serial} dropped during this action and is back now; the action may or may "
+                    "not have happened. Read the screen (phone_observe) before doing it again."
+                ) from None
             try:
                 return fn()
             except (adbutils.AdbError, OSError, EOFError) as second:
@@ -133,8 +147,12 @@ class AdbPort:
                     f"The phone {self.serial} came back but still fails ({second}). Reconnect it and start again."
                 ) from None
 
-    async def _run(self, fn: Callable[[], T]) -> T:
-        return await asyncio.to_thread(self._with_reconnect, fn)
+    async def _run(self, fn: Callable[[], T], *, repeat: bool = True) -> T:
+        return await asyncio.to_thread(lambda: self._with_reconnect(fn, repeat=repeat))
+
+    async def _act(self, command: str, timeout: float = 20.0) -> ShellResult:
+        """A shell command that changes the phone: not repeated after a reconnect."""
+        return await self._run(lambda: self._shell_sync(command, timeout), repeat=False)
 
     def _shell_sync(self, command: str, timeout: float = 20.0) -> ShellResult:
         r = self.device.shell2(command, timeout=timeout)
@@ -294,7 +312,7 @@ class AdbPort:
 
     async def _input(self, display: int, args: str) -> None:
         await self.info()
-        result = await self.shell(f"input{self._display_args(display)} {args}")
+        result = await self._act(f"input{self._display_args(display)} {args}")
         if result.exit_code != 0:
             raise PortError(f"The phone refused `input {args}`: {result.output.strip()[:200]}")
 
@@ -316,13 +334,13 @@ class AdbPort:
     async def type_text(self, display: int, text: str, *, existing: str = "") -> str:
         await self.info()
         if is_plain_ascii(text):
-            await self._run(lambda: self._check(self._shell_sync(input_text_command(text, self._display_args(display)))))
+            self._check(await self._act(input_text_command(text, self._display_args(display))))
             return "input_text"
-        method = await self._run(lambda: self._u2_type(text, existing))
+        method = await self._run(lambda: self._u2_type(text, existing), repeat=False)
         if method:
             return method
         await self._run(self._use_adb_keyboard)
-        await self._run(lambda: self._check(self._shell_sync(adb_keyboard_command(text))))
+        self._check(await self._act(adb_keyboard_command(text)))
         return "adb_keyboard"
 
     def _u2_type(self, text: str, existing: str) -> str:
@@ -421,7 +439,7 @@ class AdbPort:
                 parts += ["--es", key, str(value)]
         if package:
             parts.append(package)
-        result = await self.shell(" ".join(shlex.quote(p) for p in parts))
+        result = await self._act(" ".join(shlex.quote(p) for p in parts))
         failed = result.exit_code != 0 or "Error:" in result.output or "Exception" in result.output
         return ShellResult(1 if failed else 0, result.output)
 
@@ -430,7 +448,7 @@ class AdbPort:
         lines = [ln.strip() for ln in resolved.output.splitlines() if "/" in ln and " " not in ln.strip()]
         if resolved.exit_code == 0 and lines:
             return await self.start_activity(display, component=lines[-1])
-        out = await self.shell(f"monkey -p {shlex.quote(package)} -c android.intent.category.LAUNCHER 1")
+        out = await self._act(f"monkey -p {shlex.quote(package)} -c android.intent.category.LAUNCHER 1")
         ok = out.exit_code == 0 and "Events injected: 1" in out.output
         return ShellResult(0 if ok else 1, out.output)
 
