@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import threading
+
+import pytest
 from pathlib import Path
 
 from mika.cap.phone import PhoneCapability
@@ -38,8 +40,9 @@ def simctl(phone, spec: str) -> None:
 
 
 class TestFaults:
-    async def test_null_root_dumps_are_retried(self, tmp_path, sim_phone_factory):
-        phone = sim_phone_factory(faults=FaultSpec(null_root=2))
+    @pytest.mark.parametrize("fault", [FaultSpec(null_root=2), FaultSpec(idle_timeout=2)], ids=["null_root", "idle"])
+    async def test_busy_dumps_are_retried(self, tmp_path, sim_phone_factory, fault):
+        phone = sim_phone_factory(faults=fault)
         driver = ListingDriver([step("phone_observe"), "ok"])
         run = make_run(tmp_path, cap_for(phone), driver)
         result = await run.run()
@@ -164,9 +167,17 @@ async def test_an_action_cut_by_a_drop_is_not_repeated_blindly(sim_phone):
     await port.info()
     sim_phone.shell("simctl fault drop_after=1")  # the next command's OPEN drops the connection
     from mika.cap.phone.adb.port import DeviceReconnected
-    import pytest
 
     with pytest.raises(DeviceReconnected, match="may or may not have happened"):
         await port.tap(0, 540, 1200)
     # Reads go on as usual once it is back.
     assert "hierarchy" in await port.dump_hierarchy(0)
+
+
+async def test_a_dump_that_stays_busy_is_reported_not_hung(sim_phone_factory):
+    phone = sim_phone_factory(faults=FaultSpec(null_root=20))
+    port = AdbPort(phone.serial, phone.server.client(), backend="dump", sleep=lambda s: None)
+    from mika.cap.phone.adb.port import DumpFailed
+
+    with pytest.raises(DumpFailed, match="could not dump its screen after 4 tries"):
+        await port.dump_hierarchy(0)
