@@ -131,3 +131,42 @@ async def test_a_pixels_only_screen_is_read_with_ocr(tmp_path, sim_phone):
     seen = driver.results[1]
     assert "treeBlind" in seen or "Text read from the picture" in seen, seen
     assert "K7-4192" in seen.replace(" ", "")
+
+
+async def test_a_tour_of_the_other_tools(tmp_path, sim_phone):
+    driver = ListingDriver([
+        step("phone_list_apps", filter="note"),
+        step("phone_launch_app", app="com.mika.notes"),
+        step("phone_query", text="Groceries"),
+        step("phone_long_press", pick="Groceries"),
+        step("phone_press_key", key="BACK"),
+        step("phone_show_alarms"),
+        step("phone_wait", expect="Gym", timeout_s=3),
+        step("phone_swipe", x1=540, y1=1800, x2=540, y2=900),
+        step("phone_back"),
+        step("phone_list_elements", only_actionable=True),
+        "toured",
+    ])
+    run = make_run(tmp_path, dump_cap(sim_phone), driver)
+    result = await run.run()
+    assert result.status is OutcomeStatus.ANSWERED, driver.results
+    r = driver.results
+    assert "Notes · com.mika.notes" in r[0] and "Clock" not in r[0]
+    assert "match(es)" in r[2] and "Groceries" in r[2]
+    assert r[3].startswith("Long-pressed") and "Effect: " in r[3]
+    assert r[4].startswith("Pressed BACK.")
+    assert r[5].startswith("Opened the alarm list.") and "deskclock" in r[5]
+    assert r[6].startswith("Condition met")
+    assert r[7].startswith("Swiped from 540,1800 to 540,900")
+    assert r[8].startswith("Pressed Back.")
+    assert r[9].startswith("Screen v") and '"role": "' in r[9]
+    finished = results_of(record(run), "phone_wait")
+    assert finished and finished[0]["ok"]
+
+
+async def test_a_locked_phone_refuses_actions(tmp_path, sim_phone_factory):
+    phone = sim_phone_factory(scenario="locked")
+    driver = ListingDriver([step("phone_tap", x=540, y=1200), "It is locked."])
+    run = make_run(tmp_path, dump_cap(phone), driver)
+    await run.run()
+    assert driver.results[0].startswith("[screen_locked]")
