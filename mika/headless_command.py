@@ -65,7 +65,9 @@ def headless_main(
         redactor = Redactor()
         opener = (lambda: phone.capability(redact=redactor.add_secret)) if phone.serial else None
         env = RunEnvironment(autonomous=settings.autonomous, state_dir=sdir, phone=opener)
-        options = RunOptions(autonomous=settings.autonomous, state_dir=sdir, redactor=redactor)
+        options = RunOptions(autonomous=settings.autonomous, state_dir=sdir, redactor=redactor,
+                             judge_outcome=settings.judge_outcome and not chosen.scripted,
+                             review_final_answer=settings.review_final_answer)
         return TaskRun(spec, chosen.main, capabilities_for(spec, env), options, light=chosen.light)
 
     try:

@@ -42,6 +42,8 @@ class SelectedModels:
     light: Model | None
     vision: Model | None
     close: Callable[[], None]
+    # A scripted model plays its replies in order: no side calls may take one of them.
+    scripted: bool = False
 
 
 def select_models(settings: Settings, override: str | None, state_dir: Path) -> SelectedModels:
@@ -49,7 +51,7 @@ def select_models(settings: Settings, override: str | None, state_dir: Path) -> 
     if choice:
         scripted = _scripted(settings, choice)
         if scripted is not None:
-            return SelectedModels(scripted, None, None, lambda: None)
+            return SelectedModels(scripted, None, None, lambda: None, scripted=True)
     if not choice and not settings.raw.get("providers"):
         raise ConfigError(
             settings.file, "roles.main",

@@ -30,6 +30,10 @@ class Settings:
     device: str = ""
     graphics: str = "auto"
     max_parallel: int = 1
+    # After delivery, a side call judges done / partial / not possible (never changes the answer).
+    judge_outcome: bool = True
+    # Check numbers, ids and quotes of an answer against what was read (the seed keeps it off).
+    review_final_answer: bool = False
     keymap: dict[str, str] = field(default_factory=dict)
     # [providers.*] and [roles], parsed by mika.model.providers_config.
     raw: dict[str, Any] = field(default_factory=dict)
@@ -81,6 +85,8 @@ def parse_settings(data: dict[str, Any], file: Path | None = None) -> Settings:
     device = os.environ.get("MIKA_DEVICE") or _pick(data, "device", "default", str, "", file)
     graphics = _pick(data, "ui", "graphics", str, "auto", file, GRAPHICS)
     max_parallel = _pick(data, "run", "max_parallel", int, 1, file)
+    judge_outcome = _pick(data, "run", "judge_outcome", bool, True, file)
+    review_final_answer = _pick(data, "run", "review_final_answer", bool, False, file)
     if not 1 <= max_parallel <= 3:
         raise ConfigError(file, "run.max_parallel", "a number from 1 to 3", max_parallel)
     keymap = data.get("keymap", {})
@@ -88,7 +94,8 @@ def parse_settings(data: dict[str, Any], file: Path | None = None) -> Settings:
         raise ConfigError(file, "keymap", 'a table of binding id = "key" strings', keymap)
     return Settings(
         file=file, language=language, autonomous=autonomous, pace=pace, device=device, graphics=graphics,
-        max_parallel=max_parallel, keymap=dict(keymap), raw=data,
+        max_parallel=max_parallel, judge_outcome=judge_outcome, review_final_answer=review_final_answer,
+        keymap=dict(keymap), raw=data,
     )
 
 
