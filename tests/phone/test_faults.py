@@ -106,15 +106,13 @@ class TestFaults:
             "A dialog came up; stopping.",
         ])
         run = make_run(tmp_path, cap_for(sim_phone), driver)
-        orig = driver.reply
 
-        def reply(request):
-            if len(driver.model.requests) == 2:
+        def on_event(e):
+            if e.type == "tool_result" and e.name == "phone_tap":
                 # While the batch's first step waits, a dialog pops up over the app.
-                threading.Timer(0.6, lambda: sim_phone.shell("simctl fault dialog=rate")).start()
-            return orig(request)
+                threading.Timer(0.3, lambda: sim_phone.shell("simctl fault dialog=rate")).start()
 
-        driver.model.fn = reply
+        run.subscribe(on_event)
         await run.run()
         batch = driver.results[1]
         assert "stopped=dialog" in batch and "Stopped after step 1" in batch, batch

@@ -103,10 +103,11 @@ async def test_a_steer_during_a_batch_skips_the_rest(tmp_path, sim_phone):
         "ok, reading your message",
     ])
     run = make_run(tmp_path, dump_cap(sim_phone), driver)
+    tapped = asyncio.Event()
+    run.subscribe(lambda e: e.type == "tool_result" and e.name == "phone_tap" and tapped.set())
     task = asyncio.create_task(run.run())
-    while len(driver.model.requests) < 2:
-        await asyncio.sleep(0.05)
-    await asyncio.sleep(0.8)
+    await asyncio.wait_for(tapped.wait(), 20)  # the batch's first step is done and now waits
+    await asyncio.sleep(0.3)
     run.steer("actually, open the timer")
     result = await asyncio.wait_for(task, 20)
     assert result.status is OutcomeStatus.ANSWERED
