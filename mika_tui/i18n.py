@@ -26,7 +26,7 @@ TEXTS: dict[str, dict[str, str]] = {
         "mika": "Mika",
         "steer_sent": "↳ steer: {text}",
         "queued": "Queued (position {position}).",
-        "run_summary": "{steps} steps · {elapsed} · view run",
+        "run_summary": "{steps} step{s} · {elapsed} · view run",
         "sources": "Sources: {titles}",
         "source_title": "Source {n}: {title}",
         "outcome_stopped": "Stopped.",

@@ -100,13 +100,16 @@ def pick_device(wanted: str | None, port: AdbDevicesPort, sim: SimProcess) -> tu
 def build_deps(settings: Any, *, device: str | None, model: str | None, graphics: str | None) -> tuple[AppDeps, Callable[[], None]]:
     from mika.assembly import RunEnvironment, capabilities_for
     from mika.model.errors import ModelError
-    from mika.model_select import main_model
+    from mika.model_select import select_models
+    from mika.record.redactor import Redactor
     from mika.run.task_run import RunOptions, TaskRun
+    from mika.run.ui_text import set_language
 
+    set_language(settings.ui_language)  # texts the core writes into runs (stop, recovery)
     sdir = state_dir()
-    model_obj, model_error = None, ""
+    chosen, model_error = None, ""
     try:
-        model_obj = main_model(settings, model, sdir)
+        chosen = select_models(settings, model, sdir)
     except ConfigError as exc:
         # The first run has no model yet: say where to set one up, not the TOML example.
         model_error = MODEL_MISSING if exc.key == "roles.main" and "a main model" in exc.expected else str(exc)
@@ -115,17 +118,33 @@ def build_deps(settings: Any, *, device: str | None, model: str | None, graphics
     port = AdbDevicesPort()
     sim = SimProcess()
     info, device_error = pick_device(device or settings.device or None, port, sim)
-
-    def factory(spec):  # type: ignore[no-untyped-def]
-        caps = capabilities_for(spec, RunEnvironment(autonomous=settings.autonomous))
-        return TaskRun(spec, model_obj, caps, RunOptions(autonomous=settings.autonomous, state_dir=sdir))
-
     deps = AppDeps(
-        settings=settings, state_dir=sdir, run_factory=factory if model_obj is not None else None,
-        model_label=f"{model_obj.provider}/{model_obj.name}" if model_obj is not None else "",
+        settings=settings, state_dir=sdir, run_factory=None,
+        model_label=f"{chosen.main.provider}/{chosen.main.name}" if chosen is not None else "",
         model_error=model_error or device_error, device=info,
         frames=AdbFrameSource(info.serial) if info.serial else None,
         graphics=graphics or settings.graphics, clock=time.time, devices_port=port,
         start_sim=sim.start,
     )
-    return deps, sim.stop
+
+    def factory(spec):  # type: ignore[no-untyped-def]
+        from mika.cap.phone import open_phone
+
+        # One redactor per run, so what the phone types into a password field is masked
+        # in that run's record. The phone is whatever Devices chose last.
+        redactor = Redactor()
+        serial = deps.device.serial
+        opener = (lambda: open_phone(serial, state_dir=sdir, redact=redactor.add_secret)) if serial else None
+        env = RunEnvironment(autonomous=settings.autonomous, state_dir=sdir, phone=opener)
+        options = RunOptions(autonomous=settings.autonomous, state_dir=sdir, redactor=redactor)
+        return TaskRun(spec, chosen.main, capabilities_for(spec, env), options, light=chosen.light)
+
+    if chosen is not None:
+        deps.run_factory = factory
+
+    def cleanup() -> None:
+        sim.stop()
+        if chosen is not None:
+            chosen.close()
+
+    return deps, cleanup

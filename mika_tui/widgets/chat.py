@@ -84,7 +84,7 @@ class TurnBlock(Vertical):
                 classes="sources"))
 
     async def add_summary(self, steps: int, elapsed: str) -> None:
-        line = self.tr("run_summary", steps=steps, elapsed=elapsed)
+        line = self.tr("run_summary", steps=steps, elapsed=elapsed, s="" if steps == 1 else "s")
         await self.mount(Static(f"[@click=screen.view_run('{self.run_id}')]{_escape(line)}[/]", classes="summary"))
 
 

@@ -37,7 +37,11 @@ def _wait_for(session: str, text: str, timeout: float) -> str:
 
 def test_the_app_starts_in_tmux_runs_a_task_and_quits(tmp_path: Path, adb_server):
     script = tmp_path / "model.json"
-    script.write_text(json.dumps(["Dark mode is **on** now."]))
+    script.write_text(json.dumps([
+        "Dark mode is **on** now.",
+        {"tool_calls": [{"name": "phone_list_apps", "arguments": {}}]},
+        "Those are the apps on the phone.",
+    ]))
     env = {k: v for k, v in os.environ.items() if not k.startswith("TEXTUAL_") and k != "NO_COLOR" and not k.startswith("PYTEST")}
     env.update(XDG_STATE_HOME=str(tmp_path / "state"), XDG_CONFIG_HOME=str(tmp_path / "config"), TERM="xterm-256color",
                LANG="C.UTF-8", ANDROID_ADB_SERVER_PORT=str(adb_server.port))
@@ -52,6 +56,11 @@ def test_the_app_starts_in_tmux_runs_a_task_and_quits(tmp_path: Path, adb_server
         subprocess.run(["tmux", "send-keys", "-t", session, "Enter"], check=True)
         pane = _wait_for(session, "Dark mode is on now.", 30)
         assert "view run" in pane
+        # A second task in the same conversation goes to the simulated phone through adb.
+        subprocess.run(["tmux", "send-keys", "-t", session, "-l", "which apps do I have"], check=True)
+        subprocess.run(["tmux", "send-keys", "-t", session, "Enter"], check=True)
+        pane = _wait_for(session, "Those are the apps on the phone.", 60)
+        assert "phone_list_apps" in pane  # its row in the step timeline
         subprocess.run(["tmux", "send-keys", "-t", session, "C-c"], check=True)
         time.sleep(0.2)
         subprocess.run(["tmux", "send-keys", "-t", session, "C-c"], check=True)
