@@ -162,3 +162,24 @@ class TestConsentedPayment:
         assert "hand_to_user" in driver.results[-1] and "Nothing was done" in driver.results[-1]
         state = world_state(sim_phone)
         assert state["shop"]["checkout_reached"] is True and not state["shop"].get("orders")
+
+
+class TestTextFields:
+    async def test_write_a_note_with_clear_and_retype(self, tmp_path, sim_phone, phone_cap):
+        task = get_task("notes_write_packing")
+        driver = ListingDriver([
+            step("phone_launch_app", app="备忘录"),
+            step("phone_tap", pick="New note"),
+            step("phone_type_text", pick="Title", text="Packnig"),
+            step("phone_clear_text", pick="Packnig", role="input"),
+            step("phone_type_text", pick="Title", text="Packing"),
+            step("phone_type_text", pick="Note", text="passport, charger"),
+            step("phone_tap", pick="Save"),
+            "Saved the note.",
+        ])
+        run = make_run(tmp_path, phone_cap, driver, goal=task.goal)
+        result = await run.run()
+        assert result.status is OutcomeStatus.ANSWERED, driver.results
+        assert driver.results[3].startswith("Cleared the field."), driver.results[3]
+        assert "read back: matches" in driver.results[4] and "read back: matches" in driver.results[5]
+        assert task.succeeded(world_state(sim_phone)), world_state(sim_phone).get("notes")

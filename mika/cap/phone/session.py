@@ -21,6 +21,10 @@ class PhoneSession:
     # Commands phone_system_command was steered away from (seed CommandSteer).
     steered: set[str] = field(default_factory=set)
     command_failures: int = 0
+    # What each text field showed when a tool first picked it (resource id or bounds →
+    # text): plain `uiautomator dump` reports an empty field's hint as its text, so this
+    # is how a cleared field is told apart from one that kept its text.
+    first_seen: dict[str, str] = field(default_factory=dict)
 
     async def app_list(self) -> dict[str, str]:
         if self.apps is None:

@@ -52,6 +52,15 @@ def _held_text(field: Element) -> str:
     return "" if text == (field.node.hint or "") or text == field.label and field.label_source == "hint" else text
 
 
+def field_key(field: Element) -> str:
+    return field.node.resource_id or str(field.bounds)
+
+
+def remember(session: PhoneSession, field: Element | None) -> None:
+    if field is not None and not field.node.password:
+        session.first_seen.setdefault(field_key(field), field.node.text or "")
+
+
 def _norm(text: str) -> str:
     return unicodedata.normalize("NFC", text).strip()
 
@@ -124,6 +133,7 @@ class PhoneTypeText(PhoneTool):
                 problem or "no_focus",
                 "No text field has the focus and none was given. Tap the field first (or pass its element number).",
             )
+        remember(session, field)
         secret = field.node.password
         redact = (ctx.services.get("phone") or {}).get("redact")
         if secret and callable(redact):
@@ -179,11 +189,16 @@ class PhoneClearText(PhoneTool):
             return stale_outcome(exc, session)
         if field is None:
             return ToolOutcome.error(problem or "no_focus", "No text field has the focus. Tap the field first.")
-        await session.port.clear_text(session.display, len(field.node.text or "") + 4)
+        remember(session, field)
+        before = field.node.text or ""
+        await session.port.clear_text(session.display, len(before) + 4)
         screen = await session.reader.read()
         now = _same_field(screen, field)
         left = (now.node.text or "") if now is not None and not now.node.password else ""
         hint = now.node.hint if now is not None else ""
-        if left and left != hint:
+        # Empty, its hint, or back to what it showed before anything was typed (the hint,
+        # as plain dumps report it) while the text it had is gone: cleared.
+        placeholder = left == session.first_seen.get(field_key(field)) and left != before
+        if left and left != hint and not placeholder:
             return ToolOutcome(text=f"The field still shows {left!r}.", ok=False, code="not_cleared")
         return ToolOutcome(text="Cleared the field.")
