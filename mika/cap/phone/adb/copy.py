@@ -37,6 +37,13 @@ TEXTS: dict[str, dict[str, str]] = {
         "qr_no_connect": "Paired, but the phone did not offer a connection; use `mika connect HOST:PORT` with the port "
                          "shown on its wireless debugging page.",
         "pair_server_failed": "The adb server failed during pairing: {error}",
+        "bad_server_socket": "ADB_SERVER_SOCKET={spec!r} is not of the form tcp:PORT or tcp:HOST:PORT; fix or unset it.",
+        "bad_server_port": "ANDROID_ADB_SERVER_PORT={port!r} is not a port number; fix or unset it.",
+        "no_adb": "No adb binary was found: adbutils ships none for this platform and none is on PATH. "
+                  "Install Android platform-tools.",
+        "no_server": "No adb server answers at {host}:{port}. Start it there (adb start-server) or unset "
+                     "ANDROID_ADB_SERVER_HOST / ADB_SERVER_SOCKET.",
+        "server_start_failed": "Could not start the adb server on port {port} with {exe}: {detail}.",
     },
     "zh": {
         "no_device": "没有连接手机。请用 USB 连接并打开 USB 调试，或用 `mika connect 主机:端口` / `mika pair 主机:端口 配对码` "
@@ -63,6 +70,12 @@ TEXTS: dict[str, dict[str, str]] = {
         "qr_timeout": "{seconds:g} 秒内没有发现手机。请确认两者在同一个 Wi-Fi、网络允许 mDNS；或改用 `mika pair 主机:端口 配对码`。",
         "qr_no_connect": "已配对，但手机没有提供连接；请用 `mika connect 主机:端口`，端口见手机的无线调试页面。",
         "pair_server_failed": "配对时 adb 服务出错：{error}",
+        "bad_server_socket": "ADB_SERVER_SOCKET={spec!r} 不是 tcp:端口 或 tcp:主机:端口 的格式；请改正或删除它。",
+        "bad_server_port": "ANDROID_ADB_SERVER_PORT={port!r} 不是端口号；请改正或删除它。",
+        "no_adb": "找不到 adb：adbutils 没有为这个平台附带，PATH 里也没有。请安装 Android platform-tools。",
+        "no_server": "{host}:{port} 上没有 adb 服务在响应。请在那台机器上运行 adb start-server，或删除 "
+                     "ANDROID_ADB_SERVER_HOST / ADB_SERVER_SOCKET。",
+        "server_start_failed": "无法用 {exe} 在端口 {port} 启动 adb 服务：{detail}。",
     },
 }
 

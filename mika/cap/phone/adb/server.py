@@ -15,6 +15,8 @@ from pathlib import Path
 
 import adbutils
 
+from mika.cap.phone.adb.copy import say
+
 DEFAULT_PORT = 5037
 
 
@@ -35,13 +37,11 @@ class ServerAddress:
             kind, _, rest = spec.partition(":")
             host, _, port = rest.rpartition(":")
             if kind != "tcp" or not port.isdigit():
-                raise AdbServerError(
-                    f"ADB_SERVER_SOCKET={spec!r} is not of the form tcp:PORT or tcp:HOST:PORT; fix or unset it."
-                )
+                raise AdbServerError(say("bad_server_socket", spec=spec))
             return cls(host or "127.0.0.1", int(port))
         port_text = env.get("ANDROID_ADB_SERVER_PORT", "").strip()
         if port_text and not port_text.isdigit():
-            raise AdbServerError(f"ANDROID_ADB_SERVER_PORT={port_text!r} is not a port number; fix or unset it.")
+            raise AdbServerError(say("bad_server_port", port=port_text))
         host = env.get("ANDROID_ADB_SERVER_HOST", "").strip() or "127.0.0.1"
         return cls(host, int(port_text) if port_text else DEFAULT_PORT)
 
@@ -64,10 +64,7 @@ def bundled_adb() -> str:
     try:
         return adbutils.adb_path()
     except adbutils.AdbError:
-        raise AdbServerError(
-            "No adb binary was found: adbutils ships none for this platform and none is on PATH. "
-            "Install Android platform-tools."
-        ) from None
+        raise AdbServerError(say("no_adb")) from None
 
 
 def adb_client(address: ServerAddress | None = None, *, start: bool = True) -> adbutils.AdbClient:
@@ -75,17 +72,12 @@ def adb_client(address: ServerAddress | None = None, *, start: bool = True) -> a
     address = address or ServerAddress.from_env()
     if not address.is_listening():
         if not start or not address.is_local:
-            raise AdbServerError(
-                f"No adb server answers at {address.host}:{address.port}. Start it there (adb start-server) "
-                "or unset ANDROID_ADB_SERVER_HOST / ADB_SERVER_SOCKET."
-            )
+            raise AdbServerError(say("no_server", host=address.host, port=address.port))
         exe = bundled_adb()
         try:
             subprocess.run([exe, "-P", str(address.port), "start-server"], check=True, capture_output=True,
                            timeout=30, stdin=subprocess.DEVNULL)
         except (OSError, subprocess.SubprocessError) as exc:
             detail = (getattr(exc, "stderr", b"") or b"").decode(errors="replace").strip()
-            raise AdbServerError(
-                f"Could not start the adb server on port {address.port} with {exe}: {detail or exc}."
-            ) from None
+            raise AdbServerError(say("server_start_failed", port=address.port, exe=exe, detail=detail or exc)) from None
     return adbutils.AdbClient(host=address.host, port=address.port)
