@@ -58,13 +58,33 @@ class MikaApp(App):
         if self.deps.settings.keymap:
             self.set_keymap(self.deps.settings.keymap)
         if self.deps.run_factory is not None:
+            from mika.run.outbox import CallbackChannel, Outbox
+            from mika.run.recovery import recover_at_start
+
+            # What a closed or killed Mika left unfinished is marked now and told once,
+            # in the background, through the same delivery ledger the answers go through.
+            recover_at_start(self.deps.state_dir)
+            self._channel = CallbackChannel(self._delivered, name="transcript")
             self.center = TaskCenter(self._make_run, state_dir=self.deps.state_dir,
+                                     outbox=Outbox(self.deps.state_dir, [self._channel]),
                                      limit=self.deps.settings.max_parallel)
         self.main_screen = MainScreen()
         await self.push_screen(self.main_screen)
         if self.center is not None:
             self.center.subscribe(lambda e: self.main_screen.post_message(RunEventPosted(e)))
             self.center.watch(lambda s: self.main_screen.post_message(CenterChanged(s)))
+            self.run_worker(self._settle(), group="recovery", exit_on_error=False)
+
+    async def _settle(self) -> None:
+        from mika.run.recovery import settle
+
+        await settle(self.deps.state_dir, self._channel, lang=self.deps.settings.ui_language)
+
+    def _delivered(self, delivery) -> None:
+        """Answers of this session's runs are already in the transcript (from their events);
+        what recovery tells about earlier sessions shows as a notice."""
+        if delivery.recovered or delivery.kind != "answer" or delivery.run_id not in self.runs:
+            self.notify(delivery.display_text, timeout=12)
 
     async def on_unmount(self) -> None:
         if self.center is not None:
