@@ -16,7 +16,7 @@ from mika.cap.phone.adb.server import AdbServerError, ServerAddress
 
 class TestServerAddress:
     def test_the_env_is_honoured_like_adb_does(self):
-        assert ServerAddress.from_env({"ADB_SERVER_SOCKET": "tcp:10.0.0.2:5999"}) == ServerAddress("10.0.0.2", 5999)
+        assert ServerAddress.from_env({"ADB_SERVER_SOCKET": "tcp:127.0.0.5:5999"}) == ServerAddress("127.0.0.5", 5999)
         assert ServerAddress.from_env({"ANDROID_ADB_SERVER_PORT": "6001"}) == ServerAddress("127.0.0.1", 6001)
         assert ServerAddress.from_env({}) == ServerAddress("127.0.0.1", 5037)
         with pytest.raises(AdbServerError, match="ADB_SERVER_SOCKET"):
@@ -123,3 +123,19 @@ class TestChinese:
                 open_phone("nope:1", ocr=False)
         finally:
             set_language(None)
+
+
+class TestServerStart:
+    def test_the_bundled_adb_is_started_when_none_runs(self):
+        import subprocess
+
+        from mika.cap.phone.adb.server import adb_client, bundled_adb
+        from tests.adb_env import free_port
+
+        address = ServerAddress("127.0.0.1", free_port())
+        assert not address.is_listening()
+        try:
+            client = adb_client(address)
+            assert address.is_listening() and client.server_version() > 0
+        finally:
+            subprocess.run([bundled_adb(), "-P", str(address.port), "kill-server"], capture_output=True, timeout=30)
