@@ -394,3 +394,33 @@ class TestModelsAndSettings:
         data = tomllib.loads(config.read_text())
         assert data["general"]["autonomous"] is True and data["ui"]["graphics"] == "halfcell"
         assert load_settings(config).autonomous is True
+
+
+class TestRecovery:
+    async def test_a_run_an_earlier_session_left_unfinished_is_told_once(self, tmp_path):
+        """A run left "running" by a killed process is marked interrupted at start and
+        told as a notice once; the next start says nothing more."""
+        import subprocess
+        import sys
+
+        from mika.run.conversations import ConversationStore
+
+        state = tmp_path / "state" / "mika"
+        conv = ConversationStore(state).create().id
+        # Another process starts the run and dies (its lease goes with it), as a killed Mika would.
+        subprocess.run([sys.executable, "-c", (
+            "import sys; from mika.run.run_store import RunStore; from mika.run.conversations import ConversationStore;"
+            "from mika.run.spec import RunPhase; s, c = sys.argv[1], sys.argv[2];"
+            "RunStore(s).queued('deadrun01', c, 'check the parcel'); RunStore(s).set_phase('deadrun01', RunPhase.RUNNING);"
+            "ConversationStore(s).begin_turn(c, 'deadrun01', 'check the parcel')"
+        ), str(state), conv], check=True, timeout=60)
+        notices: list[str] = []
+        for _ in range(2):
+            app = make_app(tmp_path, ScriptedModel(["ok"]))
+            app.notify = lambda message, **kw: notices.append(str(message))  # type: ignore[method-assign]
+            async with app.run_test(size=SIZE) as pilot:
+                await app.workers.wait_for_complete()
+                await pilot.pause()
+        assert len(notices) == 1 and "check the parcel" in notices[0]
+        turn = ConversationStore(state).get(conv).turns[0]
+        assert turn.outcome == "failed"
