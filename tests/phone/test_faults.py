@@ -140,6 +140,22 @@ class TestFaults:
         assert "Opened Clock" in driver.results[1]
         assert_complete(run)
 
+    async def test_a_drop_during_an_action_is_said_in_its_result(self, tmp_path, sim_phone):
+        cap = cap_for(sim_phone, total=10.0)
+        driver = ListingDriver([step("phone_observe"), step("phone_scroll", direction="down"), "ok"])
+        run = make_run(tmp_path, cap, driver)
+
+        def on_event(e):
+            if e.type == "tool_call" and e.name == "phone_scroll":
+                sim_phone.shell("simctl fault drop_after=1")  # the call's next command drops the link
+
+        run.subscribe(on_event)
+        result = await run.run()
+        assert result.status is OutcomeStatus.ANSWERED, driver.results
+        scrolled = driver.results[1]
+        assert "connection dropped and came back" in scrolled or scrolled.startswith("[device_reconnected]"), scrolled
+        assert_complete(run)
+
     async def test_a_phone_that_does_not_come_back_ends_the_run(self, tmp_path, sim_phone_factory):
         phone = sim_phone_factory()
         cap = cap_for(phone, total=1.0)

@@ -53,6 +53,7 @@ class PhoneSurface:
         self.tools = dict(tools)
         self.settle_s = settle_s
         self._lock_fault: ToolFault | None = None
+        self._reconnects_at_lock: int | None = None
 
     def _acts(self, capability: str, tool: str) -> bool:
         return capability == CAPABILITY and bool(getattr(self.tools.get(tool), "changes_screen", False))
@@ -66,22 +67,33 @@ class PhoneSurface:
         if not self._acts(capability, tool):
             return None
         reader = self.session.reader
-        return reader.current or await reader.read()
+        # Count reconnects from the lock check on: it is this call's first read.
+        since = self._reconnects_at_lock if self._reconnects_at_lock is not None else self._reconnects()
+        self._reconnects_at_lock = None
+        return reader.current or await reader.read(), since
+
+    def _reconnects(self) -> int:
+        return int(getattr(self.session.port, "reconnects", 0))
 
     async def after(self, capability: str, tool: str, args: dict[str, Any], token: Any, outcome: ToolOutcome) -> ToolOutcome:
         if token is None or outcome.code in ("stale_element", "unknown_element", "bad_arguments", "use_phone_tool"):
             return outcome
-        before: Screen = token
+        before: Screen = token[0]
         after = await self._settled()
+        reconnected = self._reconnects() > token[1]
         point = outcome.data.get("point")
         effect = ActionEffect.judge(before, after, tuple(point) if point else None)
         reader = self.session.reader
         reader.mark_shown(after)
         listing = after.listing()
-        text = f"{outcome.text}\n{effect_line(effect)}\n\n{listing}"
+        note = "\nThe phone's connection dropped and came back during this call; the screen below was read again." \
+            if reconnected else ""
+        text = f"{outcome.text}\n{effect_line(effect)}{note}\n\n{listing}"
         obs: Observation = screen_observation(after, 0, listing)
         data = {**outcome.data, **effect.as_dict(), "screen_version": after.version,
                 "package": after.foreground_package}
+        if reconnected:
+            data["reconnected"] = True
         return replace(outcome, text=text, effect=effect.kind.value, tree_blind=effect.tree_blind or outcome.tree_blind,
                        data=data, observations=outcome.observations + (obs,))
 
@@ -97,6 +109,7 @@ class PhoneSurface:
         # Always a fresh read: it is also the screen the action's element numbers are
         # checked against (target, before and run use it), so a screen that changed
         # since the model looked is caught as stale instead of tapped blindly.
+        self._reconnects_at_lock = self._reconnects()
         try:
             screen = await self.session.reader.read()
         except ToolFault as fault:
