@@ -40,3 +40,16 @@ async def test_a_phone_that_is_away_keeps_the_record(tmp_path, adb_server):
     report = await fresh.restore_orphans()
     assert len(report.kept) == 1 and not report.restored and not report.errors
     assert fresh.items()[0].attempts == 0
+
+
+async def test_settle_at_start_gives_it_back_with_the_phone_ledger(tmp_path, sim_phone):
+    from mika.cap.phone.adb.restore import phone_ledger
+    from mika.run.recovery import settle
+
+    dead = BorrowedLedger(tmp_path, lease=ProcessLease(tmp_path))
+    sim_phone.shell(f"ime enable {ADB_KB}")
+    sim_phone.shell(f"ime set {ADB_KB}")
+    dead.borrow("ime", sim_phone.serial, {"ime": LATIN})
+    report = await settle(tmp_path, [], borrowed=phone_ledger(tmp_path))
+    assert len(report.borrowed.restored) == 1
+    assert sim_phone.shell("settings get secure default_input_method").strip() == LATIN

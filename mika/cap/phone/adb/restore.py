@@ -46,3 +46,11 @@ def register_restorers(ledger: BorrowedLedger, client_factory: Callable[[], adbu
 
     ledger.register_restorer("ime", restore_ime)
     ledger.register_restorer("clipboard", restore_clipboard)
+
+
+def phone_ledger(state_dir) -> BorrowedLedger:
+    """A BorrowedLedger for `state_dir` that knows how to give back what phones lent:
+    pass it to `mika.run.recovery.settle(..., borrowed=…)` at start."""
+    ledger = BorrowedLedger(state_dir)
+    register_restorers(ledger)
+    return ledger
