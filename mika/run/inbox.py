@@ -151,12 +151,18 @@ class RunInbox:
         with self._lock:
             return self._closed
 
+    def expect(self, question_id: str) -> None:
+        """Start waiting for `question_id` before the question is shown, so an answer
+        given the instant it appears (another thread, a test) is never lost."""
+        future: asyncio.Future[Reply] = asyncio.get_running_loop().create_future()
+        with self._lock:
+            self._waiting.setdefault(question_id, future)
+
     async def wait_reply(self, question_id: str) -> Reply:
         """Wait for the user's reply to `question_id`; raises CancelledError on cancel."""
-        loop = asyncio.get_running_loop()
-        future: asyncio.Future[Reply] = loop.create_future()
+        self.expect(question_id)
         with self._lock:
-            self._waiting[question_id] = future
+            future = self._waiting[question_id]
         if self.cancelled.is_set():
             future.cancel()
         try:

@@ -327,3 +327,18 @@ async def test_groups_the_last_turn_used_are_open_from_the_start(tmp_path, world
     await run.run()
     assert "toy_tap" in [t.name for t in model.requests[0].tools]
     assert [(e.group, e.preloaded) for e in events if e.type == "tools_opened"] == [("toy", True)]
+
+
+async def test_an_answer_given_the_instant_the_card_appears_is_not_lost(make_run, world):
+    world.screen = "Checkout · Total ¥23.50 · Place order"
+    model = ScriptedModel([
+        Reply.call("request_confirmation", what="beans", amount="¥23.50", app="com.toy.shop"),
+        Reply.call("ask_user", question="Gift wrap?"),
+        "done",
+    ])
+    run = make_run(model, attendance=Attendance.PRESENT, origin=RunOrigin.UI)
+    # Answered synchronously inside the event callback, before the tool awaits.
+    run.subscribe(lambda e: isinstance(e, ConfirmationAsked) and run.confirm(e.question_id, True))
+    run.subscribe(lambda e: isinstance(e, QuestionAsked) and run.answer(e.question_id, "no"))
+    result = await asyncio.wait_for(run.run(), 3)
+    assert result.answer == "done"

@@ -34,6 +34,7 @@ class AskUser(AgentTool):
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
         qid = "q-" + secrets.token_hex(4)
         options = tuple(str(o) for o in (args.get("options") or [])[:6])
+        ctx.inbox.expect(qid)
         ctx.emit(QuestionAsked(run_id=ctx.run_id, conversation_id=ctx.spec.conversation_id, step=ctx.step,
                                question_id=qid, question=args["question"], options=options))
         reply = await ctx.inbox.wait_reply(qid)
@@ -65,6 +66,7 @@ class HandToUser(AgentTool):
         qid = "h-" + secrets.token_hex(4)
         base = dict(run_id=ctx.run_id, conversation_id=ctx.spec.conversation_id, step=ctx.step, question_id=qid,
                     reason=args["reason"], message=args["message"])
+        ctx.inbox.expect(qid)
         ctx.emit(TakeoverEvent(state="asked", **base))
         reply = await ctx.inbox.wait_reply(qid)
         done = reply.kind is InputKind.HAND_BACK and reply.done

@@ -48,6 +48,7 @@ class RequestConfirmation(AgentTool):
         amount = amounts[0]
         qid = "c-" + secrets.token_hex(4)
         app = str(args.get("app", ""))
+        ctx.inbox.expect(qid)
         ctx.emit(ConfirmationAsked(run_id=ctx.run_id, conversation_id=ctx.spec.conversation_id, step=ctx.step,
                                    question_id=qid, what=args["what"], amount=amount, app=app))
         reply = await ctx.inbox.wait_reply(qid)
