@@ -29,7 +29,7 @@ _OPTIONAL_COMMANDS = {
     "models": ("mika.model.commands", "models_group"),
     "usage": ("mika.usage.commands", "usage_command"),
     "conversations": ("mika.run.commands", "conversations_group"),
-    "inspect": ("mika.cap.phone.inspect_command", "inspect_command"),
+    "inspect": ("mika.cap.phone.adb.inspect_live", "inspect_live_command"),
     "devices": ("mika.cap.phone.adb.commands", "devices_command"),
     "connect": ("mika.cap.phone.adb.commands", "connect_command"),
     "disconnect": ("mika.cap.phone.adb.commands", "disconnect_command"),

@@ -19,6 +19,7 @@ from typing import IO, Callable
 from mika.exit_codes import ExitCode
 from mika.record.events import Activity, ApprovalEvent, ModelFailed, Notice, RunEvent, ToolCalled, ToolFinished
 from mika.run.contracts import OutcomeStatus, RunResult, TaskRunLike
+from mika.run.borrowed import BorrowedLedger
 from mika.run.conversations import ConversationStore
 from mika.run.outbox import Delivery, Outbox
 from mika.run.recovery import recover_at_start, settle
@@ -146,6 +147,7 @@ async def run_headless(
     fmt: str = "text",
     out: IO[str] = sys.stdout,
     err: IO[str] = sys.stderr,
+    borrowed: BorrowedLedger | None = None,
 ) -> HeadlessOutcome:
     recover_at_start(state_dir)
     conversations = ConversationStore(state_dir)
@@ -160,7 +162,8 @@ async def run_headless(
     printer = _Printer(fmt, out, err, run_ids)
     center.subscribe(printer)
     # What earlier, interrupted processes left unsaid is told once, on stderr.
-    settling = asyncio.create_task(settle(state_dir, channel))
+    # `borrowed` knows how to give back what a crashed run borrowed (a phone's IME, clipboard).
+    settling = asyncio.create_task(settle(state_dir, channel, borrowed=borrowed))
 
     interrupted = False
     loop = asyncio.get_running_loop()

@@ -15,6 +15,7 @@ from mika.exit_codes import ExitCode
 from mika.headless import UnknownConversation, run_headless
 from mika.model.errors import ModelError
 from mika.cap.phone import PhoneOpenError, open_phone
+from mika.cap.phone.adb.restore import phone_ledger
 from mika.model_select import select_models
 from mika.record.redactor import Redactor
 from mika.run.spec import RunSpec
@@ -73,7 +74,7 @@ def headless_main(
     try:
         outcome = asyncio.run(run_headless(
             goal, factory, sdir, conversation_id=conversation_id, read_only=read_only,
-            step_budget=max_steps or 0, fmt=fmt, out=sys.stdout, err=sys.stderr,
+            step_budget=max_steps or 0, fmt=fmt, out=sys.stdout, err=sys.stderr, borrowed=phone_ledger(sdir),
         ))
     except UnknownConversation as exc:
         _err(f"no conversation {exc.args[0]!r} (see `mika conversations list`)")

@@ -76,9 +76,11 @@ class MikaApp(App):
             self.run_worker(self._settle(), group="recovery", exit_on_error=False)
 
     async def _settle(self) -> None:
+        from mika.cap.phone.adb.restore import phone_ledger
         from mika.run.recovery import settle
 
-        await settle(self.deps.state_dir, self._channel, lang=self.deps.settings.ui_language)
+        await settle(self.deps.state_dir, self._channel, borrowed=phone_ledger(self.deps.state_dir),
+                     lang=self.deps.settings.ui_language)
 
     def _delivered(self, delivery) -> None:
         """Answers of this session's runs are already in the transcript (from their events);
