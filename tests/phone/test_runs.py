@@ -65,6 +65,16 @@ class TestEndToEnd:
         assert task.succeeded(world_state(sim_phone))
         assert "check: " in driver.results[0]
 
+    async def test_set_a_weekday_alarm_through_the_intent(self, tmp_path, sim_phone, phone_cap):
+        task = get_task("clock_alarm_weekdays_0730")
+        assert not task.succeeded(world_state(sim_phone))
+        driver = ListingDriver([step("phone_set_alarm", hour=7, minute=30, days=["mon", "tue", "wed", "thu", "fri"]),
+                                "Alarm set for 7:30 on weekdays."])
+        run = make_run(tmp_path, phone_cap, driver, goal=task.goal)
+        result = await run.run()
+        assert result.status is OutcomeStatus.ANSWERED
+        assert task.succeeded(world_state(sim_phone)), world_state(sim_phone).get("alarms")
+
     async def test_type_chinese_text_and_send(self, tmp_path, sim_phone, phone_cap):
         task = get_task("chat_reply_xiaoming")
         driver = ListingDriver([

@@ -61,9 +61,9 @@ def _typed(kind: str, raw: str) -> Any:
         return float(raw)
     if kind == "--ez":
         return raw.lower() in ("true", "t", "1")
-    if kind in ("--eia", "--ela"):
+    if kind in ("--eia", "--ela", "--eial", "--elal"):  # arrays and ArrayLists of ints/longs
         return [int(x) for x in raw.split(",") if x]
-    if kind == "--esa":
+    if kind in ("--esa", "--esal"):
         return [x for x in raw.split(",")]
     return raw
 
@@ -99,7 +99,8 @@ def parse_intent(args: list[str]) -> Intent:
             it.wait = True; i += 1
         elif a == "-S":
             it.stop_first = True; i += 1
-        elif a in ("--es", "--ei", "--el", "--ef", "--ed", "--ez", "--eia", "--ela", "--esa", "--eu"):
+        elif a in ("--es", "--ei", "--el", "--ef", "--ed", "--ez", "--eia", "--ela", "--eial", "--elal", "--esa",
+                   "--esal", "--eu"):
             key, raw = nxt(2)
             try:
                 it.extras[key] = _typed(a, raw)
