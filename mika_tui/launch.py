@@ -66,12 +66,14 @@ class SimProcess:
 
 
 def _ensure_adb_server() -> None:
-    import adbutils
+    """The adb server found the way adb finds it (ADB_SERVER_SOCKET, ANDROID_ADB_SERVER_PORT),
+    or the bundled one started; a failure shows in the Devices list, not here."""
+    from mika.cap.phone.adb.server import AdbServerError, adb_client
 
     try:
-        adbutils.adb.server_version()
-    except (adbutils.AdbError, OSError):
-        subprocess.run([adbutils.adb_path(), "start-server"], capture_output=True, timeout=30, check=False)
+        adb_client()
+    except AdbServerError:
+        pass
 
 
 def pick_device(wanted: str | None, port: AdbDevicesPort, sim: SimProcess) -> tuple[DeviceInfo, str]:

@@ -8,99 +8,52 @@ the phone is an ordinary adb device called "127.0.0.1:PORT".
 
 from __future__ import annotations
 
-import os
-import socket
 import subprocess
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import adbutils
 
+from mika.cap.phone.adb.server import AdbServerError, ServerAddress, adb_client
+from mika.cap.phone.adb.server import bundled_adb as _bundled_adb
 from mika.sim.device import SimDevice
 from mika.sim.server import SimServer, ThreadedSimServer
 
 DEFAULT_SIM_SERIAL = "mika-sim"
-DEFAULT_ADB_PORT = 5037
 
 
 class SimLaunchError(Exception):
     """The simulated phone could not be started or attached; the message says what to do."""
 
 
-@dataclass(frozen=True)
-class AdbServerAddress:
-    host: str
-    port: int
-
-    @classmethod
-    def from_env(cls, env: dict[str, str] | None = None) -> AdbServerAddress:
-        """Where adb clients look for the server: ADB_SERVER_SOCKET (tcp:[HOST:]PORT),
-        else ANDROID_ADB_SERVER_HOST / ANDROID_ADB_SERVER_PORT, else 127.0.0.1:5037."""
-        env = dict(os.environ) if env is None else env
-        spec = env.get("ADB_SERVER_SOCKET", "").strip()
-        if spec:
-            kind, _, rest = spec.partition(":")
-            host, _, port = rest.rpartition(":")
-            if kind != "tcp" or not port.isdigit():
-                raise SimLaunchError(
-                    f"ADB_SERVER_SOCKET={spec!r} is not of the form tcp:PORT or tcp:HOST:PORT; "
-                    "fix or unset it"
-                )
-            return cls(host or "127.0.0.1", int(port))
-        port_text = env.get("ANDROID_ADB_SERVER_PORT", "").strip()
-        if port_text and not port_text.isdigit():
-            raise SimLaunchError(
-                f"ANDROID_ADB_SERVER_PORT={port_text!r} is not a port number; fix or unset it"
-            )
-        host = env.get("ANDROID_ADB_SERVER_HOST", "").strip() or "127.0.0.1"
-        return cls(host, int(port_text) if port_text else DEFAULT_ADB_PORT)
-
-    @property
-    def is_local(self) -> bool:
-        return self.host in ("127.0.0.1", "localhost", "::1")
-
-    def is_listening(self) -> bool:
-        try:
-            with socket.create_connection((self.host, self.port), timeout=0.5):
-                return True
-        except OSError:
-            return False
+# The host side of adb (finding or starting the server) is the phone capability's; the
+# simulated phone is attached to that server like any phone.
+AdbServerAddress = ServerAddress
 
 
 def bundled_adb() -> str:
     """The adb binary that ships inside adbutils (adb 36 at the time of writing)."""
-    exe = Path(adbutils.__file__).parent / "binaries" / ("adb.exe" if os.name == "nt" else "adb")
-    if exe.is_file():
-        return str(exe)
     try:
-        return adbutils.adb_path()
-    except adbutils.AdbError as exc:
-        raise SimLaunchError(
-            "no adb binary found: adbutils ships none for this platform and none is on PATH; "
-            "install Android platform-tools"
-        ) from exc
+        return _bundled_adb()
+    except AdbServerError as exc:
+        raise SimLaunchError(str(exc)) from exc
 
 
 def ensure_adb_server(address: AdbServerAddress, adb_binary: str | None = None) -> None:
     if address.is_listening():
         return
-    if not address.is_local:
-        raise SimLaunchError(
-            f"no adb server answers at {address.host}:{address.port}, and one can only be "
-            "started here on this machine; start it there or unset ANDROID_ADB_SERVER_HOST"
-        )
-    exe = adb_binary or bundled_adb()
+    if adb_binary is None:
+        try:
+            adb_client(address)
+        except AdbServerError as exc:
+            raise SimLaunchError(str(exc)) from exc
+        return
     try:
-        subprocess.run(
-            [exe, "-P", str(address.port), "start-server"],
-            check=True,
-            capture_output=True,
-            timeout=30,
-        )
+        subprocess.run([adb_binary, "-P", str(address.port), "start-server"], check=True, capture_output=True,
+                       timeout=30, stdin=subprocess.DEVNULL)
     except (OSError, subprocess.SubprocessError) as exc:
         detail = getattr(exc, "stderr", b"") or b""
         raise SimLaunchError(
-            f"could not start the adb server on port {address.port} with {exe}: "
+            f"could not start the adb server on port {address.port} with {adb_binary}: "
             f"{detail.decode(errors='replace').strip() or exc}"
         ) from exc
 
@@ -175,7 +128,10 @@ def start_sim(
     lets a caller (tests) bring its own SimDevice instead of a fresh world. Raises
     SimLaunchError (a sentence for the user) when anything is wrong.
     """
-    address = adb_address or AdbServerAddress.from_env()
+    try:
+        address = adb_address or AdbServerAddress.from_env()
+    except AdbServerError as exc:
+        raise SimLaunchError(str(exc)) from exc
     dev = device if device is not None else _make_device(serial or DEFAULT_SIM_SERIAL, scenario, faults)
     ensure_adb_server(address)
     threaded = SimServer.start_in_thread(dev)
