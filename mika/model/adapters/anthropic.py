@@ -14,6 +14,7 @@ from typing import Any, AsyncIterator
 import anthropic
 
 from mika.model.adapters.endpoint import Endpoint, strip_version_suffix
+from mika.model.adapters.endpoint_model import EndpointModel
 from mika.model.adapters.images import NO_VISION_PLACEHOLDER, b64
 from mika.model.adapters.sdk_errors import translate
 from mika.model.adapters.tool_calls import ToolCallAssembler
@@ -178,15 +179,11 @@ class _Reply:
                              stop, self.model, provider)
 
 
-class AnthropicModel:
+class AnthropicModel(EndpointModel):
     kind = "anthropic"
 
     def __init__(self, endpoint: Endpoint, client: anthropic.AsyncAnthropic | None = None) -> None:
-        self.endpoint = endpoint
-        self.provider = endpoint.provider
-        self.name = endpoint.model
-        self.context_window = endpoint.context_window
-        self.supports_images = endpoint.supports_images
+        super().__init__(endpoint)
         self.builder = AnthropicRequestBuilder(endpoint)
         self._client = client or anthropic.AsyncAnthropic(
             api_key=endpoint.api_key or "not-needed",

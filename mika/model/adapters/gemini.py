@@ -13,6 +13,7 @@ from typing import Any, AsyncIterator
 import httpx
 
 from mika.model.adapters.endpoint import Endpoint, strip_version_suffix
+from mika.model.adapters.endpoint_model import EndpointModel
 from mika.model.adapters.images import NO_VISION_PLACEHOLDER, b64
 from mika.model.adapters.tool_calls import ToolCallAssembler
 from mika.model.base import Done, StreamEvent, TextDelta, ThinkingDelta, ToolCallDelta
@@ -207,15 +208,11 @@ async def _json_array_items(response: httpx.Response) -> AsyncIterator[dict[str,
                 yield item
 
 
-class GeminiModel:
+class GeminiModel(EndpointModel):
     kind = "gemini"
 
     def __init__(self, endpoint: Endpoint, client: httpx.AsyncClient | None = None) -> None:
-        self.endpoint = endpoint
-        self.provider = endpoint.provider
-        self.name = endpoint.model
-        self.context_window = endpoint.context_window
-        self.supports_images = endpoint.supports_images
+        super().__init__(endpoint)
         self.builder = GeminiRequestBuilder(endpoint)
         self._root = strip_version_suffix(endpoint.base_url, "/v1beta", "/v1")
         self._client = client or httpx.AsyncClient(

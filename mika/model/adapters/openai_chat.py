@@ -8,6 +8,7 @@ from typing import Any, AsyncIterator
 import openai
 
 from mika.model.adapters.endpoint import Endpoint
+from mika.model.adapters.endpoint_model import EndpointModel
 from mika.model.adapters.images import NO_VISION_PLACEHOLDER, data_url
 from mika.model.adapters.sdk_errors import translate
 from mika.model.adapters.tool_calls import ToolCallAssembler
@@ -154,15 +155,11 @@ def _usage(raw: Any) -> Usage:
     )
 
 
-class OpenAIChatModel:
+class OpenAIChatModel(EndpointModel):
     kind = "openai-chat"
 
     def __init__(self, endpoint: Endpoint, client: openai.AsyncOpenAI | None = None) -> None:
-        self.endpoint = endpoint
-        self.provider = endpoint.provider
-        self.name = endpoint.model
-        self.context_window = endpoint.context_window
-        self.supports_images = endpoint.supports_images
+        super().__init__(endpoint)
         self.builder = ChatRequestBuilder(endpoint)
         self._client = client or openai.AsyncOpenAI(
             api_key=endpoint.api_key or "not-needed",

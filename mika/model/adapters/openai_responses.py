@@ -13,6 +13,7 @@ from typing import Any, AsyncIterator
 import openai
 
 from mika.model.adapters.endpoint import Endpoint
+from mika.model.adapters.endpoint_model import EndpointModel
 from mika.model.adapters.images import NO_VISION_PLACEHOLDER, data_url
 from mika.model.adapters.openai_chat import arguments_text
 from mika.model.adapters.sdk_errors import translate
@@ -115,15 +116,11 @@ class ResponsesRequestBuilder:
         return out
 
 
-class OpenAIResponsesModel:
+class OpenAIResponsesModel(EndpointModel):
     kind = "openai-responses"
 
     def __init__(self, endpoint: Endpoint, client: openai.AsyncOpenAI | None = None) -> None:
-        self.endpoint = endpoint
-        self.provider = endpoint.provider
-        self.name = endpoint.model
-        self.context_window = endpoint.context_window
-        self.supports_images = endpoint.supports_images
+        super().__init__(endpoint)
         self.builder = ResponsesRequestBuilder(endpoint)
         # Some compatible servers refuse `include`; once told, we stop sending it.
         self._include = True
