@@ -16,7 +16,7 @@ import anthropic
 from mika.model.adapters.endpoint import Endpoint, strip_version_suffix
 from mika.model.adapters.endpoint_model import EndpointModel
 from mika.model.adapters.images import NO_VISION_PLACEHOLDER, b64
-from mika.model.adapters.sdk_errors import translate
+from mika.model.adapters.sdk_call import sdk_events
 from mika.model.adapters.tool_calls import ToolCallAssembler
 from mika.model.base import Done, StreamEvent, TextDelta, ThinkingDelta, ToolCallDelta
 from mika.model.classify import classify_http
@@ -195,28 +195,9 @@ class AnthropicModel(EndpointModel):
             default_headers={"x-api-key": endpoint.api_key} if endpoint.api_key else None,
         )
 
-    async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
-        body = self.builder.body(request)
-        headers = self.endpoint.request_headers(request.conversation_id)
-        started = False
-        try:
-            if not self.endpoint.streaming:
-                message = await self._client.messages.create(**body, stream=False, extra_headers=headers)
-                for event in self._from_message(message.to_dict(warnings=False)):
-                    yield event
-                return
-            stream = await self._client.messages.create(**body, stream=True, extra_headers=headers)
-            # Headers are in: from here a broken connection means a cut reply.
-            started = True
-            try:
-                async for event in self._from_stream(stream):
-                    yield event
-            finally:
-                await stream.close()
-        except ModelError:
-            raise
-        except Exception as exc:
-            raise translate(exc, provider=self.provider, model=self.name, started=started) from exc
+    def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        return sdk_events(self._client.messages.create, request, self.endpoint, body=self.builder.body,
+                          whole=self._from_message, pieces=self._from_stream)
 
     async def _from_stream(self, stream: Any) -> AsyncIterator[StreamEvent]:
         reply = _Reply(self.endpoint)
@@ -267,21 +248,19 @@ class AnthropicModel(EndpointModel):
             return
         raise ModelError(ModelErrorKind.STREAM_INCOMPLETE, "the stream ended before message_stop", provider=self.provider)
 
-    def _from_message(self, data: dict[str, Any]) -> list[StreamEvent]:
+    async def _from_message(self, data: dict[str, Any]) -> AsyncIterator[StreamEvent]:
         reply = _Reply(self.endpoint)
         reply.model = data.get("model") or reply.model
         reply.start_usage = data.get("usage")
         reply.stop = data.get("stop_reason")
-        events: list[StreamEvent] = []
         for index, block in enumerate(data.get("content") or []):
             reply.blocks[index] = dict(block)
             if block.get("type") == "text":
-                events.append(TextDelta(block.get("text", "")))
+                yield TextDelta(block.get("text", ""))
             elif block.get("type") == "tool_use":
                 raw = json.dumps(block.get("input") or {}, ensure_ascii=False, separators=(",", ":"))
                 reply.calls.add(index, id=block.get("id"), name=block.get("name"), arguments=raw)
-                events.append(ToolCallDelta(index, block.get("id"), block.get("name"), raw))
+                yield ToolCallDelta(index, block.get("id"), block.get("name"), raw)
             elif block.get("type") == "thinking":
-                events.append(ThinkingDelta(block.get("thinking", "")))
-        events.append(Done(reply.response(self.provider)))
-        return events
+                yield ThinkingDelta(block.get("thinking", ""))
+        yield Done(reply.response(self.provider))

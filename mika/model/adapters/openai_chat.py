@@ -10,7 +10,7 @@ import openai
 from mika.model.adapters.endpoint import Endpoint
 from mika.model.adapters.endpoint_model import EndpointModel
 from mika.model.adapters.images import NO_VISION_PLACEHOLDER, data_url
-from mika.model.adapters.sdk_errors import translate
+from mika.model.adapters.sdk_call import sdk_events
 from mika.model.adapters.tool_calls import ToolCallAssembler
 from mika.model.base import Done, StreamEvent, TextDelta, ThinkingDelta, ToolCallDelta
 from mika.model.errors import ModelError, ModelErrorKind
@@ -168,36 +168,10 @@ class OpenAIChatModel(EndpointModel):
             timeout=openai.Timeout(endpoint.read_timeout, connect=endpoint.connect_timeout),
         )
 
-    async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
-        body = self.builder.body(request)
-        headers = self.endpoint.request_headers(request.conversation_id)
-        started = False
-        try:
-            if not self.endpoint.streaming:
-                completion = await self._client.chat.completions.create(
-                    **body, stream=False, extra_headers=headers
-                )
-                async for event in self._from_completion(completion.to_dict(warnings=False)):
-                    yield event
-                return
-            stream = await self._client.chat.completions.create(
-                **body,
-                stream=True,
-                stream_options={"include_usage": True},
-                extra_headers=headers,
-            )
-            # Headers are in: from here a broken connection means a cut reply.
-            started = True
-            try:
-                async for event in self._from_stream(stream):
-                    yield event
-            finally:
-                # Closing the response is what stops the server's work when we are cancelled.
-                await stream.close()
-        except ModelError:
-            raise
-        except Exception as exc:  # SDK and transport errors become ModelError
-            raise translate(exc, provider=self.provider, model=self.name, started=started) from exc
+    def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        return sdk_events(self._client.chat.completions.create, request, self.endpoint, body=self.builder.body,
+                          whole=self._from_completion, pieces=self._from_stream,
+                          stream_args={"stream_options": {"include_usage": True}})
 
     async def _from_stream(self, stream: Any) -> AsyncIterator[StreamEvent]:
         text: list[str] = []

@@ -16,7 +16,7 @@ from mika.model.adapters.endpoint import Endpoint
 from mika.model.adapters.endpoint_model import EndpointModel
 from mika.model.adapters.images import NO_VISION_PLACEHOLDER, data_url
 from mika.model.adapters.openai_chat import arguments_text
-from mika.model.adapters.sdk_errors import translate
+from mika.model.adapters.sdk_call import sdk_events
 from mika.model.adapters.tool_calls import ToolCallAssembler
 from mika.model.base import Done, StreamEvent, TextDelta, ThinkingDelta, ToolCallDelta
 from mika.model.classify import classify_http
@@ -142,28 +142,10 @@ class OpenAIResponsesModel(EndpointModel):
             async for event in self._attempt(request):
                 yield event
 
-    async def _attempt(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
-        body = self.builder.body(request, include=self._include)
-        headers = self.endpoint.request_headers(request.conversation_id)
-        started = False
-        try:
-            if not self.endpoint.streaming:
-                response = await self._client.responses.create(**body, stream=False, extra_headers=headers)
-                async for event in self._from_response(response.to_dict(warnings=False)):
-                    yield event
-                return
-            stream = await self._client.responses.create(**body, stream=True, extra_headers=headers)
-            # Headers are in: from here a broken connection means a cut reply.
-            started = True
-            try:
-                async for event in self._from_stream(stream):
-                    yield event
-            finally:
-                await stream.close()
-        except ModelError:
-            raise
-        except Exception as exc:
-            raise translate(exc, provider=self.provider, model=self.name, started=started) from exc
+    def _attempt(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        return sdk_events(self._client.responses.create, request, self.endpoint,
+                          body=lambda r: self.builder.body(r, include=self._include),
+                          whole=self._from_response, pieces=self._from_stream)
 
     async def _from_stream(self, stream: Any) -> AsyncIterator[StreamEvent]:
         # What streamed in, for servers whose final response carries an empty `output`.
