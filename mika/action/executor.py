@@ -18,6 +18,7 @@ from mika.action.origin import Origin
 from mika.action.pacing import OutwardPacing
 from mika.action.risk import Classified, RiskClass, classify
 from mika.model.messages import ToolCall
+from mika.resources import prompt
 from mika.record.events import ApprovalEvent, ToolCalled, ToolFinished, ToolsOpened
 from mika.tool.action_pass import issue_minter
 from mika.tool.context import SkippedForNewMessage, ToolContext
@@ -30,21 +31,8 @@ from mika.tool.schema import check_arguments
 
 _MINTER = issue_minter()
 
-_REFUSALS = {
-    Verdict.NEEDS_CONFIRMATION: (
-        "This step spends money ({what}). Nothing was done. Call request_confirmation with what is "
-        "being bought and the amount exactly as shown on the screen; the user's consent releases "
-        "this one action."
-    ),
-    Verdict.UNAVAILABLE: (
-        "This step spends money ({what}) and nobody can approve it in this run, so it was refused "
-        "and nothing was done. Do everything else, then say plainly which step was not done."
-    ),
-    Verdict.HAND_TO_USER: (
-        "Paying ({what}) is for the user to do by hand. Nothing was done. Call hand_to_user with "
-        "reason \"payment\" so they can pay, then continue after they hand back."
-    ),
-}
+# Model-facing texts live in prompts/feedback/, named by the verdict's code.
+_REFUSALS = {v: f"feedback/{v.value}.md" for v in (Verdict.NEEDS_CONFIRMATION, Verdict.UNAVAILABLE, Verdict.HAND_TO_USER)}
 
 
 @dataclass
@@ -104,15 +92,11 @@ class ActionExecutor:
 
         # 1. guards
         if self.read_only:
-            outcome = ToolOutcome.error("read_only", "This run is read-only; it cannot change anything.")
+            outcome = ToolOutcome.error("read_only", prompt("feedback/read_only.md"))
             return self._record(call, ctx, origin, outcome, started, emit_call=False, capability=tool.capability, risk=tool.risk.value)
         # 2. lock screen
         if await ctx.surface.is_locked(tool.capability):
-            outcome = ToolOutcome.error(
-                "screen_locked",
-                "The device shows its lock screen, so nothing was done. Ask the user to unlock it "
-                "(hand_to_user with reason \"login\"), then try again.",
-            )
+            outcome = ToolOutcome.error("screen_locked", prompt("feedback/screen_locked.md"))
             return self._record(call, ctx, origin, outcome, started, emit_call=False, capability=tool.capability, risk=tool.risk.value)
         # 3. irreversible check and consent
         target = await tool.target(args, ctx) or ActionTarget()
@@ -128,7 +112,7 @@ class ActionExecutor:
                 )
             )
         if not decision.allowed:
-            text = _REFUSALS[decision.verdict].format(what=what)
+            text = prompt(_REFUSALS[decision.verdict]).format(what=what)
             outcome = ToolOutcome.error(decision.verdict.value, text, amount=classified.amount, app=target.app)
             return self._record(call, ctx, origin, outcome, started, emit_call=False, capability=tool.capability, risk=tool.risk.value)
 

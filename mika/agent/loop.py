@@ -33,11 +33,11 @@ from mika.run.contracts import OutcomeStatus, RunResult
 from mika.run.inbox import RunInbox
 from mika.tool.context import ToolContext
 from mika.tool.declaration import AgentTool, ToolOutcome
-from mika.tool.dispatcher import SKIPPED_TEXT
+from mika.tool.dispatcher import skipped_text
 
 # The one tool of a budgeted run's last round: the general capability's give-up.
 END_TOOL = "end_not_done"
-NOT_RUN_TEXT = "Not run: an earlier call in the same reply ended the step."
+
 
 
 @dataclass
@@ -208,11 +208,11 @@ class AgentLoop:
         stop = None
         for i, call in enumerate(calls):
             if end is not None or stop is not None:
-                results.append(ToolResult(call.id, call.name, NOT_RUN_TEXT, is_error=True))
+                results.append(ToolResult(call.id, call.name, prompt("feedback/not_run.md"), is_error=True))
                 continue
             if i > 0 and self.inbox.steer_signal.is_set():
                 # The user said something: calls not yet started wait for the model to read it.
-                results.append(ToolResult(call.id, call.name, SKIPPED_TEXT, is_error=True))
+                results.append(ToolResult(call.id, call.name, skipped_text(), is_error=True))
                 continue
             outcome = await self._perform(call)
             tool = self._tool(call.name)

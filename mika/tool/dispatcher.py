@@ -13,6 +13,7 @@ import logging
 from typing import Any
 
 from mika.observe.evidence import EvidenceLedger
+from mika.resources import prompt
 from mika.tool.action_pass import ActionPass
 from mika.tool.context import SkippedForNewMessage, ToolContext
 from mika.tool.declaration import AgentTool, EndRun, Risk, ToolOutcome
@@ -20,7 +21,8 @@ from mika.tool.errors import ToolFault
 
 log = logging.getLogger(__name__)
 
-SKIPPED_TEXT = "Skipped: the user sent a new message. Nothing was done; read it and decide again."
+def skipped_text() -> str:
+    return prompt("feedback/skipped_for_new_message.md")
 
 
 class NotARead(PermissionError):
@@ -28,7 +30,7 @@ class NotARead(PermissionError):
 
 
 def skipped_outcome() -> ToolOutcome:
-    return ToolOutcome(text=SKIPPED_TEXT, ok=False, code="skipped_for_new_message")
+    return ToolOutcome(text=skipped_text(), ok=False, code="skipped_for_new_message")
 
 
 class ToolDispatcher:
