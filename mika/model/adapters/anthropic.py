@@ -17,6 +17,7 @@ from mika.model.adapters.endpoint import Endpoint, strip_version_suffix
 from mika.model.adapters.endpoint_model import EndpointModel
 from mika.model.adapters.images import NO_VISION_PLACEHOLDER, b64
 from mika.model.adapters.sdk_call import sdk_events
+from mika.model.adapters.sdk_client import client_options
 from mika.model.adapters.tool_calls import ToolCallAssembler
 from mika.model.base import Done, StreamEvent, TextDelta, ThinkingDelta, ToolCallDelta
 from mika.model.classify import classify_http
@@ -186,10 +187,8 @@ class AnthropicModel(EndpointModel):
         super().__init__(endpoint)
         self.builder = AnthropicRequestBuilder(endpoint)
         self._client = client or anthropic.AsyncAnthropic(
-            api_key=endpoint.api_key or "not-needed",
             base_url=strip_version_suffix(endpoint.base_url, "/v1"),
-            max_retries=0,
-            timeout=anthropic.Timeout(endpoint.read_timeout, connect=endpoint.connect_timeout),
+            **client_options(endpoint, anthropic.Timeout),
             # This SDK sends the key as a Bearer token; Anthropic-compatible servers of
             # other vendors read x-api-key, so it goes in both.
             default_headers={"x-api-key": endpoint.api_key} if endpoint.api_key else None,

@@ -11,6 +11,7 @@ from mika.model.adapters.endpoint import Endpoint
 from mika.model.adapters.endpoint_model import EndpointModel
 from mika.model.adapters.images import NO_VISION_PLACEHOLDER, data_url
 from mika.model.adapters.sdk_call import sdk_events
+from mika.model.adapters.sdk_client import client_options
 from mika.model.adapters.tool_calls import ToolCallAssembler
 from mika.model.base import Done, StreamEvent, TextDelta, ThinkingDelta, ToolCallDelta
 from mika.model.errors import ModelError, ModelErrorKind
@@ -161,12 +162,7 @@ class OpenAIChatModel(EndpointModel):
     def __init__(self, endpoint: Endpoint, client: openai.AsyncOpenAI | None = None) -> None:
         super().__init__(endpoint)
         self.builder = ChatRequestBuilder(endpoint)
-        self._client = client or openai.AsyncOpenAI(
-            api_key=endpoint.api_key or "not-needed",
-            base_url=endpoint.base_url,
-            max_retries=0,  # the caller's RetryPolicy decides, once, around the whole call
-            timeout=openai.Timeout(endpoint.read_timeout, connect=endpoint.connect_timeout),
-        )
+        self._client = client or openai.AsyncOpenAI(base_url=endpoint.base_url, **client_options(endpoint, openai.Timeout))
 
     def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         return sdk_events(self._client.chat.completions.create, request, self.endpoint, body=self.builder.body,

@@ -17,6 +17,7 @@ from mika.model.adapters.endpoint_model import EndpointModel
 from mika.model.adapters.images import NO_VISION_PLACEHOLDER, data_url
 from mika.model.adapters.openai_chat import arguments_text
 from mika.model.adapters.sdk_call import sdk_events
+from mika.model.adapters.sdk_client import client_options
 from mika.model.adapters.tool_calls import ToolCallAssembler
 from mika.model.base import Done, StreamEvent, TextDelta, ThinkingDelta, ToolCallDelta
 from mika.model.classify import classify_http
@@ -124,12 +125,7 @@ class OpenAIResponsesModel(EndpointModel):
         self.builder = ResponsesRequestBuilder(endpoint)
         # Some compatible servers refuse `include`; once told, we stop sending it.
         self._include = True
-        self._client = client or openai.AsyncOpenAI(
-            api_key=endpoint.api_key or "not-needed",
-            base_url=endpoint.base_url,
-            max_retries=0,
-            timeout=openai.Timeout(endpoint.read_timeout, connect=endpoint.connect_timeout),
-        )
+        self._client = client or openai.AsyncOpenAI(base_url=endpoint.base_url, **client_options(endpoint, openai.Timeout))
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         try:
