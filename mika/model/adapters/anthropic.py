@@ -8,7 +8,6 @@ prefix is billed as a cache read.
 
 from __future__ import annotations
 
-import json
 from typing import Any, AsyncIterator
 
 import anthropic
@@ -18,7 +17,7 @@ from mika.model.adapters.endpoint_model import EndpointModel
 from mika.model.adapters.images import NO_VISION_PLACEHOLDER, b64
 from mika.model.adapters.sdk_call import sdk_events
 from mika.model.adapters.sdk_client import client_options
-from mika.model.adapters.tool_calls import ToolCallAssembler
+from mika.model.adapters.tool_calls import ToolCallAssembler, arguments_json
 from mika.model.base import Done, StreamEvent, TextDelta, ThinkingDelta, ToolCallDelta
 from mika.model.classify import classify_http
 from mika.model.errors import ModelError, ModelErrorKind
@@ -257,7 +256,7 @@ class AnthropicModel(EndpointModel):
             if block.get("type") == "text":
                 yield TextDelta(block.get("text", ""))
             elif block.get("type") == "tool_use":
-                raw = json.dumps(block.get("input") or {}, ensure_ascii=False, separators=(",", ":"))
+                raw = arguments_json(block.get("input") or {})
                 reply.calls.add(index, id=block.get("id"), name=block.get("name"), arguments=raw)
                 yield ToolCallDelta(index, block.get("id"), block.get("name"), raw)
             elif block.get("type") == "thinking":

@@ -15,7 +15,7 @@ import httpx
 from mika.model.adapters.endpoint import Endpoint, strip_version_suffix
 from mika.model.adapters.endpoint_model import EndpointModel
 from mika.model.adapters.images import NO_VISION_PLACEHOLDER, b64
-from mika.model.adapters.tool_calls import ToolCallAssembler
+from mika.model.adapters.tool_calls import ToolCallAssembler, arguments_json
 from mika.model.base import Done, StreamEvent, TextDelta, ThinkingDelta, ToolCallDelta
 from mika.model.classify import classify_http
 from mika.model.errors import ModelError, ModelErrorKind
@@ -135,7 +135,7 @@ class _Reply:
                 if "functionCall" in part:
                     fc = part["functionCall"] or {}
                     index = len(self.calls.finish())
-                    raw = json.dumps(fc.get("args") or {}, ensure_ascii=False, separators=(",", ":"))
+                    raw = arguments_json(fc.get("args") or {})
                     data = {}
                     if part.get(SIGNATURE):
                         data = {SIGNATURE: part[SIGNATURE], "origin": self.endpoint.origin}

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any, AsyncIterator
 
 import openai
@@ -12,7 +11,7 @@ from mika.model.adapters.endpoint_model import EndpointModel
 from mika.model.adapters.images import NO_VISION_PLACEHOLDER, data_url
 from mika.model.adapters.sdk_call import sdk_events
 from mika.model.adapters.sdk_client import client_options
-from mika.model.adapters.tool_calls import ToolCallAssembler
+from mika.model.adapters.tool_calls import ToolCallAssembler, arguments_text
 from mika.model.base import Done, StreamEvent, TextDelta, ThinkingDelta, ToolCallDelta
 from mika.model.errors import ModelError, ModelErrorKind
 from mika.model.messages import (
@@ -36,12 +35,6 @@ REASONING_FIELDS = ("reasoning_content", "reasoning")
 BLOCKS = "content_blocks"
 
 _STOP = {"stop": "end", "tool_calls": "tool_calls", "function_call": "tool_calls", "length": "max_tokens"}
-
-
-def arguments_text(call: ToolCall) -> str:
-    if call.raw_arguments is not None:
-        return call.raw_arguments
-    return json.dumps(call.arguments, ensure_ascii=False, separators=(",", ":"))
 
 
 class ChatRequestBuilder:

@@ -15,10 +15,9 @@ import openai
 from mika.model.adapters.endpoint import Endpoint
 from mika.model.adapters.endpoint_model import EndpointModel
 from mika.model.adapters.images import NO_VISION_PLACEHOLDER, data_url
-from mika.model.adapters.openai_chat import arguments_text
 from mika.model.adapters.sdk_call import sdk_events
 from mika.model.adapters.sdk_client import client_options
-from mika.model.adapters.tool_calls import ToolCallAssembler
+from mika.model.adapters.tool_calls import ToolCallAssembler, arguments_text
 from mika.model.base import Done, StreamEvent, TextDelta, ThinkingDelta, ToolCallDelta
 from mika.model.classify import classify_http
 from mika.model.errors import ModelError, ModelErrorKind

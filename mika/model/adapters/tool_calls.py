@@ -21,6 +21,18 @@ def parse_arguments(raw: str) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+def arguments_json(arguments: Any) -> str:
+    """Arguments as compact JSON, for providers that hand over an object, not text."""
+    return json.dumps(arguments, ensure_ascii=False, separators=(",", ":"))
+
+
+def arguments_text(call: ToolCall) -> str:
+    """The arguments as they were received when we have that text, so a reply goes back unchanged."""
+    if call.raw_arguments is not None:
+        return call.raw_arguments
+    return arguments_json(call.arguments)
+
+
 @dataclass
 class _Pending:
     id: str = ""
