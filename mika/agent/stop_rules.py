@@ -119,4 +119,4 @@ class StopRules:
 
     def model_failed(self, err: ModelError) -> Stop:
         # The provider error's own sentence says what to fix (the key, the model name).
-        return Stop(err.kind.value, err.user_message())
+        return Stop(err.kind.value, err.user_message(ui_language()))

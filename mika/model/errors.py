@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import os
 
 
 class ModelErrorKind(enum.Enum):
@@ -31,6 +32,20 @@ _SENTENCES = {
     ModelErrorKind.BAD_REQUEST: "The provider rejected the request as malformed.",
     ModelErrorKind.NETWORK: "Could not reach the provider. Check your network connection.",
     ModelErrorKind.STREAM_INCOMPLETE: "The model's reply was cut off before it finished.",
+}
+
+_SENTENCES_ZH = {
+    ModelErrorKind.AUTH: "服务商拒绝了 API Key，请检查配置里的 Key。",
+    ModelErrorKind.RATE_LIMITED: "服务商正在限制请求频率，请稍等再试。",
+    ModelErrorKind.OVERLOADED: "服务商现在负载过高，请稍后再试。",
+    ModelErrorKind.SERVER: "服务商出现服务器错误，请稍后再试。",
+    ModelErrorKind.CONTEXT_OVERFLOW: "对话内容超出了模型的上下文长度。",
+    ModelErrorKind.MODEL_NOT_FOUND: "服务商不认识这个模型，请检查模型名。",
+    ModelErrorKind.MODEL_UNAVAILABLE: "你的账号或套餐用不了这个模型。",
+    ModelErrorKind.TOOLS_UNSUPPORTED: "这个模型不支持工具调用；Mika 需要会调用工具的模型。",
+    ModelErrorKind.BAD_REQUEST: "服务商认为请求格式不对，拒绝了它。",
+    ModelErrorKind.NETWORK: "连不上服务商，请检查网络。",
+    ModelErrorKind.STREAM_INCOMPLETE: "模型的回复在完成前被截断了。",
 }
 
 RETRYABLE = frozenset(
@@ -70,7 +85,17 @@ class ModelError(Exception):
     def retryable(self) -> bool:
         return self.kind in RETRYABLE
 
-    def user_message(self) -> str:
+    def user_message(self, lang: str | None = None) -> str:
+        """The sentence in the UI language (`lang`, else MIKA_LANGUAGE / the locale), then
+        the server's own words, so the user can act on them."""
+        sentence = (_SENTENCES_ZH if _language(lang) == "zh" else _SENTENCES)[self.kind]
         if self.detail and self.detail != self.sentence:
-            return f"{self.sentence} ({self.detail})"
-        return self.sentence
+            return f"{sentence} ({self.detail})"
+        return sentence
+
+
+def _language(lang: str | None) -> str:
+    if lang:
+        return lang
+    chosen = os.environ.get("MIKA_LANGUAGE") or os.environ.get("LC_ALL") or os.environ.get("LANG") or ""
+    return "zh" if chosen.lower().startswith("zh") else "en"

@@ -54,3 +54,11 @@ def test_choices_are_checked():
         parse_settings({"run": {"max_parallel": 9}})
     with pytest.raises(ConfigError, match="one of auto, en, zh"):
         parse_settings({"general": {"language": "fr"}})
+
+
+def test_model_errors_speak_the_ui_language():
+    from mika.model.errors import ModelError, ModelErrorKind
+
+    err = ModelError(ModelErrorKind.AUTH, "invalid x-api-key", status=401)
+    assert err.user_message("en") == "The provider rejected the API key. Check the key in your config. (invalid x-api-key)"
+    assert err.user_message("zh").startswith("服务商拒绝了 API Key") and "invalid x-api-key" in err.user_message("zh")
