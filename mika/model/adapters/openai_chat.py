@@ -9,6 +9,7 @@ import openai
 from mika.model.adapters.endpoint import Endpoint
 from mika.model.adapters.endpoint_model import EndpointModel
 from mika.model.adapters.images import NO_VISION_PLACEHOLDER, data_url
+from mika.model.adapters.openai_usage import openai_usage
 from mika.model.adapters.sdk_call import sdk_events
 from mika.model.adapters.sdk_client import client_options
 from mika.model.adapters.tool_calls import ToolCallAssembler, arguments_text
@@ -139,14 +140,8 @@ def _content_blocks(blocks: list[Any], text: list[str], reasoning: dict[str, lis
 
 
 def _usage(raw: Any) -> Usage:
-    if not isinstance(raw, dict):
-        return NO_USAGE
-    details = raw.get("prompt_tokens_details") or {}
-    return Usage(
-        input_tokens=int(raw.get("prompt_tokens") or 0),
-        output_tokens=int(raw.get("completion_tokens") or 0),
-        cached_input_tokens=int((details or {}).get("cached_tokens") or 0),
-    )
+    return openai_usage(raw, input_key="prompt_tokens", output_key="completion_tokens",
+                        details_key="prompt_tokens_details")
 
 
 class OpenAIChatModel(EndpointModel):

@@ -15,6 +15,7 @@ import openai
 from mika.model.adapters.endpoint import Endpoint
 from mika.model.adapters.endpoint_model import EndpointModel
 from mika.model.adapters.images import NO_VISION_PLACEHOLDER, data_url
+from mika.model.adapters.openai_usage import openai_usage
 from mika.model.adapters.sdk_call import sdk_events
 from mika.model.adapters.sdk_client import client_options
 from mika.model.adapters.tool_calls import ToolCallAssembler, arguments_text
@@ -22,7 +23,6 @@ from mika.model.base import Done, StreamEvent, TextDelta, ThinkingDelta, ToolCal
 from mika.model.classify import classify_http
 from mika.model.errors import ModelError, ModelErrorKind
 from mika.model.messages import (
-    NO_USAGE,
     Image,
     Message,
     ModelRequest,
@@ -41,14 +41,8 @@ _INCLUDE = ["reasoning.encrypted_content"]
 
 
 def usage_of(raw: Any) -> Usage:
-    if not isinstance(raw, dict):
-        return NO_USAGE
-    details = raw.get("input_tokens_details") or {}
-    return Usage(
-        input_tokens=int(raw.get("input_tokens") or 0),
-        output_tokens=int(raw.get("output_tokens") or 0),
-        cached_input_tokens=int(details.get("cached_tokens") or 0),
-    )
+    return openai_usage(raw, input_key="input_tokens", output_key="output_tokens",
+                        details_key="input_tokens_details")
 
 
 class ResponsesRequestBuilder:
