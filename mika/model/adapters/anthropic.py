@@ -15,6 +15,7 @@ import anthropic
 from mika.model.adapters.endpoint import Endpoint, strip_version_suffix
 from mika.model.adapters.endpoint_model import EndpointModel
 from mika.model.adapters.images import NO_VISION_PLACEHOLDER, b64
+from mika.model.adapters.own_reasoning import own_thinking
 from mika.model.adapters.sdk_call import sdk_events
 from mika.model.adapters.sdk_client import client_options
 from mika.model.adapters.tool_calls import ToolCallAssembler, arguments_json
@@ -125,13 +126,12 @@ class AnthropicRequestBuilder:
                 elif isinstance(p, Image):
                     blocks.append(self._image(p))
             return {"role": "user", "content": blocks}
-        for p in message.parts:
-            if isinstance(p, Thinking) and p.origin == self.endpoint.origin:
-                # Signed thinking must come back unchanged, before the text and tool use.
-                if p.field == "thinking" and p.signature:
-                    blocks.append({"type": "thinking", "thinking": p.text, "signature": p.signature})
-                elif p.field == "redacted_thinking" and p.data:
-                    blocks.append({"type": "redacted_thinking", "data": p.data})
+        for p in own_thinking(message, self.endpoint):
+            # Signed thinking must come back unchanged, before the text and tool use.
+            if p.field == "thinking" and p.signature:
+                blocks.append({"type": "thinking", "thinking": p.text, "signature": p.signature})
+            elif p.field == "redacted_thinking" and p.data:
+                blocks.append({"type": "redacted_thinking", "data": p.data})
         for p in message.parts:
             if isinstance(p, Text) and p.text:
                 blocks.append({"type": "text", "text": p.text})

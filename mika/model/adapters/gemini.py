@@ -15,6 +15,7 @@ import httpx
 from mika.model.adapters.endpoint import Endpoint, strip_version_suffix
 from mika.model.adapters.endpoint_model import EndpointModel
 from mika.model.adapters.images import NO_VISION_PLACEHOLDER, b64
+from mika.model.adapters.own_reasoning import made_here
 from mika.model.adapters.tool_calls import ToolCallAssembler, arguments_json
 from mika.model.base import Done, StreamEvent, TextDelta, ThinkingDelta, ToolCallDelta
 from mika.model.classify import classify_http
@@ -105,7 +106,7 @@ class GeminiRequestBuilder:
             elif isinstance(p, ToolCall):
                 part: dict[str, Any] = {"functionCall": {"name": p.name, "args": p.arguments}}
                 signature = p.provider_data.get(SIGNATURE)
-                if signature and p.provider_data.get("origin") == self.endpoint.origin:
+                if signature and made_here(p.provider_data.get("origin"), self.endpoint):
                     part[SIGNATURE] = signature
                 parts.append(part)
         return {"role": "model", "parts": parts}

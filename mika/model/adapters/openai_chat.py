@@ -10,6 +10,7 @@ from mika.model.adapters.endpoint import Endpoint
 from mika.model.adapters.endpoint_model import EndpointModel
 from mika.model.adapters.images import NO_VISION_PLACEHOLDER, data_url
 from mika.model.adapters.openai_usage import openai_usage
+from mika.model.adapters.own_reasoning import own_thinking
 from mika.model.adapters.sdk_call import sdk_events
 from mika.model.adapters.sdk_client import client_options
 from mika.model.adapters.tool_calls import ToolCallAssembler, arguments_text
@@ -104,14 +105,13 @@ class ChatRequestBuilder:
         entry["content"] = text or (None if has_calls else "")
         if send_reasoning:
             blocks: list[dict[str, Any]] = []
-            for p in message.parts:
-                if isinstance(p, Thinking) and p.origin == self.endpoint.origin:
-                    if p.field == BLOCKS:
-                        blocks.append({"type": "thinking", "thinking": p.text})
-                        continue
-                    field = p.field if p.field in REASONING_FIELDS else self.endpoint.reasoning_field
-                    if field in REASONING_FIELDS:
-                        entry[field] = entry.get(field, "") + p.text
+            for p in own_thinking(message, self.endpoint):
+                if p.field == BLOCKS:
+                    blocks.append({"type": "thinking", "thinking": p.text})
+                    continue
+                field = p.field if p.field in REASONING_FIELDS else self.endpoint.reasoning_field
+                if field in REASONING_FIELDS:
+                    entry[field] = entry.get(field, "") + p.text
             if blocks:
                 # The whole message goes back as blocks, thinking first (as it came).
                 entry["content"] = blocks + ([{"type": "text", "text": text}] if text else [])

@@ -16,6 +16,7 @@ from mika.model.adapters.endpoint import Endpoint
 from mika.model.adapters.endpoint_model import EndpointModel
 from mika.model.adapters.images import NO_VISION_PLACEHOLDER, data_url
 from mika.model.adapters.openai_usage import openai_usage
+from mika.model.adapters.own_reasoning import own_thinking
 from mika.model.adapters.sdk_call import sdk_events
 from mika.model.adapters.sdk_client import client_options
 from mika.model.adapters.tool_calls import ToolCallAssembler, arguments_text
@@ -96,8 +97,8 @@ class ResponsesRequestBuilder:
                 out.append({"role": "user", "content": self._content(trailing)})
             return out
         out = []
-        for p in message.parts:
-            if isinstance(p, Thinking) and p.field == ENCRYPTED and p.origin == self.endpoint.origin and p.data:
+        for p in own_thinking(message, self.endpoint):
+            if p.field == ENCRYPTED and p.data:
                 # The server-side id is meaningless with store:false, so it is left out.
                 summary = [{"type": "summary_text", "text": p.text}] if p.text else []
                 out.append({"type": "reasoning", "summary": summary, "encrypted_content": p.data})
