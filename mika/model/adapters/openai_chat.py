@@ -14,6 +14,7 @@ from mika.model.adapters.own_reasoning import own_thinking
 from mika.model.adapters.sdk_call import sdk_events
 from mika.model.adapters.sdk_client import client_options
 from mika.model.adapters.tool_calls import ToolCallAssembler, arguments_text
+from mika.model.adapters.user_turn import split_user_turn
 from mika.model.base import Done, StreamEvent, TextDelta, ThinkingDelta, ToolCallDelta
 from mika.model.errors import ModelError, ModelErrorKind
 from mika.model.messages import (
@@ -27,7 +28,6 @@ from mika.model.messages import (
     Text,
     Thinking,
     ToolCall,
-    ToolResult,
     Usage,
 )
 
@@ -84,17 +84,11 @@ class ChatRequestBuilder:
 
     def _message(self, message: Message, send_reasoning: bool) -> list[dict[str, Any]]:
         if message.role == "user":
-            out: list[dict[str, Any]] = []
-            trailing: list[Part] = []
-            for p in message.parts:
-                if isinstance(p, ToolResult):
-                    out.append({"role": "tool", "tool_call_id": p.call_id, "content": p.text})
-                    if p.image is not None:
-                        # Tool messages carry text only; the picture follows as user content.
-                        trailing.append(Text(f"Image returned by {p.name}:"))
-                        trailing.append(p.image)
-                elif isinstance(p, (Text, Image)):
-                    trailing.append(p)
+            # Tool messages carry text only; their pictures follow as user content.
+            results, trailing = split_user_turn(message)
+            out: list[dict[str, Any]] = [
+                {"role": "tool", "tool_call_id": r.call_id, "content": r.text} for r in results
+            ]
             if trailing:
                 out.append({"role": "user", "content": self._user_content(trailing)})
             return out

@@ -20,6 +20,7 @@ from mika.model.adapters.own_reasoning import own_thinking
 from mika.model.adapters.sdk_call import sdk_events
 from mika.model.adapters.sdk_client import client_options
 from mika.model.adapters.tool_calls import ToolCallAssembler, arguments_text
+from mika.model.adapters.user_turn import split_user_turn
 from mika.model.base import Done, StreamEvent, TextDelta, ThinkingDelta, ToolCallDelta
 from mika.model.classify import classify_http
 from mika.model.errors import ModelError, ModelErrorKind
@@ -33,7 +34,6 @@ from mika.model.messages import (
     Text,
     Thinking,
     ToolCall,
-    ToolResult,
     Usage,
 )
 
@@ -84,15 +84,10 @@ class ResponsesRequestBuilder:
 
     def _items(self, message: Message) -> list[dict[str, Any]]:
         if message.role == "user":
-            out: list[dict[str, Any]] = []
-            trailing: list[Part] = []
-            for p in message.parts:
-                if isinstance(p, ToolResult):
-                    out.append({"type": "function_call_output", "call_id": p.call_id, "output": p.text})
-                    if p.image is not None:
-                        trailing += [Text(f"Image returned by {p.name}:"), p.image]
-                elif isinstance(p, (Text, Image)):
-                    trailing.append(p)
+            results, trailing = split_user_turn(message)
+            out: list[dict[str, Any]] = [
+                {"type": "function_call_output", "call_id": r.call_id, "output": r.text} for r in results
+            ]
             if trailing:
                 out.append({"role": "user", "content": self._content(trailing)})
             return out
