@@ -16,6 +16,7 @@ from mika.model.adapters.endpoint import Endpoint, strip_version_suffix
 from mika.model.adapters.endpoint_model import EndpointModel
 from mika.model.adapters.images import NO_VISION_PLACEHOLDER, b64
 from mika.model.adapters.own_reasoning import made_here
+from mika.model.adapters.sdk_errors import translate
 from mika.model.adapters.tool_calls import ToolCallAssembler, arguments_json
 from mika.model.base import Done, StreamEvent, TextDelta, ThinkingDelta, ToolCallDelta
 from mika.model.classify import classify_http
@@ -253,8 +254,7 @@ class GeminiModel(EndpointModel):
         except ModelError:
             raise
         except httpx.TransportError as exc:
-            kind = ModelErrorKind.STREAM_INCOMPLETE if started else ModelErrorKind.NETWORK
-            raise ModelError(kind, f"{type(exc).__name__}: {exc}".strip(": "), provider=self.provider) from exc
+            raise translate(exc, provider=self.provider, model=self.name, started=started) from exc
         except ValueError as exc:
             raise ModelError(ModelErrorKind.STREAM_INCOMPLETE, f"unreadable reply: {exc}", provider=self.provider) from exc
         if reply.finish is None:
