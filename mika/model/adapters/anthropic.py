@@ -12,12 +12,12 @@ from typing import Any, AsyncIterator
 
 import anthropic
 
+from mika.model.adapters.client_options import sdk_client_options
 from mika.model.adapters.endpoint import Endpoint, strip_version_suffix
 from mika.model.adapters.endpoint_model import EndpointModel
 from mika.model.adapters.images import NO_VISION_PLACEHOLDER, b64
 from mika.model.adapters.own_reasoning import own_thinking
 from mika.model.adapters.sdk_call import sdk_events
-from mika.model.adapters.sdk_client import client_options
 from mika.model.adapters.tool_calls import ToolCallAssembler, arguments_json
 from mika.model.base import Done, StreamEvent, TextDelta, ThinkingDelta, ToolCallDelta
 from mika.model.classify import classify_http
@@ -187,7 +187,7 @@ class AnthropicModel(EndpointModel):
         self.builder = AnthropicRequestBuilder(endpoint)
         self._client = client or anthropic.AsyncAnthropic(
             base_url=strip_version_suffix(endpoint.base_url, "/v1"),
-            **client_options(endpoint, anthropic.Timeout),
+            **sdk_client_options(endpoint, anthropic.Timeout),
             # This SDK sends the key as a Bearer token; Anthropic-compatible servers of
             # other vendors read x-api-key, so it goes in both.
             default_headers={"x-api-key": endpoint.api_key} if endpoint.api_key else None,

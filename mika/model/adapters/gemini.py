@@ -12,6 +12,7 @@ from typing import Any, AsyncIterator
 
 import httpx
 
+from mika.model.adapters.client_options import client_timeout
 from mika.model.adapters.endpoint import Endpoint, strip_version_suffix
 from mika.model.adapters.endpoint_model import EndpointModel
 from mika.model.adapters.images import NO_VISION_PLACEHOLDER, b64
@@ -217,9 +218,7 @@ class GeminiModel(EndpointModel):
         super().__init__(endpoint)
         self.builder = GeminiRequestBuilder(endpoint)
         self._root = strip_version_suffix(endpoint.base_url, "/v1beta", "/v1")
-        self._client = client or httpx.AsyncClient(
-            timeout=httpx.Timeout(endpoint.read_timeout, connect=endpoint.connect_timeout)
-        )
+        self._client = client or httpx.AsyncClient(timeout=client_timeout(endpoint, httpx.Timeout))
 
     def _url(self) -> str:
         model = self.endpoint.model.removeprefix("models/")

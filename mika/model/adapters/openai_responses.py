@@ -12,13 +12,13 @@ from typing import Any, AsyncIterator
 
 import openai
 
+from mika.model.adapters.client_options import sdk_client_options
 from mika.model.adapters.endpoint import Endpoint
 from mika.model.adapters.endpoint_model import EndpointModel
 from mika.model.adapters.images import NO_VISION_PLACEHOLDER, data_url
 from mika.model.adapters.openai_usage import openai_usage
 from mika.model.adapters.own_reasoning import own_thinking
 from mika.model.adapters.sdk_call import sdk_events
-from mika.model.adapters.sdk_client import client_options
 from mika.model.adapters.tool_calls import ToolCallAssembler, arguments_text
 from mika.model.adapters.user_turn import split_user_turn
 from mika.model.base import Done, StreamEvent, TextDelta, ThinkingDelta, ToolCallDelta
@@ -114,7 +114,9 @@ class OpenAIResponsesModel(EndpointModel):
         self.builder = ResponsesRequestBuilder(endpoint)
         # Some compatible servers refuse `include`; once told, we stop sending it.
         self._include = True
-        self._client = client or openai.AsyncOpenAI(base_url=endpoint.base_url, **client_options(endpoint, openai.Timeout))
+        self._client = client or openai.AsyncOpenAI(
+            base_url=endpoint.base_url, **sdk_client_options(endpoint, openai.Timeout)
+        )
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         try:
