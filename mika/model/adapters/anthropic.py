@@ -19,7 +19,7 @@ from mika.model.adapters.images import NO_VISION_PLACEHOLDER, b64
 from mika.model.adapters.own_reasoning import own_thinking
 from mika.model.adapters.sdk_call import sdk_events
 from mika.model.adapters.tool_calls import ToolCallAssembler, arguments_json
-from mika.model.base import Done, StreamEvent, TextDelta, ThinkingDelta, ToolCallDelta
+from mika.model.base import Done, StreamEvent, TextDelta, ThinkingDelta
 from mika.model.classify import classify_http
 from mika.model.errors import ModelError, ModelErrorKind
 from mika.model.messages import (
@@ -211,8 +211,7 @@ class AnthropicModel(EndpointModel):
                 block = dict(data.get("content_block") or {})
                 reply.blocks[index] = block
                 if block.get("type") == "tool_use":
-                    reply.calls.add(index, id=block.get("id"), name=block.get("name"))
-                    yield ToolCallDelta(index, block.get("id"), block.get("name"), "")
+                    yield reply.calls.add(index, id=block.get("id"), name=block.get("name"))
                 elif block.get("type") == "text" and block.get("text"):
                     yield TextDelta(block["text"])
             elif kind == "content_block_delta":
@@ -224,8 +223,7 @@ class AnthropicModel(EndpointModel):
                     block["text"] = block.get("text", "") + delta.get("text", "")
                     yield TextDelta(delta.get("text", ""))
                 elif dtype == "input_json_delta" and block.get("type") == "tool_use":
-                    reply.calls.add(index, arguments=delta.get("partial_json") or "")
-                    yield ToolCallDelta(index, None, None, delta.get("partial_json") or "")
+                    yield reply.calls.add(index, arguments=delta.get("partial_json") or "")
                 elif dtype == "thinking_delta":
                     block["thinking"] = block.get("thinking", "") + delta.get("thinking", "")
                     yield ThinkingDelta(delta.get("thinking", ""))
@@ -257,8 +255,7 @@ class AnthropicModel(EndpointModel):
                 yield TextDelta(block.get("text", ""))
             elif block.get("type") == "tool_use":
                 raw = arguments_json(block.get("input") or {})
-                reply.calls.add(index, id=block.get("id"), name=block.get("name"), arguments=raw)
-                yield ToolCallDelta(index, block.get("id"), block.get("name"), raw)
+                yield reply.calls.add(index, id=block.get("id"), name=block.get("name"), arguments=raw)
             elif block.get("type") == "thinking":
                 yield ThinkingDelta(block.get("thinking", ""))
         yield Done(reply.response(self.provider))

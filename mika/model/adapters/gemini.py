@@ -19,7 +19,7 @@ from mika.model.adapters.images import NO_VISION_PLACEHOLDER, b64
 from mika.model.adapters.own_reasoning import made_here
 from mika.model.adapters.sdk_errors import translate
 from mika.model.adapters.tool_calls import ToolCallAssembler, arguments_json
-from mika.model.base import Done, StreamEvent, TextDelta, ThinkingDelta, ToolCallDelta
+from mika.model.base import Done, StreamEvent, TextDelta, ThinkingDelta
 from mika.model.classify import classify_http
 from mika.model.errors import ModelError, ModelErrorKind
 from mika.model.messages import (
@@ -144,8 +144,9 @@ class _Reply:
                         data = {SIGNATURE: part[SIGNATURE], "origin": self.endpoint.origin}
                     # Gemini gives no call ids; the response id keeps ours unique across turns.
                     call_id = fc.get("id") or f"{self.response_id or 'call'}_{index}"
-                    self.calls.add(index, id=call_id, name=fc.get("name"), arguments=raw, provider_data=data)
-                    events.append(ToolCallDelta(index, call_id, fc.get("name"), raw))
+                    events.append(
+                        self.calls.add(index, id=call_id, name=fc.get("name"), arguments=raw, provider_data=data)
+                    )
                 elif part.get("thought") and part.get("text"):
                     self.thoughts.append(part["text"])
                     events.append(ThinkingDelta(part["text"]))

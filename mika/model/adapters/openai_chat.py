@@ -15,7 +15,7 @@ from mika.model.adapters.own_reasoning import own_thinking
 from mika.model.adapters.sdk_call import sdk_events
 from mika.model.adapters.tool_calls import ToolCallAssembler, arguments_text
 from mika.model.adapters.user_turn import split_user_turn
-from mika.model.base import Done, StreamEvent, TextDelta, ThinkingDelta, ToolCallDelta
+from mika.model.base import Done, StreamEvent, TextDelta, ThinkingDelta
 from mika.model.errors import ModelError, ModelErrorKind
 from mika.model.messages import (
     NO_USAGE,
@@ -186,9 +186,7 @@ class OpenAIChatModel(EndpointModel):
                 for tc in delta.get("tool_calls") or []:
                     index = int(tc.get("index") or 0)
                     fn = tc.get("function") or {}
-                    args = fn.get("arguments") or ""
-                    calls.add(index, id=tc.get("id"), name=fn.get("name"), arguments=args)
-                    yield ToolCallDelta(index, tc.get("id"), fn.get("name"), args)
+                    yield calls.add(index, id=tc.get("id"), name=fn.get("name"), arguments=fn.get("arguments") or "")
                 if choice.get("finish_reason"):
                     finish = choice["finish_reason"]
         # The SDK ends quietly at [DONE] or at a clean close; only a finish reason or the
@@ -217,8 +215,7 @@ class OpenAIChatModel(EndpointModel):
         calls = ToolCallAssembler()
         for index, tc in enumerate(message.get("tool_calls") or []):
             fn = tc.get("function") or {}
-            calls.add(index, id=tc.get("id"), name=fn.get("name"), arguments=fn.get("arguments") or "")
-            yield ToolCallDelta(index, tc.get("id"), fn.get("name"), fn.get("arguments") or "")
+            yield calls.add(index, id=tc.get("id"), name=fn.get("name"), arguments=fn.get("arguments") or "")
         yield Done(
             self._response([text] if text else [], reasoning, calls, _usage(data.get("usage")),
                            choice.get("finish_reason"), data.get("model") or self.name)

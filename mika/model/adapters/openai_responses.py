@@ -21,7 +21,7 @@ from mika.model.adapters.own_reasoning import own_thinking
 from mika.model.adapters.sdk_call import sdk_events
 from mika.model.adapters.tool_calls import ToolCallAssembler, arguments_text
 from mika.model.adapters.user_turn import split_user_turn
-from mika.model.base import Done, StreamEvent, TextDelta, ThinkingDelta, ToolCallDelta
+from mika.model.base import Done, StreamEvent, TextDelta, ThinkingDelta
 from mika.model.classify import classify_http
 from mika.model.errors import ModelError, ModelErrorKind
 from mika.model.messages import (
@@ -154,12 +154,10 @@ class OpenAIResponsesModel(EndpointModel):
                 item = data.get("item") or {}
                 if item.get("type") == "function_call":
                     index = int(data.get("output_index") or 0)
-                    calls.add(index, id=item.get("call_id"), name=item.get("name"))
-                    yield ToolCallDelta(index, item.get("call_id"), item.get("name"), "")
+                    yield calls.add(index, id=item.get("call_id"), name=item.get("name"))
             elif kind == "response.function_call_arguments.delta":
                 index = int(data.get("output_index") or 0)
-                calls.add(index, arguments=data.get("delta") or "")
-                yield ToolCallDelta(index, None, None, data.get("delta") or "")
+                yield calls.add(index, arguments=data.get("delta") or "")
             elif kind in ("response.completed", "response.incomplete"):
                 final = dict(data.get("response") or {})
                 if not final.get("output") and (streamed_items or text):
@@ -196,9 +194,10 @@ class OpenAIResponsesModel(EndpointModel):
                         if emit:
                             yield TextDelta(c["text"])
             elif kind == "function_call":
-                calls.add(index, id=item.get("call_id"), name=item.get("name"), arguments=item.get("arguments") or "")
+                piece = calls.add(index, id=item.get("call_id"), name=item.get("name"),
+                                  arguments=item.get("arguments") or "")
                 if emit:
-                    yield ToolCallDelta(index, item.get("call_id"), item.get("name"), item.get("arguments") or "")
+                    yield piece
         if text:
             parts.append(Text("".join(text)))
         tool_calls = calls.finish()

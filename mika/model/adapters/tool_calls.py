@@ -6,6 +6,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from mika.model.base import ToolCallDelta
 from mika.model.messages import ToolCall
 
 
@@ -53,7 +54,8 @@ class ToolCallAssembler:
         name: str | None = None,
         arguments: str = "",
         provider_data: dict[str, Any] | None = None,
-    ) -> None:
+    ) -> ToolCallDelta:
+        """Keep one piece of the call at `index`; returns the delta that announces it."""
         call = self._calls.setdefault(index, _Pending())
         # Some servers repeat id and name on every piece; they name the call, never extend it.
         if id:
@@ -63,6 +65,7 @@ class ToolCallAssembler:
         call.raw += arguments
         if provider_data:
             call.provider_data.update(provider_data)
+        return ToolCallDelta(index, id, name, arguments)
 
     def replace_arguments(self, index: int, raw: str) -> None:
         """A provider's final 'arguments done' text is authoritative."""
