@@ -13,7 +13,7 @@ Labels come from text, then content-desc, then hint (marked), then a readable
 resource-id (`#name`); an element with none of these shows where it is (`@x,y`).
 Password text never appears: a password field shows its hint and `password filled`.
 
-The two fixed sentences below are format, not instructions; they are short on purpose.
+Its fixed sentences (prompts/feedback/listing_*.md) are format, not instructions; short on purpose.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
+from mika.resources import prompt
 from mika.uistate.elements import Element
 
 if TYPE_CHECKING:
@@ -35,12 +36,9 @@ _KIND_WORDS = {
     "nav_bar": "navigation bar",
     "overlay": "overlay",
 }
-BLIND_NOTE = (
-    "treeBlind: the UI tree cannot see all of this screen. Text read from the picture follows, "
-    "each with its centre x,y; tap those by coordinates."
-)
-SEEN_NOTE = "Text read from the picture that the tree lacks, each with its centre x,y:"
-EMPTY_NOTE = "(no elements the tree can name)"
+# The fixed sentences of a listing live in prompts/feedback/ with every other text the model reads.
+def _note(name: str) -> str:
+    return prompt(f"feedback/listing_{name}.md")
 
 
 def _quote(text: str) -> str:
@@ -83,11 +81,11 @@ def render_listing(screen: "Screen") -> str:
         lines.append(f"== {kind} {package}".rstrip())
         lines.extend(element_line(e) for e in elements)
     if not screen.elements:
-        lines.append(EMPTY_NOTE)
+        lines.append(_note("empty"))
     if screen.tree_blind:
-        lines.append(BLIND_NOTE)
+        lines.append(_note("blind"))
     elif screen.seen_text:
-        lines.append(SEEN_NOTE)
+        lines.append(_note("seen"))
     if screen.seen_text:
         for s in screen.seen_text:
             x, y = s.centre
