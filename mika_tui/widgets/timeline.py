@@ -87,10 +87,17 @@ class Timeline(ScrollView, can_focus=True):
             right.append(self.wait_label.format(wait=_secs(step.wait_ms)))
         if step.tokens:
             right.append(f"{step.tokens}t")
-        tail = " ".join(right)
-        left = f"{step.index:>2} {mark} {step.name} {step.target}"
-        room = max(8, width - len(tail) - 1)
-        if len(left) > room:
+        # In a narrow column what the step did matters most: drop tokens, then time, then
+        # the capability prefix of the tool name ("phone_tap" → "tap"), before cutting short.
+        short = step.name.split("_", 1)[1] if "_" in step.name.strip("_") else step.name
+        tries = [(step.name, right[:n]) for n in range(len(right), 0, -1)] + [(short, right[:1])]
+        for name, parts in tries:
+            tail = " ".join(parts)
+            left = f"{step.index:>2} {mark} {name} {step.target}".rstrip()
+            room = max(8, width - len(tail) - 1)
+            if len(left) <= room:
+                break
+        else:
             left = left[: room - 1] + "…"
         return f"{left:<{room}} {tail}"
 
