@@ -11,7 +11,6 @@ No Python traceback ever reaches the user: known errors become one readable line
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
 from typing import Any, Callable

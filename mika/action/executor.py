@@ -10,8 +10,7 @@ Origin.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
-from typing import Any, Callable
+from dataclasses import replace
 
 from mika.action.approval import ApprovalPolicy, Verdict
 from mika.action.origin import Origin
@@ -22,7 +21,7 @@ from mika.resources import prompt
 from mika.record.events import ApprovalEvent, ToolCalled, ToolFinished, ToolsOpened
 from mika.tool.action_pass import issue_minter
 from mika.tool.context import SkippedForNewMessage, ToolContext
-from mika.tool.declaration import ActionTarget, Risk, ToolOutcome
+from mika.tool.declaration import ActionTarget, AgentTool, Risk, ToolOutcome
 from mika.tool.dispatcher import ToolDispatcher, skipped_outcome
 from mika.tool.errors import BadArguments
 from mika.tool.groups import ToolGroups
@@ -33,13 +32,6 @@ _MINTER = issue_minter()
 
 # Model-facing texts live in prompts/feedback/, named by the verdict's code.
 _REFUSALS = {v: f"feedback/{v.value}.md" for v in (Verdict.NEEDS_CONFIRMATION, Verdict.UNAVAILABLE, Verdict.HAND_TO_USER)}
-
-
-@dataclass
-class ExecutorHooks:
-    """Callbacks the loop listens to (stop rules, metrics) without the executor knowing them."""
-
-    on_finished: list[Callable[[ToolCall, ToolOutcome, Origin], None]] = field(default_factory=list)
 
 
 class ActionExecutor:
@@ -59,45 +51,43 @@ class ActionExecutor:
         self.approval = approval
         self.pacing = pacing
         self.read_only = read_only
-        self.hooks = ExecutorHooks()
-        self.outward_count = 0
 
     async def perform(self, call: ToolCall, ctx: ToolContext, origin: Origin = Origin.MODEL) -> ToolOutcome:
         started = time.monotonic()
         tool = self.registry.get(call.name)
-        if tool is None:
-            offered = ", ".join(self.registry.names())
-            outcome = ToolOutcome.error("unknown_tool", f"There is no tool named {call.name!r} in this run. Tools: {offered}.")
-            self._record(call, ctx, origin, outcome, started, capability="", risk="read")
-            return outcome
-
-        for group in self.groups.on_call(tool):
-            ctx.emit(ToolsOpened(run_id=ctx.run_id, conversation_id=ctx.spec.conversation_id, step=ctx.step, group=group))
+        if tool is not None:
+            for group in self.groups.on_call(tool):
+                ctx.emit(ToolsOpened(run_id=ctx.run_id, conversation_id=ctx.spec.conversation_id, step=ctx.step, group=group))
         ctx.emit(
             ToolCalled(
                 run_id=ctx.run_id, conversation_id=ctx.spec.conversation_id, step=ctx.step, call_id=call.id,
-                name=tool.name, arguments=dict(call.arguments), origin=origin.value,
-                capability=tool.capability, risk=tool.risk.value, control=tool.control,
+                name=call.name, arguments=dict(call.arguments), origin=origin.value,
+                capability=tool.capability if tool else "", risk=tool.risk.value if tool else "read",
+                control=tool.control if tool else False,
             )
         )
+        if tool is None:
+            offered = ", ".join(self.registry.names())
+            outcome, wait_ms = ToolOutcome.error("unknown_tool", f"There is no tool named {call.name!r} in this run. Tools: {offered}."), 0
+        else:
+            outcome, wait_ms = await self._act(tool, call, ctx, origin)
+        return self._record(call, ctx, outcome, started, wait_ms)
+
+    async def _act(self, tool: AgentTool, call: ToolCall, ctx: ToolContext, origin: Origin) -> tuple[ToolOutcome, int]:
+        """Steps 1–5; returns the outcome and how long pacing waited before the action."""
         try:
             args = check_arguments(tool.name, tool.parameters, dict(call.arguments))
         except BadArguments as bad:
-            outcome = ToolOutcome.error(bad.code, str(bad))
-            return self._record(call, ctx, origin, outcome, started, emit_call=False, capability=tool.capability, risk=tool.risk.value)
-
+            return ToolOutcome.error(bad.code, str(bad)), 0
         if tool.risk is Risk.READ:
-            outcome = await self.dispatcher.execute_read(tool, args, ctx)
-            return self._record(call, ctx, origin, outcome, started, emit_call=False, capability=tool.capability, risk=tool.risk.value)
+            return await self.dispatcher.execute_read(tool, args, ctx), 0
 
         # 1. guards
         if self.read_only:
-            outcome = ToolOutcome.error("read_only", prompt("feedback/read_only.md"))
-            return self._record(call, ctx, origin, outcome, started, emit_call=False, capability=tool.capability, risk=tool.risk.value)
+            return ToolOutcome.error("read_only", prompt("feedback/read_only.md")), 0
         # 2. lock screen
         if await ctx.surface.is_locked(tool.capability):
-            outcome = ToolOutcome.error("screen_locked", prompt("feedback/screen_locked.md"))
-            return self._record(call, ctx, origin, outcome, started, emit_call=False, capability=tool.capability, risk=tool.risk.value)
+            return ToolOutcome.error("screen_locked", prompt("feedback/screen_locked.md")), 0
         # 3. irreversible check and consent
         target = await tool.target(args, ctx) or ActionTarget()
         classified = classify(target.label, target.screen_text)
@@ -113,8 +103,7 @@ class ActionExecutor:
             )
         if not decision.allowed:
             text = prompt(_REFUSALS[decision.verdict]).format(what=what)
-            outcome = ToolOutcome.error(decision.verdict.value, text, amount=classified.amount, app=target.app)
-            return self._record(call, ctx, origin, outcome, started, emit_call=False, capability=tool.capability, risk=tool.risk.value)
+            return ToolOutcome.error(decision.verdict.value, text, amount=classified.amount, app=target.app), 0
 
         outward = classified.risk in (RiskClass.OUTWARD, RiskClass.PAYMENT, RiskClass.PAY)
         place = target.app
@@ -126,46 +115,24 @@ class ActionExecutor:
                 try:
                     await ctx.wait_or_steer(delay)
                 except SkippedForNewMessage:
-                    wait_ms = int((ctx.clock() - waited_from) * 1000)
-                    outcome = skipped_outcome()
-                    return self._record(call, ctx, origin, outcome, started, emit_call=False, wait_ms=wait_ms, capability=tool.capability, risk=tool.risk.value)
+                    return skipped_outcome(), int((ctx.clock() - waited_from) * 1000)
                 wait_ms = int((ctx.clock() - waited_from) * 1000)
 
         # 4. execute
         outcome = await self.dispatcher.execute(call.id, tool, args, ctx, _MINTER.mint(call.id, tool.name))
 
-        # 5. post-action check
+        # 5. post-action check: a consent never carries over another write
         if self.approval.gate is not None and decision.verdict is not Verdict.RELEASED:
             self.approval.gate.note_write()
         if outward and outcome.ok:
             self.pacing.finished(place)
-            self.outward_count += 1
-        return self._record(call, ctx, origin, outcome, started, emit_call=False, wait_ms=wait_ms, capability=tool.capability, risk=tool.risk.value)
+        return outcome, wait_ms
 
     # 6. record
-    def _record(
-        self,
-        call: ToolCall,
-        ctx: ToolContext,
-        origin: Origin,
-        outcome: ToolOutcome,
-        started: float,
-        *,
-        emit_call: bool = True,
-        wait_ms: int = 0,
-        capability: str,
-        risk: str,
-    ) -> ToolOutcome:
-        if emit_call:
-            ctx.emit(
-                ToolCalled(
-                    run_id=ctx.run_id, conversation_id=ctx.spec.conversation_id, step=ctx.step, call_id=call.id,
-                    name=call.name, arguments=dict(call.arguments), origin=origin.value, capability=capability, risk=risk,
-                )
-            )
+    def _record(self, call: ToolCall, ctx: ToolContext, outcome: ToolOutcome, started: float, wait_ms: int) -> ToolOutcome:
         total_wait = wait_ms + outcome.wait_ms
         if total_wait != outcome.wait_ms:
-            outcome = _with_wait(outcome, total_wait)
+            outcome = replace(outcome, wait_ms=total_wait)
         duration = int((time.monotonic() - started) * 1000)
         frame = ""
         if outcome.image is not None and ctx.save_frame is not None:
@@ -179,15 +146,7 @@ class ActionExecutor:
                 observation_id=obs_id, frame=frame,
             )
         )
-        for hook in self.hooks.on_finished:
-            hook(call, outcome, origin)
         return outcome
-
-
-def _with_wait(outcome: ToolOutcome, wait_ms: int) -> ToolOutcome:
-    from dataclasses import replace
-
-    return replace(outcome, wait_ms=wait_ms)
 
 
 def _what(target: ActionTarget, classified: Classified) -> str:

@@ -32,7 +32,7 @@ from mika.run.conversations import ConversationStore, check_id
 from mika.run.outbox import Delivery, Outbox
 from mika.run.resources import MAX_PARALLEL, ResourceScheduler, parallel_limit
 from mika.run.run_store import RunStore
-from mika.run.spec import Attendance, RunOrigin, RunPhase, RunProvenance, RunSpec, new_run_id
+from mika.run.spec import Attendance, RunOrigin, RunProvenance, RunSpec, new_run_id
 from mika.run.ui_text import t
 
 log = logging.getLogger("mika.run")

@@ -6,10 +6,9 @@ through the task center (submit, stop) and the run's own answer / confirm / hand
 
 from __future__ import annotations
 
-import asyncio
 from typing import TYPE_CHECKING
 
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical

@@ -113,7 +113,6 @@ class ModelsScreen(SubScreen):
 
     @work(exclusive=True, exit_on_error=False, group="probe")
     async def _probe(self, pid: str, name: str, key: str) -> None:
-        import os
         import tempfile
         from pathlib import Path
 
