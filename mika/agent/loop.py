@@ -35,10 +35,6 @@ from mika.tool.context import ToolContext
 from mika.tool.declaration import AgentTool, ToolOutcome
 from mika.tool.dispatcher import skipped_text
 
-# The one tool of a budgeted run's last round: the general capability's give-up.
-END_TOOL = "end_not_done"
-
-
 
 @dataclass
 class LoopState:
@@ -126,7 +122,8 @@ class AgentLoop:
                 return self._result(OutcomeStatus.BUDGET_EXHAUSTED, stop.reason, stop.subtype)
             request = self.context.build()
             if self.turn_policy.last_round(self.state.step, self.spec.step_budget):
-                request = replace(request, tools=tuple(t for t in request.tools if t.name == END_TOOL))
+                give_up = {t.name for t in self.executor.registry.tools if t.gives_up}
+                request = replace(request, tools=tuple(t for t in request.tools if t.name in give_up))
             response = await self._ask(request)
             if response is None:
                 continue  # a steer arrived: ask again with it appended

@@ -87,6 +87,8 @@ class AgentTool(abc.ABC):
     unattended_ok: ClassVar[bool] = True
     # A control call (wait, ask, confirm, hand over): counted neither as reading nor acting.
     control: ClassVar[bool] = False
+    # Ends a run that could not finish (end_not_done): the only tool of a budgeted run's last round.
+    gives_up: ClassVar[bool] = False
     parameters: ClassVar[dict[str, Any]] = {"type": "object", "properties": {}}
 
     @abc.abstractmethod

@@ -15,6 +15,7 @@ class EndNotDone(AgentTool):
     capability = "general"
     risk = Risk.READ
     control = True
+    gives_up = True
     parameters = {
         "type": "object",
         "properties": {
