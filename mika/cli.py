@@ -80,7 +80,17 @@ def _fail(message: str, code: ExitCode) -> None:
 @click.option("--graphics", type=click.Choice(["auto", "halfcell", "kitty", "sixel"]), default=None, help="How the TUI draws the phone screen.")
 @click.pass_context
 def cli(ctx: click.Context, config_path: str | None, device: str | None, model: str | None, graphics: str | None) -> None:
-    """Mika: let a language model operate your Android phone from the terminal."""
+    """Mika: let a language model operate your Android phone from the terminal.
+
+    \b
+    mika                 open the terminal app
+    mika --no-ui GOAL    run one task headless (same as `mika run GOAL`)
+
+    \b
+    Exit codes: 0 done, 1 not done, 2 usage or config error, 3 device unavailable,
+    4 model provider error, 5 approval required or refused, 6 step budget used up,
+    130 interrupted.
+    """
     ctx.ensure_object(dict)
     ctx.obj.update(config=config_path, device=device, model=model, graphics=graphics)
     if ctx.invoked_subcommand is None:
