@@ -223,3 +223,31 @@ def test_a_password_typed_on_the_phone_never_reaches_the_record(tmp_path, state,
     assert secret not in record
     typed = [json.loads(x) for x in (run_dir / "events.jsonl").read_text().splitlines() if '"tool_result"' in x]
     assert any(e["name"] == "phone_type_text" and e["ok"] for e in typed)
+
+
+async def test_a_payment_nobody_could_approve_exits_5(tmp_path):
+    import io
+
+    from mika.assembly import RunEnvironment, capabilities_for
+    from mika.exit_codes import ExitCode
+    from mika.headless import run_headless
+    from mika.model.testing import Reply, ScriptedModel
+    from mika.run.task_run import RunOptions, TaskRun
+    from tests.core.toy import ToyCapability, ToyWorld
+
+    world = ToyWorld(screen="Checkout · Total ¥23.50 · Place order")
+    model = ScriptedModel([
+        Reply.call("toy_open", page=world.screen),
+        Reply.call("toy_tap", label="Place order"),
+        Reply.call("end_not_done", subtype="blocked", message="Everything is in the cart; placing the order needs you."),
+    ])
+
+    def factory(spec):
+        caps = capabilities_for(spec, RunEnvironment(extra=[ToyCapability(world)]))
+        return TaskRun(spec, model, caps, RunOptions(state_dir=tmp_path, pacing=False))
+
+    err = io.StringIO()
+    outcome = await run_headless("buy the beans", factory, tmp_path, out=io.StringIO(), err=err)
+    assert outcome.exit_code is ExitCode.APPROVAL
+    assert world.taps == []
+    assert "approval_unavailable" in err.getvalue()
