@@ -23,6 +23,7 @@ from typing import Any, Callable, TypeVar
 import adbutils
 
 from mika.cap.phone.adb.devices import transport_of
+from mika.cap.phone.adb.nodelay import NoDelayDevice
 from mika.cap.phone.adb.parse import parse_getprop, parse_window_focus, parse_wm_size, sdk_level
 from mika.cap.phone.adb.reconnect import ReconnectPolicy, wait_until
 from mika.cap.phone.adb.text_input import (
@@ -256,7 +257,7 @@ class AdbPort:
 
         def start() -> None:
             try:
-                d = uiautomator2.connect(self.serial)
+                d = uiautomator2.connect(NoDelayDevice(self.client, serial=self.serial))
                 d.dump_hierarchy()  # starts the on-device server
                 box["device"] = d
             except Exception as exc:
