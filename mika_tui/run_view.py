@@ -55,6 +55,11 @@ def target_of(arguments: dict[str, Any]) -> str:
             return str(value)
     if not arguments:
         return ""
+    # Screen elements the way the listing names them: #number, or @x,y for a point.
+    if isinstance(arguments.get("element"), (int, str)) and str(arguments["element"]).strip():
+        return f"#{arguments['element']}"
+    if isinstance(arguments.get("x"), (int, float)) and isinstance(arguments.get("y"), (int, float)):
+        return f"@{arguments['x']:g},{arguments['y']:g}"
     raw = json.dumps(arguments, ensure_ascii=False)
     return raw if len(raw) <= 60 else raw[:59] + "…"
 

@@ -102,3 +102,15 @@ def test_the_drawn_qr_reads_back_as_the_libraries_matrix():
         rows.append([t for t, _ in pairs])
         rows.append([b for _, b in pairs])
     assert rows[: len(matrix)] == matrix
+
+
+class TestStepTargets:
+    """The timeline names a step's target the way a person reads it."""
+
+    def test_labels_elements_and_points(self):
+        from mika_tui.run_view import target_of
+
+        assert target_of({"app": "Settings"}) == "Settings"
+        assert target_of({"element": 11}) == "#11"
+        assert target_of({"x": 540, "y": 1200.0}) == "@540,1200"
+        assert target_of({}) == ""
