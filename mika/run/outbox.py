@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Protocol, TextIO
 
-from mika.config.paths import state_dir as default_state_dir
-from mika.run.state_lock import ProcessLease, lease_alive, process_lease, read_state, state_lock, update_json
+from mika.run.leased_table import LeasedTable
+from mika.run.state_lock import ProcessLease, lease_alive
 from mika.run.ui_text import t
 
 log = logging.getLogger("mika.run")
@@ -97,43 +97,24 @@ class LedgerEntry:
         )
 
 
-class Outbox:
+class Outbox(LeasedTable):
+    filename = "outbox.json"
+    key = "entries"
+
     def __init__(
         self, state_dir: Path | str | None = None, channels: Iterable[Channel] = (), *,
         lease: ProcessLease | None = None, clock: Callable[[], float] = time.time,
     ) -> None:
-        self.state_dir = Path(state_dir) if state_dir is not None else default_state_dir()
-        self.path = self.state_dir / "outbox.json"
+        super().__init__(state_dir, lease=lease, clock=clock)
         self.channels: list[Channel] = list(channels)
-        self._lease = lease
-        self._clock = clock
-
-    @property
-    def owner(self) -> str:
-        if self._lease is None:
-            self._lease = process_lease(self.state_dir)
-        return self._lease.token
 
     # -- ledger -------------------------------------------------------------------------
 
-    def _entries(self, data: Any) -> dict[str, dict[str, Any]]:
-        entries = data.get("entries") if isinstance(data, dict) else None
-        return entries if isinstance(entries, dict) else {}
-
-    def _change(self, change: Callable[[dict[str, dict[str, Any]]], Any]) -> Any:
-        result: list[Any] = []
-
-        def apply(data: Any) -> dict[str, Any]:
-            entries = dict(self._entries(data))
-            result.append(change(entries))
-            return {"version": 1, "entries": _pruned(entries, self._clock())}
-
-        update_json(self.path, apply, {})
-        return result[0]
+    def _prune(self, rows: dict[str, dict[str, Any]], now: float) -> dict[str, dict[str, Any]]:
+        return _pruned(rows, now)
 
     def entry(self, delivery_id: str) -> LedgerEntry | None:
-        with state_lock(self.path):
-            raw = self._entries(read_state(self.path, {})).get(delivery_id)
+        raw = self._rows().get(delivery_id)
         return LedgerEntry.from_dict(raw) if raw else None
 
     def state(self, delivery_id: str) -> DeliveryState | None:
@@ -141,13 +122,11 @@ class Outbox:
         return entry.state if entry else None
 
     def entries(self) -> list[LedgerEntry]:
-        with state_lock(self.path):
-            raw = self._entries(read_state(self.path, {}))
+        raw = self._rows()
         return sorted((LedgerEntry.from_dict(v) for v in raw.values()), key=lambda e: e.created_at)
 
     def has_any(self, *delivery_ids: str) -> bool:
-        with state_lock(self.path):
-            raw = self._entries(read_state(self.path, {}))
+        raw = self._rows()
         return any(i in raw for i in delivery_ids)
 
     # -- delivering ---------------------------------------------------------------------

@@ -8,15 +8,13 @@ run interrupted while its owner is still alive.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, fields
-from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
-from mika.config.paths import state_dir as default_state_dir
 from mika.run.contracts import RunResult
 from mika.run.spec import RunPhase
-from mika.run.state_lock import ProcessLease, lease_alive, process_lease, read_state, state_lock, update_json
+from mika.run.leased_table import LeasedTable
+from mika.run.state_lock import lease_alive
 
 FINISHED = (RunPhase.ENDED, RunPhase.INTERRUPTED)
 KEEP_FINISHED_S = 7 * 24 * 3600  # shorter than the outbox keeps its ledger (see outbox.py)
@@ -58,36 +56,21 @@ class RunRecord:
         return self.run_phase in FINISHED
 
 
-class RunStore:
-    def __init__(
-        self, state_dir: Path | str | None = None, *, lease: ProcessLease | None = None,
-        clock: Callable[[], float] = time.time,
-    ) -> None:
-        self.state_dir = Path(state_dir) if state_dir is not None else default_state_dir()
-        self.path = self.state_dir / "run-state.json"
-        self._lease = lease
-        self._clock = clock
+class RunStore(LeasedTable):
+    filename = "run-state.json"
+    key = "runs"
 
-    @property
-    def owner(self) -> str:
-        if self._lease is None:
-            self._lease = process_lease(self.state_dir)
-        return self._lease.token
+    def _prune(self, rows: dict[str, dict[str, Any]], now: float) -> dict[str, dict[str, Any]]:
+        return _pruned(rows, now)
 
     # -- reading ------------------------------------------------------------------------
 
-    def _records(self, data: Any) -> dict[str, dict[str, Any]]:
-        runs = data.get("runs") if isinstance(data, dict) else None
-        return runs if isinstance(runs, dict) else {}
-
     def all(self) -> list[RunRecord]:
-        with state_lock(self.path):
-            runs = self._records(read_state(self.path, {}))
+        runs = self._rows()
         return sorted((RunRecord.from_dict(r) for r in runs.values()), key=lambda r: r.created_at)
 
     def get(self, run_id: str) -> RunRecord | None:
-        with state_lock(self.path):
-            raw = self._records(read_state(self.path, {})).get(run_id)
+        raw = self._rows().get(run_id)
         return RunRecord.from_dict(raw) if raw else None
 
     def in_phase(self, *phases: RunPhase) -> list[RunRecord]:
@@ -95,14 +78,6 @@ class RunStore:
         return [r for r in self.all() if r.phase in wanted]
 
     # -- writing ------------------------------------------------------------------------
-
-    def _change(self, change: Callable[[dict[str, dict[str, Any]]], None]) -> None:
-        def apply(data: Any) -> dict[str, Any]:
-            runs = dict(self._records(data))
-            change(runs)
-            return {"version": 1, "runs": _pruned(runs, self._clock())}
-
-        update_json(self.path, apply, {})
 
     def _set(self, run_id: str, **values: Any) -> None:
         now = self._clock()
