@@ -8,15 +8,17 @@ arrive. Every request's raw bytes are kept so tests can compare what the adapter
 
 from __future__ import annotations
 
-import os
 import asyncio
 import json
 import threading
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 
-FIXTURES = Path(os.environ.get("MIKA_REAL_FIXTURES", Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "real")) / "llm_api"
+from tests.real_fixtures import BUNDLED, real
+
+# Every provider recording comes from an MIT or Apache-2.0 test suite, so all of them are
+# bundled in the repo (tests/fixtures/real/PROVENANCE.md).
+FIXTURES = BUNDLED / "llm_api"
 
 
 @dataclass
@@ -32,9 +34,9 @@ class Reply:
 
     @staticmethod
     def recording(relative: str, **kw: object) -> "Reply":
-        """A recording from the shared fixtures, with the status and content type its
+        """A real recording (`relative` to llm_api/), with the status and content type its
         .meta.json sidecar says the real server answered with."""
-        path = FIXTURES / relative
+        path = real("llm_api/" + relative)
         meta_path = path.with_name(path.name.rsplit(".", 1)[0] + ".meta.json")
         meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
         response = meta.get("response") or {}

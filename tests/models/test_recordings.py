@@ -1,4 +1,4 @@
-"""Every real recording in the shared fixtures, replayed by a loopback server through the
+"""Every real provider recording (bundled in tests/fixtures/real/llm_api), replayed by a loopback server through the
 adapter for its protocol: the exact text, tool calls and usage it contains come out."""
 
 from __future__ import annotations

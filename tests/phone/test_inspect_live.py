@@ -8,9 +8,7 @@ from click.testing import CliRunner
 
 from mika.cap.phone.adb.inspect_live import inspect_live_command
 
-from tests.uistate.uistate_real import FIXTURES
-
-FIXTURE = FIXTURES / "ui_dumps" / "gmail__inbox_compose.xml"
+from tests.real_fixtures import real
 
 
 def test_the_live_screen_is_listed(sim_phone):
@@ -34,7 +32,7 @@ def test_an_absent_device_is_exit_3(adb_server):
 
 
 def test_a_saved_dump_still_works():
-    out = CliRunner().invoke(inspect_live_command, [str(FIXTURE)])
+    out = CliRunner().invoke(inspect_live_command, [str(real("ui_dumps/gmail__inbox_compose.xml"))])
     assert out.exit_code == 0 and out.output.startswith("Screen v1 · com.google.android.gm")
 
 

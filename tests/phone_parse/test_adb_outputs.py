@@ -1,4 +1,5 @@
-"""Every real ADB output in ../shared/fixtures/real/adb_outputs goes through its parser.
+"""Every real ADB output in the fixtures (adb_outputs/, found through tests/real_fixtures.py)
+goes through its parser.
 
 Outputs with no real capture in the fixtures (`dumpsys input_method`, `dumpsys power`,
 `dumpsys SurfaceFlinger --display-id`, see the fixtures README "Known gaps") are tested
@@ -7,19 +8,15 @@ with the lines Android prints, written out in the test and marked as such.
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import pytest
 
 import mika.cap.phone.adb.parse as P
 from mika.cap.phone.adb.parse.getprop import sdk_level
-
-OUT = Path(os.environ.get("MIKA_REAL_FIXTURES", Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "real")) / "adb_outputs"
+from tests.real_fixtures import listing, real_bytes
 
 
 def raw(name: str) -> bytes:
-    return (OUT / name).read_bytes()
+    return real_bytes(f"adb_outputs/{name}")
 
 
 # Which parser reads which real capture; the test below checks none is left out.
@@ -48,7 +45,7 @@ PARSERS = {
 
 
 def test_every_real_output_has_a_parser() -> None:
-    assert sorted(p.name for p in OUT.glob("*.txt")) == sorted(PARSERS)
+    assert sorted(rel.removeprefix("adb_outputs/") for rel in listing("adb_outputs", ".txt")) == sorted(PARSERS)
 
 
 @pytest.mark.parametrize("name", sorted(PARSERS))

@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import json
-import os
-from pathlib import Path
 
 from click.testing import CliRunner
 
 from mika.cap.phone.inspect_command import inspect_command, listing_for_xml
-
-DUMPS = Path(os.environ.get("MIKA_REAL_FIXTURES", Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "real")) / "ui_dumps"
+from tests.real_fixtures import real
 
 
 def _runner() -> CliRunner:
@@ -21,7 +18,7 @@ def _runner() -> CliRunner:
 
 
 def test_listing_is_printed() -> None:
-    path = DUMPS / "gmail__inbox_compose.xml"
+    path = real("ui_dumps/gmail__inbox_compose.xml")
     result = _runner().invoke(inspect_command, [str(path)])
     assert result.exit_code == 0
     assert result.stdout.strip() == listing_for_xml(path.read_bytes())
@@ -30,7 +27,7 @@ def test_listing_is_printed() -> None:
 
 
 def test_json_has_numbered_elements_with_bounds_and_flags() -> None:
-    path = DUMPS / "wechat__chat_list__u2_multiwindow.xml"
+    path = real("ui_dumps/wechat__chat_list__u2_multiwindow.xml")
     result = _runner().invoke(inspect_command, [str(path), "--json"])
     assert result.exit_code == 0
     data = json.loads(result.stdout)
@@ -43,7 +40,7 @@ def test_json_has_numbered_elements_with_bounds_and_flags() -> None:
 
 def test_broken_dump_is_a_clear_error_in_both_languages(tmp_path) -> None:
     bad = tmp_path / "bad.xml"
-    bad.write_bytes((DUMPS / "gmail__inbox_compose.xml").read_bytes()[:500])
+    bad.write_bytes((real("ui_dumps/gmail__inbox_compose.xml")).read_bytes()[:500])
     result = _runner().invoke(inspect_command, [str(bad)])
     assert result.exit_code == 2
     assert result.stdout == ""

@@ -2,20 +2,16 @@
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import pytest
 
 from mika.cap.phone.ocr import clean_lines, merge_ocr, read_text
 from mika.uistate import Bounds, SeenText, TreeAdequacy, build_screen, parse_hierarchy
-
-REAL = Path(os.environ.get("MIKA_REAL_FIXTURES", Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "real"))
+from tests.real_fixtures import real_bytes
 
 
 @pytest.fixture(scope="module")
 def haoce_lines():
-    return read_text((REAL / "screenshots" / "haoce__webview_reading_report.png").read_bytes())
+    return read_text(real_bytes("screenshots/haoce__webview_reading_report.png"))
 
 
 def test_lines_are_read_top_to_bottom_with_centres(haoce_lines) -> None:
@@ -29,7 +25,7 @@ def test_lines_are_read_top_to_bottom_with_centres(haoce_lines) -> None:
 
 
 def test_ocr_agrees_with_the_tree_where_both_see(haoce_lines) -> None:
-    screen = build_screen(parse_hierarchy((REAL / "ui_dumps" / "haoce__webview_reading_report.xml").read_bytes()))
+    screen = build_screen(parse_hierarchy(real_bytes("ui_dumps/haoce__webview_reading_report.xml")))
     button = next(e for e in screen.elements if e.label == "继续阅读")
     line = next(s for s in haoce_lines if s.text == "继续阅读")
     # Same place in tree coordinates and in pixels (the dump and capture are a real pair).
@@ -37,7 +33,7 @@ def test_ocr_agrees_with_the_tree_where_both_see(haoce_lines) -> None:
 
 
 def test_merge_adds_only_what_the_tree_lacks(haoce_lines) -> None:
-    screen = build_screen(parse_hierarchy((REAL / "ui_dumps" / "haoce__webview_reading_report.xml").read_bytes()))
+    screen = build_screen(parse_hierarchy(real_bytes("ui_dumps/haoce__webview_reading_report.xml")))
     assert TreeAdequacy.assess(screen).needs_ocr
     merged = merge_ocr(screen, haoce_lines)
     added = {s.text for s in merged.seen_text}
@@ -51,7 +47,7 @@ def test_merge_adds_only_what_the_tree_lacks(haoce_lines) -> None:
 
 
 def test_game_screen_is_blind_even_with_few_lines() -> None:
-    screen = build_screen(parse_hierarchy((REAL / "ui_dumps" / "unity_game__near_empty_tree.xml").read_bytes()))
+    screen = build_screen(parse_hierarchy(real_bytes("ui_dumps/unity_game__near_empty_tree.xml")))
     merged = merge_ocr(screen, (SeenText("PLAY", Bounds(400, 2000, 680, 2100), 0.95),))
     assert merged.tree_blind and merged.seen_text[0].text == "PLAY"
     assert '"PLAY" @540,2050' in merged.listing()
@@ -70,7 +66,7 @@ def test_misreads_are_dropped() -> None:
 
 
 def test_boxes_are_scaled_when_a_size_override_is_in_force(haoce_lines) -> None:
-    tree = parse_hierarchy((REAL / "ui_dumps" / "unity_game__near_empty_tree.xml").read_bytes())
+    tree = parse_hierarchy(real_bytes("ui_dumps/unity_game__near_empty_tree.xml"))
     screen = build_screen(tree, size=(540, 1200))
     merged = merge_ocr(screen, haoce_lines, image_size=(1080, 2400))
     assert len(merged.seen_text) == len(haoce_lines)  # the game's tree knows none of them

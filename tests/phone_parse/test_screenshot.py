@@ -3,26 +3,24 @@
 from __future__ import annotations
 
 import io
-import os
-from pathlib import Path
 
 import pytest
 from PIL import Image
 
 from mika.cap.phone.screenshot import CorruptedScreenshot, SecureScreen, screen_capture, validate_png
 
-SHOTS = Path(os.environ.get("MIKA_REAL_FIXTURES", Path(__file__).resolve().parents[3] / "shared" / "fixtures" / "real")) / "screenshots"
+from tests.real_fixtures import real_bytes
 
 
 def test_real_pngs_validate_with_their_size() -> None:
-    cap = screen_capture((SHOTS / "haoce__webview_reading_report.png").read_bytes())
+    cap = screen_capture(real_bytes("screenshots/haoce__webview_reading_report.png"))
     assert (cap.width, cap.height) == (1080, 2400) and not cap.repaired
-    wechat = screen_capture((SHOTS / "wechat__chat_list__u2_multiwindow.png").read_bytes())
+    wechat = screen_capture(real_bytes("screenshots/wechat__chat_list__u2_multiwindow.png"))
     assert wechat.width == 720
 
 
 def test_real_utf16_corrupted_capture_is_a_clear_error() -> None:
-    data = (SHOTS / "CORRUPTED__screencap_png_through_powershell_utf16.png").read_bytes()
+    data = real_bytes("screenshots/CORRUPTED__screencap_png_through_powershell_utf16.png")
     with pytest.raises(CorruptedScreenshot) as info:
         screen_capture(data)
     message = str(info.value)
@@ -30,7 +28,7 @@ def test_real_utf16_corrupted_capture_is_a_clear_error() -> None:
 
 
 def test_crlf_mangled_capture_is_repaired() -> None:
-    good = (SHOTS / "wechat__group_chat__u2_multiwindow.png").read_bytes()
+    good = real_bytes("screenshots/wechat__group_chat__u2_multiwindow.png")
     mangled = good.replace(b"\n", b"\r\n")
     cap = validate_png(mangled)
     assert cap.repaired and cap.png == good
@@ -49,14 +47,14 @@ def test_crlf_mangled_capture_is_repaired() -> None:
 )
 def test_broken_bytes_name_the_fault(data, needle) -> None:
     if data is None:
-        whole = (SHOTS / "haoce__webview_reading_report.png").read_bytes()
+        whole = real_bytes("screenshots/haoce__webview_reading_report.png")
         data = whole[: len(whole) // 2]
     with pytest.raises(CorruptedScreenshot, match=needle):
         validate_png(data)
 
 
 def test_flipped_byte_fails_the_checksum() -> None:
-    whole = bytearray((SHOTS / "wechat__chat_list__u2_multiwindow.png").read_bytes())
+    whole = bytearray(real_bytes("screenshots/wechat__chat_list__u2_multiwindow.png"))
     whole[len(whole) // 2] ^= 0xFF
     with pytest.raises(CorruptedScreenshot, match="checksum"):
         validate_png(bytes(whole))

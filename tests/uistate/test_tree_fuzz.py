@@ -9,7 +9,9 @@ from mika.uistate import HierarchyError, build_screen, parse_hierarchy
 
 from uistate_real import dump
 
-REAL = dump("kakaotalk__delete_message_dialog_partial_bounds")
+# A bundled (Apache-2.0) dump, so the fuzzing runs in every checkout: Chinese UTF-8 and
+# mojibake give cuts inside multi-byte characters.
+REAL = dump("android_language_picker__api17_chinese_mojibake")
 
 
 def _parse_or_typed_error(data) -> None:
