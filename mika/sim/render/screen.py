@@ -17,25 +17,56 @@ from mika.sim.world.node import Node, Window
 # Latin words (with their trailing space) wrap whole; CJK characters wrap one by one.
 _TOKENS = re.compile(r"[\u2e80-\u9fff\uac00-\ud7af\uff00-\uffef]|[^\s\u2e80-\u9fff\uac00-\ud7af\uff00-\uffef]+\s*|\s+")
 
-FONT_PATH = os.environ.get("MIKA_SIM_FONT", "/usr/share/fonts/truetype/wqy/wqy-microhei.ttc")
+# The simulated phone paints with Noto Sans CJK SC from the noto-cjk-sans-otc wheel (a
+# dependency), so its screens look the same on every machine and need no system font.
+# MIKA_SIM_FONT names another .ttf/.ttc/.otf to use instead; system fonts are never
+# searched, so a font installed on one machine cannot change what the tests see.
+FONT_ENV = "MIKA_SIM_FONT"
+_BUNDLED_FACE = "Noto Sans CJK SC"
 
 
 class RenderFontError(RuntimeError):
-    """The CJK font the simulated phone paints with is missing."""
+    """The CJK font the simulated phone paints with is missing or unreadable."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, why: str) -> None:
         super().__init__(
-            f"the simulated phone needs the CJK font {path} to draw its screen; install the "
-            "Debian/Ubuntu package fonts-wqy-microhei (apt-get install fonts-wqy-microhei) "
-            "or point MIKA_SIM_FONT at another .ttf/.ttc with Chinese glyphs"
+            f"the simulated phone cannot paint its screen with the font {path} ({why}); "
+            f"point {FONT_ENV} at a .ttf/.ttc/.otf with Chinese glyphs, or unset it to use the "
+            "bundled Noto Sans CJK (reinstall with `uv sync` if the noto-cjk-sans-otc package is missing)"
         )
+
+
+@lru_cache(maxsize=1)
+def font_source() -> tuple[str, int]:
+    """(file, face index) of the font the screens are painted with."""
+    chosen = os.environ.get(FONT_ENV, "").strip()
+    if chosen:
+        if not os.path.isfile(chosen):
+            raise RenderFontError(chosen, f"{FONT_ENV} names a file that does not exist")
+        return chosen, 0
+    try:
+        import noto_cjk_sans_otc
+    except ImportError as exc:
+        raise RenderFontError("Noto Sans CJK", "the noto-cjk-sans-otc package is not installed") from exc
+    path = str(noto_cjk_sans_otc.FONT_PATH)
+    # The collection holds JP, KR, SC, TC and HK faces; pick Simplified Chinese by name.
+    for index in range(16):
+        try:
+            face = ImageFont.truetype(path, 12, index=index)
+        except OSError:
+            break
+        if face.getname()[0] == _BUNDLED_FACE:
+            return path, index
+    raise RenderFontError(path, f"it holds no {_BUNDLED_FACE} face")
 
 
 @lru_cache(maxsize=32)
 def font(size: int) -> ImageFont.FreeTypeFont:
-    if not os.path.exists(FONT_PATH):
-        raise RenderFontError(FONT_PATH)
-    return ImageFont.truetype(FONT_PATH, size)
+    path, index = font_source()
+    try:
+        return ImageFont.truetype(path, size, index=index)
+    except OSError as exc:
+        raise RenderFontError(path, f"Pillow cannot read it: {exc}") from exc
 
 
 LIGHT = {
