@@ -1,16 +1,23 @@
 """Saving what the Settings and Models screens change into the TOML config.
 
-tomllib only reads, so the merged mapping is written back by `dumps` (plain tables of
-strings, numbers, booleans and string lists — everything config.example.toml uses).
-Comments in a hand-written file are not kept; the screens say where they saved.
+An existing file is edited in place with tomlkit: the changed keys are set inside the
+user's own tables, and every comment, blank line and table order stays as they wrote it.
+A config that does not exist yet is written fresh with tomli-w. Either way the result is
+read back with tomllib before it replaces the file, so a bad edit never lands.
 """
 
 from __future__ import annotations
 
-import json
 import tomllib
 from pathlib import Path
 from typing import Any
+
+import tomli_w
+import tomlkit
+from tomlkit.container import OutOfOrderTableProxy
+from tomlkit.exceptions import TOMLKitError
+from tomlkit.items import InlineTable, Table
+from tomlkit.toml_document import TOMLDocument
 
 from mika.atomic_write import write_text
 
@@ -19,57 +26,58 @@ class ConfigWriteError(Exception):
     pass
 
 
-def _value(v: Any) -> str:
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, (int, float)):
-        return repr(v)
-    if isinstance(v, str):
-        return json.dumps(v, ensure_ascii=False)  # a JSON string is a valid TOML basic string
-    if isinstance(v, (list, tuple)):
-        return "[" + ", ".join(_value(x) for x in v) + "]"
-    raise ConfigWriteError(f"cannot write {type(v).__name__} values to the config")
-
-
-def _key(k: str) -> str:
-    return k if k.replace("_", "").replace("-", "").isalnum() else json.dumps(k)
+_TABLES = (Table, InlineTable, OutOfOrderTableProxy, TOMLDocument)
 
 
 def dumps(data: dict[str, Any]) -> str:
-    out: list[str] = []
+    """A whole config file from a plain mapping (tables of strings, numbers, booleans, lists)."""
+    try:
+        return tomli_w.dumps(data)
+    except TypeError as exc:
+        raise ConfigWriteError(f"cannot write this value to the config: {exc}") from None
 
-    def table(prefix: str, mapping: dict[str, Any]) -> None:
-        plain = {k: v for k, v in mapping.items() if not isinstance(v, dict)}
-        nested = {k: v for k, v in mapping.items() if isinstance(v, dict)}
-        if prefix and (plain or not nested):
-            out.append(f"[{prefix}]")
-        for k, v in plain.items():
-            out.append(f"{_key(k)} = {_value(v)}")
-        if plain or (prefix and not nested):
-            out.append("")
-        for k, v in nested.items():
-            table(f"{prefix}.{_key(k)}" if prefix else _key(k), v)
 
-    table("", data)
-    return "\n".join(out).rstrip() + "\n"
+def _merge(dst: Any, src: dict[str, Any], where: str) -> None:
+    for key, value in src.items():
+        here = f"{where}.{key}" if where else key
+        current = dst.get(key)
+        if isinstance(value, dict):
+            if current is None:
+                dst[key] = tomlkit.table()
+                current = dst[key]
+            elif not isinstance(current, _TABLES):
+                raise ConfigWriteError(f"{here} is a value in the file, not a table; fix or remove it first")
+            _merge(current, value, here)
+        else:
+            if isinstance(current, _TABLES):
+                raise ConfigWriteError(f"{here} is a table in the file, not a value; fix or remove it first")
+            try:
+                dst[key] = value
+            except (TypeError, ValueError, TOMLKitError) as exc:
+                raise ConfigWriteError(f"cannot write {here} = {value!r} to the config: {exc}") from None
 
 
 def update_config(path: Path, changes: dict[str, Any]) -> None:
     """Merge `changes` (nested tables) into the file at `path` and write it atomically."""
     try:
-        current = tomllib.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
-    except (OSError, tomllib.TOMLDecodeError) as exc:
+        text = path.read_text(encoding="utf-8") if path.exists() else None
+    except OSError as exc:
         raise ConfigWriteError(f"{path}: {exc}") from None
-
-    def merge(dst: dict[str, Any], src: dict[str, Any]) -> None:
-        for k, v in src.items():
-            if isinstance(v, dict) and isinstance(dst.get(k), dict):
-                merge(dst[k], v)
-            else:
-                dst[k] = v
-
-    merge(current, changes)
+    if text is None or not text.strip():
+        new = dumps(changes)
+    else:
+        try:
+            tomllib.loads(text)  # the same reader the config loader uses decides "broken"
+            doc = tomlkit.parse(text)
+        except (tomllib.TOMLDecodeError, TOMLKitError) as exc:
+            raise ConfigWriteError(f"{path}: {exc}") from None
+        _merge(doc, changes, "")
+        new = tomlkit.dumps(doc)
     try:
-        write_text(path, dumps(current))
+        tomllib.loads(new)
+    except tomllib.TOMLDecodeError as exc:  # only if the edit met something unusual
+        raise ConfigWriteError(f"{path}: the edit would not be valid TOML ({exc}); the file was not changed") from None
+    try:
+        write_text(path, new)
     except OSError as exc:
         raise ConfigWriteError(f"{path}: {exc}") from None

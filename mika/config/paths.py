@@ -1,26 +1,39 @@
-"""Where Mika keeps its config and state (XDG, with overrides)."""
+"""Where Mika keeps its config and state: the platform's own places (platformdirs: XDG on
+Linux, ~/Library/Application Support on macOS, %LOCALAPPDATA% on Windows — adb users are
+on all three), with overrides that always win."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
+import platformdirs
+
+APP = "mika"
+CONFIG_ENV = "MIKA_CONFIG"
+STATE_ENV = "MIKA_STATE_DIR"
+
+
+def _dirs() -> platformdirs.PlatformDirs:
+    # Built per call: platformdirs reads XDG_CONFIG_HOME / XDG_STATE_HOME when asked, so a
+    # change of environment (a test, a wrapper script) is seen. appauthor=False keeps
+    # Windows from nesting a second "mika" folder for the vendor.
+    return platformdirs.PlatformDirs(APP, appauthor=False)
+
+
+def _env_path(name: str) -> Path | None:
+    value = os.environ.get(name, "").strip()
+    return Path(value).expanduser() if value else None
+
 
 def config_file(explicit: str | os.PathLike[str] | None = None) -> Path:
-    """`--config` beats `MIKA_CONFIG`, which beats `$XDG_CONFIG_HOME/mika/config.toml`."""
+    """`--config` beats `MIKA_CONFIG`, which beats the platform's config folder
+    (`$XDG_CONFIG_HOME/mika/config.toml` on Linux)."""
     if explicit:
         return Path(explicit).expanduser()
-    env = os.environ.get("MIKA_CONFIG")
-    if env:
-        return Path(env).expanduser()
-    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(base) / "mika" / "config.toml"
+    return _env_path(CONFIG_ENV) or _dirs().user_config_path / "config.toml"
 
 
 def state_dir() -> Path:
-    """`MIKA_STATE_DIR` beats `$XDG_STATE_HOME/mika/`."""
-    env = os.environ.get("MIKA_STATE_DIR")
-    if env:
-        return Path(env).expanduser()
-    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
-    return Path(base) / "mika"
+    """`MIKA_STATE_DIR` beats the platform's state folder (`$XDG_STATE_HOME/mika/` on Linux)."""
+    return _env_path(STATE_ENV) or _dirs().user_state_path

@@ -1,32 +1,30 @@
-"""Edit the config file's text in place (comments and layout survive), then re-validate.
+"""Edit the user's config file in place, then re-validate.
 
-tomllib only reads; instead of a TOML writer we touch exactly the lines we own: append a
-`[providers.ID]` table, or set one key of `[roles]`.
+tomlkit parses the file into a document that keeps every comment, blank line and the
+order of the user's tables; we add or set only what `mika models add|use` owns (a
+`[providers.ID]` table, a `[providers.ID.models."NAME"]` table, one key of `[roles]`)
+and write the document back. tomlkit quotes keys and escapes strings, so odd model
+names and values (dots, slashes, quotes, newlines, any Unicode) stay what they were.
 """
 
 from __future__ import annotations
 
-import json
 import re
 import tomllib
 from pathlib import Path
 from typing import Any
+
+import tomlkit
+from tomlkit.container import Container, OutOfOrderTableProxy
+from tomlkit.exceptions import TOMLKitError
+from tomlkit.items import InlineTable, Table
+from tomlkit.toml_document import TOMLDocument
 
 from mika.atomic_write import write_text
 from mika.config.errors import ConfigError
 from mika.model.providers_config import ProvidersConfig, load_providers
 
 BARE_KEY = re.compile(r"^[A-Za-z0-9_-]+$")
-_HEADER = re.compile(r"^\s*\[")
-
-
-def toml_string(value: str) -> str:
-    # A JSON string is a valid TOML basic string (same escapes).
-    return json.dumps(value, ensure_ascii=False)
-
-
-def toml_key(key: str) -> str:
-    return key if BARE_KEY.match(key) else toml_string(key)
 
 
 def read_config(path: Path) -> tuple[str, dict[str, Any]]:
@@ -40,6 +38,13 @@ def read_config(path: Path) -> tuple[str, dict[str, Any]]:
         raise ConfigError(path, "", f"valid TOML ({exc})") from None
 
 
+def _document(path: Path, text: str) -> TOMLDocument:
+    try:
+        return tomlkit.parse(text)
+    except TOMLKitError as exc:  # tomllib accepted it, so only on a tomlkit disagreement
+        raise ConfigError(path, "", f"TOML that can be edited in place ({exc})") from None
+
+
 def _validated(path: Path, text: str) -> ProvidersConfig:
     try:
         data = tomllib.loads(text)
@@ -48,35 +53,44 @@ def _validated(path: Path, text: str) -> ProvidersConfig:
     return load_providers(data, path)
 
 
-def add_provider_table(path: Path, provider_id: str, values: dict[str, Any]) -> ProvidersConfig:
-    new, cfg = plan_provider_table(path, provider_id, values)
-    write_text(path, new)
-    return cfg
+def _new_table(path: Path, doc: TOMLDocument, keys: list[str], values: dict[str, Any]) -> None:
+    """Add the table at `keys` (which must not exist yet) holding `values` (None skipped).
+    Missing parents become header-less super tables, so `[providers.x]` appears alone,
+    as a person would write it."""
+    parent: Container | Table | InlineTable | OutOfOrderTableProxy = doc
+    for depth, key in enumerate(keys[:-1]):
+        item = parent.get(key)
+        if item is None:
+            item = tomlkit.table(is_super_table=True)
+            parent[key] = item
+        # A proxy stands for `[providers.a]` … `[roles]` … `[providers.b]`: tables of one
+        # parent that the user did not keep together.
+        elif not isinstance(item, (Table, InlineTable, OutOfOrderTableProxy)):
+            dotted = ".".join(keys[: depth + 1])
+            raise ConfigError(path, dotted, "a table", item.unwrap() if hasattr(item, "unwrap") else item)
+        parent = item
+    table = tomlkit.table()
+    for key, value in values.items():
+        if value is not None:
+            table[key] = value
+    table.add(tomlkit.nl())  # a blank line before whatever table follows
+    parent[keys[-1]] = table
 
 
 def plan_provider_table(path: Path, provider_id: str, values: dict[str, Any]) -> tuple[str, ProvidersConfig]:
-    """The config text with the new table appended, validated but not written yet (so a
+    """The config text with the new table added, validated but not written yet (so a
     connection test can run first)."""
     text, data = read_config(path)
     if not BARE_KEY.match(provider_id):
         raise ConfigError(path, "--id", "a provider id of letters, digits, '-' or '_'", provider_id)
-    if provider_id in (data.get("providers") or {}):
+    existing = data.get("providers")
+    if isinstance(existing, dict) and provider_id in existing:
         raise ConfigError(path, f"providers.{provider_id}", "a provider id not used yet (choose another with --id)",
                           provider_id)
-    new = _append_table(text, f"providers.{provider_id}", values)
+    doc = _document(path, text)
+    _new_table(path, doc, ["providers", provider_id], values)
+    new = tomlkit.dumps(doc)
     return new, _validated(path, new)
-
-
-def _append_table(text: str, header: str, values: dict[str, Any]) -> str:
-    lines = [f"[{header}]"]
-    for key, value in values.items():
-        if value is None:
-            continue
-        rendered = toml_string(value) if isinstance(value, str) else ("true" if value is True else
-                                                                       "false" if value is False else str(value))
-        lines.append(f"{key} = {rendered}")
-    block = "\n".join(lines) + "\n"
-    return (text.rstrip("\n") + "\n\n" + block) if text.strip() else block
 
 
 def add_model_table(path: Path, provider_id: str, model: str, values: dict[str, Any]) -> ProvidersConfig | None:
@@ -86,40 +100,28 @@ def add_model_table(path: Path, provider_id: str, model: str, values: dict[str, 
     existing = ((data.get("providers") or {}).get(provider_id) or {}).get("models") or {}
     if model in existing or not any(v is not None for v in values.values()):
         return None
-    new = _append_table(text, f"providers.{toml_key(provider_id)}.models.{toml_string(model)}", values)
+    doc = _document(path, text)
+    _new_table(path, doc, ["providers", provider_id, "models", model], values)
+    new = tomlkit.dumps(doc)
     cfg = _validated(path, new)
     write_text(path, new)
     return cfg
 
 
 def set_role(path: Path, role: str, value: str) -> ProvidersConfig:
+    """Set `roles.ROLE`, wherever the user keeps it: a `[roles]` table, dotted
+    `roles.main = …` keys at the top, or an inline table; a `[roles]` table is added when
+    there is none."""
     text, _ = read_config(path)
-    line = f"{role} = {toml_string(value)}"
-    lines = text.splitlines()
-    # Top-level dotted form (`roles.main = …`) before the first table header.
-    for i, existing in enumerate(lines):
-        if _HEADER.match(existing):
-            break
-        if re.match(rf"^\s*roles\.{role}\s*=", existing):
-            lines[i] = f"roles.{line}"
-            return _write(path, lines)
-    start = next((i for i, l in enumerate(lines) if re.match(r"^\s*\[roles\]\s*(#.*)?$", l)), None)
-    if start is None:
-        new = (text.rstrip("\n") + "\n\n" if text.strip() else "") + f"[roles]\n{line}\n"
-        cfg = _validated(path, new)
-        write_text(path, new)
-        return cfg
-    end = next((i for i in range(start + 1, len(lines)) if _HEADER.match(lines[i])), len(lines))
-    for i in range(start + 1, end):
-        if re.match(rf"^\s*{role}\s*=", lines[i]):
-            lines[i] = line
-            return _write(path, lines)
-    lines.insert(start + 1, line)
-    return _write(path, lines)
-
-
-def _write(path: Path, lines: list[str]) -> ProvidersConfig:
-    new = "\n".join(lines) + "\n"
+    doc = _document(path, text)
+    roles = doc.get("roles")
+    if roles is None:
+        roles = tomlkit.table()
+        doc["roles"] = roles
+    elif not isinstance(roles, (Table, InlineTable, OutOfOrderTableProxy)):
+        raise ConfigError(path, "roles", "a [roles] table", roles.unwrap() if hasattr(roles, "unwrap") else roles)
+    roles[role] = value
+    new = tomlkit.dumps(doc)
     cfg = _validated(path, new)
     write_text(path, new)
     return cfg
