@@ -75,12 +75,16 @@ def judge(line: str) -> Verdict:
         return Verdict(False, BAD if exc.syntax else REFUSED, exc.reason)
     if not commands:
         return Verdict(False, BAD, "the command is empty (only blanks or comments).")
+    first: Verdict | None = None
     for cmd in commands:
         try:
             _check(cmd)
         except _Refuse as r:
-            return Verdict(False, r.code, r.reason, r.tool, cmd.show())
-    return Verdict.ok()
+            verdict = Verdict(False, r.code, r.reason, r.tool, cmd.show())
+            if r.code == USE_PHONE_TOOL:
+                return verdict  # the screen-acting part is the one worth naming
+            first = first or verdict
+    return first or Verdict.ok()
 
 
 # --- one simple command ----------------------------------------------------------------------
@@ -403,7 +407,7 @@ _RULES: dict[str, Rule] = {
         "wc", "stat", "file", "basename", "dirname", "readlink", "realpath", "pwd", "true", "false", "sleep", "id",
         "whoami", "uname", "uptime", "df", "du", "ps", "top", "free", "nproc", "getenforce", "which", "md5sum",
         "sha1sum", "sha256sum", "cut", "tr", "base64", "od", "hexdump", "netstat", "ping", "getevent", "lsof",
-        "cd", "pidof", "pgrep")},
+        "cd", "pidof", "pgrep", ":")},
     "date": _date,
     "test": _test, "[": _test,
     "logcat": _no_options("-f", "--file"),
@@ -430,6 +434,6 @@ _RULES: dict[str, Rule] = {
 _PURE_READERS = {"echo", "print", "printf", "ls", "cat", "grep", "egrep", "fgrep", "head", "tail", "wc", "stat",
                  "basename", "dirname", "getprop", "dumpsys", "ps", "df", "du", "id", "uname", "sleep", "true",
                  "false", "pwd", "whoami", "uptime", "md5sum", "sha1sum", "sha256sum", "file", "which", "readlink",
-                 "realpath", "cut", "tr", "getenforce", "free", "nproc", "cd", "pidof", "pgrep"}
+                 "realpath", "cut", "tr", "getenforce", "free", "nproc", "cd", "pidof", "pgrep", ":"}
 # Commands that may name an input device: they read it or list it, never write it.
 _READS_DEVICES = {"ls", "cat", "stat", "getevent", "file", "readlink", "realpath", "dumpsys"}

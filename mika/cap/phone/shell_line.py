@@ -27,7 +27,7 @@ SYSTEM_BIN_DIRS = ("/system/bin", "/system/xbin", "/vendor/bin", "/product/bin",
 _APEX_BIN = re.compile(r"^/apex/[^/]+/bin$")
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_ASSIGN = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=")
+_ASSIGN = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=")  # used with .match(), anchored there
 _SPECIAL_PARAM = "@*#?-$!0123456789"
 _META = set(" \t\n;&|()<>")
 # `${…}` bodies this parser reads: a parameter, optionally `#`/`!` before it, and an
@@ -373,7 +373,7 @@ class _Parser:
                 buf.append("`…`")
                 literal = plain = False
             else:
-                if ch in "*?[" or (ch == "~" and self.i == start) or (ch in "{}" and (self.i > start or _ends_word(s, self.i + 1) is False)):
+                if ch in "*?" or (ch == "[" and "]" in s[self.i + 1:_word_end(s, self.i)]) or (ch == "~" and self.i == start) or (ch in "{}" and (self.i > start or _ends_word(s, self.i + 1) is False)):
                     literal = False
                 buf.append(ch)
                 self.i += 1
@@ -474,6 +474,12 @@ class _Parser:
         raise ShellLineError("a backtick is never closed.", syntax=True)
 
 
+def _word_end(s: str, j: int) -> int:
+    while j < len(s) and s[j] not in _META:
+        j += 1
+    return j
+
+
 def _ends_word(s: str, j: int) -> bool:
     return j >= len(s) or s[j] in _META
 
@@ -532,6 +538,10 @@ def _unwrap(cmd: SimpleCommand, depth: int) -> Iterator[SimpleCommand]:
         return
     if name == "xargs":
         yield from _xargs(cmd, words, via, depth)
+        return
+    if name == "find":
+        yield from _find_exec(cmd, words, via, depth)
+        yield cmd
         return
     if name == "run-as":
         rest = _literal_tail(words, 1, name)
@@ -744,6 +754,10 @@ def _su(cmd: SimpleCommand, words: list[Word], via: tuple[str, ...], depth: int)
 def _xargs(cmd: SimpleCommand, words: list[Word], via: tuple[str, ...], depth: int) -> Iterator[SimpleCommand]:
     i = 1
     while i < len(words):
+        t = words[i].text
+        if t.startswith(("-I", "-i", "--replace")):
+            raise ShellLineError("`xargs -I` builds commands from its input, which can't be checked; "
+                                 "send the commands themselves.")
         t = _need_literal(words[i], "xargs")
         if not t.startswith("-") or t == "-":
             break
@@ -763,3 +777,17 @@ def _xargs(cmd: SimpleCommand, words: list[Word], via: tuple[str, ...], depth: i
                              "send the command itself.")
     rest = words[i:] or [Word("echo")]  # xargs with no command runs echo
     yield from _unwrap(replace(cmd, words=tuple(rest), via=via, more_args=True), depth + 1)
+
+
+def _find_exec(cmd: SimpleCommand, words: list[Word], via: tuple[str, ...], depth: int) -> Iterator[SimpleCommand]:
+    """The commands `find … -exec CMD … ;` runs, file names added where `{}` stands."""
+    i = 1
+    while i < len(words):
+        if words[i].text in ("-exec", "-execdir", "-ok", "-okdir"):
+            j = i + 1
+            while j < len(words) and words[j].text not in (";", "+"):
+                j += 1
+            if j > i + 1:
+                yield from _unwrap(replace(cmd, words=tuple(words[i + 1:j]), via=via, more_args=True), depth + 1)
+            i = j
+        i += 1
