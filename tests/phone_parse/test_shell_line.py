@@ -206,7 +206,7 @@ ATTACKS: list[tuple[str, str, str]] = [
     ("ls\uff1binput tap 540 2325", REFUSED, "is not a command"),  # fullwidth semicolon
     ("input\x00 tap 540 2325", REFUSED, "control byte 0x00"),
     ("getprop\x00; input tap 1 1", REFUSED, "control byte 0x00"),
-    ("input tap 540 2325\r", REFUSED, "control byte 0x0d"),
+    ("input\r tap 540 2325", REFUSED, "control byte 0x0d"),
     ("\x1b[2Jinput tap 1 1", REFUSED, "control byte 0x1b"),
     ("ls\x7f; input tap 1 1", REFUSED, "control byte 0x7f"),
     ("getprop \ud800", REFUSED, "lone surrogate"),
@@ -217,6 +217,8 @@ ATTACKS: list[tuple[str, str, str]] = [
     ("echo $(input tap 1 1", BAD, "never closed"),
     ("ls )", BAD, "unexpected `)`"),
     ("&& input tap 1 1", BAD, "no command before it"),
+    ("getprop &&", BAD, "no command after it"),
+    ("ls |", BAD, "no command after it"),
     ("echo \\", BAD, "lone backslash"),
     ("ls >", BAD, "no target"),
     ("# input tap 540 2325", BAD, "empty"),

@@ -168,9 +168,14 @@ class _Parser:
         """Commands and the operators between them, up to a closer (`)` or the word `}`)
         or the end; returns the closer met, or None at the end."""
         expect_command = True
+        last_op = ""
         while True:
             self._blanks(newlines=True)
-            if self.i >= len(self.s):
+            at_end = self.i >= len(self.s)
+            if (at_end or self.s[self.i] == ")") and expect_command and last_op in ("&&", "||", "|", "|&"):
+                # sh rejects a line ending in `&&` (adbutils adds `; echo …` after it, still an error).
+                raise ShellLineError(f"`{last_op}` has no command after it.", syntax=True)
+            if at_end:
                 return None
             ch = self.s[self.i]
             if ch == ")":
@@ -185,6 +190,7 @@ class _Parser:
                 if expect_command and op != ";":
                     raise ShellLineError(f"`{op}` with no command before it.", syntax=True)
                 expect_command = True
+                last_op = op
                 continue
             closer = self.parse_command(closers)
             if closer is not None:
