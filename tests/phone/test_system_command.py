@@ -176,6 +176,7 @@ async def test_reading_commands_run_and_their_output_comes_back(tmp_path, sim_ph
 async def test_two_failures_in_a_row_get_the_hint(tmp_path, sim_phone_factory):
     phone, _ = _phone_on_the_cart_page(sim_phone_factory)
     driver = ListingDriver([
+        step("phone_system_command", command=["input", "tap", "540", "2325"]),
         step("phone_system_command", command="ls /no/such/dir"),
         step("phone_system_command", command="cat /no/such/file"),
         step("phone_system_command", command="getprop ro.product.model"),
@@ -183,6 +184,8 @@ async def test_two_failures_in_a_row_get_the_hint(tmp_path, sim_phone_factory):
     ])
     run = make_run(tmp_path, _cap(phone), driver)
     await run.run()
+    assert driver.results.pop(0).startswith("[bad_arguments]"), "a command that is not one string is not run"
+    assert not phone.device.world.state()["shop"]["checkout_reached"]
     assert driver.results[0].startswith("[command_failed]") and "Two commands in a row failed" not in driver.results[0]
     assert "Two commands in a row failed" in driver.results[1]
     assert driver.results[2].startswith("exit 0\n") and "Two commands" not in driver.results[2]

@@ -108,6 +108,9 @@ ATTACKS: list[tuple[str, str, str]] = [
     ("su root cmd input tap 1 1", USE_PHONE_TOOL, TAP),
     ("su -mm -c 'am start -n com.mika.shop/.CheckoutActivity'", USE_PHONE_TOOL, LAUNCH),
     ("toybox input tap 540 2325", USE_PHONE_TOOL, TAP),
+    ("toolbox input tap 540 2325", USE_PHONE_TOOL, TAP),
+    ("/system/bin/linker64 /system/bin/input tap 1 1", REFUSED, "`linker64` is not a command"),
+    ("strace -f input tap 1 1", REFUSED, "`strace` is not a command"),
     ("busybox sh -c 'input text 246810'", USE_PHONE_TOOL, TYPE),
     ("toybox timeout 5 toybox nice -n 1 input tap 1 1", USE_PHONE_TOOL, TAP),
     ("env input tap 540 2325", USE_PHONE_TOOL, TAP),
@@ -151,6 +154,7 @@ ATTACKS: list[tuple[str, str, str]] = [
     ("find /sdcard -exec input tap 1 1 \\;", USE_PHONE_TOOL, TAP),
     ("find /sdcard -name x -delete", REFUSED, "find -delete"),
     ("find $X", REFUSED, "decided only when the line runs"),
+    ("dumpsys $SERVICE_AND_ARGS", REFUSED, "decided only when the line runs"),
     # starting things and injecting input by other programs
     ("am start -a android.intent.action.VIEW -d https://pay.example/checkout", USE_PHONE_TOOL, "phone_open_link"),
     ("am start-activity -n com.mika.shop/.pay.PasswordActivity", USE_PHONE_TOOL, LAUNCH),

@@ -432,7 +432,7 @@ _RULES: dict[str, Rule] = {
 # Commands that only print what they are given or read: a value decided at run time
 # (`echo $PATH`, `ls $DIR`) can't make them do anything else.
 _PURE_READERS = {"echo", "print", "printf", "ls", "cat", "grep", "egrep", "fgrep", "head", "tail", "wc", "stat",
-                 "basename", "dirname", "getprop", "dumpsys", "ps", "df", "du", "id", "uname", "sleep", "true",
+                 "basename", "dirname", "getprop", "ps", "df", "du", "id", "uname", "sleep", "true",
                  "false", "pwd", "whoami", "uptime", "md5sum", "sha1sum", "sha256sum", "file", "which", "readlink",
                  "realpath", "cut", "tr", "getenforce", "free", "nproc", "cd", "pidof", "pgrep", ":"}
 # Commands that may name an input device: they read it or list it, never write it.

@@ -525,7 +525,7 @@ def _unwrap(cmd: SimpleCommand, depth: int) -> Iterator[SimpleCommand]:
                                  "checked; send the command itself.")
         yield cmd
 
-    if name in ("toybox", "busybox"):
+    if name in ("toybox", "busybox", "toolbox"):
         if len(words) > 1 and not words[1].text.startswith("-"):
             yield from inner(words[1:])
             return

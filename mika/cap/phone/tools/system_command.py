@@ -37,7 +37,11 @@ class PhoneSystemCommand(PhoneTool):
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
         session = self.session(ctx)
-        command = str(args.get("command") or "").strip()
+        raw = args.get("command")
+        if not isinstance(raw, str):
+            return ToolOutcome.error("bad_arguments", "phone_system_command: `command` must be one string "
+                                                      f"(got {type(raw).__name__}).")
+        command = raw.strip()
         if not command:
             return ToolOutcome.error("bad_arguments", "phone_system_command: the command is empty.")
         verdict = judge(command)
