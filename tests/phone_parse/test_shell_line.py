@@ -357,3 +357,110 @@ class TestParser:
         with pytest.raises(ShellLineError) as err:
             commands_in("echo 'x")
         assert err.value.syntax
+
+
+class TestAgainstARealShell:
+    """Differential check: random lines built from operators, wrappers and quoting tricks
+    are run by a real POSIX shell (bash, the nearest to the phone's mksh installed here)
+    whose PATH holds only stub programs that log their own name. Whenever `judge` says a
+    line may run, the shell must not have run a screen-acting program."""
+
+    ACTING = ("input", "monkey", "sendevent")
+    SAFE = ("getprop", "ls", "cat", "grep", "dumpsys")
+    REAL = ("xargs", "env", "timeout", "nice", "nohup", "setsid")
+
+    @pytest.fixture
+    def shell_env(self, tmp_path):
+        import os
+        import shutil
+
+        bash = shutil.which("bash")
+        assert bash is not None, "this check needs bash on the host"
+        bindir = tmp_path / "bin"
+        bindir.mkdir()
+        log = tmp_path / "ran.log"
+        for name in self.ACTING + self.SAFE:
+            stub = bindir / name
+            stub.write_text(f'#!{bash}\necho {name} >> "$RAN_LOG"\n')
+            stub.chmod(0o755)
+        for name in self.REAL:
+            real = shutil.which(name)
+            if real:
+                (bindir / name).symlink_to(real)
+        (bindir / "sh").symlink_to(bash)
+        env = {"PATH": str(bindir), "RAN_LOG": str(log), "HOME": str(tmp_path), "LANG": os.environ.get("LANG", "C")}
+        return bash, env, log, tmp_path
+
+    @staticmethod
+    def _lines(count: int) -> list[str]:
+        import random
+
+        rnd = random.Random(11)
+        spellings = ["input", "'input'", '"input"', "in''put", 'in""put', "i\\nput", "\\input", "inp\\\nut"]
+        leaves = ["getprop ro.x", "ls /", "cat /dev/null", "echo hi", "true", "dumpsys window"]
+
+        def acting() -> str:
+            return f"{rnd.choice(spellings)} tap 1 1"
+
+        def command(depth: int) -> str:
+            pick = rnd.random()
+            inner = acting() if rnd.random() < 0.5 else rnd.choice(leaves)
+            if depth > 2 or pick < 0.3:
+                return inner
+            nested = command(depth + 1)
+            forms = [
+                f"sh -c {_sq(nested)}", f"eval {_sq(nested)}", f"echo $({nested})", f"echo `{_bq(nested)}`",
+                f'echo "$({nested})"', f"( {nested} )", f"{{ {nested}; }}", f"env {nested}", f"nohup {nested}",
+                f"timeout 5 {nested}", f"nice -n 1 {nested}", f"X=1 {nested}", f"echo 1 | xargs {nested}",
+                f"if true; then {nested}; fi", f"! {nested}", f"setsid {nested}",
+            ]
+            return rnd.choice(forms)
+
+        ops = [";", "&&", "||", "|", "\n"]
+        out = []
+        for _ in range(count):
+            parts = [command(0) for _ in range(rnd.randint(1, 3))]
+            line = parts[0]
+            for p in parts[1:]:
+                line += f" {rnd.choice(ops)} {p}"
+            out.append(line)
+        return out
+
+    def test_no_line_judged_runnable_runs_an_acting_program(self, shell_env):
+        import subprocess
+
+        bash, env, log, cwd = shell_env
+        lines = self._lines(400)
+        ran_lines = 0
+        refused = 0
+        for line in lines:
+            verdict = judge(line)
+            if not verdict.runs:
+                refused += 1
+                continue
+            log.write_text("")
+            subprocess.run([bash, "-c", line], env=env, cwd=cwd, stdin=subprocess.DEVNULL,
+                           capture_output=True, timeout=20)
+            ran = log.read_text().split()
+            assert not set(ran) & set(self.ACTING), f"judge let {line!r} run, and the shell ran {ran}"
+            ran_lines += 1
+        print(f"\ndifferential: {len(lines)} random lines, {refused} refused, {ran_lines} judged runnable "
+              "and run by bash without an acting program")
+        assert ran_lines > 20 and refused > 100, (ran_lines, refused)
+
+    def test_the_stubs_do_record_what_runs(self, shell_env):
+        import subprocess
+
+        bash, env, log, cwd = shell_env
+        log.write_text("")
+        subprocess.run([bash, "-c", "echo 1 | xargs sh -c 'in\"\"put tap 1 1'; getprop"], env=env, cwd=cwd,
+                       capture_output=True, timeout=20)
+        assert log.read_text().split() == ["input", "getprop"]
+
+
+def _sq(text: str) -> str:
+    return "'" + text.replace("'", "'\\''") + "'"
+
+
+def _bq(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("`", "\\`").replace("$", "\\$")
