@@ -12,7 +12,8 @@ from __future__ import annotations
 import pytest
 
 from mika.cap.phone.command_rules import BAD, REFUSED, USE_PHONE_TOOL, judge
-from mika.cap.phone.shell_line import ShellLineError, commands_in
+from mika.cap.phone.shell_line import ShellLineError
+from mika.cap.phone.shell_wrappers import commands_in
 
 TAP = "phone_tap"
 TYPE = "phone_type_text"

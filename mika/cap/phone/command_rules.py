@@ -1,5 +1,5 @@
 """Which shell lines phone_system_command may run: an allow-list over every simple command
-the line would run (mika/cap/phone/shell_line.py).
+the line would run (mika/cap/phone/shell_line.py, shell_wrappers.py).
 
 A line runs only when each of its commands is known to read state or change a setting
 without touching the screen. Commands that tap, swipe, type, press keys, start
@@ -21,7 +21,8 @@ import posixpath
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from mika.cap.phone.shell_line import Redirect, ShellLineError, SimpleCommand, Word, commands_in
+from mika.cap.phone.shell_line import Redirect, ShellLineError, SimpleCommand, Word
+from mika.cap.phone.shell_wrappers import commands_in
 
 USE_PHONE_TOOL = "use_phone_tool"
 REFUSED = "command_refused"

@@ -1,7 +1,7 @@
 """phone_system_command: one shell line on the phone, run only when every command in it
 is known to read state or change a setting without touching the screen.
 
-The line is parsed the way the phone's sh would read it (mika/cap/phone/shell_line.py)
+The line is parsed the way the phone's sh would read it (mika/cap/phone/shell_line.py, shell_wrappers.py)
 and each command it would run is checked against an allow-list
 (mika/cap/phone/command_rules.py). Commands that tap, swipe, type, press keys, start
 activities or services, broadcast or inject input are never run — not even once — and
