@@ -76,7 +76,8 @@ class PhoneSurface:
         return int(getattr(self.session.port, "reconnects", 0))
 
     async def after(self, capability: str, tool: str, args: dict[str, Any], token: Any, outcome: ToolOutcome) -> ToolOutcome:
-        if token is None or outcome.code in ("stale_element", "unknown_element", "bad_arguments", "use_phone_tool"):
+        if token is None or outcome.code in ("stale_element", "unknown_element", "bad_arguments", "use_phone_tool",
+                                             "command_refused"):
             return outcome
         before: Screen = token[0]
         after = await self._settled()
