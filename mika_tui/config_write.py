@@ -12,7 +12,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from mika.atomic_write import write_text
+from mika.atomic_write import write_secret_file
 
 
 class ConfigWriteError(Exception):
@@ -70,6 +70,6 @@ def update_config(path: Path, changes: dict[str, Any]) -> None:
 
     merge(current, changes)
     try:
-        write_text(path, dumps(current))
+        write_secret_file(path, dumps(current))  # may hold keys: 0600, not masked
     except OSError as exc:
         raise ConfigWriteError(f"{path}: {exc}") from None

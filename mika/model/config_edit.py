@@ -12,7 +12,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from mika.atomic_write import write_text
+from mika.atomic_write import write_secret_file as write_text  # config: 0600, never masked
 from mika.config.errors import ConfigError
 from mika.model.providers_config import ProvidersConfig, load_providers
 
