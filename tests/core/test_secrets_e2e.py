@@ -130,7 +130,7 @@ def test_a_401_that_echoes_the_key_leaves_it_nowhere(tmp_path, source, secret):
     assert bad_modes(state) == []
 
 
-@pytest.mark.parametrize("umask", [0o000, 0o077])
+@pytest.mark.parametrize("umask", [0o000, 0o002])
 def test_state_files_are_0600_and_folders_0700_under_any_umask(tmp_path, umask):
     with ReplayServer() as server:
         server.default = Reply(body_401(KEY), status=401)
@@ -177,18 +177,17 @@ def test_a_crash_with_the_key_in_the_exception_repr(tmp_path):
     """The CLI's last line of defence: the one-line message on stderr and crash.log."""
     with ReplayServer() as server:
         cfg = write_config(tmp_path, server.url, "env")
+        # The run itself blows up (after start-up registered the configured secrets), with
+        # the key inside the exception's repr, as a bug in any layer could.
         code = (
-            "import mika.cli as c\n"
-            "from mika.config.secrets import register_configured_secrets\n"
-            "from mika.config.settings import load_settings\n"
-            "@c.cli.command('boom')\n"
-            "def boom():\n"
-            "    register_configured_secrets(load_settings())\n"
+            "import mika.cli as c, mika.headless_command as h\n"
+            "async def broken(*a, **k):\n"
             f"    raise RuntimeError({{'headers': {{'Authorization': 'Bearer ' + {KEY!r}, 'X-Custom-Auth': {HEADER!r}}}}})\n"
-            "c.main(['boom'])\n"
+            "h.run_headless = broken\n"
+            "c.main(['--no-ui', 'go'])\n"
         )
         env = {k: v for k, v in os.environ.items() if not k.startswith("MIKA_")}
-        env.update(MIKA_STATE_DIR=str(tmp_path / "state"), MIKA_CONFIG=str(cfg), BAD_PROVIDER_KEY=KEY)
+        env.update(MIKA_STATE_DIR=str(tmp_path / "state"), MIKA_CONFIG=str(cfg), BAD_PROVIDER_KEY=KEY, MIKA_DEVICE="none")
         r = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=60, env=env)
     assert r.returncode == 1
     assert b"mika: internal error: RuntimeError" in r.stderr and b"Traceback" not in r.stderr
@@ -198,3 +197,23 @@ def test_a_crash_with_the_key_in_the_exception_repr(tmp_path):
         assert hits(r.stderr + r.stdout, secret) == []
         assert hits(log.read_bytes(), secret) == []
     assert bad_modes(tmp_path / "state") == []
+
+
+def test_a_120000_character_goal_is_shown_and_stored_as_the_goal(tmp_path):
+    goal = "x" * 120_000  # one argument, under Linux's 128 KiB limit for one
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps(["Done."]))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MIKA_")}
+    env.update(MIKA_DEVICE="none", MIKA_STATE_DIR=str(tmp_path / "state"), XDG_CONFIG_HOME=str(tmp_path / "xdg"))
+    cmd = [sys.executable, "-m", "mika.cli"]
+    r = subprocess.run([*cmd, "--no-ui", "--model", f"script:{script}", goal], capture_output=True, text=True,
+                       timeout=90, env=env)
+    assert r.returncode == 0, r.stderr[-500:]
+    listed = subprocess.run([*cmd, "runs", "list", "--json"], capture_output=True, text=True, timeout=60, env=env)
+    run = json.loads(listed.stdout)[0]
+    assert run["goal"] == goal
+    events = [json.loads(x) for x in next((tmp_path / "state").rglob("events.jsonl")).read_text().splitlines()]
+    assert next(e for e in events if e["type"] == "run_started")["goal"] == goal
+    conversation = json.loads(next((tmp_path / "state" / "conversations").glob("*.json")).read_text())
+    assert goal in json.dumps(conversation)
+    assert "[redacted]" not in listed.stdout
