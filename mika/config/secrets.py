@@ -73,6 +73,9 @@ class SecretRegistry:
         self._forms: tuple[str, ...] = ()
         self._pattern: re.Pattern[str] | None = None
         self._bytes_pattern: re.Pattern[bytes] | None = None
+        # Every proper prefix of every form, for `holdback` (a set lookup per length).
+        self._prefixes: frozenset[str] = frozenset()
+        self._longest = 0
 
     def add(self, secret: str | None) -> bool:
         """Register one secret; False if it is too short to mask safely or known already."""
@@ -88,6 +91,8 @@ class SecretRegistry:
             self._pattern = re.compile("|".join(re.escape(f) for f in ordered))
             self._bytes_pattern = re.compile(b"|".join(re.escape(f.encode("utf-8")) for f in ordered))
             self._forms = ordered
+            self._prefixes = frozenset(f[:n] for f in ordered for n in range(1, len(f)))
+            self._longest = len(ordered[0])
         return True
 
     def clear(self) -> None:
@@ -96,6 +101,7 @@ class SecretRegistry:
             self._secrets.clear()
             self._forms = ()
             self._pattern = self._bytes_pattern = None
+            self._prefixes, self._longest = frozenset(), 0
 
     @property
     def forms(self) -> tuple[str, ...]:
@@ -131,13 +137,11 @@ class SecretRegistry:
     def holdback(self, text: str) -> int:
         """How many characters at the end of `text` could be the start of a secret, so a
         stream must wait for what follows before letting them out."""
-        longest = 0
-        for form in self._forms:
-            for n in range(min(len(form) - 1, len(text)), longest, -1):
-                if text.endswith(form[:n]):
-                    longest = n
-                    break
-        return longest
+        prefixes = self._prefixes
+        for n in range(min(self._longest - 1, len(text)), 0, -1):
+            if text[-n:] in prefixes:
+                return n
+        return 0
 
 
 REGISTRY = SecretRegistry()
@@ -191,7 +195,8 @@ def configured_secrets(raw: Mapping[str, Any], config_file: Path | None,
         if isinstance(headers, Mapping):
             found.extend(_header_secrets(headers))
     for name, value in env.items():
-        if _SECRET_ENV_NAME.search(name) and value:
+        # Named like a key but not configured: only values shaped like one (no spaces, 12+).
+        if _SECRET_ENV_NAME.search(name) and len(value.strip()) >= 12 and not any(c.isspace() for c in value.strip()):
             found.append(value)
     return [s.strip() for s in found if isinstance(s, str) and len(s.strip()) >= MIN_SECRET_LEN]
 
