@@ -214,8 +214,12 @@ def _header_secrets(headers: Mapping[str, Any]) -> Iterable[str]:
 def register_configured_secrets(settings: Any) -> int:
     """The one start-up call of every face: registers what `configured_secrets` finds for
     these settings (a `mika.config.settings.Settings`). Returns how many were new."""
-    raw = getattr(settings, "raw", None) or {}
-    return sum(REGISTRY.add(s) for s in configured_secrets(raw, getattr(settings, "file", None)))
+    return register_config_secrets(getattr(settings, "raw", None) or {}, getattr(settings, "file", None))
+
+
+def register_config_secrets(raw: Mapping[str, Any], config_file: Path | None) -> int:
+    """The same from a parsed config mapping (commands that read the TOML themselves)."""
+    return sum(REGISTRY.add(s) for s in configured_secrets(raw, config_file))
 
 
 # -- streams --------------------------------------------------------------------------

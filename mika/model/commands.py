@@ -22,6 +22,7 @@ from mika.exit_codes import ExitCode
 from mika.model.adapters import KINDS
 from mika.model.catalog import CatalogError, ListedModel, ModelCatalog, load_listing, probe_candidates, save_listing
 from mika.atomic_write import write_secret_file
+from mika.config.secrets import register_config_secrets
 from mika.model.config_edit import add_model_table, plan_provider_table, read_config, set_role
 from mika.model.copy import t
 from mika.model.errors import ModelErrorKind
@@ -71,6 +72,7 @@ def _load(config_path: str | None) -> tuple[Path, ProvidersConfig]:
     try:
         _, data = read_config(path)
         apply_language(data)
+        register_config_secrets(data, path)  # a key the provider echoes is masked in what we print
         return path, load_providers(data, path)
     except ConfigError as exc:
         _fail(str(exc), EXIT_CONFIG)

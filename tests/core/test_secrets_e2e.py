@@ -217,3 +217,15 @@ def test_a_120000_character_goal_is_shown_and_stored_as_the_goal(tmp_path):
     conversation = json.loads(next((tmp_path / "state" / "conversations").glob("*.json")).read_text())
     assert goal in json.dumps(conversation)
     assert "[redacted]" not in listed.stdout
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_models_test_against_a_401_that_echoes_the_key_prints_it_nowhere(tmp_path, as_json):
+    with ReplayServer() as server:
+        server.default = Reply(body_401(KEY, HEADER), status=401)
+        cfg = write_config(tmp_path, server.url, "env")
+        r = run_mika(tmp_path, cfg, ["models", "test", "bad/some-model", *(["--json"] if as_json else [])])
+    assert b"[redacted]" in r.stdout + r.stderr, (r.stdout, r.stderr)
+    for secret in (KEY, HEADER):
+        assert hits(r.stdout + r.stderr, secret) == []
+        assert state_hits(tmp_path / "state", secret) == {}
