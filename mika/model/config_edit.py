@@ -12,7 +12,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from mika.atomic_write import write_secret_file as write_text  # config: 0600, never masked
+from mika.atomic_write import write_secret_file
 from mika.config.errors import ConfigError
 from mika.model.providers_config import ProvidersConfig, load_providers
 
@@ -50,7 +50,7 @@ def _validated(path: Path, text: str) -> ProvidersConfig:
 
 def add_provider_table(path: Path, provider_id: str, values: dict[str, Any]) -> ProvidersConfig:
     new, cfg = plan_provider_table(path, provider_id, values)
-    write_text(path, new)
+    write_secret_file(path, new)  # the config may hold header secrets: 0600, not masked
     return cfg
 
 
@@ -88,7 +88,7 @@ def add_model_table(path: Path, provider_id: str, model: str, values: dict[str, 
         return None
     new = _append_table(text, f"providers.{toml_key(provider_id)}.models.{toml_string(model)}", values)
     cfg = _validated(path, new)
-    write_text(path, new)
+    write_secret_file(path, new)  # the config may hold header secrets: 0600, not masked
     return cfg
 
 
@@ -107,7 +107,7 @@ def set_role(path: Path, role: str, value: str) -> ProvidersConfig:
     if start is None:
         new = (text.rstrip("\n") + "\n\n" if text.strip() else "") + f"[roles]\n{line}\n"
         cfg = _validated(path, new)
-        write_text(path, new)
+        write_secret_file(path, new)  # the config may hold header secrets: 0600, not masked
         return cfg
     end = next((i for i in range(start + 1, len(lines)) if _HEADER.match(lines[i])), len(lines))
     for i in range(start + 1, end):
@@ -121,5 +121,5 @@ def set_role(path: Path, role: str, value: str) -> ProvidersConfig:
 def _write(path: Path, lines: list[str]) -> ProvidersConfig:
     new = "\n".join(lines) + "\n"
     cfg = _validated(path, new)
-    write_text(path, new)
+    write_secret_file(path, new)  # the config may hold header secrets: 0600, not masked
     return cfg

@@ -274,3 +274,22 @@ def test_words_that_merely_start_like_keys_stay():
                  "AbstractSingletonProxyFactoryBean", "the secret: something", "token: counting words",
                  "c20261201191456-4a92e0"):
         assert mask_key_shapes(text) == text
+
+
+def test_config_writers_keep_the_secrets_the_config_holds_and_write_0600(tmp_path):
+    """Masking must never destroy the user's config: a header secret written back by the
+    TUI's settings/model screens or `mika models add` stays as it was."""
+    import tomllib
+
+    from mika.model.config_edit import set_role
+    from mika_tui.config_write import update_config
+
+    sec.register_secret(ODD)
+    path = tmp_path / "cfg" / "config.toml"
+    update_config(path, {"providers": {"p": {"kind": "openai-chat", "base_url": "http://127.0.0.1:9/v1",
+                                             "headers": {"X-Custom-Auth": ODD}}}})
+    set_role(path, "main", "p/some-model")
+    data = tomllib.loads(path.read_text())
+    assert data["providers"]["p"]["headers"]["X-Custom-Auth"] == ODD
+    assert data["roles"]["main"] == "p/some-model"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
