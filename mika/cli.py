@@ -20,7 +20,7 @@ import click
 from mika import __version__
 from mika.config.errors import ConfigError
 from mika.config.paths import state_dir
-from mika.config.secrets import guard_std_streams
+from mika.config.secret_streams import guard_std_streams
 from mika.exit_codes import ExitCode
 
 _OPTIONAL_COMMANDS = {

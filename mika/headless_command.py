@@ -10,7 +10,7 @@ import click
 from mika.assembly import RunEnvironment, capabilities_for
 from mika.config.errors import ConfigError
 from mika.config.paths import state_dir
-from mika.config.secrets import register_configured_secrets
+from mika.config.secret_discovery import register_configured_secrets
 from mika.config.settings import load_settings
 from mika.exit_codes import ExitCode
 from mika.headless import UnknownConversation, run_headless

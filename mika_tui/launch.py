@@ -14,7 +14,7 @@ from typing import Any, Callable
 
 from mika.config.errors import ConfigError
 from mika.config.paths import state_dir
-from mika.config.secrets import register_configured_secrets
+from mika.config.secret_discovery import register_configured_secrets
 
 from mika_tui.deps import AppDeps, DeviceInfo
 from mika_tui.devices_port import AdbDevicesPort, DeviceOpError, transport_of

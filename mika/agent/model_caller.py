@@ -12,7 +12,7 @@ import logging
 import time
 from typing import Callable, Sequence
 
-from mika.config.secrets import StreamGuard
+from mika.config.secret_streams import StreamGuard
 from mika.model.base import Done, Model, TextDelta, complete
 from mika.model.errors import ModelError, ModelErrorKind
 from mika.model.messages import ModelRequest, ModelResponse

@@ -22,7 +22,7 @@ from mika.exit_codes import ExitCode
 from mika.model.adapters import KINDS
 from mika.model.catalog import CatalogError, ListedModel, ModelCatalog, load_listing, probe_candidates, save_listing
 from mika.atomic_write import write_secret_file
-from mika.config.secrets import register_config_secrets
+from mika.config.secret_discovery import register_config_secrets
 from mika.model.config_edit import add_model_table, plan_provider_table, read_config, set_role
 from mika.model.copy import t
 from mika.model.errors import ModelErrorKind

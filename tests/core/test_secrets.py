@@ -21,7 +21,9 @@ import pytest
 
 from mika import atomic_write as aw
 from mika.config import secrets as sec
-from mika.config.secrets import MASK, REGISTRY, GuardedTextStream, StreamGuard, configured_secrets
+from mika.config.secret_discovery import configured_secrets, register_configured_secrets
+from mika.config.secret_streams import GuardedTextStream, StreamGuard, guard_std_streams
+from mika.config.secrets import MASK, REGISTRY
 from mika.record.redactor import Redactor, mask_key_shapes
 
 # Shaped like a real key, with the characters that JSON, URLs, HTML and repr change.
@@ -94,7 +96,7 @@ def test_register_configured_secrets_reads_the_settings(tmp_path, monkeypatch):
     cfg.write_text('[providers.x]\nkind = "openai-chat"\nbase_url = "http://127.0.0.1:1/v1"\n'
                    'api_key_env = "X_SECRET_FOR_TEST"\n[providers.x.headers]\n"X-Custom" = "custom-hdr-31415926"\n')
     monkeypatch.setenv("X_SECRET_FOR_TEST", KEY)
-    assert sec.register_configured_secrets(load_settings(cfg)) >= 2
+    assert register_configured_secrets(load_settings(cfg)) >= 2
     assert sec.scrub(f"{KEY} and custom-hdr-31415926") == f"{MASK} and {MASK}"
 
 
@@ -201,9 +203,6 @@ def test_a_stream_that_ends_mid_secret_lets_out_only_a_prefix():
 def test_guarded_stdout_masks_text_and_the_binary_buffer():
     sec.register_secret(KEY)
 
-    class Raw(io.TextIOWrapper):
-        pass
-
     raw = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
     out = GuardedTextStream(raw)
     out.write("a " + KEY[:5])
@@ -220,9 +219,9 @@ def test_guard_std_streams_is_installed_once(monkeypatch):
     base = io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
     monkeypatch.setattr(sys, "stdout", base)
     monkeypatch.setattr(sys, "stderr", base)
-    sec.guard_std_streams()
+    guard_std_streams()
     first = sys.stdout
-    sec.guard_std_streams()
+    guard_std_streams()
     assert isinstance(first, GuardedTextStream) and sys.stdout is first
 
 

@@ -16,7 +16,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "models"))
 from replay_server import Reply, ReplayServer  # noqa: E402
 
-from mika.config.secrets import REGISTRY, register_configured_secrets  # noqa: E402
+from mika.config.secret_discovery import register_configured_secrets  # noqa: E402
+from mika.config.secrets import REGISTRY  # noqa: E402
 from mika.config.settings import load_settings  # noqa: E402
 from mika.model.providers_config import load_providers, parse_ref  # noqa: E402
 from mika.model.roles import build_model  # noqa: E402
