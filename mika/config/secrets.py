@@ -23,6 +23,7 @@ from urllib.parse import quote, quote_plus
 MASK = "[redacted]"
 MIN_SECRET_LEN = 8
 
+
 def _forms(secret: str) -> set[str]:
     """The secret and what it becomes inside the texts Mika writes: a JSON string, a URL,
     an HTML error page, a Python repr (tracebacks), and those nested once more."""
