@@ -20,6 +20,7 @@ import click
 from mika import __version__
 from mika.config.errors import ConfigError
 from mika.config.paths import state_dir
+from mika.config.secret_streams import guard_std_streams
 from mika.exit_codes import ExitCode
 
 _OPTIONAL_COMMANDS = {
@@ -211,6 +212,7 @@ def runs_show(run_id: str, as_json: bool) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
+    guard_std_streams()  # every configured secret is masked on stdout and stderr, whatever prints
     args = list(sys.argv[1:] if argv is None else argv)
     # `mika --no-ui GOAL …` is `mika run GOAL …` (options may come before or after).
     if "--no-ui" in args:
@@ -230,18 +232,9 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def _write_crash_log(exc: BaseException) -> str:
-    import time
-    import traceback
+    from mika.crash_log import write_crash_log
 
-    path = state_dir() / "crash.log"
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(path, "a", encoding="utf-8") as f:
-            f.write(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} mika {__version__}\n")
-            f.write("".join(traceback.format_exception(exc)))
-    except OSError:
-        return "unavailable"
-    return str(path)
+    return write_crash_log(state_dir(), exc, who=f"mika {__version__}")
 
 
 if __name__ == "__main__":

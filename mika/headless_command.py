@@ -10,6 +10,7 @@ import click
 from mika.assembly import RunEnvironment, capabilities_for
 from mika.config.errors import ConfigError
 from mika.config.paths import state_dir
+from mika.config.secret_discovery import register_configured_secrets
 from mika.config.settings import load_settings
 from mika.exit_codes import ExitCode
 from mika.headless import UnknownConversation, run_headless
@@ -42,6 +43,7 @@ def headless_main(
         return ExitCode.USAGE
     try:
         settings = load_settings(config_path)
+        register_configured_secrets(settings)
         sdir = state_dir()
         chosen = select_models(settings, model, sdir)
     except ConfigError as exc:

@@ -98,22 +98,16 @@ class MikaApp(App):
         # Textual's own handler prints a full traceback on exit; a person gets one line
         # and the details go to crash.log (the CLI does the same for headless runs).
         import sys
-        import traceback
 
         from rich.text import Text
 
+        from mika.config.secrets import scrub
+        from mika.crash_log import write_crash_log
+
         exc = sys.exc_info()[1] or self._exception
-        path = self.deps.state_dir / "crash.log"
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            with open(path, "a", encoding="utf-8") as f:
-                f.write(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} mika terminal app\n")
-                f.write("".join(traceback.format_exception(exc)) if exc else "unknown error\n")
-            where = str(path)
-        except OSError:
-            where = "unavailable"
+        where = write_crash_log(self.deps.state_dir, exc, who="mika terminal app")
         self.bell()
-        self._exit_renderables.append(Text(f"mika: internal error: {type(exc).__name__}: {exc} (details: {where})"))
+        self._exit_renderables.append(Text(scrub(f"mika: internal error: {type(exc).__name__}: {exc} (details: {where})")))
         self._close_messages_no_wait()
 
     # -- actions --------------------------------------------------------------------------

@@ -19,7 +19,7 @@ from tomlkit.exceptions import TOMLKitError
 from tomlkit.items import InlineTable, Table
 from tomlkit.toml_document import TOMLDocument
 
-from mika.atomic_write import write_text
+from mika.atomic_write import write_secret_file
 
 
 class ConfigWriteError(Exception):
@@ -78,6 +78,6 @@ def update_config(path: Path, changes: dict[str, Any]) -> None:
     except tomllib.TOMLDecodeError as exc:  # only if the edit met something unusual
         raise ConfigWriteError(f"{path}: the edit would not be valid TOML ({exc}); the file was not changed") from None
     try:
-        write_text(path, new)
+        write_secret_file(path, new)  # may hold keys: 0600, not masked
     except OSError as exc:
         raise ConfigWriteError(f"{path}: {exc}") from None

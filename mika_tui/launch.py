@@ -14,6 +14,7 @@ from typing import Any, Callable
 
 from mika.config.errors import ConfigError
 from mika.config.paths import state_dir
+from mika.config.secret_discovery import register_configured_secrets
 
 from mika_tui.deps import AppDeps, DeviceInfo
 from mika_tui.devices_port import AdbDevicesPort, DeviceOpError, transport_of
@@ -107,6 +108,7 @@ def build_deps(settings: Any, *, device: str | None, model: str | None, graphics
     from mika.run.task_run import RunOptions, TaskRun
     from mika.run.ui_text import set_language
 
+    register_configured_secrets(settings)
     set_language(settings.ui_language)  # texts the core writes into runs (stop, recovery)
     sdir = state_dir()
     chosen, model_error = None, ""

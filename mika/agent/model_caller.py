@@ -12,6 +12,7 @@ import logging
 import time
 from typing import Callable, Sequence
 
+from mika.config.secret_streams import StreamGuard
 from mika.model.base import Done, Model, TextDelta, complete
 from mika.model.errors import ModelError, ModelErrorKind
 from mika.model.messages import ModelRequest, ModelResponse
@@ -106,10 +107,17 @@ class ModelCaller:
         """The request itself, raced against a steer and a cancel."""
         async def consume() -> ModelResponse:
             final: ModelResponse | None = None
+            # A configured key split across two deltas is still masked (held back until whole).
+            guard = StreamGuard()
             async for event in self.model.stream(request):
                 if isinstance(event, TextDelta) and event.text:
-                    self.emit(AnswerDelta(**self._ev(step), text=event.text))
+                    text = guard.feed(event.text)
+                    if text:
+                        self.emit(AnswerDelta(**self._ev(step), text=text))
                 elif isinstance(event, Done):
+                    rest = guard.flush()
+                    if rest:
+                        self.emit(AnswerDelta(**self._ev(step), text=rest))
                     final = event.response
             if final is None:
                 raise ModelError(ModelErrorKind.STREAM_INCOMPLETE, "the reply ended before it was complete")

@@ -21,7 +21,8 @@ from mika.config.paths import config_file, state_dir
 from mika.exit_codes import ExitCode
 from mika.model.adapters import KINDS
 from mika.model.catalog import CatalogError, ListedModel, ModelCatalog, load_listing, probe_candidates, save_listing
-from mika.atomic_write import write_text
+from mika.atomic_write import write_secret_file
+from mika.config.secret_discovery import register_config_secrets
 from mika.model.config_edit import add_model_table, plan_provider_table, read_config, set_role
 from mika.model.copy import t
 from mika.model.errors import ModelErrorKind
@@ -71,6 +72,7 @@ def _load(config_path: str | None) -> tuple[Path, ProvidersConfig]:
     try:
         _, data = read_config(path)
         apply_language(data)
+        register_config_secrets(data, path)  # a key the provider echoes is masked in what we print
         return path, load_providers(data, path)
     except ConfigError as exc:
         _fail(str(exc), EXIT_CONFIG)
@@ -235,7 +237,7 @@ def add_command(preset_id: str, provider_id: str | None, base_url: str | None, k
     if run_test:
         chosen = _test_before_saving(planned, pid, model_name, timeout)
     try:
-        write_text(path, new_text)
+        write_secret_file(path, new_text)  # the config may hold header secrets: 0600, not masked
         if chosen is not None and planned.roles.main is None:
             set_role(path, "main", f"{pid}/{chosen}")
     except ConfigError as exc:

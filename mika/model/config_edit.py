@@ -20,7 +20,7 @@ from tomlkit.exceptions import TOMLKitError
 from tomlkit.items import InlineTable, Table
 from tomlkit.toml_document import TOMLDocument
 
-from mika.atomic_write import write_text
+from mika.atomic_write import write_secret_file
 from mika.config.errors import ConfigError
 from mika.model.providers_config import ProvidersConfig, load_providers
 
@@ -104,7 +104,7 @@ def add_model_table(path: Path, provider_id: str, model: str, values: dict[str, 
     _new_table(path, doc, ["providers", provider_id, "models", model], values)
     new = tomlkit.dumps(doc)
     cfg = _validated(path, new)
-    write_text(path, new)
+    write_secret_file(path, new)  # may hold keys: 0600, not masked
     return cfg
 
 
@@ -123,5 +123,5 @@ def set_role(path: Path, role: str, value: str) -> ProvidersConfig:
     roles[role] = value
     new = tomlkit.dumps(doc)
     cfg = _validated(path, new)
-    write_text(path, new)
+    write_secret_file(path, new)  # may hold keys: 0600, not masked
     return cfg

@@ -5,6 +5,8 @@ from __future__ import annotations
 import enum
 import os
 
+from mika.config.secrets import scrub
+
 
 class ModelErrorKind(enum.Enum):
     AUTH = "auth"
@@ -69,6 +71,8 @@ class ModelError(Exception):
         retry_after: float | None = None,
         provider: str = "",
     ) -> None:
+        # A server that echoes the key it rejected must not put it in any message we show.
+        detail = scrub(detail)
         super().__init__(detail or _SENTENCES[kind])
         self.kind = kind
         # The server's own words, shown after the sentence so the user can act on it.

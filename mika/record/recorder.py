@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from mika.atomic_write import append_line, read_json, write_bytes, write_json, write_text
+from mika.atomic_write import append_json_line, ensure_dir, read_json, write_bytes, write_json, write_text
 from mika.model.messages import Image
 from mika.record.events import RunEvent
 from mika.record.metrics import RunMetrics
@@ -35,7 +35,7 @@ class RunRecorder:
         self.redactor = redactor or Redactor()
         stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(started or time.time()))
         self.dir = runs_root(state_dir) / f"{stamp}-{run_id}"
-        self.dir.mkdir(parents=True, exist_ok=True)
+        ensure_dir(self.dir)  # 0700: the record holds contacts, codes and screens
         self.events_path = self.dir / "events.jsonl"
         self._events: list[dict[str, Any]] = []
         self._frames = 0
@@ -53,7 +53,7 @@ class RunRecorder:
             return
         data = self.redactor.event_dict(event.to_dict())
         self._events.append(data)
-        append_line(self.events_path, json.dumps(data, ensure_ascii=False))
+        append_json_line(self.events_path, data)
 
     def _scrub(self) -> None:
         """Rewrite what is already on disk with the newly known secret masked. The one
@@ -85,7 +85,7 @@ class RunRecorder:
 
 def append_metrics(state_dir: Path, row: dict[str, Any]) -> None:
     path = state_dir / "run-metrics.jsonl"
-    append_line(path, json.dumps(row, ensure_ascii=False))
+    append_json_line(path, row)
     lines = path.read_text(encoding="utf-8").splitlines()
     if len(lines) > KEEP_METRICS:
         write_text(path, "\n".join(lines[-KEEP_METRICS:]) + "\n")

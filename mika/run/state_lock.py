@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from mika.atomic_write import write_json
+from mika.atomic_write import ensure_dir, write_json
 
 log = logging.getLogger("mika.run")
 
@@ -48,7 +48,7 @@ def state_lock(path: Path | str) -> Iterator[None]:
     if key in held:  # nested use in the same thread: already ours
         yield
         return
-    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    ensure_dir(lock_path.parent)
     try:
         fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
     except OSError as exc:
@@ -127,7 +127,7 @@ class ProcessLease:
         if self._fd is not None:
             return self
         directory = _lease_dir(self.state_dir)
-        directory.mkdir(parents=True, exist_ok=True)
+        ensure_dir(directory)
         # Locked under a temporary name, then renamed: a checker never sees the lease
         # file before it is held (it would take it for a dead one and remove it).
         tmp = directory / f".{self.token}.new"

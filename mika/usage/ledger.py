@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import atexit
 import fcntl
+import os
 import threading
 import weakref
 import time
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from mika.atomic_write import read_json, write_json
+from mika.atomic_write import ensure_dir, read_json, write_json
 from mika.model.messages import Usage
 
 KEEP_DAYS = 400
@@ -107,9 +108,9 @@ class UsageLedger:
             self._dirty = False
         if self.path is None:
             return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        ensure_dir(self.path.parent)
         try:
-            with open(self.path.with_name(self.path.name + ".lock"), "a") as lock:
+            with os.fdopen(os.open(self.path.with_name(self.path.name + ".lock"), os.O_RDWR | os.O_CREAT, 0o600)) as lock:
                 fcntl.flock(lock, fcntl.LOCK_EX)
                 cells = self._read_file()
                 for key, delta in pending.items():

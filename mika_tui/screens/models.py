@@ -116,7 +116,8 @@ class ModelsScreen(SubScreen):
         import tempfile
         from pathlib import Path
 
-        from mika.atomic_write import write_text
+        from mika.atomic_write import write_secret_file
+        from mika.config.secrets import register_secret
         from mika.model.probe import probe_model
         from mika.model.providers_config import load_providers, parse_ref
         from mika.model.roles import build_model
@@ -125,7 +126,8 @@ class ModelsScreen(SubScreen):
         with tempfile.TemporaryDirectory() as tmp:
             cfg_path = Path(tmp) / "config.toml"
             if key:
-                write_text(Path(tmp) / "keys" / f"{pid}.key", key, mode=0o600)
+                register_secret(key)  # from now on masked in every record and output
+                write_secret_file(Path(tmp) / "keys" / f"{pid}.key", key)
             raw = {"providers": {pid: self._draft(pid, key)}, "roles": {"main": f"{pid}/{name}"}}
             try:
                 cfg = load_providers(raw, cfg_path)
@@ -151,12 +153,14 @@ class ModelsScreen(SubScreen):
         self._save({"providers": {pid: self._draft(pid, key)}}, key=(pid, key) if key else None)
 
     def _save(self, changes: dict, key: tuple[str, str] | None = None) -> None:
-        from mika.atomic_write import write_text
+        from mika.atomic_write import write_secret_file
+        from mika.config.secrets import register_secret
 
         path = self.mika.deps.settings.file or config_file()
         try:
             if key is not None:
-                write_text(path.parent / "keys" / f"{key[0]}.key", key[1], mode=0o600)
+                register_secret(key[1])
+                write_secret_file(path.parent / "keys" / f"{key[0]}.key", key[1])
             update_config(path, changes)
         except (ConfigWriteError, OSError) as exc:
             self._say(self.mika.tr("config_bad", error=str(exc)), error=True)
