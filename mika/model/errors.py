@@ -35,8 +35,8 @@ _SENTENCES = {
     ModelErrorKind.MODEL_UNAVAILABLE: "This model is not available to your account or plan.",
     ModelErrorKind.TOOLS_UNSUPPORTED: "This model does not support tool calls; Mika needs a model that does.",
     ModelErrorKind.BAD_REQUEST: "The provider rejected the request as malformed.",
-    ModelErrorKind.NETWORK: "Could not reach the provider. Check your network connection.",
-    ModelErrorKind.STREAM_INCOMPLETE: "The model's reply was cut off before it finished.",
+    ModelErrorKind.NETWORK: "Could not reach the provider {provider}. Check your network connection and its base URL.",
+    ModelErrorKind.STREAM_INCOMPLETE: "The model's reply from the provider {provider} was cut off before it finished.",
     ModelErrorKind.BAD_REPLY: "The provider {provider} sent a reply Mika cannot read. Check its base URL and API kind in your config.",
     ModelErrorKind.TIMEOUT: "The request to the provider {provider} timed out: the server was reachable but did not answer in time. Try again, or raise its timeout in your config.",
 }
@@ -51,8 +51,8 @@ _SENTENCES_ZH = {
     ModelErrorKind.MODEL_UNAVAILABLE: "你的账号或套餐用不了这个模型。",
     ModelErrorKind.TOOLS_UNSUPPORTED: "这个模型不支持工具调用；Mika 需要会调用工具的模型。",
     ModelErrorKind.BAD_REQUEST: "服务商认为请求格式不对，拒绝了它。",
-    ModelErrorKind.NETWORK: "连不上服务商，请检查网络。",
-    ModelErrorKind.STREAM_INCOMPLETE: "模型的回复在完成前被截断了。",
+    ModelErrorKind.NETWORK: "连不上服务商 {provider}，请检查网络和它的 base URL。",
+    ModelErrorKind.STREAM_INCOMPLETE: "服务商 {provider} 的回复在完成前被截断了。",
     ModelErrorKind.BAD_REPLY: "服务商 {provider} 返回了 Mika 读不懂的回复，请检查配置里它的 base URL 和接口类型。",
     ModelErrorKind.TIMEOUT: "请求服务商 {provider} 超时：连得上，但没有按时回复。请重试，或在配置里调大它的超时。",
 }

@@ -13,8 +13,10 @@ from mika.model.adapters import build_adapter
 from mika.model.adapters.endpoint import Endpoint
 from mika.run.contracts import OutcomeStatus
 from mika.tool.errors import BadArguments
-from mika.tool.schema import RAW_SHOWN, check_arguments
+from mika.tool.schema import check_arguments
 from tests.models.replay_server import Reply, ReplayServer
+
+RAW_SHOWN = 200  # how much of the raw text the model is shown (mika.tool.schema.RAW_SHOWN)
 
 
 def _tool_call_stream(raw_arguments: str) -> Reply:

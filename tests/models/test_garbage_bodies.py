@@ -125,3 +125,12 @@ def test_headless_exits_4_naming_the_provider_without_a_traceback(server, tmp_pa
     assert r.returncode == 4, r.stderr
     assert "The provider loop sent a reply Mika cannot read" in r.stderr
     assert "Traceback" not in r.stderr and "UnicodeDecodeError" not in r.stderr and "Internal error" not in r.stderr
+
+
+async def test_a_cut_stream_names_the_provider_too(server):
+    server.default = Reply.recording("openai_chat_completions_stream/openai-python__tool_call_stream_2024.sse", cut_after=2)
+    with pytest.raises(ModelError) as info:
+        await complete(adapter("openai-chat", server.url), ask())
+    assert info.value.kind is K.STREAM_INCOMPLETE
+    assert "The model's reply from the provider test was cut off" in info.value.user_message("en")
+    assert "服务商 test 的回复在完成前被截断了" in info.value.user_message("zh")
