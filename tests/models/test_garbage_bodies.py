@@ -134,3 +134,11 @@ async def test_a_cut_stream_names_the_provider_too(server):
     assert info.value.kind is K.STREAM_INCOMPLETE
     assert "The model's reply from the provider test was cut off" in info.value.user_message("en")
     assert "服务商 test 的回复在完成前被截断了" in info.value.user_message("zh")
+
+
+@pytest.mark.parametrize("kind", ["openai-responses", "anthropic"])
+async def test_a_200_error_object_is_classified_for_every_sdk_adapter(server, kind):
+    server.default = Reply(b'{"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}')
+    with pytest.raises(ModelError) as info:
+        await complete(adapter(kind, server.url, streaming=False), ask())
+    assert info.value.kind is not K.BAD_REPLY and "Overloaded" in info.value.detail

@@ -4,7 +4,7 @@ at that step, says why, and the reply is never typed after the fact."""
 
 from __future__ import annotations
 
-from mika.model.testing import FunctionModel, Reply
+from mika.model.testing import Reply
 from tests.phone.driver import ListingDriver, number_for, step
 from tests.phone.test_runs import make_run, record, results_of, world_state
 

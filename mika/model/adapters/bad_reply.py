@@ -9,7 +9,7 @@ the provider, with a short, printable piece of what arrived so the user can reco
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, NoReturn
 
 from mika.model.errors import ModelError, ModelErrorKind
 
@@ -53,16 +53,18 @@ def reply_object(reply: Any, provider: str, needs: str) -> dict[str, Any]:
     """A non-streamed reply as a dict that has a list under `needs` (`choices`, `output`,
     `content`, `candidates`), or a BAD_REPLY saying what came instead."""
     if isinstance(reply, (str, bytes)):
-        return _fail(provider, "the reply is not JSON", reply)
+        _not_json(provider, "the reply is not JSON", reply)
     data = reply.to_dict(warnings=False) if hasattr(reply, "to_dict") else reply
     if not isinstance(data, dict):
         raise bad_reply(provider, f"the reply is JSON but not an object (a {type(data).__name__})", data)
+    if isinstance(data.get("error"), dict):
+        return data  # an error object sent with HTTP 200: the caller classifies it
     if not isinstance(data.get(needs), list):
         raise bad_reply(provider, f"the reply is a JSON object without a `{needs}` list", data)
     return data
 
 
-def _fail(provider: str, what: str, raw: Any) -> dict[str, Any]:
+def _not_json(provider: str, what: str, raw: Any) -> NoReturn:
     text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
     if "<html" in text[:500].lower() or "<!doctype" in text[:500].lower():
         what = "the reply is an HTML page, not the provider's API"
