@@ -28,6 +28,7 @@ _OPTIONAL_COMMANDS = {
     "sim": ("mika.sim.command", "sim_group"),
     "models": ("mika.model.commands", "models_group"),
     "usage": ("mika.usage.commands", "usage_command"),
+    "config": ("mika.config.commands", "config_group"),
     "conversations": ("mika.run.commands", "conversations_group"),
     "inspect": ("mika.cap.phone.adb.inspect_live", "inspect_live_command"),
     "devices": ("mika.cap.phone.adb.commands", "devices_command"),

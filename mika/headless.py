@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import IO, Callable
 
 from mika.exit_codes import ExitCode
+from mika.model.errors import ModelErrorKind
 from mika.record.events import Activity, ApprovalEvent, ModelFailed, Notice, RunEvent, ToolCalled, ToolFinished
 from mika.run.contracts import OutcomeStatus, RunResult, TaskRunLike
 from mika.run.borrowed import BorrowedLedger
@@ -29,10 +30,8 @@ from mika.run.task_center import TaskCenter
 FORMATS = ("text", "json", "stream-json")
 HEADLESS = RunProvenance(RunOrigin.CLI, Attendance.UNATTENDED)
 
-_MODEL_KINDS = {
-    "auth", "rate_limited", "overloaded", "server", "context_overflow", "model_not_found",
-    "model_unavailable", "tools_unsupported", "bad_request", "network", "stream_incomplete",
-}
+# Every provider failure exits 4, including kinds added later.
+_MODEL_KINDS = {kind.value for kind in ModelErrorKind}
 
 
 @dataclass

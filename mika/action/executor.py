@@ -76,7 +76,7 @@ class ActionExecutor:
     async def _act(self, tool: AgentTool, call: ToolCall, ctx: ToolContext, origin: Origin) -> tuple[ToolOutcome, int]:
         """Steps 1–5; returns the outcome and how long pacing waited before the action."""
         try:
-            args = check_arguments(tool.name, tool.parameters, dict(call.arguments))
+            args = check_arguments(tool.name, tool.parameters, dict(call.arguments), raw=call.raw_arguments)
         except BadArguments as bad:
             return ToolOutcome.error(bad.code, str(bad)), 0
         if tool.risk is Risk.READ:

@@ -7,6 +7,11 @@ asking the model whether the page is still loading. The batch stops early when a
 fails, when a dialog, a foreign window or another app comes up (the capability's
 `interrupted` check), when a wait stops for one of those, or when the user sends a new
 message — then the rest is skipped as `skipped_for_new_message`, which is not a failure.
+
+Each step's effect (done / place_changed / no_effect, treeBlind) is kept on its report. A
+step that had no visible effect, or whose wait was not met, stops the batch too: the next
+steps were planned on the screen that step should have made, and "all done" would hide a
+Send that never sent. A step marked `optional` (a popup that may not be there) goes on.
 """
 
 from __future__ import annotations
@@ -27,6 +32,8 @@ class BatchStep:
     tool: str
     args: dict[str, Any]
     wait: dict[str, Any] | None = None
+    # No effect or an unmet wait is fine for this step (it need not have changed anything).
+    optional: bool = False
 
 
 @dataclass(frozen=True)
@@ -38,9 +45,19 @@ class StepReport:
     text: str
     wait: dict[str, Any] | None = None
     wait_ms: int = 0
+    # done | place_changed | no_effect, as the capability judged it ("" when not judged).
+    effect: str = ""
+    tree_blind: bool = False
+    optional: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"step": self.index, "tool": self.tool, "ok": self.ok, "code": self.code}
+        if self.effect:
+            out["effect"] = self.effect
+        if self.tree_blind:
+            out["treeBlind"] = True
+        if self.optional:
+            out["optional"] = True
         if self.wait is not None:
             out["wait"] = self.wait
         return out
@@ -50,7 +67,8 @@ class StepReport:
 class BatchResult:
     steps: tuple[StepReport, ...]
     total: int
-    stopped: str | None = None  # None: all done; failed | dialog | app_changed | foreign_window | skipped_for_new_message
+    # None: all done; failed | no_effect | timeout | dialog | app_changed | foreign_window | skipped_for_new_message
+    stopped: str | None = None
     skipped: tuple[int, ...] = field(default=())
 
     @property
@@ -58,7 +76,8 @@ class BatchResult:
         return self.stopped is None and len(self.steps) == self.total and all(s.ok for s in self.steps)
 
 
-# One step's outcome as the runner needs it: (ok, code, text, wait_ms, data).
+# One step's outcome as the runner needs it: (ok, code, text, wait_ms, data); `data` carries
+# the capability's judgement of the step as "effect" and "treeBlind" when it made one.
 Performed = tuple[bool, str, str, int, dict[str, Any]]
 
 
@@ -82,7 +101,12 @@ def parse_steps(raw: Any, *, known: Callable[[str], bool], batchable: Callable[[
         wait = item.get("wait")
         if wait is not None and not isinstance(wait, dict):
             raise BatchSpecError(f"step {i}: 'wait' must be an object like {{\"expect\": \"Done\"}}.")
-        steps.append(BatchStep(name, dict(args), dict(wait) if wait else None))
+        args = dict(args)
+        # Models put the flag next to the tool's own arguments as often as beside them.
+        optional = item.get("optional", args.pop("optional", False))
+        if not isinstance(optional, bool):
+            raise BatchSpecError(f"step {i}: 'optional' must be true or false.")
+        steps.append(BatchStep(name, args, dict(wait) if wait else None, optional))
     return steps
 
 
@@ -110,15 +134,21 @@ class BatchRunner:
             if ok and step.wait and self.wait is not None:
                 wait_info = await self.wait(step.wait)
                 wait_ms += int(wait_info.get("waited_ms", 0))
-            reports.append(StepReport(i, step.tool, ok, code, text, wait_info, wait_ms))
+            effect = str(data.get("effect") or "")
+            reports.append(StepReport(i, step.tool, ok, code, text, wait_info, wait_ms, effect,
+                                      bool(data.get("treeBlind")), step.optional))
             if code == "skipped_for_new_message":
                 return self._stop(reports, steps, i + 1, "skipped_for_new_message")
             if not ok:
+                # Even an optional step: a refusal or a fault is never skipped over.
                 return self._stop(reports, steps, i + 1, "failed")
             if wait_info is not None and not wait_info.get("met"):
                 stopped = str(wait_info.get("stopped") or "timeout")
                 reason = "skipped_for_new_message" if stopped == "new_message" else stopped
-                return self._stop(reports, steps, i + 1, reason)
+                if not (step.optional and reason == "timeout"):
+                    return self._stop(reports, steps, i + 1, reason)
+            if effect == "no_effect" and not step.optional:
+                return self._stop(reports, steps, i + 1, "no_effect")
             if self.interrupted is not None and i < len(steps):
                 reason = await self.interrupted(step, data)
                 if reason:
@@ -131,10 +161,25 @@ class BatchRunner:
         return BatchResult(tuple(reports), len(steps), reason, skipped)
 
 
+_WHY = {
+    "skipped_for_new_message": "the user sent a new message; read it and decide again",
+    "failed": "it failed",
+    "no_effect": "it had no visible effect, so it probably did not happen",
+    "dialog": "a dialog came up",
+    "app_changed": "another app came to the front",
+    "foreign_window": "another app's window came over the screen",
+    "timeout": "its wait timed out before the screen showed what was expected",
+}
+
+
 def summary(result: BatchResult) -> str:
     lines = []
     for r in result.steps:
         mark = "ok" if r.ok else f"failed ({r.code})"
+        if r.effect:
+            mark += f" · {r.effect}" + (" (treeBlind)" if r.tree_blind else "")
+        if r.optional:
+            mark += " · optional"
         head = f"{r.index}. {r.tool}: {mark}"
         if r.wait is not None:
             head += f" · wait met={r.wait.get('met')} stopped={r.wait.get('stopped')} waited_ms={r.wait.get('waited_ms')}"
@@ -143,14 +188,18 @@ def summary(result: BatchResult) -> str:
     if result.stopped is None:
         lines.append(f"All {result.total} steps done.")
     else:
-        why = {
-            "skipped_for_new_message": "the user sent a new message; read it and decide again",
-            "failed": "a step failed",
-            "dialog": "a dialog came up",
-            "app_changed": "another app came to the front",
-            "foreign_window": "another app's window came over the screen",
-            "timeout": "a wait timed out",
-        }.get(result.stopped, result.stopped)
+        last = result.steps[-1] if result.steps else None
+        why = _WHY.get(result.stopped, result.stopped)
+        if last is None:
+            head = f"Stopped before step 1: {why}."
+        elif result.stopped == "skipped_for_new_message":
+            head = f"Stopped after step {last.index}: {why}."
+        else:
+            head = f"Stopped after step {last.index} ({last.tool}): {why}."
+            if result.stopped == "no_effect" and last.tree_blind:
+                head += " The tree cannot see that spot (treeBlind): look at the screen before going on."
+            elif result.stopped == "no_effect":
+                head += " Look at the screen, then redo it or mark the step optional if it may change nothing."
         rest = f" Steps {', '.join(map(str, result.skipped))} were not done." if result.skipped else ""
-        lines.append(f"Stopped after step {len(result.steps)}: {why}.{rest}")
+        lines.append(head + rest)
     return "\n".join(lines)

@@ -8,13 +8,15 @@ MIKA_LANGUAGE, MIKA_AUTONOMOUS, MIKA_PACE and MIKA_DEVICE override the file.
 from __future__ import annotations
 
 import os
+import sys
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from mika.config.errors import ConfigError
 from mika.config.paths import config_file
+from mika.config.unknown_keys import unknown_keys
 
 LANGUAGES = ("auto", "en", "zh")
 PACES = ("fast", "standard", "human")
@@ -37,6 +39,8 @@ class Settings:
     keymap: dict[str, str] = field(default_factory=dict)
     # [providers.*] and [roles], parsed by mika.model.providers_config.
     raw: dict[str, Any] = field(default_factory=dict)
+    # Keys the file has that Mika does not know, each a sentence ("… did you mean …?").
+    warnings: tuple[str, ...] = ()
 
     @property
     def ui_language(self) -> str:
@@ -95,12 +99,18 @@ def parse_settings(data: dict[str, Any], file: Path | None = None) -> Settings:
     return Settings(
         file=file, language=language, autonomous=autonomous, pace=pace, device=device, graphics=graphics,
         max_parallel=max_parallel, judge_outcome=judge_outcome, review_final_answer=review_final_answer,
-        keymap=dict(keymap), raw=data,
+        keymap=dict(keymap), raw=data, warnings=tuple(unknown_keys(data)),
     )
 
 
-def load_settings(explicit: str | os.PathLike[str] | None = None) -> Settings:
-    """Read and validate the config; a missing file (not given explicitly) means defaults."""
+def _to_stderr(line: str) -> None:
+    print(f"mika: warning: {line}", file=sys.stderr)
+
+
+def load_settings(explicit: str | os.PathLike[str] | None = None,
+                  warn: Callable[[str], None] | None = _to_stderr) -> Settings:
+    """Read and validate the config; a missing file (not given explicitly) means defaults.
+    Each unknown key is passed to `warn` (stderr by default; None: only on `.warnings`)."""
     path = config_file(explicit)
     try:
         text = path.read_text(encoding="utf-8")
@@ -114,4 +124,8 @@ def load_settings(explicit: str | os.PathLike[str] | None = None) -> Settings:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(path, "", f"valid TOML ({exc})") from None
-    return parse_settings(data, path)
+    settings = parse_settings(data, path)
+    if warn is not None:
+        for line in settings.warnings:
+            warn(f"{path}: {line}")
+    return settings

@@ -20,6 +20,11 @@ class ModelErrorKind(enum.Enum):
     BAD_REQUEST = "bad_request"
     NETWORK = "network"
     STREAM_INCOMPLETE = "stream_incomplete"
+    # Bytes arrived but are not the provider's API (not UTF-8, not JSON, an HTML page, a
+    # JSON body of the wrong shape): usually a wrong base URL, a proxy, or a captive portal.
+    BAD_REPLY = "bad_reply"
+    # The server took the connection and then sent nothing for `read_timeout` seconds.
+    TIMEOUT = "timeout"
 
 
 _SENTENCES = {
@@ -32,8 +37,10 @@ _SENTENCES = {
     ModelErrorKind.MODEL_UNAVAILABLE: "This model is not available to your account or plan.",
     ModelErrorKind.TOOLS_UNSUPPORTED: "This model does not support tool calls; Mika needs a model that does.",
     ModelErrorKind.BAD_REQUEST: "The provider rejected the request as malformed.",
-    ModelErrorKind.NETWORK: "Could not reach the provider. Check your network connection.",
-    ModelErrorKind.STREAM_INCOMPLETE: "The model's reply was cut off before it finished.",
+    ModelErrorKind.NETWORK: "Could not reach the provider {provider}. Check your network connection and its base URL.",
+    ModelErrorKind.STREAM_INCOMPLETE: "The model's reply from the provider {provider} was cut off before it finished.",
+    ModelErrorKind.BAD_REPLY: "The provider {provider} sent a reply Mika cannot read. Check its base URL and API kind in your config.",
+    ModelErrorKind.TIMEOUT: "The request to the provider {provider} timed out: the server was reachable but did not answer in time. Try again, or raise its timeout in your config.",
 }
 
 _SENTENCES_ZH = {
@@ -46,8 +53,10 @@ _SENTENCES_ZH = {
     ModelErrorKind.MODEL_UNAVAILABLE: "你的账号或套餐用不了这个模型。",
     ModelErrorKind.TOOLS_UNSUPPORTED: "这个模型不支持工具调用；Mika 需要会调用工具的模型。",
     ModelErrorKind.BAD_REQUEST: "服务商认为请求格式不对，拒绝了它。",
-    ModelErrorKind.NETWORK: "连不上服务商，请检查网络。",
-    ModelErrorKind.STREAM_INCOMPLETE: "模型的回复在完成前被截断了。",
+    ModelErrorKind.NETWORK: "连不上服务商 {provider}，请检查网络和它的 base URL。",
+    ModelErrorKind.STREAM_INCOMPLETE: "服务商 {provider} 的回复在完成前被截断了。",
+    ModelErrorKind.BAD_REPLY: "服务商 {provider} 返回了 Mika 读不懂的回复，请检查配置里它的 base URL 和接口类型。",
+    ModelErrorKind.TIMEOUT: "请求服务商 {provider} 超时：连得上，但没有按时回复。请重试，或在配置里调大它的超时。",
 }
 
 RETRYABLE = frozenset(
@@ -57,6 +66,7 @@ RETRYABLE = frozenset(
         ModelErrorKind.SERVER,
         ModelErrorKind.NETWORK,
         ModelErrorKind.STREAM_INCOMPLETE,
+        ModelErrorKind.TIMEOUT,
     }
 )
 
@@ -73,7 +83,7 @@ class ModelError(Exception):
     ) -> None:
         # A server that echoes the key it rejected must not put it in any message we show.
         detail = scrub(detail)
-        super().__init__(detail or _SENTENCES[kind])
+        super().__init__(detail or _sentence(_SENTENCES, kind, provider))
         self.kind = kind
         # The server's own words, shown after the sentence so the user can act on it.
         self.detail = detail
@@ -83,7 +93,7 @@ class ModelError(Exception):
 
     @property
     def sentence(self) -> str:
-        return _SENTENCES[self.kind]
+        return _sentence(_SENTENCES, self.kind, self.provider)
 
     @property
     def retryable(self) -> bool:
@@ -92,10 +102,18 @@ class ModelError(Exception):
     def user_message(self, lang: str | None = None) -> str:
         """The sentence in the UI language (`lang`, else MIKA_LANGUAGE / the locale), then
         the server's own words, so the user can act on them."""
-        sentence = (_SENTENCES_ZH if _language(lang) == "zh" else _SENTENCES)[self.kind]
+        sentence = _sentence(_SENTENCES_ZH if _language(lang) == "zh" else _SENTENCES, self.kind, self.provider)
         if self.detail and self.detail != self.sentence:
             return f"{sentence} ({self.detail})"
         return sentence
+
+
+def _sentence(table: dict[ModelErrorKind, str], kind: ModelErrorKind, provider: str) -> str:
+    # Only some sentences name the provider; for them an unknown one reads as "the provider".
+    text = table[kind]
+    if "{provider}" not in text:
+        return text
+    return text.replace(" {provider}", f" {provider}" if provider else "").replace("{provider}", provider)
 
 
 def _language(lang: str | None) -> str:

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from mika.config.errors import ConfigError
+from mika.config.unknown_keys import did_you_mean
 from mika.model.adapters import KINDS
 from mika.model.presets import Preset, preset, preset_ids
 
@@ -197,7 +198,9 @@ def _model(name: str, data: Any, file: Path | None, prefix: str) -> ModelSetting
         raise ConfigError(file, prefix, "a table of model settings", data)
     unknown = set(data) - _MODEL_KEYS
     if unknown:
-        raise ConfigError(file, f"{prefix}.{sorted(unknown)[0]}", "one of " + ", ".join(sorted(_MODEL_KEYS)), None)
+        first = sorted(unknown)[0]
+        raise ConfigError(file, f"{prefix}.{first}", "one of " + ", ".join(sorted(_MODEL_KEYS))
+                          + did_you_mean(first, _MODEL_KEYS, prefix + "."), None)
     rf = data.get("reasoning_field")
     if rf is not None and rf not in ("reasoning_content", "reasoning"):
         raise ConfigError(file, f"{prefix}.reasoning_field", "reasoning_content or reasoning", rf)
@@ -220,7 +223,9 @@ def _provider(pid: str, data: Any, file: Path | None) -> ProviderSettings:
         raise ConfigError(file, key, "a table", data)
     unknown = set(data) - _PROVIDER_KEYS
     if unknown:
-        raise ConfigError(file, f"{key}.{sorted(unknown)[0]}", "one of " + ", ".join(sorted(_PROVIDER_KEYS)), None)
+        first = sorted(unknown)[0]
+        raise ConfigError(file, f"{key}.{first}", "one of " + ", ".join(sorted(_PROVIDER_KEYS))
+                          + did_you_mean(first, _PROVIDER_KEYS, key + "."), None)
     preset_id = data.get("preset", "custom")
     base: Preset | None = preset(preset_id) if isinstance(preset_id, str) else None
     if base is None:
@@ -283,7 +288,9 @@ def load_providers(data: dict, file: Path | None) -> ProvidersConfig:
         raise ConfigError(file, "roles", "a [roles] table", roles_data)
     unknown = set(roles_data) - {"main", "vision", "light"}
     if unknown:
-        raise ConfigError(file, f"roles.{sorted(unknown)[0]}", "main, vision or light", None)
+        first = sorted(unknown)[0]
+        raise ConfigError(file, f"roles.{first}", "main, vision or light"
+                          + did_you_mean(first, ("main", "vision", "light"), "roles."), None)
     main = roles_data.get("main")
     if main is not None:
         parse_ref(main, file=file, key="roles.main", cfg=cfg)

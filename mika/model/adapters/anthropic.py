@@ -195,7 +195,7 @@ class AnthropicModel(EndpointModel):
 
     def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         return sdk_events(self._client.messages.create, request, self.endpoint, body=self.builder.body,
-                          whole=self._from_message, pieces=self._from_stream)
+                          whole=self._from_message, pieces=self._from_stream, needs="content")
 
     async def _from_stream(self, stream: Any) -> AsyncIterator[StreamEvent]:
         reply = _Reply(self.endpoint)

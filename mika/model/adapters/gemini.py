@@ -12,6 +12,7 @@ from typing import Any, AsyncIterator
 
 import httpx
 
+from mika.model.adapters.bad_reply import SNIPPET, bad_reply
 from mika.model.adapters.client_options import client_timeout
 from mika.model.adapters.endpoint import Endpoint, strip_version_suffix
 from mika.model.adapters.endpoint_model import EndpointModel
@@ -124,8 +125,15 @@ class _Reply:
         self.finish: str | None = None
         self.model = endpoint.model
         self.response_id = ""
+        self.pieces = 0
+        # Whether any piece looked like generateContent's (candidates or usage at least).
+        self.shaped = False
 
-    def feed(self, chunk: dict[str, Any]) -> list[StreamEvent]:
+    def feed(self, chunk: Any) -> list[StreamEvent]:
+        if not isinstance(chunk, dict):
+            raise bad_reply(self.endpoint.provider, "a reply piece is not a JSON object", chunk)
+        self.pieces += 1
+        self.shaped = self.shaped or "candidates" in chunk or "usageMetadata" in chunk
         if "error" in chunk:
             raise classify_http(None, chunk, None, provider=self.endpoint.provider, model=self.endpoint.model)
         events: list[StreamEvent] = []
@@ -191,11 +199,14 @@ async def _sse_data(response: httpx.Response) -> AsyncIterator[str]:
         yield tail
 
 
-async def _json_array_items(response: httpx.Response) -> AsyncIterator[dict[str, Any]]:
-    """Objects of a streamed top-level JSON array, each as soon as it is complete."""
+async def _json_array_items(response: httpx.Response, seen: list[str]) -> AsyncIterator[dict[str, Any]]:
+    """Objects of a streamed top-level JSON array, each as soon as it is complete.
+    The reply's first characters go into `seen`, to show if none of it was JSON."""
     decoder = json.JSONDecoder()
     buffer = ""
     async for text in response.aiter_text():
+        if sum(map(len, seen)) < SNIPPET:
+            seen.append(text)
         buffer += text
         while True:
             stripped = buffer.lstrip().lstrip("[,").lstrip()
@@ -243,20 +254,35 @@ class GeminiModel(EndpointModel):
                                         dict(response.headers), provider=self.provider, model=self.name)
                 started = True
                 ctype = response.headers.get("content-type", "")
+                seen: list[str] = []
+                if "html" in ctype.lower():
+                    raise bad_reply(self.provider, f"the reply is an HTML page ({ctype}), not the provider's API",
+                                    (await response.aread())[:SNIPPET * 4])
                 if "event-stream" in ctype:
                     async for data in _sse_data(response):
-                        for event in reply.feed(json.loads(data)):
+                        try:
+                            chunk = json.loads(data)
+                        except ValueError:
+                            raise bad_reply(self.provider, "a stream event is not JSON", data) from None
+                        for event in reply.feed(chunk):
                             yield event
                 else:
-                    async for item in _json_array_items(response):
+                    async for item in _json_array_items(response, seen):
                         for event in reply.feed(item):
                             yield event
+                if not reply.pieces:
+                    what = "the stream had no events" if "event-stream" in ctype else "the reply is not a JSON object"
+                    raise bad_reply(self.provider, what, "".join(seen) or None)
+                if not reply.shaped:
+                    raise bad_reply(self.provider, "the reply is JSON without `candidates`", "".join(seen) or None)
         except ModelError:
             raise
         except httpx.TransportError as exc:
-            raise translate(exc, provider=self.provider, model=self.name, started=started) from exc
-        except ValueError as exc:
-            raise ModelError(ModelErrorKind.STREAM_INCOMPLETE, f"unreadable reply: {exc}", provider=self.provider) from exc
+            raise translate(exc, provider=self.provider, model=self.name, started=started,
+                            read_timeout=self.endpoint.read_timeout) from exc
+        except (TypeError, AttributeError, KeyError, ValueError, IndexError) as exc:
+            # Our reading code met a field of the wrong type: the reply is not this API's.
+            raise bad_reply(self.provider, f"the reply has an unexpected shape ({type(exc).__name__}: {exc})") from exc
         if reply.finish is None:
             raise ModelError(ModelErrorKind.STREAM_INCOMPLETE, "the stream ended without a finishReason", provider=self.provider)
         yield Done(reply.response())

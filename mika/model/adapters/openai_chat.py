@@ -151,7 +151,7 @@ class OpenAIChatModel(EndpointModel):
     def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         return sdk_events(self._client.chat.completions.create, request, self.endpoint, body=self.builder.body,
                           whole=self._from_completion, pieces=self._from_stream,
-                          stream_args={"stream_options": {"include_usage": True}})
+                          stream_args={"stream_options": {"include_usage": True}}, needs="choices")
 
     async def _from_stream(self, stream: Any) -> AsyncIterator[StreamEvent]:
         text: list[str] = []

@@ -132,7 +132,7 @@ class OpenAIResponsesModel(EndpointModel):
     def _attempt(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         return sdk_events(self._client.responses.create, request, self.endpoint,
                           body=lambda r: self.builder.body(r, include=self._include),
-                          whole=self._from_response, pieces=self._from_stream)
+                          whole=self._from_response, pieces=self._from_stream, needs="output")
 
     async def _from_stream(self, stream: Any) -> AsyncIterator[StreamEvent]:
         # What streamed in, for servers whose final response carries an empty `output`.

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from typing import Any, AsyncIterator, Awaitable, Callable, Mapping
 
+from mika.model.adapters.bad_reply import bad_reply, reply_object
 from mika.model.adapters.endpoint import Endpoint
 from mika.model.adapters.sdk_errors import translate
 from mika.model.base import StreamEvent
-from mika.model.errors import ModelError
+from mika.model.classify import classify_http
+from mika.model.errors import ModelError, ModelErrorKind
 from mika.model.messages import ModelRequest
 
 
@@ -25,28 +27,93 @@ async def sdk_events(
     whole: Callable[[dict[str, Any]], AsyncIterator[StreamEvent]],
     pieces: Callable[[Any], AsyncIterator[StreamEvent]],
     stream_args: Mapping[str, Any] | None = None,
+    needs: str = "",
 ) -> AsyncIterator[StreamEvent]:
     """`create` is the SDK's create method; `whole` reads a complete reply (as a dict),
-    `pieces` the SDK's event stream; `stream_args` go only with a streamed call."""
+    `pieces` the SDK's event stream; `stream_args` go only with a streamed call.
+    `needs`: the list a complete reply must carry (`choices`, `output`, `content`)."""
     sent = body(request)
     headers = endpoint.request_headers(request.conversation_id)
     started = False
+    reading = False
+    provider = endpoint.provider
     try:
         if not endpoint.streaming:
             reply = await create(**sent, stream=False, extra_headers=headers)
-            async for event in whole(reply.to_dict(warnings=False)):
+            data = reply_object(reply, provider, needs) if needs else reply.to_dict(warnings=False)
+            if isinstance(data.get("error"), dict):
+                # An error object sent with HTTP 200 (some proxies do this).
+                raise classify_http(None, data, None, provider=provider, model=endpoint.model)
+            reading = True
+            async for event in whole(data):
                 yield event
             return
         stream = await create(**sent, stream=True, **(stream_args or {}), extra_headers=headers)
         # Headers are in: from here a broken connection means a cut reply.
         started = True
+        events = _Events(stream, provider)
         try:
-            async for event in pieces(stream):
+            reading = True
+            async for event in pieces(events):
                 yield event
+        except ModelError as err:
+            raise events.explain(err) from err
         finally:
             # Closing the response is what stops the server's work when we are cancelled.
             await stream.close()
     except ModelError:
         raise
     except Exception as exc:  # SDK and transport errors become ModelError
-        raise translate(exc, provider=endpoint.provider, model=endpoint.model, started=started) from exc
+        mapped = _translated(exc, endpoint, started)
+        if mapped is None and reading and isinstance(exc, (TypeError, AttributeError, KeyError, ValueError, IndexError)):
+            # Our reading code met a field of the wrong type: the reply is not this API's.
+            mapped = bad_reply(provider, f"the reply has an unexpected shape ({type(exc).__name__}: {exc})")
+        if mapped is None:
+            raise
+        raise mapped from exc
+
+
+def _translated(exc: BaseException, endpoint: Endpoint, started: bool) -> ModelError | None:
+    try:
+        return translate(exc, provider=endpoint.provider, model=endpoint.model, started=started,
+                         read_timeout=endpoint.read_timeout)
+    except BaseException as unknown:
+        if unknown is exc:
+            return None
+        raise
+
+
+class _Events:
+    """The SDK's event stream, checked: every event must be an SDK object (the SDK hands
+    over bare lists or strings when a `data:` line holds other JSON)."""
+
+    def __init__(self, stream: Any, provider: str) -> None:
+        self._stream = stream
+        self._provider = provider
+        self.count = 0
+
+    def _content_type(self) -> str:
+        response = getattr(self._stream, "response", None)
+        try:
+            return str(response.headers.get("content-type", "")) if response is not None else ""
+        except Exception:
+            return ""
+
+    async def __aiter__(self) -> AsyncIterator[Any]:
+        ctype = self._content_type()
+        if "html" in ctype.lower():
+            raise bad_reply(self._provider, f"the reply is an HTML page ({ctype}), not the provider's API")
+        async for item in self._stream:
+            if not hasattr(item, "to_dict"):
+                raise bad_reply(self._provider, "a stream event is not a JSON object", item)
+            self.count += 1
+            yield item
+
+    def explain(self, err: ModelError) -> ModelError:
+        """A stream that "ended early" without a single event was never an event stream."""
+        ctype = self._content_type()
+        if err.kind is not ModelErrorKind.STREAM_INCOMPLETE or self.count:
+            return err
+        if "event-stream" in ctype:
+            return bad_reply(self._provider, "the event stream held no event of this API")
+        return bad_reply(self._provider, f"expected a stream of server-sent events, got {ctype or 'no content type'}")

@@ -6,6 +6,7 @@ from typing import Any
 
 import httpx
 
+from mika.model.adapters.bad_reply import undecodable
 from mika.model.classify import classify_http
 from mika.model.errors import ModelError, ModelErrorKind
 
@@ -40,10 +41,32 @@ def _body_of(exc: Any) -> Any:
     return None
 
 
-def translate(exc: BaseException, *, provider: str, model: str, started: bool) -> ModelError:
-    """`started`: some of the reply had arrived, so a broken connection is a cut stream."""
+def _read_timeout(exc: BaseException) -> bool:
+    """The server took the connection, then sent nothing: a read (or write) timeout, not
+    a connect one. The SDKs wrap httpx's exception, so the cause is looked at too."""
+    for e in (exc, exc.__cause__, exc.__context__):
+        if e is not None and type(e).__name__ in ("ReadTimeout", "WriteTimeout"):
+            return True
+    return False
+
+
+def _timed_out(exc: BaseException, provider: str, started: bool, read_timeout: float | None) -> ModelError:
+    after = f" for {read_timeout:g} s" if read_timeout else ""
+    where = "partway through the reply" if started else "after the request was sent"
+    return ModelError(ModelErrorKind.TIMEOUT, f"read timed out: no data{after} {where}", provider=provider)
+
+
+def translate(exc: BaseException, *, provider: str, model: str, started: bool,
+              read_timeout: float | None = None) -> ModelError:
+    """`started`: some of the reply had arrived, so a broken connection is a cut stream.
+    `read_timeout`: the client's read timeout, named when a reachable server stalls."""
     if isinstance(exc, ModelError):
         return exc
+    garbage = undecodable(exc, provider)
+    if garbage is not None:
+        return garbage
+    if _read_timeout(exc):
+        return _timed_out(exc, provider, started, read_timeout)
     name = type(exc).__name__
     module = type(exc).__module__
     from_sdk = module.startswith(("openai", "anthropic"))

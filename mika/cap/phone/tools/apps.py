@@ -150,5 +150,19 @@ class PhoneShareText(PhoneTool):
         if result.exit_code != 0:
             return ToolOutcome.error("cannot_share", f"{package} does not take shared text: {result.output.strip()[:300]}")
         waited = await wait_for_app(session, ctx, package)
-        return ToolOutcome(text=f"Opened {package}'s share page with the text. Nothing was sent: pick the recipient "
-                                "and press send on that page.", wait_ms=waited.waited_ms, data={"package": package})
+        # Say what actually came up: a chooser, another app or a lock screen may be in front
+        # instead, and "opened X's share page" would then send the model to the wrong app.
+        screen = waited.screen or await session.reader.read()
+        front = screen.foreground_package
+        if front != package:
+            shown = f"{front} is in front" if front else "no app is in front"
+            return ToolOutcome.error(
+                "shared_elsewhere",
+                f"Asked {package} to take the text, but {shown}, not {package}: the text did not reach "
+                f"{package}'s share page. Nothing was sent. Look at the screen before going on; go back if "
+                "this is not where the user wanted the text.",
+                package=front, requested=package, waited_ms=waited.waited_ms,
+            )
+        return ToolOutcome(text=f"{package} came up with the text on its share page (checked: it is in front). "
+                                "Nothing was sent: pick the recipient and press send on that page.",
+                           wait_ms=waited.waited_ms, data={"package": package})

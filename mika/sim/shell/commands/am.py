@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import random
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 from typing import Any
 
 from mika.sim.apps import engine
@@ -112,10 +113,14 @@ def parse_intent(args: list[str]) -> Intent:
         elif a.startswith("-"):
             i += 1  # flags such as --activity-clear-top, -D, --debug-log-resolution
         else:
-            if "/" in a and "://" not in a and ":" not in a.split("/")[0]:
+            # The trailing bare argument, as real am reads it: with ':' a URI, with '/' a
+            # component, otherwise the package the intent is limited to.
+            if "/" in a and "://" not in a and ":" not in a.split("/")[0] and not a.startswith("/"):
                 it.component = a
-            else:
+            elif ":" in a or "/" in a:
                 it.data = a
+            else:
+                it.package = a
             i += 1
     return it
 
@@ -146,6 +151,19 @@ def resolve_component(world: World, component: str) -> tuple[str, str] | None:
     return None
 
 
+def _resolve(world: World, it: Intent) -> tuple[str, dict[str, Any]] | None:
+    """The app and intent rule that take `it`; a package limits the search to that app
+    (real am then fails rather than hand the intent to another app)."""
+    if not it.package:
+        return engine.resolve_intent(world, it.action, it.data, it.mime, it.category)
+    app = world.apps.get(it.package)
+    if app is None:
+        return None
+    # resolve_intent reads only `.apps`: a view of the world holding just that app.
+    return engine.resolve_intent(SimpleNamespace(apps={app.package: app}), it.action, it.data,  # type: ignore[arg-type]
+                                 it.mime, it.category)
+
+
 def start(ctx: Ctx, it: Intent) -> int:
     world = ctx.phone.world
     if it.display not in world.displays:
@@ -171,7 +189,7 @@ def start(ctx: Ctx, it: Intent) -> int:
             return 1
         target = (app.package, app.main)
     else:
-        found = engine.resolve_intent(world, it.action, it.data, it.mime, it.category)
+        found = _resolve(world, it)
         if found is None:
             ctx.print(f"Starting: {it.describe()}\n")
             ctx.error(f"Error: Activity not started, unable to resolve {it.describe()}")
