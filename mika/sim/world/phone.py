@@ -54,7 +54,8 @@ class Phone:
     async def run_shell(self, command: str, stream: SimStream) -> int:
         from mika.sim.shell.interp import Shell
 
-        shell = Shell(self, stream)
+        # A v2 shell stream (mika/sim/adbd/shell_v2.py) keeps stderr on its own channel.
+        shell = Shell(self, stream, getattr(stream, "write_err", None))
         try:
             if command.strip():
                 return await shell.run_line(command, stream.write)

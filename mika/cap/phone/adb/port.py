@@ -44,6 +44,9 @@ DUMP_PATH = "/sdcard/window_dump.xml"
 DUMP_RETRIES = 4
 _BUSY_DUMP = ("null root node", "could not get idle state")
 U2_START_TIMEOUT = 10.0
+# Shell protocol v2 packet ids (adbd's shell_protocol.h).
+_V2_STDOUT, _V2_STDERR, _V2_EXIT = 1, 2, 3
+_V2_CLOSE_STDIN = bytes([4, 0, 0, 0, 0])
 U2_MAX_ERRORS = 2
 U2_RETRIES = 3
 # uiautomator2's message when UiAutomation waited for an idle app in vain: nothing was done.
@@ -173,8 +176,32 @@ class AdbPort:
         return await self._run(lambda: self._shell_sync(command, timeout), repeat=False)
 
     def _shell_sync(self, command: str, timeout: float = 20.0) -> ShellResult:
+        if self._info is not None and "shell_v2" in self._info.features:
+            return self._shell_v2(command, timeout)
+        # Shell v1 has no exit code on the wire: adbutils appends `; echo X4EXIT:$?`.
         r = self.device.shell2(command, timeout=timeout)
         return ShellResult(r.returncode, r.output)
+
+    def _shell_v2(self, command: str, timeout: float) -> ShellResult:
+        """`shell,v2,raw:` (adbd's shell_protocol.h): packets of id byte + u32 LE length +
+        data; stdout 1 and stderr 2 are kept in the order they came, exit 3 ends it. The
+        exit code is the command's own, with nothing appended to the command line."""
+        conn = self.device.open_transport(timeout=timeout)
+        try:
+            conn.send_command("shell,v2,raw:" + command)
+            conn.check_okay()
+            conn.send(_V2_CLOSE_STDIN)  # nothing to feed: a command reading stdin sees its end
+            out = bytearray()
+            while True:
+                head = conn.read_exact(5)
+                length = int.from_bytes(head[1:5], "little")
+                data = conn.read_exact(length) if length else b""
+                if head[0] in (_V2_STDOUT, _V2_STDERR):
+                    out += data
+                elif head[0] == _V2_EXIT:
+                    return ShellResult(data[0] if data else 255, out.decode("utf-8", errors="replace"))
+        finally:
+            conn.close()
 
     def _exec_out(self, command: str, timeout: float = 20.0) -> bytes:
         """`exec:` gives the command's bytes untouched (no pty, no CR LF)."""
