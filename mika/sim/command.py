@@ -58,7 +58,7 @@ class _Failure(click.ClickException):
 @click.option("--scenario", default=None, help="Initial world (see `mika sim tasks`); default: the plain home screen.")
 @click.option("--faults", default=None, metavar="SPEC",
               help="Faults to show, e.g. drop_after=5,slow_ms=200 (keys: drop_after, slow_ms, "
-                   "null_root, idle_timeout, bad_xml, bad_png, dialog).")
+                   "null_root, idle_timeout, bad_xml, bad_png, rpc_error, http_500, dialog).")
 @click.pass_context
 def sim_group(ctx: click.Context, port: int, serial: str, scenario: str | None, faults: str | None) -> None:
     """Run a simulated Android phone that a real adb server can `adb connect` to."""

@@ -5,10 +5,16 @@ Blocking adb calls run in threads. A call that fails because the phone went away
 is tried once more; if the phone does not come back the call raises DeviceUnavailable
 and the run ends saying so.
 
-Hierarchy: uiautomator2's `dump_hierarchy` when its on-device server can be started
-(all windows, `display-id`), else `uiautomator dump`, retried a bounded number of times
-on the two answers real phones give while busy ("null root node", "could not get idle
-state").
+Hierarchy: uiautomator2's `dumpWindowHierarchy` JSON-RPC when its on-device server can be
+started (all windows, `display-id`), else `uiautomator dump`. Both are retried a bounded
+number of times on the answers real phones give while busy (uiautomator dump: "null root
+node", "could not get idle state"; uiautomator2: an empty `<hierarchy/>`, a
+TimeoutException waiting for idle). A uiautomator2 server that keeps failing (its client
+already restarts it once) hands this read to `uiautomator dump`; actions through it
+(set-text, clipboard, clear) say which call failed.
+
+Shell: over shell protocol v2 when the phone announces `shell_v2` (the exit code and
+stderr come framed), else v1 with adbutils' `; echo $?` trailer.
 """
 
 from __future__ import annotations
