@@ -5,6 +5,7 @@ and through raw packets (adbd's shell_protocol.h: id byte, u32 LE length, data).
 from __future__ import annotations
 
 import struct
+import subprocess
 
 import pytest
 
@@ -101,3 +102,10 @@ async def test_the_port_reads_exit_codes_over_v2_without_a_trailer(sim_phone: Si
     assert (await port.shell("false")).exit_code == 1
     # A command ending in `&` or an unclosed quote breaks a `; echo $?` trailer; v2 has none.
     assert (await port.shell("echo bg &")).exit_code == 0
+
+
+def test_a_script_piped_into_adb_shell_runs_raw_with_its_exit_code(sim_phone: SimPhone) -> None:
+    # No terminal on adb's stdin: a raw v2 shell, sh reading a pipe (no prompt, no echo).
+    done = subprocess.run([sim_phone.server.binary, "-P", str(sim_phone.server.port), "-s", sim_phone.serial,
+                           "shell"], input=b"echo hi\necho oops >&2\nexit 4", capture_output=True, timeout=60)
+    assert (done.returncode, done.stdout, done.stderr) == (4, b"hi\n", b"oops\n")

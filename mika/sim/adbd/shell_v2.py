@@ -41,6 +41,7 @@ class ShellV2Stream:
         self._stream = stream
         self._buf = bytearray()
         self._stdin_done = False
+        self.pty = pty
         # On a pty stderr and stdout are the same terminal: one stream, as adbd does.
         self.write_err = self.write if pty else self._write_stderr
 
