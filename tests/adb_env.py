@@ -19,6 +19,8 @@ import adbutils
 import pytest
 
 from mika.sim.device import SimDevice
+from mika.sim.faults import FaultSpec
+from mika.sim.world import make_device
 from mika.sim.launch import AdbServerAddress, RunningSim, bundled_adb, start_sim
 
 EMULATOR_PORTS = range(5554, 5586)
@@ -109,14 +111,10 @@ class SimPhone:
 
 
 def _default_device(serial: str, scenario: str | None, faults: object) -> SimDevice:
-    try:
-        from mika.sim.world import make_device
-    except ImportError:
-        # SIM-WORLD's world is not in the tree yet: fall back to the wire's test double.
-        from tests.sim_wire.wire_device import WireDevice
-
-        return WireDevice(serial)
-    return make_device(serial, scenario, faults)  # type: ignore[arg-type]
+    # The real world, always: a world that does not import is a broken build, never a
+    # reason to test against the wire's double instead.
+    spec = FaultSpec.parse(faults) if isinstance(faults, str) else faults
+    return make_device(serial, scenario, spec)  # type: ignore[arg-type]
 
 
 @pytest.fixture

@@ -1,1 +1,1 @@
-pytest_plugins = ["tests.adb_env"]
+pytest_plugins = ["tests.adb_env", "tests.import_guard", "pytester"]

@@ -25,7 +25,6 @@ TEXTS: dict[str, dict[str, str]] = {
         "hint": "simulated phone {serial} is up; connect it with: adb connect 127.0.0.1:{port}  (Ctrl+C stops it)",
         "stopped": "simulated phone stopped.",
         "bad_faults": "--faults: {error}",
-        "no_world": "the simulated phone's world can't be loaded here ({error}).",
         "bad_scenario": "--scenario: {error}",
         "no_tasks": "this build has no simulated tasks to list.",
     },
@@ -33,7 +32,6 @@ TEXTS: dict[str, dict[str, str]] = {
         "hint": "模拟手机 {serial} 已启动；用 adb connect 127.0.0.1:{port} 连接（按 Ctrl+C 停止）",
         "stopped": "模拟手机已停止。",
         "bad_faults": "--faults：{error}",
-        "no_world": "无法加载模拟手机的世界（{error}）。",
         "bad_scenario": "--scenario：{error}",
         "no_tasks": "这个版本没有可列出的模拟任务。",
     },
@@ -60,7 +58,7 @@ class _Failure(click.ClickException):
 @click.option("--scenario", default=None, help="Initial world (see `mika sim tasks`); default: the plain home screen.")
 @click.option("--faults", default=None, metavar="SPEC",
               help="Faults to show, e.g. drop_after=5,slow_ms=200 (keys: drop_after, slow_ms, "
-                   "null_root, idle_timeout, bad_xml, bad_png, dialog).")
+                   "null_root, idle_timeout, bad_xml, bad_png, rpc_error, http_500, dialog).")
 @click.pass_context
 def sim_group(ctx: click.Context, port: int, serial: str, scenario: str | None, faults: str | None) -> None:
     """Run a simulated Android phone that a real adb server can `adb connect` to."""
@@ -81,10 +79,8 @@ def sim_group(ctx: click.Context, port: int, serial: str, scenario: str | None, 
 
 
 def _make_device(serial: str, scenario: str | None, spec: FaultSpec):  # type: ignore[no-untyped-def]
-    try:
-        from mika.sim.world import make_device
-    except ImportError as exc:
-        raise _Failure(_t("no_world", error=exc), ExitCode.DEVICE) from None
+    from mika.sim.world import make_device
+
     try:
         return make_device(serial, scenario, spec)
     except ValueError as exc:  # ScenarioError names the known scenarios
@@ -130,15 +126,10 @@ def tasks_command(as_json: bool) -> None:
 
 def _load_tasks() -> list[dict[str, object]]:
     """SIM-WORLD's task catalogue (mika.sim.tasks.list_tasks) as plain dicts."""
-    try:
-        from mika.sim import tasks as task_pkg
-    except ImportError:
-        return []
-    lister = getattr(task_pkg, "list_tasks", None)  # the name agreed in mika/sim/device.py
-    if lister is None:
-        return []
+    from mika.sim.tasks import list_tasks
+
     out: list[dict[str, object]] = []
-    for task in lister():
+    for task in list_tasks():
         if isinstance(task, dict):
             out.append(task)
         elif hasattr(task, "to_json"):

@@ -5,10 +5,16 @@ e.g. "drop_after=5,slow_ms=200,dialog=update". Keys:
 
   drop_after=N    drop the whole ADB connection at the N-th OPEN (a pulled cable)
   slow_ms=N       every command waits N ms before it is answered
-  null_root=N     the next N `uiautomator dump`s answer "null root node returned by UiTestAutomationBridge."
-  idle_timeout=N  the next N dumps answer "ERROR: could not get idle state."
-  bad_xml=N       the next N dumps give malformed XML
-  bad_png=N       the next N screenshots give a corrupted PNG
+  null_root=N     the next N dumps find no root: `uiautomator dump` answers "null root node
+                  returned by UiTestAutomationBridge.", uiautomator2 an empty
+                  `<hierarchy rotation="0" />` (and its node lookups find nothing)
+  idle_timeout=N  the next N dumps or uiautomator2 node calls time out waiting for idle:
+                  `uiautomator dump` answers "ERROR: could not get idle state.",
+                  uiautomator2 a JSON-RPC error (java.util.concurrent.TimeoutException)
+  bad_xml=N       the next N dumps (either path) give malformed XML
+  bad_png=N       the next N screenshots (screencap or uiautomator2) give a corrupted image
+  rpc_error=N     the next N uiautomator2 JSON-RPC calls answer "UiAutomation not connected"
+  http_500=N      the next N uiautomator2 HTTP requests answer 500 Internal Server Error
   dialog=NAME     a dialog named NAME pops over the current screen
 
 The world owns the live faults (simctl may change them at run time) and raises
@@ -21,7 +27,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
 
-_COUNTS = ("drop_after", "slow_ms", "null_root", "idle_timeout", "bad_xml", "bad_png")
+# Faults consumed one at a time by the commands or calls they hit (the world counts them).
+ONE_SHOT = ("null_root", "idle_timeout", "bad_xml", "bad_png", "rpc_error", "http_500")
+_COUNTS = ("drop_after", "slow_ms") + ONE_SHOT
 _NAMES = ("dialog",)
 
 
@@ -46,6 +54,8 @@ class FaultSpec:
     idle_timeout: int = 0
     bad_xml: int = 0
     bad_png: int = 0
+    rpc_error: int = 0
+    http_500: int = 0
     dialog: str | None = None
 
     @classmethod

@@ -99,13 +99,9 @@ class RunningSim:
 
 
 def _make_device(serial: str, scenario: str | None, faults: object) -> SimDevice:
-    try:
-        from mika.sim.faults import FaultSpec
-        from mika.sim.world import make_device
-    except ImportError as exc:
-        raise SimLaunchError(
-            f"the simulated phone's world is not available ({exc}); this build can't start it"
-        ) from exc
+    from mika.sim.faults import FaultSpec
+    from mika.sim.world import make_device
+
     try:
         spec = FaultSpec.parse(faults) if isinstance(faults, str) else faults
         return make_device(serial, scenario, spec)  # type: ignore[arg-type]

@@ -62,16 +62,30 @@ async def test_a_steer_during_outward_pacing_skips_the_action_and_records_the_wa
     ])
     spec = RunSpec(goal="send twice", provenance=RunProvenance(RunOrigin.CLI, Attendance.UNATTENDED))
     caps = capabilities_for(spec, RunEnvironment(extra=[ToyCapability(world)]))
-    run = TaskRun(spec, model, caps, RunOptions(pacing=True, state_dir=tmp_path))
+    # The run's clock is ours to move, so the wait it records is exact, not timed.
+    now = [1000.0]
+    run = TaskRun(spec, model, caps, RunOptions(pacing=True, state_dir=tmp_path, clock=lambda: now[0]))
     events = []
     run.subscribe(events.append)
+    pausing = asyncio.Event()
+
+    async def pacing_sleep(seconds: float) -> None:
+        pausing.set()  # the pacing pause before the second Send has begun
+        await asyncio.sleep(seconds)
+
+    def watch_the_pause(_event) -> None:
+        # The run builds its tool context when it starts; its sleep is the pause's seam.
+        loop = getattr(run, "loop", None)
+        if loop is not None:
+            loop.ctx.sleep = pacing_sleep
+
+    run.subscribe(watch_the_pause)
     task = asyncio.create_task(run.run())
-    while len([e for e in events if e.type == "tool_call" and e.name == "toy_tap"]) < 2:
-        await asyncio.sleep(0.01)
-    await asyncio.sleep(0.2)
+    await asyncio.wait_for(pausing.wait(), 5)
+    now[0] += 0.2  # 200 ms of the pause go by
     run.steer("don't send it twice")
     await asyncio.wait_for(task, 5)
     taps = [e for e in events if e.type == "tool_result" and e.name == "toy_tap"]
     assert [t.code for t in taps] == ["done", "skipped_for_new_message"]
-    assert taps[1].wait_ms >= 150
+    assert taps[1].wait_ms == 200
     assert world.taps == ["Send"]

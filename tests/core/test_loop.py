@@ -85,10 +85,21 @@ class TestSteering:
     async def test_a_steer_ends_an_interruptible_wait_early(self, make_run):
         model = ScriptedModel([Reply.call("wait", seconds=30), "ok, switching"])
         run = make_run(model)
+        waiting = asyncio.Event()
+
+        async def wait_sleep(seconds: float) -> None:
+            waiting.set()  # the `wait` tool's interruptible wait has begun
+            await asyncio.sleep(seconds)
+
+        def watch_the_wait(_event) -> None:
+            # The run builds its tool context when it starts; its sleep is the wait's seam.
+            loop = getattr(run, "loop", None)
+            if loop is not None:
+                loop.ctx.sleep = wait_sleep
+
+        run.subscribe(watch_the_wait)
         task = asyncio.create_task(run.run())
-        while len(model.requests) < 1 or not run.inbox.waiting_on() and not _wait_started(run):
-            await asyncio.sleep(0.01)
-        await asyncio.sleep(0.05)
+        await asyncio.wait_for(waiting.wait(), 3)
         run.steer("stop waiting")
         result = await asyncio.wait_for(task, 3)
         assert result.answer == "ok, switching"
@@ -134,10 +145,6 @@ class TestSteering:
         await run.run()
         assert not run.steer("too late")  # the inbox is closed after the run
         assert run.result.unconsumed == ()
-
-
-def _wait_started(run) -> bool:
-    return run.phase.value == "running"
 
 
 class TestCancel:

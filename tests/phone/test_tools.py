@@ -107,8 +107,9 @@ async def test_a_steer_during_a_batch_skips_the_rest(tmp_path, sim_phone):
     tapped = asyncio.Event()
     run.subscribe(lambda e: e.type == "tool_result" and e.name == "phone_tap" and tapped.set())
     task = asyncio.create_task(run.run())
-    await asyncio.wait_for(tapped.wait(), 20)  # the batch's first step is done and now waits
-    await asyncio.sleep(0.3)
+    # The batch's first step is done; its wait comes next and checks for a new message
+    # before every read, so a steer from here on lands in that wait, however it is timed.
+    await asyncio.wait_for(tapped.wait(), 20)
     run.steer("actually, open the timer")
     result = await asyncio.wait_for(task, 20)
     assert result.status is OutcomeStatus.ANSWERED

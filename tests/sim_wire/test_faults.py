@@ -99,3 +99,77 @@ def test_adb_reconnect_then_connect_again(sim_phone_factory) -> None:
     phone.server.client().wait_for(phone.serial, state="device", timeout=20)
     assert phone.running.server.accepted == 2
     assert phone.shell("echo after adb reconnect") == "after adb reconnect\n"
+
+
+# --- the world's faults on the uiautomator2 path, as the real uiautomator2 client meets them ---
+
+
+@pytest.fixture
+def u2_phone(sim_phone_factory):
+    """A world phone with uiautomator2's server started by the real client library."""
+    import uiautomator2
+
+    phone = sim_phone_factory()
+    d = uiautomator2.connect(phone.adb)
+    assert d.jsonrpc.deviceInfo()["displayWidth"] == 1080
+    return phone, d
+
+
+def _fault(phone: SimPhone, spec: str) -> None:
+    phone.shell(f"simctl fault {spec}")
+
+
+def test_u2_idle_timeout_is_a_json_rpc_error(u2_phone) -> None:
+    from uiautomator2.exceptions import RPCUnknownError
+
+    phone, d = u2_phone
+    _fault(phone, "idle_timeout=2")
+    with pytest.raises(RPCUnknownError, match="TimeoutException: No idle state"):
+        d.jsonrpc.dumpWindowHierarchy(False, 50)
+    with pytest.raises(RPCUnknownError, match="TimeoutException"):
+        d.jsonrpc.click({"mask": 1, "childOrSibling": [], "childOrSiblingSelector": [], "text": "Settings"})
+    assert "<node" in d.jsonrpc.dumpWindowHierarchy(False, 50)  # both were used up
+
+
+def test_u2_null_root_is_an_empty_hierarchy_and_finds_nothing(u2_phone) -> None:
+    phone, d = u2_phone
+    _fault(phone, "null_root=2")
+    xml = d.jsonrpc.dumpWindowHierarchy(False, 50)
+    assert '<hierarchy rotation="0" />' in xml and "<node" not in xml
+    assert not d(text="Settings").exists  # its lookup saw no windows either
+    assert d(text="Settings").exists
+
+
+def test_u2_bad_xml_and_bad_png_are_cut_short(u2_phone) -> None:
+    import base64
+    import io
+    import xml.etree.ElementTree as ET
+
+    from PIL import Image
+
+    phone, d = u2_phone
+    _fault(phone, "bad_xml=1,bad_png=1")
+    with pytest.raises(ET.ParseError):
+        ET.fromstring(d.jsonrpc.dumpWindowHierarchy(False, 50))
+    ET.fromstring(d.jsonrpc.dumpWindowHierarchy(False, 50))  # the next one is whole
+    cut = base64.b64decode(d.jsonrpc.takeScreenshot(1, 80))
+    with pytest.raises(OSError):
+        Image.open(io.BytesIO(cut)).load()
+    Image.open(io.BytesIO(base64.b64decode(d.jsonrpc.takeScreenshot(1, 80)))).load()
+
+
+def test_u2_rpc_error_and_http_500_make_the_client_restart_its_server(u2_phone) -> None:
+    from uiautomator2.exceptions import HTTPError, UiAutomationNotConnectedError
+
+    phone, d = u2_phone
+    _fault(phone, "rpc_error=1")
+    d.set_clipboard("kept")  # failed once; the client restarted its server and asked again
+    assert phone.device.world.pending["rpc_error"] == 0
+    assert d.clipboard == "kept"
+    _fault(phone, "rpc_error=2")
+    with pytest.raises(UiAutomationNotConnectedError):
+        d.jsonrpc.getClipboard()
+    _fault(phone, "http_500=2")
+    with pytest.raises(HTTPError, match="500"):
+        d.jsonrpc.setText({"mask": 1, "childOrSibling": [], "childOrSiblingSelector": [], "focused": True}, "x")
+    assert d.jsonrpc.getClipboard() == "kept"

@@ -11,7 +11,7 @@ from tests.adb_env import SimPhone
 def test_world_phone_is_a_device_for_the_adb_server(sim_phone: SimPhone) -> None:
     assert sim_phone.run_adb("get-state").stdout.decode().strip() == "device"
     features = sim_phone.run_adb("features").stdout.decode().split()
-    assert "shell_v2" not in features
+    assert "shell_v2" in features
     assert sim_phone.shell("echo hi && echo there") == "hi\nthere\n"
 
 

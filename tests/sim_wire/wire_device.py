@@ -73,7 +73,7 @@ class WireDevice:
         self.cancelled: list[str] = []
 
     def banner(self) -> str:
-        # shell_v2 is listed on purpose: the adbd must strip what it does not speak.
+        # stat_v2 is listed on purpose: the adbd must strip what it does not speak.
         return (
             "device::ro.product.name=wire;ro.product.model=Wire_Double;"
             "ro.product.device=wire;features=shell_v2,cmd,stat_v2,fixed_push_mkdir"

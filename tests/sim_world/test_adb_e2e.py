@@ -11,8 +11,9 @@ from tests.sim_world.driver import OverAdb, find, state, tap
 
 
 def test_unknown_command_answers_like_a_phone(sim_phone) -> None:
-    out = sim_phone.run_adb("shell", "frobnicate --now; echo rc=$?").stdout.decode()
-    assert out == "/system/bin/sh: frobnicate: inaccessible or not found\nrc=127\n"
+    done = sim_phone.run_adb("shell", "frobnicate --now; echo rc=$?")
+    assert done.stderr.decode() == "/system/bin/sh: frobnicate: inaccessible or not found\n"  # shell v2: apart
+    assert done.stdout.decode() == "rc=127\n"
 
 
 def test_wm_size_and_screencap_png_agree(sim_phone) -> None:
@@ -103,5 +104,6 @@ def test_monkey_launch_and_am_start_w(sim_phone) -> None:
     assert state(OverAdb(sim_phone), "foreground")["0"].startswith("com.google.android.apps.messaging/")
     out = sim_phone.shell("am start -W -n com.android.settings/.Settings")
     assert "Status: ok" in out and "Activity: com.android.settings/.Settings" in out and out.rstrip().endswith("Complete")
-    bad = sim_phone.shell("am start -n com.nope/.Main")
+    failed = sim_phone.run_adb("shell", "am start -n com.nope/.Main", check=False)
+    bad = (failed.stdout + failed.stderr).decode()  # the error line is on stderr (shell v2)
     assert "Error: Activity class {com.nope/com.nope.Main} does not exist." in bad

@@ -67,9 +67,11 @@ COMMANDS: list[tuple[str, str, int]] = [
 @pytest.mark.parametrize("command,fragment,code", COMMANDS, ids=[c[0][:40] for c in COMMANDS])
 def test_command_with_adb_cli_and_adbutils(sim_phone, command, fragment, code) -> None:
     cli = sim_phone.run_adb("shell", command, check=False)
-    out = cli.stdout.decode("utf-8", errors="replace")
+    # The phone speaks shell v2: stderr comes back apart, the exit code is the command's.
+    out = (cli.stdout + cli.stderr).decode("utf-8", errors="replace")
     assert fragment in out, out[:500]
-    # adb (without shell_v2) can't carry the exit code: read it the way scripts do
+    assert cli.returncode == code
+    # … and the way scripts read it over a v1 shell
     rc = sim_phone.shell(f"{command} >/dev/null 2>&1; echo $?").strip().splitlines()[-1]
     assert int(rc) == code
     result = sim_phone.adb.shell2(command)

@@ -169,11 +169,17 @@ class TestPreviewAndDevices:
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot, frames=2)
             source = app.deps.frames
+            preview = app.main_screen.query_one(PhonePreview)
             app.action_open("usage")
             await pilot.pause()
-            await asyncio.sleep(0.3)  # let a grab already in flight land
+            await until(lambda: not preview._busy, 3)  # a grab already in flight lands
+            await pilot.pause()
             before = source.grabs
-            await asyncio.sleep(0.8)  # 4 ticks at 5 fps
+            # Four ticks of its timer, run here instead of waited for: none may grab.
+            for _ in range(4):
+                preview._tick()
+                await pilot.pause()
+            assert preview.paused and not preview._busy
             assert source.grabs == before
             app.action_back()
             await pilot.pause()

@@ -47,8 +47,14 @@ async def test_errors_and_cancels_count_as_calls_without_usage(server):
     model = metered(adapter("openai-chat", server.url), ledger, "main")
     with pytest.raises(ModelError):
         await complete(model, ask())
-    task = asyncio.create_task(complete(model, ask()))
-    await asyncio.sleep(0.3)
+    streaming = asyncio.Event()
+
+    async def read_to_the_end() -> None:
+        async for _ in model.stream(ask()):
+            streaming.set()  # the reply has begun: the call is in flight, its usage not yet known
+
+    task = asyncio.create_task(read_to_the_end())
+    await asyncio.wait_for(streaming.wait(), 10)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task

@@ -2,8 +2,9 @@
 
 The world writes the banner (product, model, device, features). If it ever lists a
 feature whose protocol this wire does not implement, the host would switch to that
-protocol (shell_v2 framing, stat_v2, sendrecv_v2, abb_exec, delayed-ack windows) and
-every command would break in confusing ways, so such features are dropped here.
+protocol (stat_v2, sendrecv_v2, abb_exec, delayed-ack windows) and every command would
+break in confusing ways, so such features are dropped here. shell_v2 is spoken
+(mika/sim/adbd/shell_v2.py) and passes.
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ from .packet import MAX_PAYLOAD_V1
 
 UNSPOKEN_FEATURES = frozenset(
     {
-        "shell_v2",
         "stat_v2",
         "ls_v2",
         "abb_exec",

@@ -1,8 +1,9 @@
 """What an OPEN's destination means inside the simulated phone.
 
-Only the services the host uses when the device announces no shell_v2 / abb_exec:
-`shell:CMD`, `exec:CMD`, `sync:`, `tcp:PORT`, `localabstract:NAME`. Anything else is
-refused with CLSE, as adbd does for a service it can't create.
+The services the host uses with the features we announce (shell_v2, no abb_exec):
+`shell:CMD`, `shell,v2,raw:CMD` / `shell,v2,pty:` (mika/sim/adbd/shell_v2.py),
+`exec:CMD`, `sync:`, `tcp:PORT`, `localabstract:NAME`. Anything else is refused with
+CLSE, as adbd does for a service it can't create.
 """
 
 from __future__ import annotations
@@ -11,16 +12,23 @@ from dataclasses import dataclass
 
 from mika.sim.device import SimDevice
 
+from .shell_v2 import ShellV2Stream
 from .stream import AdbStream
 from .sync import serve_sync
 
+
 @dataclass(frozen=True)
 class Service:
-    kind: str  # "shell", "exec", "sync", "socket"
+    kind: str  # "shell", "shell_v2", "shell_v2_pty", "exec", "sync", "socket"
     argument: str  # the command, or the normalised socket name
 
     async def serve(self, device: SimDevice, stream: AdbStream) -> None:
-        if self.kind in ("shell", "exec"):
+        if self.kind in ("shell_v2", "shell_v2_pty"):
+            await stream.accept()
+            framed = ShellV2Stream(stream, pty=self.kind == "shell_v2_pty")
+            code = await device.run_shell(self.argument, framed)
+            await framed.exit(code)
+        elif self.kind in ("shell", "exec"):
             await stream.accept()
             await device.run_shell(self.argument, stream)
         elif self.kind == "sync":
@@ -41,11 +49,12 @@ def parse_destination(destination: str) -> Service | None:
     if not colon:
         return None
     if name == "shell" or name.startswith("shell,"):
+        # Options: v2, raw / pty, TERM=… (adb's shell service string, services.cpp).
         options = name.split(",")[1:]
-        # The v2 shell protocol frames stdout/stderr/exit; we don't announce it, so a
-        # host asking for it anyway gets a refusal rather than garbled output.
         if "v2" in options:
-            return None
+            # Without raw/pty adbd picks a pty for an interactive shell, raw for a command.
+            pty = "pty" in options or ("raw" not in options and not rest)
+            return Service("shell_v2_pty" if pty else "shell_v2", rest)
         return Service("shell", rest)
     if name == "exec":
         return Service("exec", rest)

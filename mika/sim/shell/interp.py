@@ -23,9 +23,11 @@ SH = "/system/bin/sh"
 class Shell:
     """One shell session: its variables and last exit code live across lines."""
 
-    def __init__(self, phone: Phone, stream: SimStream | None = None) -> None:
+    def __init__(self, phone: Phone, stream: SimStream | None = None, err_sink: Sink | None = None) -> None:
         self.phone = phone
         self.stream = stream
+        # Where stderr goes: its own channel on a v2 shell, else with stdout (shell v1).
+        self.err_sink = err_sink
         self.env: dict[str, str] = {
             "?": "0",
             "PATH": "/product/bin:/apex/com.android.runtime/bin:/system/bin:/system/xbin",
@@ -38,7 +40,7 @@ class Shell:
         try:
             lists = parse(line)
         except ShellSyntaxError as e:
-            await sink(f"{SH}: {e}\n".encode())
+            await (self.err_sink or sink)(f"{SH}: {e}\n".encode())
             self.env["?"] = "1"
             return 1
         code = int(self.env["?"])
@@ -67,8 +69,8 @@ class Shell:
         last = len(pipe.commands) - 1
         for i, simple in enumerate(pipe.commands):
             out = Output(sink if i == last else None)
-            # adbd's shell v1 sends stderr down the same stream as stdout.
-            err = Output(sink)
+            # adbd's shell v1 sends stderr down the same stream as stdout; v2 apart.
+            err = Output((self.err_sink or sink) if sink is not None else None)
             code = await self._simple(simple, stdin, out, err)
             await err.flush()
             stdin = bytes(out.buf)
@@ -95,6 +97,8 @@ class Shell:
                 stdin = data
             elif r.op == ">&" and r.fd == 2 and target == "1":
                 err = out
+            elif r.op == ">&" and r.fd == 1 and target == "2":
+                out = err
             elif target == "/dev/null":
                 (err if r.fd == 2 else out).discard = True
             elif r.fd == 1:

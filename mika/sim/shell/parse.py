@@ -1,7 +1,7 @@
 """Turns a shell line into lists of pipelines, the way mksh on a phone reads them.
 
 Covered: single/double quotes, backslash escapes, `;` `&&` `||` `|` `&`, redirections
-(`>`, `>>`, `<`, `2>`, `2>&1`), `NAME=value` prefixes and `$?`/`$NAME` expansion.
+(`>`, `>>`, `<`, `2>`, `2>&1`, `>&2`), `NAME=value` prefixes and `$?`/`$NAME` expansion.
 Expansion is deferred to run time (a marker in the word) because `$?` changes between
 the commands of one line.
 """
@@ -47,7 +47,7 @@ class AndOr:
     background: bool = False
 
 
-_OPERATORS = ("&&", "||", ">>", "2>&1", "2>", ";", "|", "&", ">", "<")
+_OPERATORS = ("&&", "||", ">>", "2>&1", "1>&2", ">&2", "2>", ";", "|", "&", ">", "<")
 
 
 def _tokens(line: str) -> list[tuple[str, str]]:
@@ -220,6 +220,8 @@ def parse(line: str) -> list[AndOr]:
             i += 1
         elif val == "2>&1":
             cur.redirects.append(Redirect(2, ">&", "1"))
+        elif val in (">&2", "1>&2"):
+            cur.redirects.append(Redirect(1, ">&", "2"))
         elif val == "|":
             end_simple()
             if not cmds:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextvars
 import io
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -12,6 +13,7 @@ from mika.sim.apps import engine
 from mika.sim.apps.frame import build_frame
 from mika.sim.render.screen import render
 from mika.sim.shell.commands.keys import BY_CODE, key_char
+from mika.sim.u2 import faults
 from mika.sim.u2.selector import find_all, find_one, obj_info
 from mika.sim.world.hierarchy import dump_u2
 
@@ -35,7 +37,13 @@ class RpcError(Exception):
         self.data = data
 
 
+# Set for one call while a null_root fault is in force: the bridge sees no windows.
+_blind: contextvars.ContextVar[bool] = contextvars.ContextVar("u2_blind", default=False)
+
+
 def _frames(phone: Phone) -> list[tuple[int, list[Any]]]:
+    if _blind.get():
+        return []
     w = phone.world
     return [(d, build_frame(w, d)) for d in sorted(w.displays)]
 
@@ -170,7 +178,8 @@ def _methods(phone: Phone) -> dict[str, Callable[..., Any]]:
     w = phone.world
     return {
         "deviceInfo": lambda *a: device_info(phone),
-        "dumpWindowHierarchy": lambda compressed=False, max_depth=50, root_in_active=None: dump_u2(_frames(phone)),
+        "dumpWindowHierarchy": lambda compressed=False, max_depth=50, root_in_active=None: (
+            dump_u2(frames) if (frames := _frames(phone)) else faults.EMPTY_HIERARCHY),
         "takeScreenshot": lambda scale=1, quality=80: _screenshot(phone, scale, quality),
         "click": lambda *a: _click_node(phone, a[0]) if isinstance(a[0], dict) else (
             engine.long_press(w, 0, int(a[0]), int(a[1])) if len(a) > 2 and int(a[2]) >= engine.LONG_PRESS_MS
@@ -234,18 +243,24 @@ async def call(phone: Phone, request: dict[str, Any]) -> dict[str, Any]:
     params = request.get("params") or []
     if isinstance(params, dict):
         params = [params]
+    token = None
     try:
+        if faults.before_call(phone.world, method):
+            token = _blind.set(True)
         if method in ("waitForExists", "waitUntilGone"):
             result: Any = await _wait(phone, params[0], params[1] if len(params) > 1 else 0, method == "waitUntilGone")
         else:
             fn = _methods(phone).get(method)
             if fn is None:
                 raise RpcError(-32601, f"Method not found: {method}")
-            result = fn(*params)
-    except RpcError as e:
+            result = faults.after_call(phone.world, method, fn(*params))
+    except (RpcError, faults.RpcFault) as e:
         return {"jsonrpc": "2.0", "id": rid, "error": {"code": e.code, "message": e.message, "data": e.data}}
     except (TypeError, ValueError, IndexError, KeyError) as e:
         return {"jsonrpc": "2.0", "id": rid, "error": {"code": -32602, "message": f"Invalid params for {method}: {e}"}}
     except Exception as e:  # a simulator bug answers as an RPC error, never kills the server
         return {"jsonrpc": "2.0", "id": rid, "error": {"code": -32001, "message": f"simulator error in {method}: {type(e).__name__}: {e}"}}
+    finally:
+        if token is not None:
+            _blind.reset(token)
     return {"jsonrpc": "2.0", "id": rid, "result": result}

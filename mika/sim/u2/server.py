@@ -10,6 +10,7 @@ import json
 from typing import TYPE_CHECKING
 
 from mika.sim.device import SimStream, StreamClosed
+from mika.sim.u2 import faults
 from mika.sim.u2.rpc import call
 
 if TYPE_CHECKING:
@@ -47,6 +48,8 @@ async def serve_http(phone: Phone, stream: SimStream) -> None:
             body, buf = buf[:length], buf[length:]
             if method == "GET" and path == "/ping":
                 await _response(stream, "200 OK", b"pong", "text/plain")
+            elif method == "POST" and path.startswith("/jsonrpc/0") and faults.http_500(phone.world):
+                await _response(stream, "500 Internal Server Error", faults.HTTP_500_BODY, "text/plain")
             elif method == "POST" and path.startswith("/jsonrpc/0"):
                 try:
                     request = json.loads(body or b"{}")

@@ -54,7 +54,8 @@ class Phone:
     async def run_shell(self, command: str, stream: SimStream) -> int:
         from mika.sim.shell.interp import Shell
 
-        shell = Shell(self, stream)
+        # A v2 shell stream (mika/sim/adbd/shell_v2.py) keeps stderr on its own channel.
+        shell = Shell(self, stream, getattr(stream, "write_err", None))
         try:
             if command.strip():
                 return await shell.run_line(command, stream.write)
@@ -63,22 +64,28 @@ class Phone:
             return 0
 
     async def _interactive(self, shell, stream: SimStream) -> int:  # type: ignore[no-untyped-def]
-        prompt = f"{self.world.props['ro.product.device']}:/ $ ".encode()
+        # A v1 shell is a pty (prompt, echo, CR LF); a v2 raw shell is sh reading a pipe.
+        tty = getattr(stream, "pty", True)
+        prompt = f"{self.world.props['ro.product.device']}:/ $ ".encode() if tty else b""
         await stream.write(prompt)
         pending = b""
         while True:
             data = await stream.read()
             if not data:
+                if pending.strip() and not tty:  # sh runs a last line without its newline
+                    await shell.run_line(pending.decode("utf-8", errors="replace"), stream.write)
                 return int(shell.env["?"])
             pending += data
             while b"\n" in pending:
                 line, pending = pending.split(b"\n", 1)
                 text = line.decode("utf-8", errors="replace").rstrip("\r")
-                await stream.write(line + b"\r\n")  # a pty echoes what was typed
+                if tty:
+                    await stream.write(line + b"\r\n")  # a pty echoes what was typed
                 await shell.run_line(text, stream.write)
                 if shell.env.get("__exit__"):
                     return int(shell.env["?"])
-                await stream.write(prompt)
+                if prompt:
+                    await stream.write(prompt)
 
     async def open_service(self, service: str, stream: SimStream) -> bool:
         if service in ("tcp:9008", "tcp:localhost:9008", "tcp:127.0.0.1:9008") and self.u2_servers > 0:

@@ -6,9 +6,11 @@ PRODUCT = "mika_sim"
 MODEL = "Mika Sim Phone"
 DEVICE = "mika_sim"
 
-# Features the host may use with us. Left out on purpose: shell_v2, stat_v2, ls_v2,
-# sendrecv_v2*, abb_exec, delayed_ack — so the host falls back to shell:, exec:, sync v1.
+# Features the host may use with us. shell_v2 gives real exit codes and stderr apart.
+# Left out on purpose: stat_v2, ls_v2, sendrecv_v2*, abb_exec, delayed_ack — so the host
+# falls back to exec: and sync v1 for those.
 FEATURES = (
+    "shell_v2",
     "cmd",
     "fixed_push_mkdir",
     "apex",

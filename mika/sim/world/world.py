@@ -15,7 +15,7 @@ import json
 from importlib import resources
 from typing import Any
 
-from mika.sim.faults import FaultSpec
+from mika.sim.faults import ONE_SHOT, FaultSpec
 from mika.sim.world.clock import Clock, parse_time
 from mika.sim.world.display import Activity, Display, Task
 from mika.sim.world.props import default_props
@@ -113,12 +113,7 @@ class World:
         self.taps = 0
         self.surprise: dict[str, Any] | None = spec.get("surprise")
         self.toast: tuple[str, float] | None = None
-        self.pending = {
-            "null_root": self.faults.null_root,
-            "idle_timeout": self.faults.idle_timeout,
-            "bad_xml": self.faults.bad_xml,
-            "bad_png": self.faults.bad_png,
-        }
+        self.pending = {key: getattr(self.faults, key) for key in ONE_SHOT}
         self.launch(LAUNCHER, display_id=0)
         fg = spec.get("foreground")
         if fg and fg != LAUNCHER:

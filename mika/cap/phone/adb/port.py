@@ -5,10 +5,16 @@ Blocking adb calls run in threads. A call that fails because the phone went away
 is tried once more; if the phone does not come back the call raises DeviceUnavailable
 and the run ends saying so.
 
-Hierarchy: uiautomator2's `dump_hierarchy` when its on-device server can be started
-(all windows, `display-id`), else `uiautomator dump`, retried a bounded number of times
-on the two answers real phones give while busy ("null root node", "could not get idle
-state").
+Hierarchy: uiautomator2's `dumpWindowHierarchy` JSON-RPC when its on-device server can be
+started (all windows, `display-id`), else `uiautomator dump`. Both are retried a bounded
+number of times on the answers real phones give while busy (uiautomator dump: "null root
+node", "could not get idle state"; uiautomator2: an empty `<hierarchy/>`, a
+TimeoutException waiting for idle). A uiautomator2 server that keeps failing (its client
+already restarts it once) hands this read to `uiautomator dump`; actions through it
+(set-text, clipboard, clear) say which call failed.
+
+Shell: over shell protocol v2 when the phone announces `shell_v2` (the exit code and
+stderr come framed), else v1 with adbutils' `; echo $?` trailer.
 """
 
 from __future__ import annotations
@@ -44,6 +50,24 @@ DUMP_PATH = "/sdcard/window_dump.xml"
 DUMP_RETRIES = 4
 _BUSY_DUMP = ("null root node", "could not get idle state")
 U2_START_TIMEOUT = 10.0
+# Shell protocol v2 packet ids (adbd's shell_protocol.h).
+_V2_STDOUT, _V2_STDERR, _V2_EXIT = 1, 2, 3
+_V2_CLOSE_STDIN = bytes([4, 0, 0, 0, 0])
+U2_MAX_ERRORS = 2
+U2_RETRIES = 3
+# uiautomator2's message when UiAutomation waited for an idle app in vain: nothing was done.
+_U2_BUSY = ("TimeoutException", "could not get idle state", "No idle state")
+
+
+def _u2_busy(exc: BaseException) -> bool:
+    return any(b in str(exc) for b in _U2_BUSY)
+
+
+def _u2_reason(exc: BaseException) -> str:
+    """One line for a uiautomator2 error (its args carry params and Java stack traces)."""
+    first = exc.args[0] if exc.args else exc
+    text = str(first).strip().splitlines()[0] if str(first).strip() else type(exc).__name__
+    return text.removeprefix("Unknown RPC error: ")[:200]
 
 
 class PortError(ToolFault):
@@ -98,6 +122,8 @@ class AdbPort:
         self._info: DeviceInfo | None = None
         self._u2: Any = None
         self._u2_failed = backend == "dump"
+        self.last_dump_via = ""  # "uiautomator2" or "uiautomator dump": what gave the last screen
+        self._u2_errors = 0  # uiautomator2 failures in a row (auto backend gives up at U2_MAX_ERRORS)
         self._lock = threading.Lock()
         self._borrowed_ime: tuple[str, str] | None = None  # (ledger id, previous ime)
         self._borrowed_clip: tuple[str, str] | None = None  # (ledger id, the user's clipboard text)
@@ -156,8 +182,32 @@ class AdbPort:
         return await self._run(lambda: self._shell_sync(command, timeout), repeat=False)
 
     def _shell_sync(self, command: str, timeout: float = 20.0) -> ShellResult:
+        if self._info is not None and "shell_v2" in self._info.features:
+            return self._shell_v2(command, timeout)
+        # Shell v1 has no exit code on the wire: adbutils appends `; echo X4EXIT:$?`.
         r = self.device.shell2(command, timeout=timeout)
         return ShellResult(r.returncode, r.output)
+
+    def _shell_v2(self, command: str, timeout: float) -> ShellResult:
+        """`shell,v2,raw:` (adbd's shell_protocol.h): packets of id byte + u32 LE length +
+        data; stdout 1 and stderr 2 are kept in the order they came, exit 3 ends it. The
+        exit code is the command's own, with nothing appended to the command line."""
+        conn = self.device.open_transport(timeout=timeout)
+        try:
+            conn.send_command("shell,v2,raw:" + command)
+            conn.check_okay()
+            conn.send(_V2_CLOSE_STDIN)  # nothing to feed: a command reading stdin sees its end
+            out = bytearray()
+            while True:
+                head = conn.read_exact(5)
+                length = int.from_bytes(head[1:5], "little")
+                data = conn.read_exact(length) if length else b""
+                if head[0] in (_V2_STDOUT, _V2_STDERR):
+                    out += data
+                elif head[0] == _V2_EXIT:
+                    return ShellResult(data[0] if data else 255, out.decode("utf-8", errors="replace"))
+        finally:
+            conn.close()
 
     def _exec_out(self, command: str, timeout: float = 20.0) -> bytes:
         """`exec:` gives the command's bytes untouched (no pty, no CR LF)."""
@@ -213,12 +263,15 @@ class AdbPort:
         if not self._u2_failed:
             xml = self._u2_dump()
             if xml is not None:
+                self.last_dump_via = "uiautomator2"
                 return xml
         if display != 0:
             raise PortError(
                 f"Display {display} can only be read through uiautomator2, which could not be started on this phone."
             )
-        return self._plain_dump()
+        xml = self._plain_dump()
+        self.last_dump_via = "uiautomator dump"
+        return xml
 
     def _u2_device(self) -> Any:
         """The uiautomator2 device, started on first use; None once it proved unavailable."""
@@ -237,18 +290,51 @@ class AdbPort:
             return None
 
     def _u2_dump(self) -> str | None:
+        """The all-windows dump over uiautomator2's JSON-RPC, with the same bounded retries
+        as `uiautomator dump` on the answers a busy phone gives (an empty hierarchy when the
+        accessibility bridge has no root, a TimeoutException waiting for idle). None means
+        "use uiautomator dump" (auto backend, uiautomator2 broken)."""
         u2 = self._u2_device()
         if u2 is None:
             return None
-        try:
-            return u2.dump_hierarchy()
-        except Exception as exc:
-            if self.backend == "u2":
-                raise PortError(f"uiautomator2 could not read the screen: {exc}") from None
-            log.info("uiautomator2 dump failed on %s (%s); using uiautomator dump", self.serial, exc)
+        last = ""
+        for attempt in range(DUMP_RETRIES):
+            try:
+                # Straight to the RPC: uiautomator2's dump_hierarchy() retries an empty dump
+                # with 1 s sleeps of its own and then hands back an empty screen as if real.
+                xml = u2.jsonrpc.dumpWindowHierarchy(False, 50)
+            except (adbutils.AdbError, OSError, EOFError):
+                raise  # the phone went away: the reconnect logic waits for it
+            except Exception as exc:
+                if not _u2_busy(exc):
+                    return self._u2_broke("read the screen", exc)
+                last = _u2_reason(exc)
+            else:
+                if isinstance(xml, str) and "<node" in xml:
+                    self._u2_errors = 0
+                    return xml
+                last = "an empty hierarchy (null root node)"
+            self._sleep(0.3 * (attempt + 1))
+        raise DumpFailed(
+            f"The phone could not dump its screen after {DUMP_RETRIES} tries ({last or 'no answer'}). "
+            "An animation or a busy app can cause this; wait a moment and read the screen again."
+        )
+
+    def _u2_broke(self, doing: str, exc: BaseException) -> None:
+        """uiautomator2 failed in a way retrying here won't mend (its client already
+        restarted its server once). With backend u2 that is the answer; with auto this read
+        uses `uiautomator dump`, and after U2_MAX_ERRORS such failures in a row we stop
+        asking uiautomator2."""
+        reason = _u2_reason(exc)
+        if self.backend == "u2":
+            raise PortError(f"uiautomator2 could not {doing} on the phone ({reason}). "
+                            "Try again; if it keeps failing, reconnect the phone.") from None
+        self._u2_errors += 1
+        log.info("uiautomator2 could not %s on %s (%s); using uiautomator dump", doing, self.serial, reason)
+        self._u2 = None
+        if self._u2_errors >= U2_MAX_ERRORS:
             self._u2_failed = True
-            self._u2 = None
-            return None
+        return None
 
     def _start_u2(self) -> Any:
         import uiautomator2
@@ -258,7 +344,9 @@ class AdbPort:
         def start() -> None:
             try:
                 d = uiautomator2.connect(NoDelayDevice(self.client, serial=self.serial))
-                d.dump_hierarchy()  # starts the on-device server
+                # Any call starts the on-device server; deviceInfo touches no node, so a
+                # busy screen (pending dump faults) can't fail the start.
+                d.jsonrpc.deviceInfo()
                 box["device"] = d
             except Exception as exc:
                 box["error"] = exc
@@ -351,22 +439,45 @@ class AdbPort:
         if u2 is None:
             return ""
         field = u2(focused=True)
-        if field.exists:
-            field.set_text(existing + text)
+        if self._u2_call("find the focused field", lambda: bool(field.exists)):
+            self._u2_call("set the field's text", lambda: field.set_text(existing + text))
             return "set_text"
         with self._lock:
             if self._borrowed_clip is None:
-                previous = u2.clipboard or ""
+                previous = self._u2_call("read the clipboard", lambda: u2.clipboard) or ""
                 self._borrowed_clip = (self.borrower.borrow("clipboard", self.serial, {"text": previous}), previous)
-        u2.clipboard = text
-        u2.jsonrpc.pasteClipboard()
+        self._u2_call("set the clipboard", lambda: u2.set_clipboard(text))
+        self._u2_call("paste the clipboard", u2.jsonrpc.pasteClipboard)
         return "clipboard"
+
+    def _u2_call(self, doing: str, fn: Callable[[], T]) -> T:
+        """One uiautomator2 call of an action. A wait for idle that timed out did nothing,
+        so it is tried again (U2_RETRIES in all); any other failure is a PortError naming
+        what was being done. A phone that went away is left to the reconnect logic."""
+        for attempt in range(U2_RETRIES):
+            try:
+                return fn()
+            except (adbutils.AdbError, OSError, EOFError):
+                raise
+            except ToolFault:
+                raise
+            except Exception as exc:
+                if _u2_busy(exc) and attempt + 1 < U2_RETRIES:
+                    self._sleep(0.3 * (attempt + 1))
+                    continue
+                self._u2 = None  # start it afresh next time
+                tries = f" after {attempt + 1} tries" if attempt else ""
+                raise PortError(
+                    f"uiautomator2 could not {doing} on the phone{tries} ({_u2_reason(exc)}). "
+                    "Read the screen (phone_observe) to see what happened, then try again."
+                ) from None
+        raise AssertionError("unreachable")  # the loop returns or raises
 
     async def clear_text(self, display: int, length: int = 0) -> None:
         await self.info()
         u2 = await asyncio.to_thread(self._u2_device)
         if u2 is not None:
-            await self._run(u2.clear_text)
+            await self._run(lambda: self._u2_call("clear the field", u2.clear_text), repeat=False)
             return
         if self._borrowed_ime is not None:
             await self._run(lambda: self._check(self._shell_sync(ADB_KEYBOARD_CLEAR)))

@@ -91,7 +91,12 @@ async def app_process(ctx: Ctx) -> int:
                 reader.cancel()
                 continue
             if reader.result() == b"":
-                break
+                if stream.closed:
+                    break
+                # A v2 shell whose host closed only stdin: the server runs on, as
+                # app_process ignores its stdin, until the stream itself closes.
+                # (A poll, like the one above: the kill flag has no event to wait on.)
+                await asyncio.sleep(0.5)
     finally:
         phone.u2_servers -= 1
     return 0
