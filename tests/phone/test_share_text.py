@@ -25,7 +25,9 @@ class TestAmTrailingArgument:
         assert parse_intent(["-a", "android.intent.action.DIAL", "tel:123"]).data == "tel:123"
 
     def test_send_to_an_app_without_a_share_page_fails_as_on_a_real_phone(self, sim_phone):
-        out = sim_phone.shell(f"{SEND} com.mika.notes; echo rc=$?")
+        # The phone speaks shell v2: am's error goes to stderr, as on a real phone.
+        done = sim_phone.run_adb("shell", f"{SEND} com.mika.notes; echo rc=$?", check=False)
+        out = (done.stdout + done.stderr).decode()
         assert "pkg=com.mika.notes" in out and "unable to resolve" in out, out
         assert "NewMessage" not in front(sim_phone) and MESSAGES not in front(sim_phone)
 
