@@ -24,6 +24,12 @@ class Verdict(enum.Enum):
     NEEDS_CONFIRMATION = "confirmation_required"
     UNAVAILABLE = "approval_unavailable"
     HAND_TO_USER = "pay_by_user"
+    # A payment screen is in front and what the action would hit can't be told for sure
+    # (a point between elements, Enter with no focused button): refused, never asked.
+    UNCLEAR = "payment_target_unclear"
+
+# Verdicts that mean a payment step did not happen because nobody could or did approve it.
+BLOCKED = (Verdict.UNAVAILABLE.value, Verdict.HAND_TO_USER.value, Verdict.UNCLEAR.value, "refused")
 
 
 @dataclass(frozen=True)
@@ -58,6 +64,8 @@ class ApprovalPolicy:
             return Decision(Verdict.GO, classified)
         if risk is RiskClass.PAY:
             return Decision(Verdict.HAND_TO_USER, classified)
+        if not target.on_screen:
+            return Decision(Verdict.UNCLEAR, classified)
         # A payment step.
         if not self.can_ask:
             return Decision(Verdict.UNAVAILABLE, classified)

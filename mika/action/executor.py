@@ -15,7 +15,7 @@ from dataclasses import replace
 from mika.action.approval import ApprovalPolicy, Verdict
 from mika.action.origin import Origin
 from mika.action.pacing import OutwardPacing
-from mika.action.risk import Classified, RiskClass, classify
+from mika.action.risk import Classified, RiskClass, classify_target
 from mika.model.messages import ToolCall
 from mika.resources import prompt
 from mika.record.events import ApprovalEvent, ToolCalled, ToolFinished, ToolsOpened
@@ -31,7 +31,7 @@ from mika.tool.schema import check_arguments
 _MINTER = issue_minter()
 
 # Model-facing texts live in prompts/feedback/, named by the verdict's code.
-_REFUSALS = {v: f"feedback/{v.value}.md" for v in (Verdict.NEEDS_CONFIRMATION, Verdict.UNAVAILABLE, Verdict.HAND_TO_USER)}
+_REFUSALS = {v: f"feedback/{v.value}.md" for v in (Verdict.NEEDS_CONFIRMATION, Verdict.UNAVAILABLE, Verdict.HAND_TO_USER, Verdict.UNCLEAR)}
 
 
 class ActionExecutor:
@@ -90,7 +90,7 @@ class ActionExecutor:
             return ToolOutcome.error("screen_locked", prompt("feedback/screen_locked.md")), 0
         # 3. irreversible check and consent
         target = await tool.target(args, ctx) or ActionTarget()
-        classified = classify(target.label, target.screen_text)
+        classified = classify_target(target.label, target.kind, target.screen_text)
         decision = self.approval.decide(classified, target, origin, ctx.step)
         what = _what(target, classified)
         if classified.risk is not RiskClass.NONE:
