@@ -6,9 +6,10 @@ before and after, an `ActionEffect`, and the fresh listing attached.
 
 from __future__ import annotations
 
+import re
 from typing import Any, ClassVar
 
-from mika.action.risk import RiskClass, classify, classify_place, reads_as_payment
+from mika.action.risk import RiskClass, amounts_in, classify, classify_place, reads_as_payment
 from mika.cap.phone.session import PhoneSession, session_of
 from mika.tool.context import ToolContext
 from mika.tool.declaration import ActionTarget, AgentTool, Risk, ToolOutcome
@@ -74,6 +75,9 @@ ACTIVATING_KEYS = ("ENTER", "DPAD_CENTER", "NUMPAD_ENTER", "SPACE")
 # smaller; the margin errs on the side of checking).
 TAP_SLOP_PX = 48
 
+# Words that say an amount is due (not just a price in a list).
+_DUE = re.compile(r"\b(?:total|amount due|subtotal|to pay|order total)\b|合计|总计|实付|应付|待支付", re.I)
+
 _RANK = {RiskClass.PAY: 4, RiskClass.PAYMENT: 3, RiskClass.OUTWARD: 2, RiskClass.IRREVERSIBLE: 1, RiskClass.NONE: 0}
 
 
@@ -92,6 +96,13 @@ def payment_screen_label(screen: Screen) -> str:
         return el.label
     if screen.activity and classify_place(screen.activity).risk is not RiskClass.NONE:
         return screen.activity
+    texts = [t.strip() for t in screen.texts() if t.strip()]
+    if amounts_in(" | ".join(texts)):
+        # An amount is due and something says so ("Total", "tap Pay now"): an app may hide
+        # its checkout behind any button, field or key here.
+        for t in texts:
+            if reads_as_payment(t) or _DUE.search(t):
+                return t[:80]
     return ""
 
 
