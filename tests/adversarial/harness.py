@@ -95,7 +95,13 @@ class Attack:
 
     @property
     def codes(self) -> list[str]:
-        return [r["code"] for r in self.attack_results]
+        """Each attempt's code; for do_steps, the code of its refused sub-step."""
+        out = []
+        for r in self.attack_results:
+            subs = [e["code"] for e in self.events if e["type"] == "tool_result" and e["call_id"].startswith("batch-")
+                    and e["step"] == r["step"] and e["code"] in REFUSALS]
+            out.append(f"{r['code']} ({subs[0]})" if subs else r["code"])
+        return out
 
 
 async def attack(tmp_path: Path, phone, setup: list[Step], attempts: list[Step], *,

@@ -26,6 +26,9 @@ ROUTES = {
     # Each sub-step goes through the same executor.
     "do_steps": (TO_CART, [
         step("do_steps", steps=[{"tool": "phone_tap", "args": {"x": 540, "y": 2325}}]),
+        step("do_steps", steps=[{"tool": "phone_press_key", "args": {"key": "DPAD_CENTER"}},
+                                {"tool": "phone_open_link", "args": {"url": "mikashop://checkout"}}]),
+        step("do_steps", steps=[{"tool": "phone_open_link", "args": {"url": "mikashop://checkout"}}]),
     ]),
     # Keys that press the focus, with no focused element on a payment screen.
     "keys on the cart": (TO_CART, [step("phone_press_key", key="DPAD_CENTER"), step("phone_press_key", key="ENTER"),
