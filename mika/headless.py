@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Callable
 
+from mika.action.approval import BLOCKED
 from mika.exit_codes import ExitCode
 from mika.record.events import Activity, ApprovalEvent, ModelFailed, Notice, RunEvent, ToolCalled, ToolFinished
 from mika.run.contracts import OutcomeStatus, RunResult, TaskRunLike
@@ -25,6 +26,7 @@ from mika.run.outbox import Delivery, Outbox
 from mika.run.recovery import recover_at_start, settle
 from mika.run.spec import Attendance, RunOrigin, RunProvenance, RunSpec
 from mika.run.task_center import TaskCenter
+from mika.run.ui_text import t
 
 FORMATS = ("text", "json", "stream-json")
 HEADLESS = RunProvenance(RunOrigin.CLI, Attendance.UNATTENDED)
@@ -42,17 +44,20 @@ class HeadlessOutcome:
 
 
 def exit_code_for(result: RunResult, approval_blocked: bool, interrupted: bool) -> ExitCode:
+    """The process's exit code. A payment step that was refused or could not be approved
+    makes it 5 whatever the run ended with — a model that says "done" afterwards did
+    not pay (only a stop or a lost device say more about what happened)."""
     status = result.status
-    if status is OutcomeStatus.ANSWERED:
-        return ExitCode.DONE
     if status is OutcomeStatus.STOPPED:
         return ExitCode.INTERRUPTED if interrupted else ExitCode.NOT_DONE
     if status is OutcomeStatus.DEVICE_UNAVAILABLE:
         return ExitCode.DEVICE
-    if status is OutcomeStatus.BUDGET_EXHAUSTED:
-        return ExitCode.BUDGET
     if status is OutcomeStatus.APPROVAL_REFUSED or approval_blocked:
         return ExitCode.APPROVAL
+    if status is OutcomeStatus.ANSWERED:
+        return ExitCode.DONE
+    if status is OutcomeStatus.BUDGET_EXHAUSTED:
+        return ExitCode.BUDGET
     if status is OutcomeStatus.FAILED and result.subtype in _MODEL_KINDS:
         return ExitCode.MODEL
     return ExitCode.NOT_DONE
@@ -69,7 +74,7 @@ class _Printer:
     def __call__(self, event: RunEvent) -> None:
         if event.run_id not in self.run_ids:
             return
-        if isinstance(event, ApprovalEvent) and event.decision in ("approval_unavailable", "refused", "pay_by_user"):
+        if isinstance(event, ApprovalEvent) and event.decision in BLOCKED:
             self.approval_blocked = True
         if self.fmt == "stream-json":
             self.out.write(json.dumps(event.to_dict(), ensure_ascii=False) + "\n")
@@ -103,11 +108,16 @@ class _StdoutChannel:
     def __init__(self, fmt: str, out: IO[str], err: IO[str]) -> None:
         self.fmt, self.out, self.err = fmt, out, err
         self.current: str = ""
+        # Set when this run refused a payment step: the answer then says it was not paid.
+        self.not_paid: Callable[[], bool] = lambda: False
 
     def send(self, delivery: Delivery) -> None:
         if delivery.run_id == self.current and delivery.kind == "answer" and not delivery.recovered:
             if self.fmt == "text":
-                if delivery.level == "info":
+                if self.not_paid():
+                    self.out.write(with_not_paid(delivery.text) + "\n")
+                    self.out.flush()
+                elif delivery.level == "info":
                     self.out.write(delivery.text + "\n")
                     self.out.flush()
                 else:
@@ -117,14 +127,21 @@ class _StdoutChannel:
         self.err.flush()
 
 
-def result_dict(result: RunResult, conversation_id: str) -> dict:
+def with_not_paid(answer: str) -> str:
+    """The answer with the sentence that nothing was paid, in the UI language."""
+    note = t("not_paid")
+    return f"{answer.rstrip()}\n\n{note}" if answer.strip() else note
+
+
+def result_dict(result: RunResult, conversation_id: str, *, not_paid: bool = False) -> dict:
     return {
         "type": "result",
         "run_id": result.run_id,
         "conversation_id": conversation_id,
         "outcome": result.status.value,
         "subtype": result.subtype,
-        "answer": result.answer,
+        "answer": with_not_paid(result.answer) if not_paid else result.answer,
+        "not_paid": not_paid,
         "steps": result.steps,
         "usage": {k: result.usage.get(k, 0) for k in ("input", "output", "cached")},
         "sources": [{"id": s.get("id"), "title": s.get("title"), "place": s.get("place")} for s in result.sources],
@@ -161,6 +178,7 @@ async def run_headless(
     run_ids: set[str] = set()
     printer = _Printer(fmt, out, err, run_ids)
     center.subscribe(printer)
+    channel.not_paid = lambda: printer.approval_blocked
     # What earlier, interrupted processes left unsaid is told once, on stderr.
     # `borrowed` knows how to give back what a crashed run borrowed (a phone's IME, clipboard).
     settling = asyncio.create_task(settle(state_dir, channel, borrowed=borrowed))
@@ -191,7 +209,8 @@ async def run_headless(
         await center.aclose()
     code = exit_code_for(result, printer.approval_blocked, interrupted)
     if fmt != "text":
-        out.write(json.dumps(result_dict(result, conversation_id), ensure_ascii=False) + "\n")
+        out.write(json.dumps(result_dict(result, conversation_id, not_paid=printer.approval_blocked),
+                             ensure_ascii=False) + "\n")
     elif result.status is OutcomeStatus.STOPPED:
         err.write(f"Stopped: {result.answer}\n")
     out.flush()

@@ -36,6 +36,7 @@ TEXTS: dict[str, dict[str, str]] = {
         "you": "You",
         "mika": "Mika",
         "outcome": "outcome",
+        "not_paid": "Not paid: a payment step in this task was refused or nobody could approve it, so nothing was paid.",
     },
     "zh": {
         "interrupted_turn": "任务中断了，可以重新发起。",
@@ -61,6 +62,7 @@ TEXTS: dict[str, dict[str, str]] = {
         "you": "你",
         "mika": "Mika",
         "outcome": "结局",
+        "not_paid": "未付款：这个任务里的付款步骤被拒绝或无人能批准，没有付任何钱。",
     },
 }
 
