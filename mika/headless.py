@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import IO, Callable
 
 from mika.action.approval import BLOCKED
+from mika.action.approval_summary import ScreenSummary
 from mika.exit_codes import ExitCode
 from mika.record.events import Activity, ApprovalEvent, ModelFailed, Notice, RunEvent, ToolCalled, ToolFinished
 from mika.run.contracts import OutcomeStatus, RunResult, TaskRunLike
@@ -90,6 +91,10 @@ def _progress_line(event: RunEvent) -> str:
     if isinstance(event, ToolCalled):
         args = json.dumps(event.arguments, ensure_ascii=False)
         return f"· {event.name} {args if len(args) < 120 else args[:117] + '...'}"
+    if isinstance(event, ApprovalEvent) and event.decision in BLOCKED:
+        # What the screen showed at the held-back step, not the model's description.
+        shown = ScreenSummary(item=event.item, amount=event.amount, app=event.app, button=event.button).line()
+        return f"  payment step {event.decision}: {shown}"
     if isinstance(event, ToolFinished) and not event.ok:
         return f"  ! {event.code}: {event.text[:200]}"
     if isinstance(event, ModelFailed):

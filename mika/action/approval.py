@@ -11,6 +11,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
+from mika.action.approval_summary import ScreenSummary
 from mika.action.confirmation import ConfirmationGate
 from mika.action.origin import Origin
 from mika.action.risk import Classified, RiskClass
@@ -48,6 +49,9 @@ class ApprovalPolicy:
         # None in autonomous mode: nothing can be confirmed because nothing is asked.
         self.gate = gate
         self.autonomous = autonomous
+        # The screen of the last payment step that was held back: what a request for
+        # consent shows the person (not the model's description of it).
+        self.seen: ScreenSummary | None = None
 
     @property
     def can_ask(self) -> bool:

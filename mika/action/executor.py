@@ -13,6 +13,7 @@ import time
 from dataclasses import replace
 
 from mika.action.approval import ApprovalPolicy, Verdict
+from mika.action.approval_summary import summarize_text
 from mika.action.origin import Origin
 from mika.action.pacing import OutwardPacing
 from mika.action.risk import Classified, RiskClass, classify_target
@@ -94,11 +95,18 @@ class ActionExecutor:
         decision = self.approval.decide(classified, target, origin, ctx.step)
         what = _what(target, classified)
         if classified.risk is not RiskClass.NONE:
+            seen = None
+            if classified.risk in (RiskClass.PAYMENT, RiskClass.PAY):
+                seen = summarize_text(target.screen_text, button=target.label, app=target.app)
+                if not decision.allowed:
+                    self.approval.seen = seen
             ctx.emit(
                 ApprovalEvent(
                     run_id=ctx.run_id, conversation_id=ctx.spec.conversation_id, step=ctx.step,
                     decision={"go": "outward", "released": "released"}.get(decision.verdict.value, decision.verdict.value),
-                    tool=tool.name, app=target.app, amount=classified.amount, what=what, reason=classified.risk.value,
+                    tool=tool.name, app=target.app, amount=(seen.amount if seen else "") or classified.amount,
+                    what=what, reason=classified.risk.value,
+                    item=seen.item if seen else "", button=seen.button if seen else "",
                 )
             )
         if not decision.allowed:

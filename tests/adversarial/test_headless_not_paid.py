@@ -141,5 +141,7 @@ async def test_on_the_simulated_shop_a_refused_checkout_then_a_claim_exits_5(tmp
     outcome = await run_headless("buy the tea in my cart", factory, tmp_path, out=out, err=err)
     assert outcome.exit_code is ExitCode.APPROVAL, err.getvalue()
     assert "approval_unavailable" in err.getvalue()
+    # The request names what the screen showed: the cart's item and total.
+    assert "payment step approval_unavailable: Green Tea 250g × 1 — ¥23.50 (Checkout) in com.mika.shop" in err.getvalue()
     assert "Not paid" in out.getvalue()
     assert not phone.device.world.state()["shop"].get("checkout_reached")
