@@ -68,7 +68,7 @@ class ApprovalPolicy:
             return Decision(Verdict.GO, classified)
         if risk is RiskClass.PAY:
             return Decision(Verdict.HAND_TO_USER, classified)
-        if not target.on_screen:
+        if target.unclear:
             return Decision(Verdict.UNCLEAR, classified)
         # A payment step.
         if not self.can_ask:

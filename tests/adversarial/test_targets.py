@@ -44,7 +44,7 @@ def test_enter_on_a_focused_checkout_button_is_a_payment_step():
 
 def test_enter_with_no_focus_on_a_payment_screen_is_unclear():
     target = focus_target(page("Cart"), "key")
-    assert not target.on_screen and risk(target) is RiskClass.PAYMENT
+    assert target.unclear and not target.on_screen and risk(target) is RiskClass.PAYMENT
 
 
 def test_enter_with_no_focus_elsewhere_is_nothing():
@@ -56,7 +56,7 @@ def test_a_fields_enter_on_a_page_that_says_pay_now_is_unclear():
     screen = page("Deal")
     assert payment_screen_label(screen)  # "tap Pay now" with a total: a payment screen
     target = submit_target(screen, "type")
-    assert not target.on_screen and risk(target) is not RiskClass.NONE
+    assert target.unclear and not target.on_screen and risk(target) is not RiskClass.NONE
 
 
 def test_a_point_on_the_pay_button_is_the_pay_button():

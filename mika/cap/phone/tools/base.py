@@ -117,9 +117,9 @@ def element_under(screen: Screen, x: int, y: int) -> Element | None:
 
 
 def _unclear(screen: Screen, kind: str, pay_label: str) -> ActionTarget:
-    # on_screen=False: the approval policy refuses a payment step it can't pin down.
+    # The approval policy refuses a payment step it can't pin down; a consent never covers it.
     return ActionTarget(label=pay_label, app=screen.foreground_package, kind=kind, screen_text=screen_text(screen),
-                        on_screen=False)
+                        on_screen=False, unclear=True)
 
 
 async def target_for(args: dict[str, Any], session: PhoneSession, kind: str) -> ActionTarget:
