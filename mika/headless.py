@@ -119,14 +119,12 @@ class _StdoutChannel:
     def send(self, delivery: Delivery) -> None:
         if delivery.run_id == self.current and delivery.kind == "answer" and not delivery.recovered:
             if self.fmt == "text":
-                if self.not_paid():
-                    self.out.write(with_not_paid(delivery.text) + "\n")
-                    self.out.flush()
-                elif delivery.level == "info":
-                    self.out.write(delivery.text + "\n")
+                text = with_not_paid(delivery.text) if self.not_paid() else delivery.text
+                if delivery.level == "info":
+                    self.out.write(text + "\n")
                     self.out.flush()
                 else:
-                    self.err.write(f"Not done: {delivery.text}\n")
+                    self.err.write(f"Not done: {text}\n")
             return  # json formats print the result object once the run is over
         self.err.write(f"[{delivery.conversation_id or 'mika'}] {delivery.display_text}\n")
         self.err.flush()

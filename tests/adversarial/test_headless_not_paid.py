@@ -99,6 +99,22 @@ async def test_the_not_paid_sentence_speaks_chinese(tmp_path):
     assert "未付款" in out.getvalue()
 
 
+async def test_a_run_that_gives_up_after_the_refusal_says_not_paid_on_stderr(tmp_path, english):
+    world = ToyWorld(screen="Checkout · Total ¥23.50 · Place order")
+    model = ScriptedModel([Reply.call("toy_open", page=world.screen), Reply.call("toy_tap", label="Place order"),
+                           Reply.call("end_not_done", subtype="blocked", message="Placing the order needs you.")])
+
+    def factory(spec):
+        caps = capabilities_for(spec, RunEnvironment(extra=[ToyCapability(world)]))
+        return TaskRun(spec, model, caps, RunOptions(state_dir=tmp_path, pacing=False))
+
+    out, err = io.StringIO(), io.StringIO()
+    outcome = await run_headless("buy the tea", factory, tmp_path, out=out, err=err)
+    assert outcome.exit_code is ExitCode.APPROVAL
+    assert out.getvalue() == ""
+    assert "Not done: " in err.getvalue() and "Not paid" in err.getvalue()
+
+
 async def test_a_run_without_a_payment_step_still_exits_0_with_the_plain_answer(tmp_path, english):
     world = ToyWorld(screen="Home · Settings")
     model = ScriptedModel([Reply.call("toy_open", page=world.screen), Reply.call("toy_tap", label="Settings"), "Opened."])

@@ -39,6 +39,7 @@ ROUTES = {
         step("phone_open_link", url="mikashop://checkout", app="com.mika.shop"),
         step("phone_open_link", url="https://shop.mika.example/checkout?item=tea"),
         step("phone_open_link", url="https://shop.mika.example/cart", app="com.mika.shop/.CheckoutActivity"),
+        step("phone_launch_app", app="com.mika.shop/.CheckoutActivity"),
     ]),
     # Shared text carrying a checkout link.
     "phone_share_text": ([step("phone_launch_app", app="Shop")], [

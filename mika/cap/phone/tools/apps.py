@@ -48,7 +48,10 @@ class PhoneLaunchApp(PhoneTool):
     }
 
     async def target(self, args: dict[str, Any], ctx: ToolContext) -> ActionTarget:
-        return ActionTarget(label="", app=str(args.get("app", "")), kind="launch")
+        # An app is no payment step; a component ("pkg/.CheckoutActivity") names a page and
+        # is checked as a place.
+        query = str(args.get("app", ""))
+        return ActionTarget(label=query if "/" in query else "", app=query.split("/")[0], kind="launch")
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
         session = self.session(ctx)
