@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Callable
 
+from mika.action.approval import BLOCKED
+from mika.action.approval_summary import ScreenSummary
 from mika.exit_codes import ExitCode
 from mika.model.errors import ModelErrorKind
 from mika.record.events import Activity, ApprovalEvent, ModelFailed, Notice, RunEvent, ToolCalled, ToolFinished
@@ -26,6 +28,7 @@ from mika.run.outbox import Delivery, Outbox
 from mika.run.recovery import recover_at_start, settle
 from mika.run.spec import Attendance, RunOrigin, RunProvenance, RunSpec
 from mika.run.task_center import TaskCenter
+from mika.run.ui_text import t
 
 FORMATS = ("text", "json", "stream-json")
 HEADLESS = RunProvenance(RunOrigin.CLI, Attendance.UNATTENDED)
@@ -41,17 +44,20 @@ class HeadlessOutcome:
 
 
 def exit_code_for(result: RunResult, approval_blocked: bool, interrupted: bool) -> ExitCode:
+    """The process's exit code. A payment step that was refused or could not be approved
+    makes it 5 whatever the run ended with — a model that says "done" afterwards did
+    not pay (only a stop or a lost device say more about what happened)."""
     status = result.status
-    if status is OutcomeStatus.ANSWERED:
-        return ExitCode.DONE
     if status is OutcomeStatus.STOPPED:
         return ExitCode.INTERRUPTED if interrupted else ExitCode.NOT_DONE
     if status is OutcomeStatus.DEVICE_UNAVAILABLE:
         return ExitCode.DEVICE
-    if status is OutcomeStatus.BUDGET_EXHAUSTED:
-        return ExitCode.BUDGET
     if status is OutcomeStatus.APPROVAL_REFUSED or approval_blocked:
         return ExitCode.APPROVAL
+    if status is OutcomeStatus.ANSWERED:
+        return ExitCode.DONE
+    if status is OutcomeStatus.BUDGET_EXHAUSTED:
+        return ExitCode.BUDGET
     if status is OutcomeStatus.FAILED and result.subtype in _MODEL_KINDS:
         return ExitCode.MODEL
     return ExitCode.NOT_DONE
@@ -68,7 +74,7 @@ class _Printer:
     def __call__(self, event: RunEvent) -> None:
         if event.run_id not in self.run_ids:
             return
-        if isinstance(event, ApprovalEvent) and event.decision in ("approval_unavailable", "refused", "pay_by_user"):
+        if isinstance(event, ApprovalEvent) and event.decision in BLOCKED:
             self.approval_blocked = True
         if self.fmt == "stream-json":
             self.out.write(json.dumps(event.to_dict(), ensure_ascii=False) + "\n")
@@ -84,6 +90,10 @@ def _progress_line(event: RunEvent) -> str:
     if isinstance(event, ToolCalled):
         args = json.dumps(event.arguments, ensure_ascii=False)
         return f"· {event.name} {args if len(args) < 120 else args[:117] + '...'}"
+    if isinstance(event, ApprovalEvent) and event.decision in BLOCKED:
+        # What the screen showed at the held-back step, not the model's description.
+        shown = ScreenSummary(item=event.item, amount=event.amount, app=event.app, button=event.button).line()
+        return f"  payment step {event.decision}: {shown}"
     if isinstance(event, ToolFinished) and not event.ok:
         return f"  ! {event.code}: {event.text[:200]}"
     if isinstance(event, ModelFailed):
@@ -102,28 +112,38 @@ class _StdoutChannel:
     def __init__(self, fmt: str, out: IO[str], err: IO[str]) -> None:
         self.fmt, self.out, self.err = fmt, out, err
         self.current: str = ""
+        # Set when this run refused a payment step: the answer then says it was not paid.
+        self.not_paid: Callable[[], bool] = lambda: False
 
     def send(self, delivery: Delivery) -> None:
         if delivery.run_id == self.current and delivery.kind == "answer" and not delivery.recovered:
             if self.fmt == "text":
+                text = with_not_paid(delivery.text) if self.not_paid() else delivery.text
                 if delivery.level == "info":
-                    self.out.write(delivery.text + "\n")
+                    self.out.write(text + "\n")
                     self.out.flush()
                 else:
-                    self.err.write(f"Not done: {delivery.text}\n")
+                    self.err.write(f"Not done: {text}\n")
             return  # json formats print the result object once the run is over
         self.err.write(f"[{delivery.conversation_id or 'mika'}] {delivery.display_text}\n")
         self.err.flush()
 
 
-def result_dict(result: RunResult, conversation_id: str) -> dict:
+def with_not_paid(answer: str) -> str:
+    """The answer with the sentence that nothing was paid, in the UI language."""
+    note = t("not_paid")
+    return f"{answer.rstrip()}\n\n{note}" if answer.strip() else note
+
+
+def result_dict(result: RunResult, conversation_id: str, *, not_paid: bool = False) -> dict:
     return {
         "type": "result",
         "run_id": result.run_id,
         "conversation_id": conversation_id,
         "outcome": result.status.value,
         "subtype": result.subtype,
-        "answer": result.answer,
+        "answer": with_not_paid(result.answer) if not_paid else result.answer,
+        "not_paid": not_paid,
         "steps": result.steps,
         "usage": {k: result.usage.get(k, 0) for k in ("input", "output", "cached")},
         "sources": [{"id": s.get("id"), "title": s.get("title"), "place": s.get("place")} for s in result.sources],
@@ -160,6 +180,7 @@ async def run_headless(
     run_ids: set[str] = set()
     printer = _Printer(fmt, out, err, run_ids)
     center.subscribe(printer)
+    channel.not_paid = lambda: printer.approval_blocked
     # What earlier, interrupted processes left unsaid is told once, on stderr.
     # `borrowed` knows how to give back what a crashed run borrowed (a phone's IME, clipboard).
     settling = asyncio.create_task(settle(state_dir, channel, borrowed=borrowed))
@@ -190,7 +211,8 @@ async def run_headless(
         await center.aclose()
     code = exit_code_for(result, printer.approval_blocked, interrupted)
     if fmt != "text":
-        out.write(json.dumps(result_dict(result, conversation_id), ensure_ascii=False) + "\n")
+        out.write(json.dumps(result_dict(result, conversation_id, not_paid=printer.approval_blocked),
+                             ensure_ascii=False) + "\n")
     elif result.status is OutcomeStatus.STOPPED:
         err.write(f"Stopped: {result.answer}\n")
     out.flush()

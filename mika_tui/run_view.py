@@ -45,6 +45,8 @@ class Card:
     app: str = ""
     amount: str = ""
     reason: str = ""
+    # Approval: where the model's words differ from the screen (already sentences).
+    notes: tuple[str, ...] = ()
 
 
 def target_of(arguments: dict[str, Any]) -> str:
@@ -150,7 +152,9 @@ class RunView:
         self.notices.append(e.text)
 
     def _on_ConfirmationAsked(self, e: ev.ConfirmationAsked) -> None:
-        self.card = Card("approval", e.question_id, e.what, app=e.app, amount=e.amount)
+        # The screen's item, amount and app; the model's words only where the screen said nothing.
+        self.card = Card("approval", e.question_id, e.screen_item or e.what, app=e.screen_app or e.app,
+                         amount=e.screen_amount or e.amount, notes=tuple(e.mismatch))
 
     def _on_QuestionAsked(self, e: ev.QuestionAsked) -> None:
         self.card = Card("question", e.question_id, e.question, options=tuple(e.options))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
+from mika.action.approval_summary import ScreenSummary
 from mika.action.confirmation import ConfirmationGate
 from mika.action.origin import Origin
 from mika.action.risk import Classified, RiskClass
@@ -24,6 +25,12 @@ class Verdict(enum.Enum):
     NEEDS_CONFIRMATION = "confirmation_required"
     UNAVAILABLE = "approval_unavailable"
     HAND_TO_USER = "pay_by_user"
+    # A payment screen is in front and what the action would hit can't be told for sure
+    # (a point between elements, Enter with no focused button): refused, never asked.
+    UNCLEAR = "payment_target_unclear"
+
+# Verdicts that mean a payment step did not happen because nobody could or did approve it.
+BLOCKED = (Verdict.UNAVAILABLE.value, Verdict.HAND_TO_USER.value, Verdict.UNCLEAR.value, "refused")
 
 
 @dataclass(frozen=True)
@@ -42,6 +49,9 @@ class ApprovalPolicy:
         # None in autonomous mode: nothing can be confirmed because nothing is asked.
         self.gate = gate
         self.autonomous = autonomous
+        # The screen of the last payment step that was held back: what a request for
+        # consent shows the person (not the model's description of it).
+        self.seen: ScreenSummary | None = None
 
     @property
     def can_ask(self) -> bool:
@@ -58,6 +68,8 @@ class ApprovalPolicy:
             return Decision(Verdict.GO, classified)
         if risk is RiskClass.PAY:
             return Decision(Verdict.HAND_TO_USER, classified)
+        if target.unclear:
+            return Decision(Verdict.UNCLEAR, classified)
         # A payment step.
         if not self.can_ask:
             return Decision(Verdict.UNAVAILABLE, classified)

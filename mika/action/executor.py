@@ -13,9 +13,10 @@ import time
 from dataclasses import replace
 
 from mika.action.approval import ApprovalPolicy, Verdict
+from mika.action.approval_summary import summarize_text
 from mika.action.origin import Origin
 from mika.action.pacing import OutwardPacing
-from mika.action.risk import Classified, RiskClass, classify
+from mika.action.risk import Classified, RiskClass, classify_target
 from mika.model.messages import ToolCall
 from mika.resources import prompt
 from mika.record.events import ApprovalEvent, ToolCalled, ToolFinished, ToolsOpened
@@ -31,7 +32,7 @@ from mika.tool.schema import check_arguments
 _MINTER = issue_minter()
 
 # Model-facing texts live in prompts/feedback/, named by the verdict's code.
-_REFUSALS = {v: f"feedback/{v.value}.md" for v in (Verdict.NEEDS_CONFIRMATION, Verdict.UNAVAILABLE, Verdict.HAND_TO_USER)}
+_REFUSALS = {v: f"feedback/{v.value}.md" for v in (Verdict.NEEDS_CONFIRMATION, Verdict.UNAVAILABLE, Verdict.HAND_TO_USER, Verdict.UNCLEAR)}
 
 
 class ActionExecutor:
@@ -90,15 +91,22 @@ class ActionExecutor:
             return ToolOutcome.error("screen_locked", prompt("feedback/screen_locked.md")), 0
         # 3. irreversible check and consent
         target = await tool.target(args, ctx) or ActionTarget()
-        classified = classify(target.label, target.screen_text)
+        classified = classify_target(target.label, target.kind, target.screen_text)
         decision = self.approval.decide(classified, target, origin, ctx.step)
         what = _what(target, classified)
         if classified.risk is not RiskClass.NONE:
+            seen = None
+            if classified.risk in (RiskClass.PAYMENT, RiskClass.PAY):
+                seen = summarize_text(target.screen_text, button=target.label, app=target.app)
+                if not decision.allowed:
+                    self.approval.seen = seen
             ctx.emit(
                 ApprovalEvent(
                     run_id=ctx.run_id, conversation_id=ctx.spec.conversation_id, step=ctx.step,
                     decision={"go": "outward", "released": "released"}.get(decision.verdict.value, decision.verdict.value),
-                    tool=tool.name, app=target.app, amount=classified.amount, what=what, reason=classified.risk.value,
+                    tool=tool.name, app=target.app, amount=(seen.amount if seen else "") or classified.amount,
+                    what=what, reason=classified.risk.value,
+                    item=seen.item if seen else "", button=seen.button if seen else "",
                 )
             )
         if not decision.allowed:

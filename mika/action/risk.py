@@ -27,7 +27,7 @@ _PAY = [
 ]
 _PAYMENT = [
     r"\bplace (?:your )?order\b", r"\bsubmit order\b", r"\bbuy now\b", r"\bbuy\b", r"\bcheckout\b",
-    r"\bcheck out\b", r"\bpurchase\b", r"\bconfirm order\b", r"\bsubscribe\b", r"\bproceed to checkout\b",
+    r"\bcheck out\b", r"\bpurchase\b", r"\b(?:approve|allow|authori[sz]e|accept) (?:the |this )?payment\b", r"\bconfirm order\b", r"\bsubscribe\b", r"\bproceed to checkout\b",
     r"下单", r"提交订单", r"立即购买", r"购买", r"去结算", r"结算", r"确认订单", r"立即下单", r"开通会员", r"充值",
 ]
 _OUTWARD = [
@@ -41,12 +41,29 @@ _IRREVERSIBLE = [
     r"删除", r"移除", r"清空", r"注销", r"卸载", r"拉黑", r"撤回",
 ]
 
+# Words that agree to something. Alone they are nothing; with an amount due on the screen
+# they are how an app (or a dialog it draws) gets a spend approved: "Allow", "OK", "确认".
+_ASSENT = [
+    r"\ballow\b", r"\bapprove\b", r"\baccept\b", r"\bconfirm\b", r"\bok\b", r"\bokay\b", r"\byes\b",
+    r"\bcontinue\b", r"\bproceed\b", r"\bagree\b", r"\bauthori[sz]e\b", r"\bgot it\b",
+    r"允许", r"同意", r"批准", r"确认", r"确定", r"继续", r"好的", r"授权",
+]
+
 _TABLES = [
     (RiskClass.PAY, [re.compile(p, re.I) for p in _PAY]),
     (RiskClass.PAYMENT, [re.compile(p, re.I) for p in _PAYMENT]),
     (RiskClass.OUTWARD, [re.compile(p, re.I) for p in _OUTWARD]),
     (RiskClass.IRREVERSIBLE, [re.compile(p, re.I) for p in _IRREVERSIBLE]),
+    (RiskClass.NONE, [re.compile(p, re.I) for p in _ASSENT]),  # only with an amount due (classify)
 ]
+
+# Words of a link or an activity name that lead to paying: a deep link, a web address or a
+# component like com.mika.shop/.CheckoutActivity is split into words and looked up here.
+_PLACE_WORDS = {
+    "checkout", "pay", "payment", "payments", "order", "orders", "cashier", "purchase", "buy", "billing",
+    "settle", "settlement", "alipays", "confirmorder", "placeorder", "submitorder", "alipay", "wxpay", "wechatpay",
+    "paypal", "unionpay", "gpay", "applepay",
+}
 
 # An amount with a currency: ¥23.50, ￥ 9, $4.99, 23.50元, €3, RMB 100, US$ 5, 12.00 USD.
 _AMOUNT = re.compile(
@@ -84,8 +101,51 @@ def classify(label: str, screen_text: str = "") -> Classified:
             m = p.search(label)
             if m:
                 amounts = amounts_in(screen_text)
+                if risk is RiskClass.NONE:
+                    # An assent word: a spend only while an amount is due.
+                    if amounts:
+                        return Classified(RiskClass.PAYMENT, m.group(0), amounts[-1])
+                    return Classified(RiskClass.NONE)
                 if risk in (RiskClass.OUTWARD, RiskClass.IRREVERSIBLE) and amounts:
                     # Submitting while an amount is due is spending money.
                     return Classified(RiskClass.PAYMENT, m.group(0), amounts[-1])
                 return Classified(risk, m.group(0), amounts[-1] if amounts else "")
     return Classified(RiskClass.NONE)
+
+
+def reads_as_payment(label: str) -> bool:
+    """The label itself reads as checkout or pay (no amount needed)."""
+    label = (label or "").strip()
+    return bool(label) and any(p.search(label) for risk, ps in _TABLES[:2] for p in ps)
+
+
+def place_words(place: str) -> list[str]:
+    """A link, a package or an activity, as lower-case words: camelCase and punctuation split."""
+    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", place or "")
+    return [w.lower() for w in re.split(r"[^A-Za-z0-9\u4e00-\u9fff]+", spaced) if w]
+
+
+def classify_place(place: str, screen_text: str = "") -> Classified:
+    """Where a link, an intent or an activity leads: PAYMENT when its host, path or name
+    reads as checkout / pay / order (`mikashop://checkout`, `.pay.PasswordActivity`)."""
+    amounts = amounts_in(screen_text)
+    due = amounts[-1] if amounts else ""
+    by_label = classify(place)  # no screen text: an "ok" in a link is no assent to a spend
+    if by_label.risk in (RiskClass.PAY, RiskClass.PAYMENT):
+        # A link is not the final button: opening a pay page is a payment step, asked.
+        return Classified(RiskClass.PAYMENT, by_label.matched, due)
+    for word in place_words(place):
+        if word in _PLACE_WORDS or word.endswith("pay") or word.startswith("pay"):
+            return Classified(RiskClass.PAYMENT, word, due)
+    return Classified(RiskClass.NONE)
+
+
+# Targets that name a place (a link, an intent, an app to share into) rather than a button.
+PLACE_KINDS = ("link", "intent", "share", "launch")
+
+
+def classify_target(label: str, kind: str, screen_text: str = "") -> Classified:
+    """The check every acting route gets: a button by its label, a place by its words."""
+    if kind in PLACE_KINDS:
+        return classify_place(label, screen_text)
+    return classify(label, screen_text)

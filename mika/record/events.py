@@ -165,6 +165,9 @@ class ApprovalEvent(RunEvent):
     amount: str = ""
     what: str = ""
     reason: str = ""
+    # What the screen showed around the payment button (mika/action/approval_summary.py).
+    item: str = ""
+    button: str = ""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -179,9 +182,16 @@ class QuestionAsked(RunEvent):
 class ConfirmationAsked(RunEvent):
     type: ClassVar[str] = "confirmation"
     question_id: str
-    what: str
-    amount: str
+    what: str  # the model's words
+    amount: str  # the model's amount
     app: str = ""
+    # What the screen shows (mika/action/approval_summary.py): the card shows these, and
+    # `mismatch` says how the model's words differ from them.
+    screen_item: str = ""
+    screen_amount: str = ""
+    screen_app: str = ""
+    screen_button: str = ""
+    mismatch: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True)

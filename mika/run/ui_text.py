@@ -36,6 +36,11 @@ TEXTS: dict[str, dict[str, str]] = {
         "you": "You",
         "mika": "Mika",
         "outcome": "outcome",
+        "not_paid": "Not paid: a payment step in this task was refused or nobody could approve it, so nothing was paid.",
+        "claim_amount_differs": "The model says {claim}, but the screen shows {shown}.",
+        "claim_item_differs": "The model says “{claim}”, but the screen lists “{shown}”.",
+        "claim_app_differs": "The model says app {claim}, but {shown} is in front.",
+        "claim_unchecked": "No payment screen was read for this step: check the phone before you allow it.",
     },
     "zh": {
         "interrupted_turn": "任务中断了，可以重新发起。",
@@ -61,6 +66,11 @@ TEXTS: dict[str, dict[str, str]] = {
         "you": "你",
         "mika": "Mika",
         "outcome": "结局",
+        "not_paid": "未付款：这个任务里的付款步骤被拒绝或无人能批准，没有付任何钱。",
+        "claim_amount_differs": "模型说是 {claim}，但屏幕上显示 {shown}。",
+        "claim_item_differs": "模型说是「{claim}」，但屏幕上列的是「{shown}」。",
+        "claim_app_differs": "模型说是应用 {claim}，但前台是 {shown}。",
+        "claim_unchecked": "这一步没有读到付款页面：允许之前请先看一眼手机。",
     },
 }
 

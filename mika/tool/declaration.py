@@ -39,6 +39,9 @@ class ActionTarget:
     kind: str = ""  # tap, type, key, launch…
     screen_text: str = ""  # the visible text of that screen (amounts are looked up here)
     on_screen: bool = True
+    # The tool can't tell for sure what the action would hit (a point between elements,
+    # Enter with nothing focused) while a payment screen is in front: refused, not asked.
+    unclear: bool = False
 
 
 @dataclass(frozen=True)

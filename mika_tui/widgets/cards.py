@@ -29,6 +29,7 @@ CARD_CSS = """
 {name} {{ border: heavy $warning; padding: 0 1; height: auto; margin: 1 0 0 0; background: $warning 10%; }}
 {name}:focus-within, {name}:focus {{ border: heavy $accent; }}
 {name} .card-title {{ text-style: bold; color: $warning; }}
+{name} .approval-mismatch {{ text-style: bold; color: $error; }}
 {name} Horizontal {{ height: auto; }}
 {name} Button {{ margin: 0 1 0 0; min-width: 8; }}
 """
@@ -49,7 +50,10 @@ class ApprovalCard(Vertical, can_focus=True):
 
     def compose(self) -> ComposeResult:
         yield Static(self.tr("approval_title"), classes="card-title")
+        # What the screen shows (mika/action/approval_summary.py), never just the model's words.
         yield Static(self.tr("approval_body", what=self.card.text, amount=self.card.amount, app=self.card.app or "—"), markup=False)
+        for note in self.card.notes:
+            yield Static(f"⚠ {note}", classes="approval-mismatch", markup=False)
         yield Static(self.tr("approval_keys"), id="approval-keys", markup=False)
 
     def _resolve(self, allowed: bool) -> None:

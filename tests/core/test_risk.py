@@ -6,7 +6,11 @@ import pytest
 
 from mika.action.confirmation import ConfirmationGate, Consent
 from mika.action.pacing import OutwardPacing
-from mika.action.risk import RiskClass, amounts_in, classify
+from mika.action.approval import ApprovalPolicy, Verdict
+from mika.action.origin import Origin
+from mika.action.risk import RiskClass, amounts_in, classify, classify_place, classify_target
+from mika.run.spec import Attendance, RunOrigin, RunProvenance
+from mika.tool.declaration import ActionTarget
 
 CASES = [
     ("Send", "", RiskClass.OUTWARD),
@@ -34,6 +38,14 @@ CASES = [
     ("Wi-Fi", "", RiskClass.NONE),
     ("Display", "Total ¥23.50", RiskClass.NONE),
     ("", "", RiskClass.NONE),
+    # Assent words agree to whatever is due: an app-drawn "Allow" next to a total is a spend.
+    ("Allow", "Total ¥23.50", RiskClass.PAYMENT),
+    ("Approve", "The user approved paying ¥23.50", RiskClass.PAYMENT),
+    ("OK", "实付 ¥23.50", RiskClass.PAYMENT),
+    ("确定", "合计 ￥23.50", RiskClass.PAYMENT),
+    ("Continue", "", RiskClass.NONE),
+    ("Allow", "", RiskClass.NONE),
+    ("Approve payment", "", RiskClass.PAYMENT),
 ]
 
 
@@ -62,6 +74,59 @@ def test_a_consent_expires_after_three_steps_and_with_another_write():
     gate.grant(Consent(app="shop", kind="", amount="¥5", what="x", step=1))
     gate.note_write()
     assert not gate.release(app="shop", kind="tap", screen_text="¥5", on_screen=True, step=2)
+
+
+PLACES = [
+    ("mikashop://checkout", RiskClass.PAYMENT),
+    ("https://shop.mika.example/checkout?item=tea", RiskClass.PAYMENT),
+    ("com.mika.shop/.CheckoutActivity", RiskClass.PAYMENT),
+    ("com.mika.shop/.pay.PasswordActivity", RiskClass.PAYMENT),
+    ("https://m.example.com/order/123", RiskClass.PAYMENT),
+    ("alipays://platformapi/startapp?appId=20000056", RiskClass.PAYMENT),
+    ("https://pay.example.com/", RiskClass.PAYMENT),
+    ("https://example.com/news/today", RiskClass.NONE),
+    ("https://display.example.com/ok", RiskClass.NONE),
+    ("com.mika.notes", RiskClass.NONE),
+]
+
+
+@pytest.mark.parametrize("place,expected", PLACES)
+def test_links_and_activities_that_lead_to_paying(place, expected):
+    assert classify_place(place, "Total ¥23.50").risk is expected
+    assert classify_target(place, "link").risk is expected
+
+
+def test_a_link_is_a_payment_step_never_the_final_pay():
+    # Opening a pay page is asked like checkout; the final button stays the user's.
+    assert classify_place("mikashop://pay/now").risk is RiskClass.PAYMENT
+
+
+def _policy(attendance=Attendance.PRESENT):
+    gate = ConfirmationGate()
+    return ApprovalPolicy(RunProvenance(RunOrigin.UI, attendance), gate, autonomous=False), gate
+
+
+CHECKOUT = ActionTarget(label="Checkout", app="com.mika.shop", kind="tap", screen_text="Total ¥23.50 | Checkout")
+
+
+@pytest.mark.parametrize("origin", [Origin.SCRIPT, Origin.REPLAY, Origin.MCP])
+def test_scripts_replays_and_mcp_never_spend_a_consent(origin):
+    policy, gate = _policy()
+    gate.grant(Consent(app="com.mika.shop", kind="", amount="¥23.50", what="tea", step=1))
+    classified = classify(CHECKOUT.label, CHECKOUT.screen_text)
+    assert policy.decide(classified, CHECKOUT, origin, 2).verdict is Verdict.NEEDS_CONFIRMATION
+    assert gate.pending is not None, "the consent is still the user's, for the model's own call"
+    assert policy.decide(classified, CHECKOUT, Origin.MODEL, 2).verdict is Verdict.RELEASED
+
+
+def test_a_payment_step_that_cannot_be_pinned_down_is_refused_even_with_a_consent():
+    policy, gate = _policy()
+    gate.grant(Consent(app="com.mika.shop", kind="", amount="¥23.50", what="tea", step=1))
+    unclear = ActionTarget(label="Checkout", app="com.mika.shop", kind="key", screen_text="Total ¥23.50", on_screen=False,
+                           unclear=True)
+    decision = policy.decide(classify(unclear.label, unclear.screen_text), unclear, Origin.MODEL, 2)
+    assert decision.verdict is Verdict.UNCLEAR and not decision.allowed
+    assert gate.pending is not None
 
 
 class TestPacing:

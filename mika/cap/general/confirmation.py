@@ -11,6 +11,7 @@ import secrets
 from typing import Any
 
 from mika.action.approval import ApprovalPolicy
+from mika.action.approval_summary import ScreenSummary, compare
 from mika.action.confirmation import Consent
 from mika.action.risk import amounts_in
 from mika.record.events import ApprovalEvent, ConfirmationAsked
@@ -48,19 +49,28 @@ class RequestConfirmation(AgentTool):
         amount = amounts[0]
         qid = "c-" + secrets.token_hex(4)
         app = str(args.get("app", ""))
+        # The person sees what the screen showed at the held-back payment step, not the
+        # model's words; where they differ, the request says so.
+        seen = policy.seen or ScreenSummary()
+        summary = compare(seen, what=str(args["what"]), amount=amount, app=app)
         ctx.inbox.expect(qid)
         ctx.emit(ConfirmationAsked(run_id=ctx.run_id, conversation_id=ctx.spec.conversation_id, step=ctx.step,
-                                   question_id=qid, what=args["what"], amount=amount, app=app))
+                                   question_id=qid, what=args["what"], amount=amount, app=app,
+                                   screen_item=seen.item, screen_amount=seen.amount, screen_app=seen.app,
+                                   screen_button=seen.button, mismatch=summary.mismatches))
         reply = await ctx.inbox.wait_reply(qid)
+        policy.seen = None  # asked once; the next held-back step brings its own screen
         decision = "allowed" if reply.allowed else "refused"
+        # A consent is for what the person saw: the screen's amount, item and app.
+        granted_amount, granted_what, granted_app = seen.amount or amount, seen.item or args["what"], seen.app or app
         ctx.emit(ApprovalEvent(run_id=ctx.run_id, conversation_id=ctx.spec.conversation_id, step=ctx.step,
-                               decision=decision, tool=self.name, app=app, amount=amount, what=args["what"],
-                               reason="payment"))
+                               decision=decision, tool=self.name, app=granted_app, amount=granted_amount,
+                               what=args["what"], reason="payment", item=seen.item, button=seen.button))
         if not reply.allowed:
             return ToolOutcome(text="The user did not allow this payment step. Do not do it.", ok=False, code="refused")
-        policy.gate.grant(Consent(app=app, kind="", amount=amount, what=args["what"], step=ctx.step))
+        policy.gate.grant(Consent(app=granted_app, kind="", amount=granted_amount, what=granted_what, step=ctx.step))
         return ToolOutcome(
-            text=f"The user allowed this once: {args['what']} for {amount}. Do that one step now; the consent covers "
-                 "only the next matching action.",
+            text=f"The user allowed this once: {granted_what} for {granted_amount}. Do that one step now; the consent "
+                 "covers only the next matching action.",
             code="allowed",
         )

@@ -7,12 +7,13 @@ from typing import Any
 
 from mika.cap.phone.adb.labels import match_app
 from mika.cap.phone.session import PhoneSession
-from mika.cap.phone.tools.base import PhoneTool
+from mika.cap.phone.tools.base import PhoneTool, current_screen, screen_text
 from mika.tool.context import ToolContext
 from mika.tool.declaration import ActionTarget, EntryKind, Risk, ToolOutcome
 from mika.uistate import UntilWait
 
 LAUNCH_WAIT_S = 8.0
+_LINK = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://\S+")
 _PACKAGE = re.compile(r"^[A-Za-z][\w]*(\.[A-Za-z0-9_]+)+$")
 
 
@@ -47,7 +48,10 @@ class PhoneLaunchApp(PhoneTool):
     }
 
     async def target(self, args: dict[str, Any], ctx: ToolContext) -> ActionTarget:
-        return ActionTarget(label="", app=str(args.get("app", "")), kind="launch")
+        # An app is no payment step; a component ("pkg/.CheckoutActivity") names a page and
+        # is checked as a place.
+        query = str(args.get("app", ""))
+        return ActionTarget(label=query if "/" in query else "", app=query.split("/")[0], kind="launch")
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
         session = self.session(ctx)
@@ -107,6 +111,14 @@ class PhoneOpenLink(PhoneTool):
         "required": ["url"],
     }
 
+    async def target(self, args: dict[str, Any], ctx: ToolContext) -> ActionTarget:
+        # Where the link leads is the target: a checkout / pay / order link (or an app
+        # component named so) is a payment step, checked like the button.
+        screen = await current_screen(self.session(ctx))
+        place = " ".join(str(args.get(k) or "") for k in ("url", "app")).strip()
+        return ActionTarget(label=place, app=str(args.get("app") or _link_host(str(args.get("url", "")))), kind="link",
+                            screen_text=screen_text(screen))
+
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
         session = self.session(ctx)
         url = str(args["url"]).strip()
@@ -136,7 +148,14 @@ class PhoneShareText(PhoneTool):
     }
 
     async def target(self, args: dict[str, Any], ctx: ToolContext) -> ActionTarget:
-        return ActionTarget(label="", app=str(args.get("app", "")), kind="share")
+        # Shared text lands in another app, links and all: the app it goes to and any link
+        # in the text are checked as places (a checkout link shared into a browser is one).
+        session = self.session(ctx)
+        package, _ = await resolve_app(session, str(args.get("app", "")).strip())
+        links = " ".join(_LINK.findall(str(args.get("text", ""))))
+        screen = await current_screen(session)
+        return ActionTarget(label=" ".join(p for p in (package or str(args.get("app", "")), links) if p), app=package or "",
+                            kind="share", screen_text=screen_text(screen))
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
         session = self.session(ctx)
@@ -166,3 +185,8 @@ class PhoneShareText(PhoneTool):
         return ToolOutcome(text=f"{package} came up with the text on its share page (checked: it is in front). "
                                 "Nothing was sent: pick the recipient and press send on that page.",
                            wait_ms=waited.waited_ms, data={"package": package})
+
+
+def _link_host(url: str) -> str:
+    m = re.match(r"^[A-Za-z][A-Za-z0-9+.-]*://([^/?#]+)", url.strip())
+    return m.group(1).lower() if m else ""

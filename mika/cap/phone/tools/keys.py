@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mika.cap.phone.tools.base import PhoneTool
+from mika.cap.phone.tools.base import ACTIVATING_KEYS, PhoneTool, focus_target_now
 from mika.tool.context import ToolContext
 from mika.tool.declaration import ActionTarget, ToolOutcome
 from mika.tool.errors import BadArguments
@@ -38,14 +38,12 @@ class PhonePressKey(PhoneTool):
     }
 
     async def target(self, args: dict[str, Any], ctx: ToolContext) -> ActionTarget | None:
-        # Enter in a chat field sends: the check sees the focused field and the screen.
-        if str(args.get("key", "")).upper() != "ENTER":
+        # Enter, DPAD_CENTER, Space press what has the focus: the check sees that element
+        # (a focused Pay button is a payment step) and the screen.
+        key = str(args.get("key", "")).upper().removeprefix("KEYCODE_")
+        if key not in ACTIVATING_KEYS:
             return None
-        from mika.cap.phone.tools.base import current_screen, screen_text
-
-        session = self.session(ctx)
-        screen = await current_screen(session)
-        return ActionTarget(label="", app=screen.foreground_package, kind="key", screen_text=screen_text(screen))
+        return await focus_target_now(self.session(ctx), "key")
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
         key = str(args["key"]).upper().removeprefix("KEYCODE_")

@@ -12,7 +12,15 @@ import unicodedata
 from typing import Any
 
 from mika.cap.phone.session import PhoneSession
-from mika.cap.phone.tools.base import ELEMENT_OR_POINT, PhoneTool, current_screen, point_of, screen_text, stale_outcome
+from mika.cap.phone.tools.base import (
+    ELEMENT_OR_POINT,
+    PhoneTool,
+    current_screen,
+    point_of,
+    screen_text,
+    stale_outcome,
+    submit_target,
+)
 from mika.tool.context import ToolContext
 from mika.tool.declaration import ActionTarget, ToolOutcome
 from mika.uistate import Element, Screen, StaleElement, UnknownElement
@@ -112,9 +120,8 @@ class PhoneTypeText(PhoneTool):
     async def target(self, args: dict[str, Any], ctx: ToolContext) -> ActionTarget | None:
         if not args.get("submit"):
             return None
-        session = self.session(ctx)
-        screen = await current_screen(session)
-        return ActionTarget(label="", app=screen.foreground_package, kind="type", screen_text=screen_text(screen))
+        # Enter after typing submits the field's form: checked as the key would be.
+        return submit_target(await self.session(ctx).reader.read(), "type")
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
         session = self.session(ctx)

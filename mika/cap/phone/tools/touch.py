@@ -6,6 +6,7 @@ from typing import Any
 
 from mika.cap.phone.tools.base import (
     ELEMENT_OR_POINT,
+    TAP_SLOP_PX,
     PhoneTool,
     current_screen,
     point_of,
@@ -81,6 +82,13 @@ class PhoneSwipe(PhoneTool):
         "required": ["x1", "y1", "x2", "y2"],
     }
 
+    async def target(self, args: dict[str, Any], ctx: ToolContext) -> ActionTarget | None:
+        # A swipe that hardly moves lands as a tap (or a long press) where it starts.
+        x1, y1, x2, y2 = (int(args.get(k) or 0) for k in ("x1", "y1", "x2", "y2"))
+        if abs(x2 - x1) < TAP_SLOP_PX and abs(y2 - y1) < TAP_SLOP_PX:
+            return await target_for({"x": x1, "y": y1}, self.session(ctx), "tap")
+        return None
+
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
         session = self.session(ctx)
         ms = max(50, min(int(args.get("ms") or 300), 5000))
@@ -131,6 +139,17 @@ class PhoneScroll(PhoneTool):
             "max_scrolls": {"type": "integer", "description": "With find: at most this many scrolls; default 10."},
         },
     }
+
+    async def target(self, args: dict[str, Any], ctx: ToolContext) -> ActionTarget | None:
+        # Scrolling "in" a button that is no list is a short drag on it: it may land as a tap.
+        if args.get("element") is None:
+            return None
+        target = await target_for({"element": args["element"]}, self.session(ctx), "tap")
+        try:
+            _, _, el = await point_of({"element": args["element"]}, self.session(ctx), self.name)
+        except (StaleElement, UnknownElement, BadArguments):
+            return target
+        return None if el is not None and el.node.scrollable else target
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
         session = self.session(ctx)
