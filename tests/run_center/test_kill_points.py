@@ -280,3 +280,12 @@ def test_kill_at_every_boundary(tmp_path, reference):
     print(f"\n{len(told)} kill points, each told exactly once:")
     for name, what in told.items():
         print(f"  {name}: {what}")
+
+
+def test_a_malformed_kill_point_names_the_variable_and_the_form():
+    from mika.run.fault_injection import BadKillPoint, KillPoint as Point
+
+    assert Point.parse("outcome:2") == Point("outcome", 2) and Point.parse("*:7") == Point("*", 7)
+    for bad in ("outcome", "outcome:0", ":3", "outcome:x"):
+        with pytest.raises(BadKillPoint, match=r"MIKA_TEST_KILL_AT=.*expected <event type>:<n>"):
+            Point.parse(bad)
