@@ -19,8 +19,9 @@ conversation holds the turn once, with the answer once or the interrupted text o
 the run store, the outbox, run.json and the conversation agree; every JSON and JSONL
 file parses.
 
-The loop over every point runs two processes at a time and takes about 25 s here, so
-it is part of the default run (not `slow`).
+The loops (event boundaries, a run's state writes, a recovery's own state writes) run two
+points at a time; each takes 10–40 s here depending on the machine's load. The loop over
+a recovery's own writes is `slow` (~60 s loaded); the default run keeps four of its points.
 """
 
 from __future__ import annotations
@@ -75,6 +76,7 @@ class KillPoint:
     event: str = ""  # MIKA_TEST_KILL_AT
     replace_n: int = 0  # KILL_REPLACE
     restart: str = "recover"  # recover | headless
+    recovery_kill: int = 0  # the first `mika runs recover` is killed inside its write N
 
 
 def _env(state: Path, **extra: str) -> dict[str, str]:
@@ -104,6 +106,25 @@ def _first_run(work: Path, **env: str) -> subprocess.CompletedProcess:
 class Reference:
     events: list[str]  # the recorded event types of a whole run, in order
     writes: list[str]  # every renamed path of a whole run, in order
+    # First-run kill points whose recovery is killed in turn, with the recovery's writes.
+    recoveries: dict[str, tuple[KillPoint, list[str]]]
+
+
+def _answer_saved_not_sent(writes: list[str]) -> int:
+    """The write that records the answer's delivery as pending (the first outbox write
+    after the run's record began): killed inside it, the answer is saved, in the turn,
+    and not yet in the outbox."""
+    began = next(i for i, w in enumerate(writes) if "/runs/" in w)
+    return next(i for i, w in enumerate(writes) if i > began and w.endswith("outbox.json")) + 1
+
+
+def _recovery_writes(work: Path, point: KillPoint) -> list[str]:
+    env = {"MIKA_TEST_KILL_AT": point.event} if point.event else {"KILL_REPLACE": str(point.replace_n)}
+    assert _first_run(work, **env).returncode == -9
+    log = work / "recovery-renames"
+    done = _mika(work / "state", "runs", "recover", REPLACE_LOG=str(log))
+    assert done.returncode == 0, done.stderr
+    return log.read_text().splitlines()
 
 
 @pytest.fixture(scope="module")
@@ -119,15 +140,24 @@ def reference(tmp_path_factory) -> Reference:
     assert events[0] == "phase" and "outcome" in events and events[-1] == "phase"
     writes = log.read_text().splitlines()
     assert any(w.endswith("outbox.json") for w in writes) and any(w.endswith("run.json") for w in writes)
-    return Reference(events, writes)
+    recoveries = {}
+    for name, point in (("mid-step", KillPoint("mid-step", event="tool_call:1")),
+                        ("answer saved, not sent", KillPoint("answer saved", replace_n=_answer_saved_not_sent(writes)))):
+        recoveries[name] = (point, _recovery_writes(tmp_path_factory.mktemp("recovery"), point))
+    return Reference(events, writes, recoveries)
 
 
 def _every_point(ref: Reference) -> list[KillPoint]:
     points = [KillPoint(f"after event {n} ({kind})", event=f"*:{n}") for n, kind in enumerate(ref.events, 1)]
     points.append(KillPoint("after the outcome event", event="outcome:1"))
     points += [KillPoint(f"inside write {n} ({Path(w).name})", replace_n=n) for n, w in enumerate(ref.writes, 1)]
+    # A recovery killed inside each of its own writes, then the next start finishes it.
+    for name, (first, writes) in ref.recoveries.items():
+        points += [KillPoint(f"{name}, then recovery killed inside its write {n} ({Path(w).name})",
+                             first.event, first.replace_n, recovery_kill=n) for n, w in enumerate(writes, 1)]
     # Both ways of starting again, alternately, over the whole loop.
-    return [KillPoint(p.name, p.event, p.replace_n, "headless" if i % 2 else "recover") for i, p in enumerate(points)]
+    return [KillPoint(p.name, p.event, p.replace_n, "headless" if i % 2 else "recover", p.recovery_kill)
+            for i, p in enumerate(points)]
 
 
 def _told(outputs: list[str], text: str) -> int:
@@ -164,6 +194,11 @@ def _kill_and_restart(work: Path, point: KillPoint) -> str:
     env = {"MIKA_TEST_KILL_AT": point.event} if point.event else {"KILL_REPLACE": str(point.replace_n)}
     killed = _first_run(work, **env)
     assert killed.returncode == -9, f"{point.name}: the process was not killed: {killed.returncode} {killed.stderr}"
+    cut_outputs: list[str] = []
+    if point.recovery_kill:
+        cut = _mika(state, "runs", "recover", KILL_REPLACE=str(point.recovery_kill))
+        assert cut.returncode == -9, f"{point.name}: the recovery was not killed: {cut.returncode} {cut.stderr}"
+        cut_outputs = [cut.stdout, cut.stderr]
 
     runs_file = state / "run-state.json"
     before = json.loads(runs_file.read_text())["runs"] if runs_file.exists() else {}
@@ -187,7 +222,7 @@ def _kill_and_restart(work: Path, point: KillPoint) -> str:
     assert UNCERTAIN_NOTICE not in again.stderr and ANSWER not in again.stderr
 
     _check_files(state)
-    outputs = [killed.stdout, killed.stderr, restart.stdout, restart.stderr]
+    outputs = [killed.stdout, killed.stderr, *cut_outputs, restart.stdout, restart.stderr]
     answer_told = _told(outputs, ANSWER)
     interrupted_told = _told(outputs, INTERRUPTED_NOTICE)
     uncertain_told = _told(outputs, UNCERTAIN_NOTICE)
@@ -215,7 +250,8 @@ def _kill_and_restart(work: Path, point: KillPoint) -> str:
     if interrupted_told:  # no answer was saved: the turn failed, the notice was sent once
         assert turn["outcome"] == "failed" and turn["subtype"] == "interrupted" and turn["answer"] == INTERRUPTED_TURN, where
         assert ANSWER not in conv_text and conv_text.count(INTERRUPTED_TURN) == 1, where
-        assert mine == {f"interrupted:{run_id}": "delivered"}, where
+        # Uncertain when the recovery died mid-send: it was shown, so it is never sent again.
+        assert mine in ({f"interrupted:{run_id}": "delivered"}, {f"interrupted:{run_id}": "uncertain"}), where
         assert not runs[run_id].get("answer_saved") and runs[run_id]["phase"] == "interrupted", where
         assert record is None or record["outcome"] == "interrupted", where
         return "interrupted"
@@ -264,22 +300,60 @@ def test_sigkill_after_the_outcome_event_keeps_the_answer(tmp_path):
     assert (turn["outcome"], turn["answer"]) == ("answered", ANSWER)
 
 
-def test_kill_at_every_boundary(tmp_path, reference):
-    """Every event boundary and every state write of a run, both ways of restarting
-    (about 30 points, two at a time: ~25 s here, so not marked slow)."""
-    points = _every_point(reference)
+def _report(told: dict[str, str]) -> None:
+    print(f"\n{len(told)} kill points, each told exactly once:")
+    for name, what in told.items():
+        print(f"  {name}: {what}")
+
+
+def test_kill_at_every_event_boundary(tmp_path, reference):
+    """After every recorded event of a run (and after `outcome` by name)."""
+    points = [p for p in _every_point(reference) if p.event and not p.recovery_kill]
     told = _loop(tmp_path, points)
-    assert len(told) == len(reference.events) + 1 + len(reference.writes)
+    assert len(told) == len(reference.events) + 1
     # Once the outcome event is out, the answer is saved and was told: never "interrupted".
     after_outcome = reference.events.index("outcome") + 1
     for n in range(after_outcome, len(reference.events) + 1):
         name = f"after event {n} ({reference.events[n - 1]})"
         assert told[name] == "answer", f"{name}: {told[name]}"
-    # The loop reached every kind of ending, so none of the checks above went unused.
+    assert told[f"after event {after_outcome - 1} ({reference.events[after_outcome - 2]})"] == "interrupted"
+    _report(told)
+
+
+def test_kill_inside_every_state_write(tmp_path, reference):
+    """Inside every state write of a run: temp file written, not yet renamed."""
+    points = [p for p in _every_point(reference) if p.replace_n and not p.recovery_kill]
+    told = _loop(tmp_path, points)
+    assert len(told) == len(reference.writes)
+    # The loop reached every kind of ending, so none of the checks went unused.
     assert {"nothing", "interrupted", "answer", "uncertain"} <= set(told.values()), told
-    print(f"\n{len(told)} kill points, each told exactly once:")
-    for name, what in told.items():
-        print(f"  {name}: {what}")
+    _report(told)
+
+
+def test_recovery_killed_inside_its_writes_representative(tmp_path, reference):
+    """The default run's share of the loop below: for each kind of run, the recovery
+    killed inside its run.json write and inside the write after its notice or answer
+    was shown (the delivery is then Uncertain: never sent again)."""
+    points = []
+    for name, (first, writes) in reference.recoveries.items():
+        marked = next(n for n, w in enumerate(writes, 1) if w.endswith("run.json"))
+        sent = max(n for n, w in enumerate(writes, 1) if w.endswith("outbox.json"))
+        points += [KillPoint(f"{name}, recovery killed in write {n}", first.event, first.replace_n, restart, n)
+                   for n, restart in ((marked, "headless"), (sent, "recover"))]
+    told = _loop(tmp_path, points)
+    assert sorted(told.values()) == ["answer", "interrupted", "interrupted", "uncertain"], told
+    _report(told)
+
+
+@pytest.mark.slow  # about 20 points, four processes each: ~60 s on a loaded machine
+def test_recovery_killed_inside_every_write(tmp_path, reference):
+    """A recovery killed inside each of its own writes (for a run with no answer, and
+    for one whose answer was saved but not sent); the next start still tells once."""
+    points = [p for p in _every_point(reference) if p.recovery_kill]
+    told = _loop(tmp_path, points)
+    assert len(told) == sum(len(w) for _, w in reference.recoveries.values())
+    assert {"interrupted", "answer", "uncertain"} <= set(told.values()), told
+    _report(told)
 
 
 def test_a_malformed_kill_point_names_the_variable_and_the_form():
