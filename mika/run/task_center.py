@@ -399,7 +399,7 @@ class TaskCenter:
         self._title_later(spec, final)
         if stopped:
             self._summarize_later(spec, final)
-        elif result.unconsumed:
+        elif result.unconsumed and not active.stopped:  # a stop during aftercare drops them too
             leftover = "\n\n".join(result.unconsumed)
             self._enqueue_safely(QueuedTask(new_run_id(), cid, leftover, spec.provenance, "leftover"))
         if active.done is not None and not active.done.done():
