@@ -306,6 +306,21 @@ def _report(told: dict[str, str]) -> None:
         print(f"  {name}: {what}")
 
 
+def test_json_output_killed_in_aftercare_is_sent_once_at_the_next_start(tmp_path):
+    """`--output-format json` prints its result object only when the run is over, so
+    an answer killed in aftercare was never shown: the next start sends it, once."""
+    state = tmp_path / "state"
+    model = _script(tmp_path / "first.json", [ANSWER])
+    killed = _mika(state, "--no-ui", "--output-format", "json", "--model", model, GOAL, MIKA_TEST_KILL_AT="outcome:1")
+    assert killed.returncode == -9 and killed.stdout == ""
+    recover = _mika(state, "runs", "recover")
+    assert recover.stdout == f"(recovered after a restart) {ANSWER}\n", recover.stderr
+    again = json.loads(_mika(state, "runs", "recover", "--json").stdout)
+    assert again["delivered"] == again["told"] == []
+    done = _mika(state, "--no-ui", "--output-format", "json", "--model", model, GOAL)
+    assert done.returncode == 0 and json.loads(done.stdout)["answer"] == ANSWER and ANSWER not in done.stderr
+
+
 def test_kill_at_every_event_boundary(tmp_path, reference):
     """After every recorded event of a run (and after `outcome` by name)."""
     points = [p for p in _every_point(reference) if p.event and not p.recovery_kill]
