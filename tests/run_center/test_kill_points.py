@@ -81,6 +81,21 @@ class KillPoint:
     recovery_kill: int = 0  # the first `mika runs recover` is killed inside its write N
 
 
+@dataclass(frozen=True)
+class Scenario:
+    """The run that is killed: one step on `device`, then the answer."""
+    device: str = "none"
+    step: tuple[str, dict] = ("wait", {"seconds": 0})
+    goal: str = GOAL
+    answer: str = ANSWER
+
+    def replies(self) -> list:
+        return [{"tool_calls": [{"name": self.step[0], "arguments": self.step[1]}]}, self.answer]
+
+
+GENERAL = Scenario()
+
+
 def _env(state: Path, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("MIKA_")}
     env.update(MIKA_STATE_DIR=str(state), XDG_CONFIG_HOME=str(state.parent / "cfg"), MIKA_LANGUAGE="en",
@@ -94,18 +109,19 @@ def _script(path: Path, replies: list) -> str:
     return f"script:{path}"
 
 
-def _mika(state: Path, *args: str, **env: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-c", LAUNCHER, "--device", "none", *args], capture_output=True,
+def _mika(state: Path, *args: str, device: str = "none", **env: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", LAUNCHER, "--device", device, *args], capture_output=True,
                           text=True, timeout=120, env=_env(state, **env), cwd=ROOT)
 
 
-def _first_run(work: Path, **env: str) -> subprocess.CompletedProcess:
-    model = _script(work / "first.json", [{"tool_calls": [{"name": "wait", "arguments": {"seconds": 0}}]}, ANSWER])
-    return _mika(work / "state", "--no-ui", "--model", model, GOAL, **env)
+def _first_run(work: Path, scenario: Scenario = GENERAL, **env: str) -> subprocess.CompletedProcess:
+    model = _script(work / "first.json", scenario.replies())
+    return _mika(work / "state", "--no-ui", "--model", model, scenario.goal, device=scenario.device, **env)
 
 
 @dataclass
 class Reference:
+    scenario: Scenario
     events: list[str]  # the recorded event types of a whole run, in order
     writes: list[str]  # every renamed path of a whole run, in order
     # First-run kill points whose recovery is killed in turn, with the recovery's writes.
@@ -120,22 +136,22 @@ def _answer_saved_not_sent(writes: list[str]) -> int:
     return next(i for i, w in enumerate(writes) if i > began and w.endswith("outbox.json")) + 1
 
 
-def _recovery_writes(work: Path, point: KillPoint) -> list[str]:
+def _recovery_writes(work: Path, point: KillPoint, scenario: Scenario) -> list[str]:
     env = {"MIKA_TEST_KILL_AT": point.event} if point.event else {"KILL_REPLACE": str(point.replace_n)}
-    assert _first_run(work, **env).returncode == -9
+    assert _first_run(work, scenario, **env).returncode == -9
     log = work / "recovery-renames"
     done = _mika(work / "state", "runs", "recover", REPLACE_LOG=str(log))
     assert done.returncode == 0, done.stderr
     return log.read_text().splitlines()
 
 
-@pytest.fixture(scope="module")
-def reference(tmp_path_factory) -> Reference:
+def make_reference(tmp_path_factory, scenario: Scenario) -> Reference:
+    """One whole run of `scenario`, to learn its event boundaries and state writes."""
     work = tmp_path_factory.mktemp("reference")
     log = work / "renames"
-    model = _script(work / "first.json", [{"tool_calls": [{"name": "wait", "arguments": {"seconds": 0}}]}, ANSWER])
-    done = _mika(work / "state", "--no-ui", "--output-format", "stream-json", "--model", model, GOAL,
-                 REPLACE_LOG=str(log))
+    model = _script(work / "first.json", scenario.replies())
+    done = _mika(work / "state", "--no-ui", "--output-format", "stream-json", "--model", model, scenario.goal,
+                 device=scenario.device, REPLACE_LOG=str(log))
     assert done.returncode == 0, done.stderr
     lines = [json.loads(line) for line in done.stdout.splitlines()]
     events = [e["type"] for e in lines if e["type"] in EVENT_TYPES and not EVENT_TYPES[e["type"]].ephemeral]
@@ -145,8 +161,13 @@ def reference(tmp_path_factory) -> Reference:
     recoveries = {}
     for name, point in (("mid-step", KillPoint("mid-step", event="tool_call:1")),
                         ("answer saved, not sent", KillPoint("answer saved", replace_n=_answer_saved_not_sent(writes)))):
-        recoveries[name] = (point, _recovery_writes(tmp_path_factory.mktemp("recovery"), point))
-    return Reference(events, writes, recoveries)
+        recoveries[name] = (point, _recovery_writes(tmp_path_factory.mktemp("recovery"), point, scenario))
+    return Reference(scenario, events, writes, recoveries)
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory) -> Reference:
+    return make_reference(tmp_path_factory, GENERAL)
 
 
 def _every_point(ref: Reference) -> list[KillPoint]:
@@ -189,12 +210,12 @@ def _run_json(state: Path, run_id: str) -> dict | None:
     return json.loads(found[0].read_text()) if found else None
 
 
-def _kill_and_restart(work: Path, point: KillPoint) -> str:
+def _kill_and_restart(work: Path, point: KillPoint, scenario: Scenario = GENERAL) -> str:
     """Kill, restart, check; returns what the user was told: nothing | interrupted |
     answer | uncertain (the answer is in the conversation, its sending was cut)."""
     state = work / "state"
     env = {"MIKA_TEST_KILL_AT": point.event} if point.event else {"KILL_REPLACE": str(point.replace_n)}
-    killed = _first_run(work, **env)
+    killed = _first_run(work, scenario, **env)
     assert killed.returncode == -9, f"{point.name}: the process was not killed: {killed.returncode} {killed.stderr}"
     cut_outputs: list[str] = []
     if point.recovery_kill:
@@ -204,7 +225,7 @@ def _kill_and_restart(work: Path, point: KillPoint) -> str:
 
     runs_file = state / "run-state.json"
     before = json.loads(runs_file.read_text())["runs"] if runs_file.exists() else {}
-    ours = [rid for rid, r in before.items() if r.get("goal") == GOAL]
+    ours = [rid for rid, r in before.items() if r.get("goal") == scenario.goal]
     assert len(ours) <= 1
     run_id = ours[0] if ours else ""
     conv_ids = [c["id"] for c in _conversations(state)] if (state / "conversations").is_dir() else []
@@ -221,11 +242,11 @@ def _kill_and_restart(work: Path, point: KillPoint) -> str:
     assert again.returncode == 0, f"{point.name}: {again.stderr}"
     second = json.loads(again.stdout)
     assert second["delivered"] == second["told"] == second["interrupted"] == [], f"{point.name}: told twice: {second}"
-    assert UNCERTAIN_NOTICE not in again.stderr and ANSWER not in again.stderr
+    assert UNCERTAIN_NOTICE not in again.stderr and scenario.answer not in again.stderr
 
     _check_files(state)
     outputs = [killed.stdout, killed.stderr, *cut_outputs, restart.stdout, restart.stderr]
-    answer_told = _told(outputs, ANSWER)
+    answer_told = _told(outputs, scenario.answer)
     interrupted_told = _told(outputs, INTERRUPTED_NOTICE)
     uncertain_told = _told(outputs, UNCERTAIN_NOTICE)
     where = f"{point.name}: answer×{answer_told} interrupted×{interrupted_told} uncertain×{uncertain_told}\n{outputs}"
@@ -251,7 +272,7 @@ def _kill_and_restart(work: Path, point: KillPoint) -> str:
     assert not (interrupted_told and (answer_told or uncertain_told)), where
     if interrupted_told:  # no answer was saved: the turn failed, the notice was sent once
         assert turn["outcome"] == "failed" and turn["subtype"] == "interrupted" and turn["answer"] == INTERRUPTED_TURN, where
-        assert ANSWER not in conv_text and conv_text.count(INTERRUPTED_TURN) == 1, where
+        assert scenario.answer not in conv_text and conv_text.count(INTERRUPTED_TURN) == 1, where
         # Uncertain when the recovery died mid-send: it was shown, so it is never sent again.
         assert mine in ({f"interrupted:{run_id}": "delivered"}, {f"interrupted:{run_id}": "uncertain"}), where
         assert not runs[run_id].get("answer_saved") and runs[run_id]["phase"] == "interrupted", where
@@ -259,8 +280,8 @@ def _kill_and_restart(work: Path, point: KillPoint) -> str:
         return "interrupted"
     else:  # the answer was saved: it is in the conversation once, and told once
         assert answer_told == 1 or uncertain_told == 1, where
-        assert turn["outcome"] == "answered" and turn["answer"] == ANSWER and conv_text.count(ANSWER) == 1, where
-        assert runs[run_id]["answer_saved"] is True and runs[run_id]["answer"] == ANSWER, where
+        assert turn["outcome"] == "answered" and turn["answer"] == scenario.answer and conv_text.count(scenario.answer) == 1, where
+        assert runs[run_id]["answer_saved"] is True and runs[run_id]["answer"] == scenario.answer, where
         assert f"interrupted:{run_id}" not in ledger, where
         if uncertain_told:  # killed mid-send: not sent again, the user is told it may have arrived
             assert mine == {f"answer:{run_id}": "uncertain", f"uncertain:answer:{run_id}": "delivered"}, where
@@ -275,12 +296,12 @@ def ledger_states(ledger: dict) -> list[str]:
     return [entry["state"] for entry in ledger.values()]
 
 
-def _loop(tmp_path: Path, points: list[KillPoint]) -> dict[str, str]:
+def _loop(tmp_path: Path, points: list[KillPoint], scenario: Scenario = GENERAL) -> dict[str, str]:
     def one(item: tuple[int, KillPoint]) -> tuple[str, str]:
         i, point = item
         work = tmp_path / f"p{i:02d}"
         work.mkdir()
-        return point.name, _kill_and_restart(work, point)
+        return point.name, _kill_and_restart(work, point, scenario)
 
     with ThreadPoolExecutor(max_workers=2) as pool:  # the machine has two cores
         return dict(pool.map(one, enumerate(points)))
