@@ -24,7 +24,7 @@ from mika.record.events import Activity, ApprovalEvent, ModelFailed, Notice, Run
 from mika.run.contracts import OutcomeStatus, RunResult, TaskRunLike
 from mika.run.borrowed import BorrowedLedger
 from mika.run.conversations import ConversationStore
-from mika.run.outbox import Delivery, Outbox
+from mika.run.outbox import Delivery, DeliveryFailed, Outbox
 from mika.run.recovery import recover_at_start, settle
 from mika.run.spec import Attendance, RunOrigin, RunProvenance, RunSpec
 from mika.run.task_center import TaskCenter
@@ -124,7 +124,11 @@ class _StdoutChannel:
                     self.out.flush()
                 else:
                     self.err.write(f"Not done: {text}\n")
-            return  # json formats print the result object once the run is over
+            if self.fmt == "json":
+                # The result object is printed once the run is over, after its aftercare:
+                # not shown yet, so a crash before then leaves it for recovery to send once.
+                raise DeliveryFailed("printed with the result object when the run ends")
+            return  # stream-json: the outcome event, printed right after this, carries it
         self.err.write(f"[{delivery.conversation_id or 'mika'}] {delivery.display_text}\n")
         self.err.flush()
 

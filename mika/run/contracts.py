@@ -36,6 +36,9 @@ class RunResult:
 
 
 EventSink = Callable[[RunEvent], None]
+# Called by a run with its result before aftercare (outcome judge, closing tools, the
+# record) starts; the task center sets it as the run's `on_result` attribute.
+ResultSaver = Callable[[RunResult], None]
 
 
 class TaskRunLike(Protocol):
@@ -60,3 +63,7 @@ class TaskRunLike(Protocol):
     def subscribe(self, sink: EventSink) -> Callable[[], None]:
         """Receive every RunEvent of this run; returns an unsubscribe function."""
         ...
+
+    # Optional: a run with an `on_result` attribute calls it with its result before its
+    # aftercare, so the answer is saved and delivered before anything slow may crash.
+    # A run without one is saved when `run()` returns.

@@ -1,7 +1,8 @@
 """After a restart (seed §2 进程重启后): the one place that settles interrupted runs.
 
 `recover_at_start` is synchronous and quick: every unfinished run whose process is gone
-is marked interrupted, and deliveries that were mid-send become Uncertain. The CLI and
+is marked interrupted (in run-state.json and in its record's run.json, so `runs list`
+and the TUI show it interrupted), and deliveries that were mid-send become Uncertain. The CLI and
 the TUI call it first thing. `settle` is the slower part, run in the background:
 
 - a saved answer that was never delivered is delivered once, marked as recovered;
@@ -26,6 +27,7 @@ from typing import Callable, Iterable
 from mika.run.borrowed import BorrowedLedger, RestoreReport
 from mika.run.conversations import ConversationStore
 from mika.run.outbox import Channel, Delivery, DeliveryState, Outbox, as_channel
+from mika.run.run_records import mark_interrupted_records
 from mika.run.run_store import RunRecord, RunStore
 from mika.run.spec import RunPhase
 from mika.run.state_lock import process_lease
@@ -56,7 +58,11 @@ def recover_at_start(state_dir: Path | str, deliver: Deliver | None = None) -> R
     del deliver
     root = Path(state_dir)
     lease = process_lease(root)  # our own runs (none yet, or live ones) are protected
-    interrupted = RunStore(root, lease=lease).interrupt_unfinished()
+    store = RunStore(root, lease=lease)
+    interrupted = store.interrupt_unfinished()
+    # All interrupted runs, not only this start's: a record left "running" by an older
+    # version, or by a recovery killed before it got here, is put right too.
+    mark_interrupted_records(root, store.in_phase(RunPhase.INTERRUPTED, RunPhase.ENDED))
     uncertain = Outbox(root, lease=lease).mark_orphans_uncertain()
     return RecoveryReport(str(root), tuple(r.run_id for r in interrupted), tuple(uncertain))
 
@@ -100,15 +106,14 @@ def _settle_run(run: RunRecord, outbox: Outbox, runs: RunStore, conversations: C
     if run.status == "stopped":
         # The user pressed stop and saw it stop; there is nothing to tell.
         if cid:
-            conversations.finish_turn(cid, run.run_id, outcome="stopped", answer=run.answer or t("stopped", lang), only_if_open=True)
+            _close_turn(conversations, run, outcome="stopped", answer=run.answer or t("stopped", lang))
         runs.ended(run.run_id)
         return "ended"
 
     if not run.answer_saved:
         # Nothing to deliver: the turn becomes a failed one the user can start again.
         if cid:
-            conversations.finish_turn(cid, run.run_id, outcome="failed", subtype="interrupted",
-                                      answer=t("interrupted_turn", lang), only_if_open=True)
+            _close_turn(conversations, run, outcome="failed", subtype="interrupted", answer=t("interrupted_turn", lang))
         state = outbox.deliver(Delivery(
             id=notice_ids[0], text=t("interrupted_notice", lang, goal=goal), conversation_id=cid,
             run_id=run.run_id, kind="notice", level="warning",
@@ -117,8 +122,8 @@ def _settle_run(run: RunRecord, outbox: Outbox, runs: RunStore, conversations: C
 
     # The answer was saved before the process died: make sure the turn has it.
     if cid:
-        conversations.finish_turn(cid, run.run_id, outcome=run.status or "answered", answer=run.answer,
-                                  subtype=run.subtype, recovered=True, only_if_open=True)
+        _close_turn(conversations, run, outcome=run.status or "answered", answer=run.answer,
+                    subtype=run.subtype, recovered=True)
     entry = outbox.entry(answer_id)
     if entry is None:
         state = outbox.deliver(Delivery(
@@ -143,6 +148,19 @@ def _settle_run(run: RunRecord, outbox: Outbox, runs: RunStore, conversations: C
         ))
         return "delivered" if state is DeliveryState.DELIVERED else "skipped"
     return "skipped"  # Pending / Attempting by a live process: it is being sent right now
+
+
+def _close_turn(conversations: ConversationStore, run: RunRecord, **end: object) -> None:
+    """End the run's turn unless it already has an outcome. A process killed between
+    saving the run and writing its turn left no turn: it is written now, so the
+    conversation shows what the user is told — but never into a conversation the user
+    has deleted meanwhile."""
+    cid = run.conversation_id
+    if conversations.finish_turn(cid, run.run_id, only_if_open=True, **end):  # type: ignore[arg-type]
+        return
+    if conversations.exists(cid) and not any(x.run_id == run.run_id for x in conversations.get(cid).turns):
+        conversations.begin_turn(cid, run.run_id, run.goal)
+        conversations.finish_turn(cid, run.run_id, only_if_open=True, **end)  # type: ignore[arg-type]
 
 
 def _short(text: str, limit: int = 60) -> str:

@@ -5,9 +5,12 @@
 - Runs of different conversations go in parallel up to `limit`; beyond it a FIFO
   queue that skips conversations that already have a run (so a scheduled task for a
   busy conversation waits inside that conversation).
-- At run end: the result is saved (RunStore), written into the turn, delivered
-  (Outbox), then the run is ended. Steers the run never consumed become the
-  conversation's next task, unless the user pressed stop.
+- When a run has its result, before its aftercare (outcome judge, closing tools, the
+  record) starts: the result is saved (RunStore), written into the turn and delivered
+  (Outbox) — the run calls `on_result` for this. When the run is over it is ended and
+  titled. A crash in aftercare leaves a saved, delivered answer, never "interrupted".
+  Steers the run never consumed become the conversation's next task, unless the user
+  pressed stop.
 - Stop marks the turn stopped at once; a stop summary, if a summarizer is given, is
   written into that turn later, off the path of whatever runs next.
 
@@ -22,7 +25,7 @@ import asyncio
 import enum
 import logging
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Awaitable, Callable
 
@@ -99,6 +102,7 @@ class _Active:
     steers: list[str] = field(default_factory=list)
     unsubscribe: Callable[[], None] | None = None
     done: asyncio.Future[RunResult] | None = None
+    told: RunResult | None = None  # the result saved, in the turn and delivered (before aftercare)
 
 
 class TaskCenter:
@@ -295,6 +299,8 @@ class TaskCenter:
         try:
             active.run = self._factory(spec)
             active.unsubscribe = active.run.subscribe(self._forward)
+            if hasattr(active.run, "on_result"):  # it saves its result before its aftercare
+                active.run.on_result = lambda result: self._save_and_tell(active, result)
         except Exception as exc:
             log.exception("could not build run %s", spec.id)
             failed = RunResult(spec.id, OutcomeStatus.FAILED, answer=t("internal_fault", error=_one_line(exc)),
@@ -332,6 +338,42 @@ class TaskCenter:
 
     # -- finishing --------------------------------------------------------------------------------
 
+    def _final(self, active: _Active, result: RunResult) -> tuple[RunResult, bool]:
+        stopped = active.stopped or result.status is OutcomeStatus.STOPPED
+        status = OutcomeStatus.STOPPED if stopped else result.status
+        answer = result.answer or (t("stopped") if stopped else "")
+        final = RunResult(
+            run_id=active.spec.id, status=status, answer=answer, subtype=result.subtype, steps=result.steps,
+            usage=result.usage, sources=result.sources, groups_used=result.groups_used,
+            unconsumed=result.unconsumed, record_dir=result.record_dir,
+        )
+        return final, stopped
+
+    def _save_and_tell(self, active: _Active, result: RunResult) -> None:
+        """Record first, then tell: run store, turn, outbox — each step on disk before
+        the next, so recovery can finish from wherever a crash stops it."""
+        if active.told is not None:
+            return
+        spec = active.spec
+        final, stopped = self._final(active, result)
+        active.told = final
+        try:
+            self.run_store.save_result(spec.id, final)  # 1. on disk before anyone hears of it
+            consumed = _minus(active.steers, result.unconsumed)
+            self.conversations.finish_turn(  # 2. into the conversation
+                spec.conversation_id, spec.id, outcome=final.status.value, answer=final.answer,
+                subtype=result.subtype, groups=result.groups_used,
+                steers=tuple(consumed) if active.steers else None,
+            )
+            if not stopped:  # 3. told (the user who pressed stop already sees "stopped")
+                self.outbox.deliver(Delivery(
+                    id=f"answer:{spec.id}", text=final.answer, conversation_id=spec.conversation_id, run_id=spec.id,
+                    kind="answer", level="info" if final.status is OutcomeStatus.ANSWERED else "warning",
+                ))
+        except Exception:
+            # What is not on disk now, recovery finishes next start.
+            log.exception("saving the result of run %s", spec.id)
+
     def _finish(self, active: _Active, result: RunResult) -> None:
         spec = active.spec
         cid = spec.conversation_id
@@ -345,34 +387,19 @@ class TaskCenter:
             except Exception:
                 log.exception("unsubscribe failed")
         self.resources.release_run(spec.id)
-        stopped = active.stopped or result.status is OutcomeStatus.STOPPED
-        status = OutcomeStatus.STOPPED if stopped else result.status
-        answer = result.answer or (t("stopped") if stopped else "")
-        final = RunResult(
-            run_id=spec.id, status=status, answer=answer, subtype=result.subtype, steps=result.steps,
-            usage=result.usage, sources=result.sources, groups_used=result.groups_used,
-            unconsumed=result.unconsumed, record_dir=result.record_dir,
-        )
+        self._save_and_tell(active, result)  # a run without on_result, or one that failed to call it
+        told = active.told or result
+        # What was told stands (a stop pressed during aftercare doesn't unsay an answer).
+        final = replace(told, unconsumed=result.unconsumed, record_dir=result.record_dir)
+        stopped = final.status is OutcomeStatus.STOPPED
         try:
-            self.run_store.save_result(spec.id, final)  # 1. on disk before anyone hears of it
-            consumed = _minus(active.steers, result.unconsumed)
-            self.conversations.finish_turn(  # 2. into the conversation
-                cid, spec.id, outcome=status.value, answer=answer, subtype=result.subtype,
-                groups=result.groups_used, steers=tuple(consumed) if active.steers else None,
-            )
-            if not stopped:  # 3. told (the user who pressed stop already sees "stopped")
-                self.outbox.deliver(Delivery(
-                    id=f"answer:{spec.id}", text=answer, conversation_id=cid, run_id=spec.id, kind="answer",
-                    level="info" if status is OutcomeStatus.ANSWERED else "warning",
-                ))
             self.run_store.ended(spec.id)  # 4. done
         except Exception:
-            # The run itself is over; what is not on disk now, recovery finishes next start.
             log.exception("finishing run %s", spec.id)
         self._title_later(spec, final)
         if stopped:
             self._summarize_later(spec, final)
-        elif result.unconsumed:
+        elif result.unconsumed and not active.stopped:  # a stop during aftercare drops them too
             leftover = "\n\n".join(result.unconsumed)
             self._enqueue_safely(QueuedTask(new_run_id(), cid, leftover, spec.provenance, "leftover"))
         if active.done is not None and not active.done.done():
@@ -399,6 +426,12 @@ class TaskCenter:
                 return True
             active.stopped = True
             run_id = active.spec.id
+            if active.told is not None:
+                # Its result is already told; stop only cuts its aftercare short.
+                if active.run is not None:
+                    active.run.cancel()
+                self._changed()
+                return True
             # The turn shows "stopped" at once; the summary comes later.
             self.conversations.finish_turn(conversation_id, run_id, outcome=OutcomeStatus.STOPPED.value,
                                            answer=t("stopped"))

@@ -31,7 +31,8 @@ from mika.observe.evidence import EvidenceLedger
 from mika.record.events import OutcomeJudged, PhaseChanged, RunEvent, RunOutcome, RunStarted, StopSummarized, ToolsOpened, UserInput
 from mika.record.recorder import RunRecorder
 from mika.record.redactor import Redactor
-from mika.run.contracts import EventSink, OutcomeStatus, RunResult
+from mika.run.contracts import EventSink, OutcomeStatus, ResultSaver, RunResult
+from mika.run.fault_injection import kill_point_from_env
 from mika.run.inbox import InputKind, RunInbox, RunInput
 from mika.run.spec import RunPhase, RunSpec
 from mika.tool.capability import Capability
@@ -75,6 +76,9 @@ class TaskRun:
         self.recorder: RunRecorder | None = None
         self.result: RunResult | None = None
         self.stopped_by_user = False
+        # Set by the task center: saves the result for delivery before aftercare starts.
+        self.on_result: ResultSaver | None = None
+        self._kill_point = kill_point_from_env()  # tests only (mika.run.fault_injection)
 
     # -- TaskRunLike ----------------------------------------------------------------
 
@@ -108,6 +112,8 @@ class TaskRun:
                 sink(event)
             except Exception:  # one broken subscriber must not break the run
                 log.exception("event subscriber failed on %s", event.type)
+        if self._kill_point is not None and not event.ephemeral:
+            self._kill_point.after(event.type)
 
     def _on_input(self, item: RunInput, state: str) -> None:
         self.emit(UserInput(run_id=self.spec.id, conversation_id=self.spec.conversation_id,
@@ -176,6 +182,17 @@ class TaskRun:
         self._set_phase(RunPhase.RUNNING)
         return await self.loop.run()
 
+    def _save_result(self, result: RunResult) -> None:
+        """Hand the result to whoever delivers it (the task center: run store, turn,
+        outbox) before the outcome event and before any aftercare: a crash from here on
+        leaves a saved answer that recovery delivers, never an "interrupted" notice."""
+        if self.on_result is None:
+            return
+        try:
+            self.on_result(result)
+        except Exception:  # the center finishes it at the end, or recovery at the next start
+            log.exception("saving the result of run %s failed", self.spec.id)
+
     async def _aftercare(self, result: RunResult) -> RunResult:
         self._set_phase(RunPhase.FINISHING)
         if result.status is OutcomeStatus.STOPPED and self.stopped_by_user:
@@ -186,6 +203,7 @@ class TaskRun:
         left = self.inbox.close()
         # Steers nobody read become the conversation's next task, unless the user stopped.
         unconsumed = () if result.status is OutcomeStatus.STOPPED else tuple(i.text for i in left if i.text)
+        self._save_result(replace(result, unconsumed=unconsumed))
         self.emit(RunOutcome(run_id=self.spec.id, conversation_id=self.spec.conversation_id, status=result.status.value,
                              answer=result.answer, subtype=result.subtype, reason=result.answer if result.status is not OutcomeStatus.ANSWERED else "",
                              steps=result.steps, usage=result.usage))

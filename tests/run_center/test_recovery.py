@@ -237,3 +237,33 @@ def test_channel_outcomes_decide_the_state(tmp_path):
     assert Outbox(tmp_path, [Broken(), Refuses()]).deliver(Delivery("c", "x")) is DeliveryState.UNCERTAIN
     entry = Outbox(tmp_path).entry("c")
     assert entry.channels == {"broken": "uncertain", "refuses": "failed"}
+
+
+# A process that saved its runs and died before writing their turns: one in a
+# conversation that still exists, one in a conversation the user then deleted.
+NO_TURN = textwrap.dedent("""
+    import sys
+    from mika.run.conversations import ConversationStore
+    from mika.run.run_store import RunStore
+    from mika.run.spec import RunPhase
+    root = sys.argv[1]
+    conv, runs = ConversationStore(root), RunStore(root)
+    for cid in ("c-kept", "c-gone"):
+        conv.create(cid)
+        runs.queued("r-" + cid, cid, "book a table"); runs.set_phase("r-" + cid, RunPhase.RUNNING)
+""")
+
+
+async def test_a_run_killed_before_its_turn_was_written_gets_its_turn_once(tmp_path):
+    subprocess.run([sys.executable, "-c", NO_TURN, str(tmp_path)], check=True, timeout=60, cwd=ROOT,
+                   env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    ConversationStore(tmp_path).delete("c-gone")
+    told = []
+    recover_at_start(tmp_path)
+    for _ in range(2):
+        await settle(tmp_path, told.append, lang="en")
+    assert sorted(d.id for d in told) == ["interrupted:r-c-gone", "interrupted:r-c-kept"]
+    (turn,) = ConversationStore(tmp_path).get("c-kept").turns
+    assert (turn.run_id, turn.user, turn.outcome, turn.answer) == (
+        "r-c-kept", "book a table", "failed", "The task was interrupted; you can start it again.")
+    assert not ConversationStore(tmp_path).exists("c-gone")  # never brought back

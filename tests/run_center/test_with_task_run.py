@@ -140,3 +140,46 @@ async def test_an_answer_reaches_the_question_the_real_run_asked(tmp_path):
     result = await asyncio.wait_for(center.wait_run(first.run_id), 10)
     assert result.answer == "Booked for Porto."
     assert any("Porto" in text for text in last_tool_results(model.requests[-1]))
+
+
+async def test_the_answer_is_saved_and_delivered_before_the_outcome_judge_and_a_stop_then_does_not_unsay_it(tmp_path):
+    """Aftercare (here the outcome judge, on the light model) starts only once the
+    answer is in the run store, in the turn and delivered; pressing stop while the judge
+    works cuts the aftercare short but leaves the answer told and the turn answered."""
+    judging, release = asyncio.Event(), asyncio.Event()
+
+    async def light(request):
+        if request.purpose == "judge":
+            judging.set()
+            await release.wait()
+            return "done\nthe record shows it"
+        return "unknown"
+
+    main = ScriptedModel(["The parcel arrives tomorrow."])
+    delivered = []
+
+    def make(spec):
+        return TaskRun(spec, main, capabilities_for(spec, RunEnvironment()), RunOptions(state_dir=tmp_path, pacing=False),
+                       light=FunctionModel(light))
+
+    center = TaskCenter(make, state_dir=tmp_path, outbox=Outbox(tmp_path, [CallbackChannel(delivered.append)]))
+    sub = center.submit("c1", "when does the parcel arrive?")
+    await asyncio.wait_for(judging.wait(), 5)
+    # The judge is still thinking: everything the user needs is on disk and told.
+    saved = RunStore(tmp_path).get(sub.run_id)
+    assert saved.answer_saved and (saved.status, saved.answer) == ("answered", "The parcel arrives tomorrow.")
+    assert [d.text for d in delivered] == ["The parcel arrives tomorrow."]
+    assert Outbox(tmp_path).state(f"answer:{sub.run_id}") is DeliveryState.DELIVERED
+    turn = ConversationStore(tmp_path).get("c1").turns[0]
+    assert (turn.outcome, turn.answer) == ("answered", "The parcel arrives tomorrow.")
+
+    assert center.stop("c1")
+    release.set()
+    result = await asyncio.wait_for(center.wait_run(sub.run_id), 10)
+    await center.wait_idle()
+    assert result.status is OutcomeStatus.ANSWERED and result.answer == "The parcel arrives tomorrow."
+    turn = ConversationStore(tmp_path).get("c1").turns[0]
+    assert (turn.outcome, turn.answer) == ("answered", "The parcel arrives tomorrow.")
+    record = RunStore(tmp_path).get(sub.run_id)
+    assert (record.phase, record.status) == ("ended", "answered")
+    assert len(delivered) == 1
