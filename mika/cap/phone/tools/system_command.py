@@ -15,6 +15,7 @@ import shlex
 from typing import Any
 
 from mika.cap.phone.tools.base import PhoneTool
+from mika.observe.untrusted import fence
 from mika.tool.context import ToolContext
 from mika.tool.declaration import ToolOutcome
 
@@ -80,6 +81,7 @@ class PhoneSystemCommand(PhoneTool):
             hint = f"\nNext time use {_tool_for(kind)} for this; commands of this kind will not be run again."
         elif session.command_failures >= 2:
             hint = "\nTwo commands in a row failed; the phone tools (phone_tap, phone_type_text, …) may do this better."
-        text = f"exit {result.exit_code}\n{output}".rstrip() + hint
+        shown = fence(output.rstrip(), {"source": "command"}) if output.strip() else ""
+        text = f"exit {result.exit_code}\n{shown}".rstrip() + hint
         return ToolOutcome(text=text, ok=not failed, code="command_failed" if failed else "done",
                            data={"exit_code": result.exit_code})
