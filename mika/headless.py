@@ -25,6 +25,7 @@ from mika.run.outbox import Delivery, Outbox
 from mika.run.recovery import recover_at_start, settle
 from mika.run.spec import Attendance, RunOrigin, RunProvenance, RunSpec
 from mika.run.task_center import TaskCenter
+from mika.terminal_text import for_terminal, json_for_terminal
 
 FORMATS = ("text", "json", "stream-json")
 HEADLESS = RunProvenance(RunOrigin.CLI, Attendance.UNATTENDED)
@@ -72,12 +73,12 @@ class _Printer:
         if isinstance(event, ApprovalEvent) and event.decision in ("approval_unavailable", "refused", "pay_by_user"):
             self.approval_blocked = True
         if self.fmt == "stream-json":
-            self.out.write(json.dumps(event.to_dict(), ensure_ascii=False) + "\n")
+            self.out.write(json_for_terminal(event.to_dict()) + "\n")
             self.out.flush()
             return
         line = _progress_line(event)
         if line:
-            self.err.write(line + "\n")
+            self.err.write(for_terminal(line) + "\n")
             self.err.flush()
 
 
@@ -108,12 +109,12 @@ class _StdoutChannel:
         if delivery.run_id == self.current and delivery.kind == "answer" and not delivery.recovered:
             if self.fmt == "text":
                 if delivery.level == "info":
-                    self.out.write(delivery.text + "\n")
+                    self.out.write(for_terminal(delivery.text) + "\n")
                     self.out.flush()
                 else:
-                    self.err.write(f"Not done: {delivery.text}\n")
+                    self.err.write(f"Not done: {for_terminal(delivery.text)}\n")
             return  # json formats print the result object once the run is over
-        self.err.write(f"[{delivery.conversation_id or 'mika'}] {delivery.display_text}\n")
+        self.err.write(for_terminal(f"[{delivery.conversation_id or 'mika'}] {delivery.display_text}") + "\n")
         self.err.flush()
 
 
@@ -191,8 +192,8 @@ async def run_headless(
         await center.aclose()
     code = exit_code_for(result, printer.approval_blocked, interrupted)
     if fmt != "text":
-        out.write(json.dumps(result_dict(result, conversation_id), ensure_ascii=False) + "\n")
+        out.write(json_for_terminal(result_dict(result, conversation_id)) + "\n")
     elif result.status is OutcomeStatus.STOPPED:
-        err.write(f"Stopped: {result.answer}\n")
+        err.write(f"Stopped: {for_terminal(result.answer)}\n")
     out.flush()
     return HeadlessOutcome(result, code)
