@@ -207,3 +207,12 @@ def seal(text: str) -> str:
             at = m.end()
     parts.append(defuse(text[at:]))
     return "".join(parts)
+
+
+def close_cut(text: str) -> str:
+    """`text` cut short somewhere: a real fence left open by the cut is closed, so what
+    Mika adds after it (a note that the rest was cut) is not read as the app's."""
+    tags = _RAW_TAG.findall(text)
+    if tags and not tags[-1].startswith("</"):
+        return text + "\n" + CLOSE
+    return text

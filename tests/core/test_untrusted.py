@@ -17,7 +17,7 @@ import pytest
 
 from mika.observe.evidence import AnswerSources, EvidenceLedger
 from mika.observe.observation import Observation, ObsKind, Place, Trust
-from mika.observe.untrusted import CLOSE, defuse, fence, has_fence_tag, seal, unfence
+from mika.observe.untrusted import CLOSE, close_cut, defuse, fence, has_fence_tag, seal, unfence
 
 ZW = "\u200b"  # zero-width space
 ZWJ = "\u200d"  # zero-width joiner
@@ -144,3 +144,11 @@ def test_the_fence_does_not_change_which_reads_an_answer_rests_on():
     picked = AnswerSources.pick("The screen says the source balance is 42.10", ledger)
     assert [s.observation.id for s in picked] == [first.id]
     assert unfence(first.text) == "Balance 42.10 EUR"
+
+
+def test_a_result_cut_to_fit_the_context_closes_the_fence_it_cut():
+    text = "Screen v2 · app\n" + fence("1 text " + "x" * 500, {"source": "screen"})
+    cut = close_cut(text[:100])
+    assert cut.endswith("\n" + CLOSE) and oracle_tags(cut) == (1, 1)
+    assert close_cut(text) == text  # nothing cut, nothing added
+    assert close_cut("no fence at all") == "no fence at all"
