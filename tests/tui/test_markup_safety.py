@@ -140,3 +140,13 @@ async def test_a_question_with_markup_alone_does_not_crash(tmp_path):
         await pilot.click(button)
         await until(lambda: not scenes.view(pilot).running)
         assert app.is_running and app.return_code is None
+
+
+def test_a_desktop_notification_carries_text_not_options_or_markup():
+    """notify-send parses options anywhere before `--` and servers read the body as markup."""
+    from mika_tui.deps import notify_argv
+
+    argv = notify_argv("/usr/bin/notify-send", "Mika\x1b]0;t\x07", "-u critical <a href='http://evil'>x</a> &\x1b[2J")
+    assert argv[:4] == ["/usr/bin/notify-send", "-a", "Mika", "--"]
+    assert argv[4] == "Mika"
+    assert argv[5] == "-u critical &lt;a href='http://evil'&gt;x&lt;/a&gt; &amp;"
