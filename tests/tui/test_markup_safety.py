@@ -97,7 +97,16 @@ async def test_hostile_text_on_every_route_is_shown_literally(tmp_path):
         assert tap.target == SHOWN
         for y in range(len(timeline._rows)):
             assert "\x1b" not in "".join(seg.text for seg in timeline.render_line(y))
-        assert any(s.text and "[/b]" in s.text for s in timeline.steps)  # the screen's text in a result
+        asked = next(s for s in timeline.steps if s.name == "ask_user")
+        assert asked.text == f"The user answered: {SHOWN}"  # the user's answer, as typed, controls dropped
+        read = next(s for s in timeline.steps if s.name == "toy_read")
+        assert SHOWN in read.text and "\x1b" not in read.text  # the screen's text in a result
+
+        # The model's answer, in the chat's Markdown: the characters as written, no controls.
+        from textual.widgets import Markdown
+
+        answer = app.main_screen.query(Markdown).last()
+        assert SHOWN in answer.source and "\x1b" not in answer.source
 
         # The sources line names a screen observation; its dialog shows the screen's text as text.
         view = scenes.view(pilot)
