@@ -20,7 +20,7 @@ from mika import __version__
 from mika.config.errors import ConfigError
 from mika.config.paths import state_dir
 from mika.exit_codes import ExitCode
-from mika.terminal_text import echo, for_terminal, json_for_terminal, one_line
+from mika.terminal_text import echo, json_for_terminal, one_line
 
 _OPTIONAL_COMMANDS = {
     # name: (module, attribute) — registered when the module is present.
@@ -68,7 +68,7 @@ def _module_exists(module: str) -> bool:
 
 
 def _fail(message: str, code: ExitCode) -> None:
-    echo(f"mika: {for_terminal(message)}", err=True)
+    echo(f"mika: {message}", err=True)
     sys.exit(int(code))
 
 
@@ -179,7 +179,7 @@ def runs_list(as_json: bool, limit: int) -> None:
         m = r.get("metrics", {})
         secs = (m.get("total_ms") or 0) / 1000
         echo(f"{one_line(r.get('id', '?')):12} {one_line(r.get('outcome', r.get('state', '?'))):18} "
-                   f"{m.get('steps', 0):>3} steps {secs:7.1f}s  {one_line(str(r.get('goal', ''))[:60])}")
+             f"{m.get('steps', 0):>3} steps {secs:7.1f}s  {one_line(str(r.get('goal', ''))[:60])}")
 
 
 @runs_group.command("show")
@@ -225,7 +225,7 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(int(ExitCode.INTERRUPTED))
     except Exception as exc:  # the last line of defence: one readable line, details in the log
         log = _write_crash_log(exc)
-        echo(for_terminal(f"mika: internal error: {type(exc).__name__}: {exc} (details: {log})"), err=True)
+        echo(f"mika: internal error: {type(exc).__name__}: {exc} (details: {log})", err=True)
         sys.exit(int(ExitCode.NOT_DONE))
 
 

@@ -187,7 +187,7 @@ def list_command(provider: str | None, as_json: bool, config_path: str | None) -
             continue
         p = provider_settings(cfg, pid, key="PROVIDER")
         echo(t("list_head", provider=pid, kind=p.kind, url=p.base_url, n=len(listed)) if listed
-                   else t("list_none", provider=pid))
+             else t("list_none", provider=pid))
         for m in listed:
             echo(f"  {m.name:<44} {_caps(m)}")
     if as_json:
@@ -351,7 +351,7 @@ async def _run_probe(cfg: ProvidersConfig, target: str, ledger: UsageLedger, tim
 def _print_attempt(a: ProbeAttempt) -> None:
     if a.ok:
         echo(t("probe_ok", provider=a.provider, model=a.model, ms=a.latency_ms, input=a.usage.input_tokens,
-                     output=a.usage.output_tokens, cached=a.usage.cached_input_tokens))
+               output=a.usage.output_tokens, cached=a.usage.cached_input_tokens))
     elif a.error is None:
         echo(t("probe_text", provider=a.provider, model=a.model, text=a.text.strip()[:200]))
     else:

@@ -143,6 +143,6 @@ def runs_recover_command(ctx: click.Context, as_json: bool) -> None:
         echo(t("recover_none"), err=True)
         return
     echo(t("recover_summary", interrupted=len(report.interrupted), delivered=len(settled.delivered),
-                 told=len(settled.told), restored=len(settled.borrowed.restored)), err=True)
+           told=len(settled.told), restored=len(settled.borrowed.restored)), err=True)
     for error in settled.borrowed.errors:
         echo(for_terminal(error), err=True)

@@ -61,7 +61,7 @@ def usage_command(range_: str, as_json: bool, config_path: str | None) -> None:
         echo(t("empty"))
         return
     echo(t("total", tokens=total.tokens, input=total.input, cached=total.cached, output=total.output,
-                 calls=total.calls + total.unreported))
+           calls=total.calls + total.unreported))
     echo("")
     echo(f"{t('when'):<24} {t('input'):>12} {t('output'):>10} {t('cached'):>10} {t('calls'):>7}")
     for bucket in report.buckets:
@@ -69,7 +69,7 @@ def usage_command(range_: str, as_json: bool, config_path: str | None) -> None:
         if b.calls + b.unreported == 0:
             continue
         echo(f"{bucket_label(bucket, rng.step, tz):<24} {b.input:>12} {b.output:>10} {b.cached:>10} "
-                   f"{b.calls + b.unreported:>7}")
+             f"{b.calls + b.unreported:>7}")
     echo("")
     echo(t("by_provider"))
     for provider, p in report.by_provider:

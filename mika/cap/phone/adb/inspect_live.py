@@ -48,7 +48,7 @@ def inspect_live_command(ctx: click.Context, dump: Path | None, device: str | No
     if device is None:
         if dump is None:
             echo("mika: give a saved dump (DUMP.xml) or --device SERIAL for the live screen.\n"
-                       "mika：请给出层级文件（DUMP.xml），或用 --device SERIAL 读取手机当前屏幕。", err=True)
+                 "mika：请给出层级文件（DUMP.xml），或用 --device SERIAL 读取手机当前屏幕。", err=True)
             sys.exit(int(ExitCode.USAGE))
         ctx.invoke(inspect_command, dump=dump, as_json=as_json)
         return
