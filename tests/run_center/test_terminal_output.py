@@ -155,3 +155,22 @@ def test_usage_with_hostile_provider_and_model_names(tmp_path, monkeypatch):
         assert out.exit_code == 0, out.output
         assert_clean(out.stdout)
     assert "evil/model " in CliRunner().invoke(usage_command, []).stdout
+
+
+def test_devices_with_a_hostile_model_name(sim_phone_factory):
+    """A phone names itself: its model reaches `mika devices` (table and JSON) as text."""
+    from mika.cap.phone.adb.commands import devices_command
+    from mika.sim.world import make_device
+
+    device = make_device("evil-sim", None, None)
+    device.world.props["ro.product.model"] = "Pixel\x1b]0;owned\x07\x1b[2J\x9b2J\u202eX"
+    phone = sim_phone_factory(device, serial="evil-sim")
+    table = CliRunner().invoke(devices_command, [], catch_exceptions=False)
+    assert table.exit_code == 0, table.output
+    assert_clean(table.stdout)
+    assert phone.serial in table.stdout
+    as_json = CliRunner().invoke(devices_command, ["--json"], catch_exceptions=False)
+    assert_clean(as_json.stdout)
+    row = next(r for r in json.loads(as_json.stdout) if r["serial"] == phone.serial)
+    assert row["model"] == device.world.props["ro.product.model"]  # JSON keeps the value, escaped
+    assert "\tPixelX\t" in table.stdout  # the table shows its text, none of its controls
