@@ -174,3 +174,26 @@ def test_devices_with_a_hostile_model_name(sim_phone_factory):
     row = next(r for r in json.loads(as_json.stdout) if r["serial"] == phone.serial)
     assert row["model"] == device.world.props["ro.product.model"]  # JSON keeps the value, escaped
     assert "\tPixelX\t" in table.stdout  # the table shows its text, none of its controls
+
+
+def test_models_list_with_hostile_model_ids_from_the_provider(tmp_path, monkeypatch):
+    """A provider on loopback lists model ids carrying controls: `mika models list` shows text."""
+    from mika.model.commands import models_group
+    from tests.models.replay_server import ReplayServer, Reply
+
+    monkeypatch.setenv("MIKA_CONFIG", str(tmp_path / "config.toml"))
+    monkeypatch.setenv("MIKA_STATE_DIR", str(tmp_path / "state"))
+    monkeypatch.setenv("LOOP_KEY", "sk-loop")
+    hostile = "m-1\x1b]0;owned\x07\x1b[2J\u202e"
+    with ReplayServer() as server:
+        (tmp_path / "config.toml").write_text(
+            f'[providers.loop]\nkind = "openai-chat"\nbase_url = "{server.url}"\napi_key_env = "LOOP_KEY"\n')
+        for args in (["list", "loop"], ["list", "loop", "--json"]):
+            server.queue(Reply(json.dumps({"data": [{"id": hostile}]}).encode()))
+            out = CliRunner().invoke(models_group, args, catch_exceptions=False)
+            assert out.exit_code == 0, out.output
+            assert_clean(out.stdout)
+            if "--json" in args:
+                assert json.loads(out.stdout)["loop"][0]["name"] == hostile
+            else:
+                assert "m-1" in out.stdout
