@@ -5,8 +5,6 @@ from __future__ import annotations
 import asyncio
 import sys
 
-import click
-
 from mika.assembly import RunEnvironment, capabilities_for
 from mika.config.errors import ConfigError
 from mika.config.paths import state_dir
