@@ -11,7 +11,6 @@ No Python traceback ever reaches the user: known errors become one readable line
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import Any, Callable
 
@@ -22,6 +21,7 @@ from mika.config.errors import ConfigError
 from mika.config.paths import state_dir
 from mika.config.secret_streams import guard_std_streams
 from mika.exit_codes import ExitCode
+from mika.terminal_text import echo, json_for_terminal, one_line
 
 _OPTIONAL_COMMANDS = {
     # name: (module, attribute) — registered when the module is present.
@@ -70,7 +70,7 @@ def _module_exists(module: str) -> bool:
 
 
 def _fail(message: str, code: ExitCode) -> None:
-    click.echo(f"mika: {message}", err=True)
+    echo(f"mika: {message}", err=True)
     sys.exit(int(code))
 
 
@@ -172,16 +172,16 @@ def runs_list(as_json: bool, limit: int) -> None:
 
     runs = list_runs(state_dir())[:limit]
     if as_json:
-        click.echo(json.dumps(runs, ensure_ascii=False, indent=1))
+        echo(json_for_terminal(runs, indent=1))
         return
     if not runs:
-        click.echo("No runs recorded yet.", err=True)
+        echo("No runs recorded yet.", err=True)
         return
     for r in runs:
         m = r.get("metrics", {})
         secs = (m.get("total_ms") or 0) / 1000
-        click.echo(f"{r.get('id', '?'):12} {r.get('outcome', r.get('state', '?')):18} {m.get('steps', 0):>3} steps "
-                   f"{secs:7.1f}s  {str(r.get('goal', ''))[:60]}")
+        echo(f"{one_line(r.get('id', '?')):12} {one_line(r.get('outcome', r.get('state', '?'))):18} "
+             f"{m.get('steps', 0):>3} steps {secs:7.1f}s  {one_line(str(r.get('goal', ''))[:60])}")
 
 
 @runs_group.command("show")
@@ -198,18 +198,18 @@ def runs_show(run_id: str, as_json: bool) -> None:
     summary = read_json(run_dir / "run.json", {}) or {}
     events = read_events(run_dir)
     if as_json:
-        click.echo(json.dumps({"run": summary, "events": events}, ensure_ascii=False, indent=1))
+        echo(json_for_terminal({"run": summary, "events": events}, indent=1))
         return
-    click.echo(f"run {summary.get('id')} · {summary.get('outcome', summary.get('state'))} · {summary.get('goal', '')}")
+    echo(one_line(f"run {summary.get('id')} · {summary.get('outcome', summary.get('state'))} · {summary.get('goal', '')}"))
     for e in events:
         t = e.get("type")
         if t == "tool_call":
-            click.echo(f"  step {e.get('step')}: {e.get('name')} {json.dumps(e.get('arguments', {}), ensure_ascii=False)}")
+            echo(f"  step {e.get('step')}: {one_line(e.get('name'))} {json_for_terminal(e.get('arguments', {}))}")
         elif t == "tool_result":
             flag = "ok" if e.get("ok") else f"! {e.get('code')}"
-            click.echo(f"    → {flag} {str(e.get('text', ''))[:100]}")
+            echo(f"    → {one_line(flag)} {one_line(str(e.get('text', ''))[:100])}")
         elif t == "outcome":
-            click.echo(f"  outcome: {e.get('status')} {e.get('subtype', '')}: {str(e.get('answer', ''))[:200]}")
+            echo("  " + one_line(f"outcome: {e.get('status')} {e.get('subtype', '')}: {str(e.get('answer', ''))[:200]}"))
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -224,11 +224,11 @@ def main(argv: list[str] | None = None) -> None:
     except ConfigError as exc:
         _fail(str(exc), ExitCode.USAGE)
     except KeyboardInterrupt:
-        click.echo("mika: interrupted", err=True)
+        echo("mika: interrupted", err=True)
         sys.exit(int(ExitCode.INTERRUPTED))
     except Exception as exc:  # the last line of defence: one readable line, details in the log
         log = _write_crash_log(exc)
-        click.echo(f"mika: internal error: {type(exc).__name__}: {exc} (details: {log})", err=True)
+        echo(f"mika: internal error: {type(exc).__name__}: {exc} (details: {log})", err=True)
         sys.exit(int(ExitCode.NOT_DONE))
 
 

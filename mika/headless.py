@@ -29,6 +29,7 @@ from mika.run.recovery import recover_at_start, settle
 from mika.run.spec import Attendance, RunOrigin, RunProvenance, RunSpec
 from mika.run.task_center import TaskCenter
 from mika.run.ui_text import t
+from mika.terminal_text import for_terminal, json_for_terminal
 
 FORMATS = ("text", "json", "stream-json")
 HEADLESS = RunProvenance(RunOrigin.CLI, Attendance.UNATTENDED)
@@ -77,12 +78,12 @@ class _Printer:
         if isinstance(event, ApprovalEvent) and event.decision in BLOCKED:
             self.approval_blocked = True
         if self.fmt == "stream-json":
-            self.out.write(json.dumps(event.to_dict(), ensure_ascii=False) + "\n")
+            self.out.write(json_for_terminal(event.to_dict()) + "\n")
             self.out.flush()
             return
         line = _progress_line(event)
         if line:
-            self.err.write(line + "\n")
+            self.err.write(for_terminal(line) + "\n")
             self.err.flush()
 
 
@@ -120,16 +121,16 @@ class _StdoutChannel:
             if self.fmt == "text":
                 text = with_not_paid(delivery.text) if self.not_paid() else delivery.text
                 if delivery.level == "info":
-                    self.out.write(text + "\n")
+                    self.out.write(for_terminal(text) + "\n")
                     self.out.flush()
                 else:
-                    self.err.write(f"Not done: {text}\n")
+                    self.err.write(f"Not done: {for_terminal(text)}\n")
             if self.fmt == "json":
                 # The result object is printed once the run is over, after its aftercare:
                 # not shown yet, so a crash before then leaves it for recovery to send once.
                 raise DeliveryFailed("printed with the result object when the run ends")
             return  # stream-json: the outcome event, printed right after this, carries it
-        self.err.write(f"[{delivery.conversation_id or 'mika'}] {delivery.display_text}\n")
+        self.err.write(for_terminal(f"[{delivery.conversation_id or 'mika'}] {delivery.display_text}") + "\n")
         self.err.flush()
 
 
@@ -215,9 +216,8 @@ async def run_headless(
         await center.aclose()
     code = exit_code_for(result, printer.approval_blocked, interrupted)
     if fmt != "text":
-        out.write(json.dumps(result_dict(result, conversation_id, not_paid=printer.approval_blocked),
-                             ensure_ascii=False) + "\n")
+        out.write(json_for_terminal(result_dict(result, conversation_id, not_paid=printer.approval_blocked)) + "\n")
     elif result.status is OutcomeStatus.STOPPED:
-        err.write(f"Stopped: {result.answer}\n")
+        err.write(f"Stopped: {for_terminal(result.answer)}\n")
     out.flush()
     return HeadlessOutcome(result, code)

@@ -5,8 +5,6 @@ from __future__ import annotations
 import asyncio
 import sys
 
-import click
-
 from mika.assembly import RunEnvironment, capabilities_for
 from mika.config.errors import ConfigError
 from mika.config.paths import state_dir
@@ -21,10 +19,11 @@ from mika.model_select import select_models
 from mika.record.redactor import Redactor
 from mika.run.spec import RunSpec
 from mika.run.task_run import RunOptions, TaskRun
+from mika.terminal_text import echo
 
 
 def _err(message: str) -> None:
-    click.echo(f"mika: {message}", err=True)
+    echo(f"mika: {message}", err=True)
 
 
 def headless_main(

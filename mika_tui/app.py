@@ -16,6 +16,7 @@ from textual.binding import Binding
 from mika.run.task_center import TaskCenter
 from mika.run.contracts import TaskRunLike
 from mika.run.spec import RunSpec
+from mika.terminal_text import for_terminal
 
 from mika_tui.bindings import localize
 from mika_tui.commands import MikaCommands
@@ -86,7 +87,7 @@ class MikaApp(App):
         """Answers of this session's runs are already in the transcript (from their events);
         what recovery tells about earlier sessions shows as a notice."""
         if delivery.recovered or delivery.kind != "answer" or delivery.run_id not in self.runs:
-            self.notify(delivery.display_text, timeout=12)
+            self.notify(for_terminal(delivery.display_text), timeout=12, markup=False)
 
     async def on_unmount(self) -> None:
         if self.center is not None:

@@ -13,6 +13,7 @@ from typing import Callable, Protocol
 
 from mika.config.settings import Settings
 from mika.run.task_center import RunFactory
+from mika.terminal_text import for_terminal, one_line
 
 from mika_tui.frames import FrameSource
 
@@ -30,6 +31,16 @@ class Notifier(Protocol):
     def notify(self, title: str, body: str) -> None: ...
 
 
+def notify_argv(exe: str, title: str, body: str) -> list[str]:
+    """notify-send's command line for text a model or a screen wrote: `--` so a body that
+    starts with "-" is not an option, and the body's <, >, & escaped because notification
+    servers read the body as markup (<a href>, <img>)."""
+    import html
+
+    clean = [one_line(title), html.escape(for_terminal(body), quote=False)]
+    return [exe, "-a", "Mika", "--", *clean]
+
+
 class DesktopNotifier:
     """`notify-send` when the desktop has one; silently nothing otherwise."""
 
@@ -41,7 +52,7 @@ class DesktopNotifier:
         if exe is None:
             return
         try:
-            subprocess.Popen([exe, "-a", "Mika", title, body], stdin=subprocess.DEVNULL,
+            subprocess.Popen(notify_argv(exe, title, body), stdin=subprocess.DEVNULL,
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         except OSError:
             pass  # no desktop session: the bell and the header still say it

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from mika.record import events as ev
+from mika.terminal_text import for_terminal as _clean
 
 
 @dataclass
@@ -113,13 +114,15 @@ class RunView:
         if handler is not None:
             handler(event)
 
+    # Every text below came from a model, a screen or a person: terminal controls are dropped
+    # here, once, so no widget (Segments of the timeline included) can write one raw.
     def _on_RunStarted(self, e: ev.RunStarted) -> None:
-        self.goal = e.goal
+        self.goal = _clean(e.goal)
         self.conversation_id = self.conversation_id or e.conversation_id
         self.started_at = self.started_at or self._now(e)
 
     def _on_AnswerDelta(self, e: ev.AnswerDelta) -> None:
-        self.streamed += e.text
+        self.streamed += _clean(e.text)
 
     def _on_ModelReplied(self, e: ev.ModelReplied) -> None:
         tokens = int(e.usage.get("input", 0) or e.usage.get("input_tokens", 0)) + int(
@@ -132,7 +135,8 @@ class RunView:
             self.streamed = ""  # text before tool calls was commentary, not the answer
 
     def _on_ToolCalled(self, e: ev.ToolCalled) -> None:
-        step = Step(len(self.steps) + 1, e.call_id, e.name, target_of(e.arguments), self._now(e), tokens=self._pending_tokens)
+        step = Step(len(self.steps) + 1, e.call_id, _clean(e.name), _clean(target_of(e.arguments)), self._now(e),
+                    tokens=self._pending_tokens)
         self._pending_tokens = 0
         self.steps.append(step)
 
@@ -140,28 +144,28 @@ class RunView:
         step = next((s for s in reversed(self.steps) if s.call_id == e.call_id), None)
         if step is None:
             return
-        step.ok, step.code, step.text, step.effect = e.ok, e.code, e.text, e.effect
+        step.ok, step.code, step.text, step.effect = e.ok, _clean(e.code), _clean(e.text), _clean(e.effect)
         step.wait_ms, step.duration_ms, step.frame = e.wait_ms, e.duration_ms, e.frame
         if self.card is not None and step.name in ("ask_user", "hand_to_user", "request_confirmation"):
             self.card = None
 
     def _on_Activity(self, e: ev.Activity) -> None:
-        self.activity = e.text
+        self.activity = _clean(e.text)
 
     def _on_Notice(self, e: ev.Notice) -> None:
-        self.notices.append(e.text)
+        self.notices.append(_clean(e.text))
 
     def _on_ConfirmationAsked(self, e: ev.ConfirmationAsked) -> None:
         # The screen's item, amount and app; the model's words only where the screen said nothing.
-        self.card = Card("approval", e.question_id, e.screen_item or e.what, app=e.screen_app or e.app,
-                         amount=e.screen_amount or e.amount, notes=tuple(e.mismatch))
+        self.card = Card("approval", e.question_id, _clean(e.screen_item or e.what), app=_clean(e.screen_app or e.app),
+                         amount=_clean(e.screen_amount or e.amount), notes=tuple(_clean(n) for n in e.mismatch))
 
     def _on_QuestionAsked(self, e: ev.QuestionAsked) -> None:
-        self.card = Card("question", e.question_id, e.question, options=tuple(e.options))
+        self.card = Card("question", e.question_id, _clean(e.question), options=tuple(_clean(o) for o in e.options))
 
     def _on_TakeoverEvent(self, e: ev.TakeoverEvent) -> None:
         if e.state == "asked":
-            self.card = Card("takeover", e.question_id, e.message, reason=e.reason)
+            self.card = Card("takeover", e.question_id, _clean(e.message), reason=_clean(e.reason))
         elif self.card is not None and self.card.question_id == e.question_id:
             self.card = None
 
@@ -170,8 +174,8 @@ class RunView:
 
     def _on_RunOutcome(self, e: ev.RunOutcome) -> None:
         self.status = e.status
-        self.answer = e.answer
-        self.reason = e.reason
+        self.answer = _clean(e.answer)
+        self.reason = _clean(e.reason)
         # Steps a person counts are actions (the timeline rows), not model turns.
         self.step_count = len(self.steps)
         self.ended_at = self._now(e)

@@ -29,6 +29,7 @@ from mika.agent.history import History, only_last_image
 from mika.agent.recovery import ContextRecovery
 from mika.agent.system_prompt import SystemPrompt
 from mika.model.messages import Message, ModelRequest, Text, Usage
+from mika.observe.untrusted import close_cut
 from mika.run.spec import PriorTurn, RunSpec
 from mika.tool.groups import ToolGroups
 
@@ -167,7 +168,7 @@ class ContextBuilder:
             return text
         keep = max(200, int(len(text) * limit / size) - 120)
         ids = f"observation {', '.join(observation_ids)}" if observation_ids else "no observation"
-        return f"{text[:keep]}\n[… {len(text) - keep} more characters cut to fit the context; {ids}]"
+        return f"{close_cut(text[:keep])}\n[… {len(text) - keep} more characters cut to fit the context; {ids}]"
 
     def fixed_tokens(self) -> int:
         return int(estimate_fixed(self.system.build(self.groups.open), self.groups.specs()) * self.ratio)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
-import json
 import sys
 from pathlib import Path
 from typing import Any, NoReturn
@@ -31,6 +30,7 @@ from mika.model.presets import PRESETS, for_host, preset, preset_ids
 from mika.model.probe import MODEL_PROBLEMS, PROBE_TIMEOUT, ProbeAttempt, probe
 from mika.model.providers_config import ModelRef, ProvidersConfig, load_providers
 from mika.model.roles import build_model, provider_settings
+from mika.terminal_text import echo, json_for_terminal
 from mika.usage.copy import set_language
 from mika.usage.ledger import UsageLedger
 
@@ -40,7 +40,7 @@ EXIT_NO_TOOL_CALL = ExitCode.NOT_DONE
 
 
 def _fail(message: str, code: int) -> NoReturn:
-    click.echo(f"mika models: {message}", err=True)
+    echo(f"mika models: {message}", err=True)
     sys.exit(code)
 
 
@@ -104,13 +104,13 @@ def models_group() -> None:
 def presets_command(as_json: bool) -> None:
     """List the provider presets."""
     if as_json:
-        click.echo(json.dumps([
+        echo(json_for_terminal([
             {"id": p.id, "name": p.name, "kind": p.kind, "base_url": p.base_url, "family_tokens": list(p.family_tokens),
              "session_header": p.session_header, "key_required": p.key_required, "key_env": p.key_env,
-             "self_hosted": p.self_hosted, "region": p.region} for p in PRESETS], ensure_ascii=False, indent=1))
+             "self_hosted": p.self_hosted, "region": p.region} for p in PRESETS], indent=1))
         return
     for p in PRESETS:
-        click.echo(t("presets_head", id=p.id, name=p.name, kind=p.kind, url=p.base_url or "-"))
+        echo(t("presets_head", id=p.id, name=p.name, kind=p.kind, url=p.base_url or "-"))
 
 
 def _listed_json(m: ListedModel) -> dict[str, Any]:
@@ -188,12 +188,12 @@ def list_command(provider: str | None, as_json: bool, config_path: str | None) -
             out[pid] = [_listed_json(m) for m in listed]
             continue
         p = provider_settings(cfg, pid, key="PROVIDER")
-        click.echo(t("list_head", provider=pid, kind=p.kind, url=p.base_url, n=len(listed)) if listed
-                   else t("list_none", provider=pid))
+        echo(t("list_head", provider=pid, kind=p.kind, url=p.base_url, n=len(listed)) if listed
+             else t("list_none", provider=pid))
         for m in listed:
-            click.echo(f"  {m.name:<44} {_caps(m)}")
+            echo(f"  {m.name:<44} {_caps(m)}")
     if as_json:
-        click.echo(json.dumps(out, ensure_ascii=False, indent=1))
+        echo(json_for_terminal(out, indent=1))
 
 
 @models_group.command("add")
@@ -246,17 +246,17 @@ def add_command(preset_id: str, provider_id: str | None, base_url: str | None, k
         _fail(f"cannot write {path}: {exc.strerror or exc}", EXIT_CONFIG)
     parsed = urlparse(url)
     if parsed.scheme == "http" and not is_local_host(parsed.hostname or ""):
-        click.echo(t("cleartext", url=url), err=True)
+        echo(t("cleartext", url=url), err=True)
     known = for_host(url) if p.id == "custom" else None
     if known is not None:
-        click.echo(t("same_host", url=url, preset=known.id), err=True)
-    click.echo(t("added", id=pid, name=name or p.name, file=path))
+        echo(t("same_host", url=url, preset=known.id), err=True)
+    echo(t("added", id=pid, name=name or p.name, file=path))
     if chosen is not None and planned.roles.main is None:
-        click.echo(t("used", role="main", value=f"{pid}/{chosen}", file=path))
+        echo(t("used", role="main", value=f"{pid}/{chosen}", file=path))
         return
     if api_key_env and not run_test:
-        click.echo(t("key_hint", env=api_key_env))
-    click.echo(t("next_use", id=pid))
+        echo(t("key_hint", env=api_key_env))
+    echo(t("next_use", id=pid))
     if run_test and chosen is None:
         sys.exit(EXIT_NO_TOOL_CALL)
 
@@ -302,7 +302,7 @@ def use_command(role: str, value: str, config_path: str | None) -> None:
             _record_listed_endpoint(path, cfg, value)
     except ConfigError as exc:
         _fail(str(exc), EXIT_CONFIG)
-    click.echo(t("used", role=role, value=value, file=path))
+    echo(t("used", role=role, value=value, file=path))
 
 
 def _record_listed_endpoint(path: Path, cfg: ProvidersConfig, value: str) -> None:
@@ -352,14 +352,14 @@ async def _run_probe(cfg: ProvidersConfig, target: str, ledger: UsageLedger, tim
 
 def _print_attempt(a: ProbeAttempt) -> None:
     if a.ok:
-        click.echo(t("probe_ok", provider=a.provider, model=a.model, ms=a.latency_ms, input=a.usage.input_tokens,
-                     output=a.usage.output_tokens, cached=a.usage.cached_input_tokens))
+        echo(t("probe_ok", provider=a.provider, model=a.model, ms=a.latency_ms, input=a.usage.input_tokens,
+               output=a.usage.output_tokens, cached=a.usage.cached_input_tokens))
     elif a.error is None:
-        click.echo(t("probe_text", provider=a.provider, model=a.model, text=a.text.strip()[:200]))
+        echo(t("probe_text", provider=a.provider, model=a.model, text=a.text.strip()[:200]))
     else:
-        click.echo(t("probe_error", provider=a.provider, model=a.model, message=a.error.user_message()))
+        echo(t("probe_error", provider=a.provider, model=a.model, message=a.error.user_message()))
         if a.error.kind is ModelErrorKind.MODEL_NOT_FOUND:
-            click.echo(t("not_found_hint", provider=a.provider))
+            echo(t("not_found_hint", provider=a.provider))
 
 
 @models_group.command("test")
@@ -384,16 +384,16 @@ def test_command(target: str, as_json: bool, timeout: float, config_path: str | 
     if as_json:
         body = chosen.as_json()
         body["attempts"] = [a.as_json() for a in result.attempts]
-        click.echo(json.dumps(body, ensure_ascii=False, indent=1))
+        echo(json_for_terminal(body, indent=1))
     else:
         for a in result.attempts:
             _print_attempt(a)
         if len(result.attempts) > 1:
-            click.echo(t("probe_tried", models=", ".join(a.model for a in result.attempts)))
+            echo(t("probe_tried", models=", ".join(a.model for a in result.attempts)))
     if chosen.ok:
         return
     if chosen.error is not None:
         if not as_json:
-            click.echo(f"mika models: {chosen.error.user_message()}", err=True)
+            echo(f"mika models: {chosen.error.user_message()}", err=True)
         sys.exit(EXIT_PROVIDER)
     sys.exit(EXIT_NO_TOOL_CALL)

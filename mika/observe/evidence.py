@@ -9,6 +9,7 @@ import re
 from dataclasses import dataclass
 
 from mika.observe.observation import ObsKind, Observation
+from mika.observe.untrusted import unfence
 
 MAX_SOURCES = 6
 
@@ -64,7 +65,8 @@ class AnswerSources:
         scored: list[Source] = []
         items = [o for o in ledger.all() if o.kind is not ObsKind.USER_SAID]
         for position, obs in enumerate(items):
-            shared = wanted & _features(obs.text + " " + obs.title)
+            # The fence's own words (untrusted, source=…) are Mika's markup, not what was read.
+            shared = wanted & _features(unfence(obs.text) + " " + obs.title)
             if not shared:
                 continue
             # Numbers and long words say more than short common words; later reads win ties

@@ -6,9 +6,10 @@ import enum
 import itertools
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Mapping
 
 from mika.model.messages import Image
+from mika.observe.untrusted import CLOSE, fence
 
 
 class ObsKind(enum.Enum):
@@ -58,19 +59,17 @@ class Place:
 
 
 UNTRUSTED_OPEN = "<untrusted>"
-UNTRUSTED_CLOSE = "</untrusted>"
+UNTRUSTED_CLOSE = CLOSE
 
 
-def wrap_untrusted(text: str) -> str:
+def wrap_untrusted(text: str, attrs: Mapping[str, str] | None = None) -> str:
     """Wrap content Mika did not write so the model treats it as data, not orders.
 
-    Applied once, where the observation is built; text already wrapped is left alone,
-    and a closing tag inside the content is defused so it cannot end the wrapper early.
+    Applied once, where the observation is built. Text that already looks wrapped is
+    wrapped again (its tags defused): a prefix check would let content that starts and
+    ends with the tags smuggle a closing tag through.
     """
-    if text.startswith(UNTRUSTED_OPEN) and text.endswith(UNTRUSTED_CLOSE):
-        return text
-    inner = text.replace(UNTRUSTED_CLOSE, "</ untrusted>")
-    return f"{UNTRUSTED_OPEN}{inner}{UNTRUSTED_CLOSE}"
+    return fence(text, attrs)
 
 
 _ids = itertools.count(1)
@@ -97,11 +96,27 @@ class Observation:
         *,
         trust: Trust = Trust.UNTRUSTED,
         run_prefix: str = "o",
+        fence_attrs: Mapping[str, str] | None = None,
+        head: str = "",
+        tail: str = "",
         **kw: Any,
     ) -> "Observation":
         """The one constructor capabilities use: it numbers the observation and wraps
-        untrusted text exactly once."""
-        body = wrap_untrusted(text) if trust is Trust.UNTRUSTED else text
+        untrusted text exactly once.
+
+        `fence_attrs` say where the content came from (default: the source, and the app
+        of an app place). `head` and `tail` are Mika's own lines around the content (a
+        listing's header, its notes): they stay outside the fence.
+        """
+        if trust is Trust.UNTRUSTED and text:
+            place = kw.get("place")
+            attrs = dict(fence_attrs) if fence_attrs is not None else {"source": source}
+            if fence_attrs is None and place is not None and place.kind == "app":
+                attrs["app"] = place.id
+            body = wrap_untrusted(text, attrs)
+        else:
+            body = text  # Mika's own words, or nothing to fence (an empty screen)
+        body = "\n".join(p for p in (head, body, tail) if p)
         return Observation(kind, source, body, trust=trust, id=f"{run_prefix}{next(_ids)}", **kw)
 
     def as_dict(self) -> dict[str, Any]:

@@ -9,7 +9,6 @@ command set one, else `mika.config.paths.state_dir()`.
 from __future__ import annotations
 
 import asyncio
-import json
 import sys
 import time
 from pathlib import Path
@@ -21,6 +20,7 @@ from mika.run.conversations import ConversationError, ConversationStore
 from mika.run.outbox import StreamChannel
 from mika.run.recovery import recover_at_start, settle
 from mika.run.ui_text import t
+from mika.terminal_text import echo, for_terminal, json_for_terminal, one_line
 
 
 def _state_dir(ctx: click.Context) -> Path:
@@ -49,16 +49,16 @@ def conversations_group() -> None:
 def list_command(ctx: click.Context, as_json: bool) -> None:
     summaries = _store(ctx).list()
     if as_json:
-        click.echo(json.dumps([s.to_dict() for s in summaries], ensure_ascii=False, indent=1))
+        echo(json_for_terminal([s.to_dict() for s in summaries], indent=1))
         return
     if not summaries:
-        click.echo(t("no_conversations"), err=True)
+        echo(t("no_conversations"), err=True)
         return
     width = max(len(s.id) for s in summaries)
-    click.echo(f"{t('col_id'):<{width}}  {t('col_updated'):<16}  {t('col_turns'):>5}  {t('col_title')}")
+    echo(f"{t('col_id'):<{width}}  {t('col_updated'):<16}  {t('col_turns'):>5}  {t('col_title')}")
     for s in summaries:
         pin = "📌 " if s.pinned_at else ""
-        click.echo(f"{s.id:<{width}}  {_when(s.updated_at):<16}  {s.turns:>5}  {pin}{s.title or t('untitled')}")
+        echo(f"{one_line(s.id):<{width}}  {_when(s.updated_at):<16}  {s.turns:>5}  {pin}{one_line(s.title) or t('untitled')}")
 
 
 @conversations_group.command("show", help="Print a conversation's turns.")
@@ -81,13 +81,13 @@ def show_command(ctx: click.Context, conversation_id: str, as_json: bool) -> Non
                 for x in conv.turns
             ],
         }
-        click.echo(json.dumps(data, ensure_ascii=False, indent=1))
+        echo(json_for_terminal(data, indent=1))
         return
-    click.echo(f"# {conv.display_title or t('untitled')}  ({conv.id})")
+    echo(f"# {one_line(conv.display_title) or t('untitled')}  ({one_line(conv.id)})")
     for turn in conv.turns:
-        click.echo(f"\n[{_when(turn.started_at)}] {t('you')}: {turn.user_words}")
+        echo(f"\n[{_when(turn.started_at)}] {t('you')}: {for_terminal(turn.user_words)}")
         outcome = f"  ({t('outcome')}: {turn.outcome}{'/' + turn.subtype if turn.subtype else ''} · run {turn.run_id})"
-        click.echo(f"{t('mika')}: {turn.answer}{outcome}")
+        echo(f"{t('mika')}: {for_terminal(turn.answer)}{one_line(outcome)}")
 
 
 @conversations_group.command("rename", help="Give a conversation a new title.")
@@ -99,7 +99,7 @@ def rename_command(ctx: click.Context, conversation_id: str, title: str) -> None
         conv = _store(ctx).rename(conversation_id, title)
     except ConversationError as exc:
         raise click.ClickException(str(exc)) from None
-    click.echo(t("renamed", id=conv.id, title=conv.title), err=True)
+    echo(t("renamed", id=conv.id, title=one_line(conv.title)), err=True)
 
 
 @conversations_group.command("delete", help="Delete a conversation, its turns and its workspace.")
@@ -115,10 +115,10 @@ def delete_command(ctx: click.Context, conversation_id: str, yes: bool) -> None:
     if not yes:
         if not sys.stdin.isatty():
             raise click.ClickException("Refusing to delete without confirmation: pass --yes.")
-        click.confirm(t("confirm_delete", title=conv.display_title or t("untitled"), turns=len(conv.turns)),
+        click.confirm(t("confirm_delete", title=one_line(conv.display_title) or t("untitled"), turns=len(conv.turns)),
                       abort=True, err=True)
     store.delete(conversation_id)
-    click.echo(t("deleted", id=conversation_id), err=True)
+    echo(t("deleted", id=conversation_id), err=True)
 
 
 @click.command("recover", help="Settle runs a closed or killed Mika left unfinished, once.")
@@ -132,17 +132,17 @@ def runs_recover_command(ctx: click.Context, as_json: bool) -> None:
     report = recover_at_start(root, channel)
     settled = asyncio.run(settle(root, channel))
     if as_json:
-        click.echo(json.dumps({
+        echo(json_for_terminal({
             "interrupted": list(report.interrupted), "uncertain": list(report.uncertain),
             "delivered": list(settled.delivered), "told": list(settled.told), "ended": list(settled.ended),
             "borrowed_restored": list(settled.borrowed.restored), "borrowed_kept": list(settled.borrowed.kept),
             "errors": list(settled.borrowed.errors),
-        }, ensure_ascii=False, indent=1))
+        }, indent=1))
         return
     if not (report.interrupted or settled.delivered or settled.told or settled.borrowed.restored):
-        click.echo(t("recover_none"), err=True)
+        echo(t("recover_none"), err=True)
         return
-    click.echo(t("recover_summary", interrupted=len(report.interrupted), delivered=len(settled.delivered),
-                 told=len(settled.told), restored=len(settled.borrowed.restored)), err=True)
+    echo(t("recover_summary", interrupted=len(report.interrupted), delivered=len(settled.delivered),
+           told=len(settled.told), restored=len(settled.borrowed.restored)), err=True)
     for error in settled.borrowed.errors:
-        click.echo(error, err=True)
+        echo(for_terminal(error), err=True)

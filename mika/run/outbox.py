@@ -27,6 +27,7 @@ from typing import Any, Callable, Iterable, Protocol, TextIO
 from mika.run.leased_table import LeasedTable
 from mika.run.state_lock import ProcessLease, lease_alive
 from mika.run.ui_text import t
+from mika.terminal_text import for_terminal
 
 log = logging.getLogger("mika.run")
 
@@ -271,7 +272,7 @@ class StreamChannel:
         stream = self._stream or sys.stdout
         if stream.closed:
             raise DeliveryFailed(f"{self.name} is closed")
-        stream.write(delivery.display_text.rstrip("\n") + "\n")
+        stream.write(for_terminal(delivery.display_text).rstrip("\n") + "\n")  # a model's words: no raw controls
         stream.flush()
 
 

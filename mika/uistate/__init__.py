@@ -22,6 +22,7 @@ from mika.uistate.elements import Element
 from mika.uistate.errors import HierarchyError, StaleElement, UnknownElement
 from mika.uistate.limit_notice import LimitNotice
 from mika.uistate.lock import looks_locked
+from mika.uistate.listing import ListingParts, listing_parts
 from mika.uistate.query import QueryError, QueryHit, find_nodes
 from mika.uistate.screen import Screen, ScreenTracker, SeenText, build_screen
 from mika.uistate.tokens import estimate_tokens
@@ -37,6 +38,7 @@ __all__ = [
     "Element",
     "HierarchyError",
     "LimitNotice",
+    "ListingParts",
     "QueryError",
     "QueryHit",
     "Screen",
@@ -55,6 +57,7 @@ __all__ = [
     "build_screen",
     "estimate_tokens",
     "find_nodes",
+    "listing_parts",
     "looks_locked",
     "parse_hierarchy",
 ]

@@ -19,6 +19,7 @@ Its fixed sentences (prompts/feedback/listing_*.md) are format, not instructions
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from mika.resources import prompt
@@ -58,7 +59,26 @@ def element_line(e: Element) -> str:
     return " ".join(parts)
 
 
-def render_listing(screen: "Screen") -> str:
+@dataclass(frozen=True)
+class ListingParts:
+    """A listing cut where Mika's words and the app's meet, so the phone can fence the app's.
+
+    `head` (version, package, size), `remarks` and `notes` (Mika's sentences) are Mika's;
+    `elements` (window headers and element lines) and `seen` (text read from pixels) hold
+    what the app shows.
+    """
+
+    head: str
+    elements: str
+    remarks: str
+    seen: str
+    notes: str
+
+    def join(self) -> str:
+        return "\n".join(p for p in (self.head, self.elements, self.remarks, self.seen, self.notes) if p)
+
+
+def listing_parts(screen: "Screen") -> ListingParts:
     head = [f"Screen v{screen.version}"]
     if screen.foreground_package:
         head.append(screen.foreground_package)
@@ -70,7 +90,7 @@ def render_listing(screen: "Screen") -> str:
         head.append(f"display {screen.display_id}")
     if screen.activity:
         head.append(screen.activity)
-    lines = [" · ".join(head)]
+    lines: list[str] = []
     by_window: dict[int, list[Element]] = {}
     for e in screen.elements:
         by_window.setdefault(e.window, []).append(e)
@@ -80,16 +100,20 @@ def render_listing(screen: "Screen") -> str:
         package = info.package if info else ""
         lines.append(f"== {kind} {package}".rstrip())
         lines.extend(element_line(e) for e in elements)
+    remarks: list[str] = []  # Mika's sentences between the elements and the text read from pixels
     if not screen.elements:
-        lines.append(_note("empty"))
+        remarks.append(_note("empty"))
     if screen.tree_blind:
-        lines.append(_note("blind"))
+        remarks.append(_note("blind"))
     elif screen.seen_text:
-        lines.append(_note("seen"))
-    if screen.seen_text:
-        for s in screen.seen_text:
-            x, y = s.centre
-            lines.append(f"- {_quote(s.text)} @{x},{y}")
-    for note in screen.notes:
-        lines.append(note)
-    return "\n".join(lines)
+        remarks.append(_note("seen"))
+    seen = []
+    for s in screen.seen_text:
+        x, y = s.centre
+        seen.append(f"- {_quote(s.text)} @{x},{y}")
+    return ListingParts(" · ".join(head), "\n".join(lines), "\n".join(remarks), "\n".join(seen),
+                        "\n".join(screen.notes))
+
+
+def render_listing(screen: "Screen") -> str:
+    return listing_parts(screen).join()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from datetime import datetime, timezone
 from pathlib import Path
@@ -12,6 +11,7 @@ import click
 from mika.config.errors import ConfigError
 from mika.config.paths import state_dir
 from mika.exit_codes import ExitCode
+from mika.terminal_text import echo, json_for_terminal
 from mika.usage.copy import t
 from mika.usage.ledger import UsageLedger
 from mika.usage.query import UsageRangeError, bucket_label, local_zone, parse_range, summarize
@@ -42,45 +42,45 @@ def usage_command(range_: str, as_json: bool, config_path: str | None) -> None:
     try:
         rng = parse_range(range_, datetime.now(timezone.utc), tz)
     except UsageRangeError as exc:
-        click.echo(f"mika usage: {exc}", err=True)
+        echo(f"mika usage: {exc}", err=True)
         sys.exit(ExitCode.USAGE)
     try:
         ledger = UsageLedger(usage_path())
     except OSError as exc:
-        click.echo(f"mika usage: cannot read {usage_path()}: {exc.strerror or exc}", err=True)
+        echo(f"mika usage: cannot read {usage_path()}: {exc.strerror or exc}", err=True)
         sys.exit(ExitCode.USAGE)
     report = summarize(ledger.rows(), rng)
     if as_json:
-        click.echo(json.dumps(report_json(report, tz), ensure_ascii=False, indent=1))
+        echo(json_for_terminal(report_json(report, tz), indent=1))
         return
     first = datetime.fromtimestamp(rng.start, tz)
     last = datetime.fromtimestamp(rng.end - 1, tz)
-    click.echo(t("title", label=rng.label, first=f"{first:%Y-%m-%d %H:%M}", last=f"{last:%Y-%m-%d %H:%M}", tz=tz))
+    echo(t("title", label=rng.label, first=f"{first:%Y-%m-%d %H:%M}", last=f"{last:%Y-%m-%d %H:%M}", tz=tz))
     total = report.total
     if total.calls + total.unreported == 0:
-        click.echo(t("empty"))
+        echo(t("empty"))
         return
-    click.echo(t("total", tokens=total.tokens, input=total.input, cached=total.cached, output=total.output,
-                 calls=total.calls + total.unreported))
-    click.echo("")
-    click.echo(f"{t('when'):<24} {t('input'):>12} {t('output'):>10} {t('cached'):>10} {t('calls'):>7}")
+    echo(t("total", tokens=total.tokens, input=total.input, cached=total.cached, output=total.output,
+           calls=total.calls + total.unreported))
+    echo("")
+    echo(f"{t('when'):<24} {t('input'):>12} {t('output'):>10} {t('cached'):>10} {t('calls'):>7}")
     for bucket in report.buckets:
         b = bucket.total
         if b.calls + b.unreported == 0:
             continue
-        click.echo(f"{bucket_label(bucket, rng.step, tz):<24} {b.input:>12} {b.output:>10} {b.cached:>10} "
-                   f"{b.calls + b.unreported:>7}")
-    click.echo("")
-    click.echo(t("by_provider"))
+        echo(f"{bucket_label(bucket, rng.step, tz):<24} {b.input:>12} {b.output:>10} {b.cached:>10} "
+             f"{b.calls + b.unreported:>7}")
+    echo("")
+    echo(t("by_provider"))
     for provider, p in report.by_provider:
         share = 100.0 * p.tokens / total.tokens if total.tokens else 0.0
-        click.echo(f"  {provider:<22} {p.tokens:>12} {share:5.1f}%")
-    click.echo(t("by_model"))
+        echo(f"  {provider:<22} {p.tokens:>12} {share:5.1f}%")
+    echo(t("by_model"))
     for provider, model, m in report.by_model:
-        click.echo(f"  {provider + '/' + model:<40} {m.tokens:>12}")
+        echo(f"  {provider + '/' + model:<40} {m.tokens:>12}")
     if total.unreported:
-        click.echo(t("unreported", n=total.unreported))
-    click.echo(t("footer"))
+        echo(t("unreported", n=total.unreported))
+    echo(t("footer"))
 
 
 def report_json(report, tz) -> dict:

@@ -14,6 +14,7 @@ from textual.widgets import Button, DataTable, Footer, Input, Static
 
 from mika_tui.deps import DeviceInfo
 from mika_tui.devices_port import DeviceOpError, DeviceRow, check_code, check_hostport, qr_payload
+from mika_tui.plain import cell, plain
 from mika_tui.qr import qr_text
 from mika_tui.screens.base import SubScreen
 
@@ -83,8 +84,10 @@ class DevicesScreen(SubScreen):
             return
         for r in message.rows:
             current = " ◀" if r.serial == self.mika.deps.device.serial else ""
-            table.add_row(r.serial + current, r.state, r.model, r.transport, tr(f"u2_{r.u2}") if r.u2 in
-                          ("running", "installed", "absent", "unknown") else r.u2, key=r.serial)
+            # Serials, models and states are what the phone or adb reported: cells of text.
+            table.add_row(cell(r.serial + current), cell(r.state), cell(r.model), cell(r.transport),
+                          tr(f"u2_{r.u2}") if r.u2 in ("running", "installed", "absent", "unknown") else cell(r.u2),
+                          key=r.serial)
         if not message.rows:
             self._say(tr("devices_none"))
 
@@ -93,7 +96,7 @@ class DevicesScreen(SubScreen):
 
     def _say(self, text: str, *, error: bool = False) -> None:
         line = self.query_one("#device-message", Static)
-        line.update(text)
+        line.update(plain(text))
         line.set_class(error, "-error")
 
     @on(Button.Pressed, "#connect")

@@ -9,6 +9,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Static
 
 from mika_tui.i18n import Tr
+from mika_tui.plain import markup, plain
 
 DIALOG_CSS = """
 {name} { align: center middle; }
@@ -28,7 +29,7 @@ class ConfirmDialog(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Static(self.text)
+            yield Static(plain(self.text))
             with Horizontal():
                 yield Button(self.tr(self.yes), id="yes", variant="error")
                 yield Button(self.tr("no"), id="no")
@@ -50,7 +51,7 @@ class PromptDialog(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Static(self.label)
+            yield Static(plain(self.label))
             yield Input(self.value, id="prompt-value")
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
@@ -71,12 +72,10 @@ class SourceDialog(ModalScreen[None]):
         self.title_text, self.body, self.frame = title, text, frame
 
     def compose(self) -> ComposeResult:
-        from rich.markup import escape
-
         with Vertical():
-            yield Static(f"[b]{escape(self.title_text)}[/b]")
+            yield Static(markup("[b]$title[/b]", title=self.title_text))
             with VerticalScroll():
-                yield Static(escape(self.body))
+                yield Static(plain(self.body))
                 if self.frame:
                     from mika_tui.widgets.frame_view import FrameView
 

@@ -19,6 +19,7 @@ from textual.widgets import Footer, Input, Static
 from mika.record import events as ev
 from mika.run.conversations import ConversationError, new_conversation_id
 from mika.run.task_center import CenterState, Submitted
+from mika.observe.untrusted import unfence
 
 from mika_tui.bindings import localize
 from mika_tui.run_view import Card, RunView, format_elapsed
@@ -406,7 +407,8 @@ class MainScreen(Screen):
         source = view.sources[index]
         frame = self.mika.frame_bytes(run_id, str(source.get("frame") or ""))
         title = self.mika.tr("source_title", n=index + 1, title=source_title(source))
-        text = str(source.get("text", "")).replace("<untrusted>", "").replace("</untrusted>", "").strip()
+        # The fence tags are for the model; a person reads the content (shown as text by the dialog).
+        text = unfence(str(source.get("text", ""))).strip()
         self.app.push_screen(SourceDialog(title, text, frame))
 
     def action_view_run(self, run_id: str) -> None:

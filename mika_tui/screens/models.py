@@ -15,6 +15,7 @@ from mika.model.errors import ModelError
 from mika.model.presets import PRESETS
 
 from mika_tui.config_write import ConfigWriteError, update_config
+from mika_tui.plain import cell, plain
 from mika_tui.screens.base import SubScreen
 
 
@@ -30,7 +31,7 @@ class ModelsScreen(SubScreen):
         tr = self.mika.tr
         with VerticalScroll():
             yield Static(tr("roles"), classes="title")
-            yield Static(self._roles_line(), id="roles-line")
+            yield Static(plain(self._roles_line()), id="roles-line")
             yield Static(tr("configured"), classes="title")
             yield DataTable(id="configured", cursor_type="row")
             yield Static(tr("presets"), classes="title")
@@ -68,13 +69,13 @@ class ModelsScreen(SubScreen):
         for pid, conf in providers.items():
             if isinstance(conf, dict):
                 models = ", ".join(conf.get("models", {}) or []) if isinstance(conf.get("models"), dict) else ""
-                configured.add_row(pid, str(conf.get("preset") or conf.get("kind") or ""), models)
+                configured.add_row(cell(pid), cell(conf.get("preset") or conf.get("kind") or ""), cell(models))
         if not providers:
             self._say(tr("none_configured"))
 
     def _say(self, text: str, *, error: bool = False) -> None:
         line = self.query_one("#model-message", Static)
-        line.update(text)
+        line.update(plain(text))
         line.set_class(error, "-error")
 
     def on_models_screen_said(self, message: Said) -> None:

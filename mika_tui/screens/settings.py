@@ -11,6 +11,7 @@ from mika.config.paths import config_file
 from mika.config.settings import GRAPHICS, LANGUAGES, PACES
 
 from mika_tui.config_write import ConfigWriteError, update_config
+from mika_tui.plain import plain
 from mika_tui.screens.base import SubScreen
 
 
@@ -79,6 +80,6 @@ class SettingsScreen(SubScreen):
         try:
             update_config(path, changes)
         except ConfigWriteError as exc:
-            self.query_one("#settings-message", Static).update(tr("config_bad", error=str(exc)))
+            self.query_one("#settings-message", Static).update(plain(tr("config_bad", error=str(exc))))
             return
-        self.query_one("#settings-message", Static).update(tr("settings_saved", file=str(path)))
+        self.query_one("#settings-message", Static).update(plain(tr("settings_saved", file=str(path))))

@@ -12,7 +12,9 @@ from textual.widgets import DataTable, Footer, Static
 
 from mika.usage.ledger import UsageLedger
 from mika.usage.query import UsageReport, local_zone, parse_range, summarize
+from mika.terminal_text import one_line
 
+from mika_tui.plain import cell, plain
 from mika_tui.screens.base import SubScreen
 
 RANGES = ("24h", "7d", "30d", "90d")
@@ -49,7 +51,7 @@ def stacked_chart(report: UsageReport, tz, width_per_bar: int = 5) -> Text:
     text.append("\n")
     for p in providers:
         text.append("█ ", style=colour[p])
-        text.append(f"{p}   ")
+        text.append(f"{one_line(p)}   ")  # a provider name from the ledger: text, no controls
     return text
 
 
@@ -81,7 +83,7 @@ class UsageScreen(SubScreen):
         try:
             rows = UsageLedger(deps.state_dir / "usage-v1.json", clock=deps.clock).rows()
         except (ValueError, OSError) as exc:  # an unreadable ledger is set aside by the ledger itself
-            self.query_one("#chart", Static).update(tr("error_line", error=str(exc)))
+            self.query_one("#chart", Static).update(plain(tr("error_line", error=str(exc))))
             return
         cols = ("col_input", "col_output", "col_cached", "col_calls")
         totals = self.query_one("#totals", DataTable)
@@ -97,8 +99,8 @@ class UsageScreen(SubScreen):
         by_p = self.query_one("#by-provider", DataTable)
         by_p.add_columns(tr("col_provider"), tr("col_input"), tr("col_output"), tr("col_calls"))
         for p, t in month.by_provider:
-            by_p.add_row(p, f"{t.input:,}", f"{t.output:,}", f"{t.calls:,}")
+            by_p.add_row(cell(p), f"{t.input:,}", f"{t.output:,}", f"{t.calls:,}")
         by_m = self.query_one("#by-model", DataTable)
         by_m.add_columns(tr("model_name"), tr("col_input"), tr("col_output"), tr("col_calls"))
         for p, m, t in month.by_model:
-            by_m.add_row(f"{p}/{m}", f"{t.input:,}", f"{t.output:,}", f"{t.calls:,}")
+            by_m.add_row(cell(f"{p}/{m}"), f"{t.input:,}", f"{t.output:,}", f"{t.calls:,}")

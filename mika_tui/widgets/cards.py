@@ -13,6 +13,7 @@ from textual.message import Message
 from textual.widgets import Button, Input, Static
 
 from mika_tui.i18n import Tr
+from mika_tui.plain import plain, plain_line
 from mika_tui.run_view import Card
 
 
@@ -81,11 +82,11 @@ class QuestionCard(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Static(self.tr("question_title"), classes="card-title")
-        yield Static(self.card.text)
+        yield Static(plain(self.card.text))
         if self.card.options:
             with Horizontal():
                 for i, option in enumerate(self.card.options):
-                    yield Button(option, id=f"option-{i}", compact=True)
+                    yield Button(plain_line(option), id=f"option-{i}", compact=True)
         yield Input(placeholder=self.tr("question_free"), id="free-answer")
 
     def _resolve(self, text: str) -> None:
@@ -114,8 +115,8 @@ class TakeoverCard(Vertical):
         self.resolved = False
 
     def compose(self) -> ComposeResult:
-        yield Static(self.tr("takeover_title", reason=self.card.reason), classes="card-title")
-        yield Static(self.card.text, id="takeover-text")
+        yield Static(plain(self.tr("takeover_title", reason=self.card.reason)), classes="card-title")
+        yield Static(plain(self.card.text), id="takeover-text")
         with Horizontal():
             yield Button(self.tr("takeover_doing"), id="takeover-doing", compact=True)
             yield Button(self.tr("takeover_done"), id="takeover-done", variant="success", compact=True)
@@ -126,7 +127,7 @@ class TakeoverCard(Vertical):
         if self.resolved:
             return
         if event.button.id == "takeover-doing":
-            self.query_one("#takeover-text", Static).update(self.card.text + "\n" + self.tr("takeover_taking"))
+            self.query_one("#takeover-text", Static).update(plain(self.card.text + "\n" + self.tr("takeover_taking")))
             event.button.disabled = True
             return
         self.resolved = True

@@ -8,7 +8,10 @@ from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import Markdown, Static
 
+from mika.terminal_text import for_terminal
+
 from mika_tui.i18n import Tr
+from mika_tui.plain import markup, plain
 
 
 class TurnBlock(Vertical):
@@ -43,7 +46,7 @@ class TurnBlock(Vertical):
         self._text = ""
 
     def compose(self) -> ComposeResult:
-        yield Static(f"[b]{self.tr('you')}[/b]  {_escape(self.user)}", classes="user")
+        yield Static(markup("[b]$you[/b]  $text", you=self.tr("you"), text=self.user), classes="user")
         yield Markdown("", id="answer")
 
     @property
@@ -51,11 +54,12 @@ class TurnBlock(Vertical):
         return self.query_one("#answer", Markdown)
 
     async def add_steer(self, text: str) -> None:
-        await self.mount(Static(self.tr("steer_sent", text=_escape(text)), classes="steer"), before=self.markdown)
+        await self.mount(Static(plain(self.tr("steer_sent", text=text)), classes="steer"), before=self.markdown)
 
     async def stream(self, delta: str) -> None:
         if self._stream is None:
             self._stream = Markdown.get_stream(self.markdown)
+        delta = for_terminal(delta)
         self._text += delta
         await self._stream.write(delta)
 
@@ -68,24 +72,30 @@ class TurnBlock(Vertical):
         await self.markdown.update("")
 
     async def finish(self, answer: str, *, failed: bool = False) -> None:
+        answer = for_terminal(answer)
         if self._stream is not None:
             await self._stream.stop()
             self._stream = None
         if failed:
             await self.markdown.update("")
-            await self.mount(Static(_escape(answer), classes="failed"), after=self.markdown)
+            await self.mount(Static(plain(answer), classes="failed"), after=self.markdown)
         elif answer and answer != self._text:
             await self.markdown.update(answer)
 
     async def add_sources(self, titles: list[str]) -> None:
         if titles:
-            await self.mount(Static(self.tr("sources", titles=" · ".join(
-                f"[@click=screen.open_source('{self.run_id}',{i})][{i + 1}] {_escape(t)}[/]" for i, t in enumerate(titles))),
-                classes="sources"))
+            # Mika's words and click actions around titles that came from screens: the titles
+            # go in as $variables, so they stay text whatever brackets they hold.
+            head, _, tail = self.tr("sources", titles="\0").partition("\0")
+            links = " · ".join(f"[@click=screen.open_source({self.run_id!r},{i})]\\[{i + 1}] $t{i}[/]"
+                               for i in range(len(titles)))
+            values = {f"t{i}": t for i, t in enumerate(titles)}
+            line = markup("$head" + links + "$tail", head=head, tail=tail, **values)
+            await self.mount(Static(line, classes="sources"))
 
     async def add_summary(self, steps: int, elapsed: str) -> None:
         line = self.tr("run_summary", steps=steps, elapsed=elapsed, s="" if steps == 1 else "s")
-        await self.mount(Static(f"[@click=screen.view_run('{self.run_id}')]{_escape(line)}[/]", classes="summary"))
+        await self.mount(Static(markup(f"[@click=screen.view_run({self.run_id!r})]$line[/]", line=line), classes="summary"))
 
 
 class ChatLog(VerticalScroll):
@@ -103,10 +113,4 @@ class ChatLog(VerticalScroll):
         return found.first(TurnBlock) if found else None
 
     async def add_notice(self, text: str, *, error: bool = False) -> None:
-        await self.mount(Static(_escape(text), classes="error" if error else "notice"))
-
-
-def _escape(text: str) -> str:
-    from rich.markup import escape
-
-    return escape(text)
+        await self.mount(Static(plain(text), classes="error" if error else "notice"))

@@ -16,6 +16,7 @@ from textual.widget import Widget
 
 from mika_tui.frames import FrameError, FrameSource
 from mika_tui.halfblock import to_strips
+from mika_tui.plain import plain_line
 
 
 class PhonePreview(Widget):
@@ -71,7 +72,7 @@ class PhonePreview(Widget):
         """state: idle | working | needs_you."""
         self.set_class(state == "working", "-working")
         self.set_class(state == "needs_you", "-needs-you")
-        self.border_subtitle = label
+        self.border_subtitle = plain_line(label)
 
     @property
     def paused(self) -> bool:

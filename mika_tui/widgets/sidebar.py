@@ -11,6 +11,7 @@ from textual.widgets.option_list import Option
 from mika.run.conversations import ConversationSummary
 
 from mika_tui.i18n import Tr
+from mika_tui.plain import plain_line
 
 
 class ConversationList(Vertical):
@@ -52,7 +53,7 @@ class ConversationList(Vertical):
             options.add_option(Option(f"— {self.tr(key)} —", disabled=True))
             for s in items:
                 mark = "▸ " if s.id == current else "  "
-                options.add_option(Option(f"{mark}{s.title or '…'}", id=s.id))
+                options.add_option(Option(plain_line(f"{mark}{s.title or '…'}"), id=s.id))
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()

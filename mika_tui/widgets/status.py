@@ -5,6 +5,8 @@ from __future__ import annotations
 from rich.text import Text
 from textual.widgets import Static
 
+from mika.terminal_text import one_line
+
 
 class StatusBar(Static):
     DEFAULT_CSS = """
@@ -16,6 +18,8 @@ class StatusBar(Static):
     def show(self, device: str, model: str, state: str, *, needs_you: bool, running: bool) -> None:
         self.set_class(needs_you, "-needs-you")
         self.set_class(running and not needs_you, "-running")
+        # Device names come from the phone, the state line from the run: text, never controls.
+        device, model, state = one_line(device), one_line(model), one_line(state)
         text = Text.assemble(("Mika", "bold"), "  ", ("▣ ", "dim"), device, "  │  ", ("◆ ", "dim"), model, "  │  ",
                              (state, "bold" if running or needs_you else ""))
         self.update(text)

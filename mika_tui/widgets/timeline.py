@@ -13,6 +13,8 @@ from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from mika.terminal_text import one_line
+
 from mika_tui.run_view import Step
 
 
@@ -93,7 +95,7 @@ class Timeline(ScrollView, can_focus=True):
         tries = [(step.name, right[:n]) for n in range(len(right), 0, -1)] + [(short, right[:1])]
         for name, parts in tries:
             tail = " ".join(parts)
-            left = f"{step.index:>2} {mark} {name} {step.target}".rstrip()
+            left = f"{step.index:>2} {mark} {name} {one_line(step.target)}".rstrip()
             room = max(8, width - len(tail) - 1)
             if len(left) <= room:
                 break

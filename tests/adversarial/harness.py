@@ -26,7 +26,7 @@ from tests.phone.driver import ListingDriver, Step, step
 
 # What a refused payment step (or a refused raw command) is called in the record.
 REFUSALS = {"approval_unavailable", "confirmation_required", "pay_by_user", "payment_target_unclear",
-            "use_phone_tool"}
+            "use_phone_tool", "command_refused"}
 BLOCKED = {"approval_unavailable", "confirmation_required", "pay_by_user", "payment_target_unclear"}
 
 TO_CART = [step("phone_launch_app", app="Shop"), step("phone_tap", pick="Cart,")]

@@ -33,4 +33,6 @@ async def test_a_raw_command_never_reaches_checkout(command, tmp_path, sim_phone
     attempts = [step("phone_system_command", command=command), step("phone_system_command", command=command)]
     result = await attack(tmp_path, phone, TO_CART, attempts)
     check_and_note(ledger, f"phone_system_command: {command}", result, approvals=False)
-    assert all(r["code"] == "use_phone_tool" for r in result.attack_results), result.codes
+    # A tool is named when the command is read as screen input; a command whose program is
+    # only known at run time ($(echo input)) is refused as unclassifiable, with the reason.
+    assert all(r["code"] in ("use_phone_tool", "command_refused") for r in result.attack_results), result.codes

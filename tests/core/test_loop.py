@@ -60,7 +60,7 @@ class TestAnswers:
         result = await run.run()
         assert result.status is OutcomeStatus.ANSWERED
         assert result.sources and "7731" in result.sources[0]["text"]
-        assert result.sources[0]["text"].startswith("<untrusted>")
+        assert result.sources[0]["text"].startswith('<untrusted source="toy" app="com.toy.shop">\n')
 
 
 class TestSteering:

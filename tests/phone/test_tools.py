@@ -87,7 +87,7 @@ async def test_system_commands_are_steered_to_the_phone_tools(tmp_path, sim_phon
     ])
     run = make_run(tmp_path, dump_cap(sim_phone), driver)
     await run.run()
-    assert driver.results[0].startswith("exit 0\nMika Sim Phone")
+    assert driver.results[0].startswith('exit 0\n<untrusted source="command">\nMika Sim Phone\n</untrusted>')
     # Not even the first acting command runs (issue 11; tests/phone/test_system_command.py).
     assert driver.results[1].startswith("[use_phone_tool]") and "phone_tap" in driver.results[1]
     assert driver.results[2].startswith("[use_phone_tool]")

@@ -9,12 +9,12 @@ stdout carries the data only; errors go to stderr with exit status 2.
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
 import click
 
+from mika.terminal_text import echo, json_for_terminal
 from mika.uistate import HierarchyError, Screen, TreeAdequacy, build_screen, parse_hierarchy
 
 _MESSAGES = {
@@ -76,13 +76,13 @@ def inspect_command(dump: Path, as_json: bool) -> None:
     try:
         data = dump.read_bytes()
     except OSError as exc:
-        click.echo(_say("unreadable_file", path=dump, error=exc.strerror or exc), err=True)
+        echo(_say("unreadable_file", path=dump, error=exc.strerror or exc), err=True)
         sys.exit(2)
     try:
         if as_json:
-            click.echo(json.dumps(elements_json_for_xml(data), ensure_ascii=False, indent=2))
+            echo(json_for_terminal(elements_json_for_xml(data), indent=2))
         else:
-            click.echo(listing_for_xml(data))
+            echo(listing_for_xml(data))
     except HierarchyError as exc:
-        click.echo(_say("bad_dump", path=dump, error=exc.reason), err=True)
+        echo(_say("bad_dump", path=dump, error=exc.reason), err=True)
         sys.exit(2)

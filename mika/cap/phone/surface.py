@@ -4,7 +4,8 @@ For every phone tool that declares `changes_screen`, `before` keeps the screen a
 was, `after` waits briefly for the screen to settle, reads it, judges the
 `ActionEffect` (done / place_changed / no_effect, `treeBlind`), notes a "limit
 reached" notice that newly appeared (`limitReached`), and hands the model the new
-listing, so it never acts on a screen it has not seen. The lock check reads the screen
+listing, so it never acts on a screen it has not seen. What the app shows is fenced as
+untrusted (mika.observe.untrusted); the effect line and notes are Mika's, outside the fence. The lock check reads the screen
 (the action right after it checks its numbers against that read) and looks for the keyguard.
 """
 
@@ -14,8 +15,9 @@ from dataclasses import replace
 from typing import Any, Mapping
 
 from mika.cap.phone.session import PhoneSession
-from mika.cap.phone.tools.observe import screen_observation
+from mika.cap.phone.fenced import screen_observation
 from mika.observe.observation import Observation
+from mika.observe.untrusted import fence, seal
 from mika.tool.declaration import AgentTool, ToolOutcome
 from mika.tool.errors import ToolFault
 from mika.uistate import ActionEffect, EffectKind, Screen, UntilWait
@@ -43,7 +45,8 @@ def effect_line(effect: ActionEffect) -> str:
     if effect.tree_blind:
         line += ". treeBlind: the tree cannot see that spot, so no visible change does not prove the action missed"
     if effect.limit is not None:
-        line += f". limitReached: the app now says {effect.limit.text!r} — stop repeating this action"
+        said = fence(effect.limit.text, {"source": "screen"}, block=False)
+        line += f". limitReached: the app now says {said} — stop repeating this action"
     return line + "."
 
 
@@ -86,11 +89,12 @@ class PhoneSurface:
         effect = ActionEffect.judge(before, after, tuple(point) if point else None)
         reader = self.session.reader
         reader.mark_shown(after)
-        listing = after.listing()
+        obs: Observation = screen_observation(after, 0)
         note = "\nThe phone's connection dropped and came back during this call; the screen below was read again." \
             if reconnected else ""
-        text = f"{outcome.text}\n{effect_line(effect)}{note}\n\n{listing}"
-        obs: Observation = screen_observation(after, 0, listing)
+        # The tool's sentence may quote the app (`Tapped button "…"`): seal() keeps the real
+        # fences and defuses any fence spelling that came in with such a quote.
+        text = seal(f"{outcome.text}\n{effect_line(effect)}{note}\n\n{obs.text}")
         data = {**outcome.data, **effect.as_dict(), "screen_version": after.version,
                 "package": after.foreground_package}
         if reconnected:

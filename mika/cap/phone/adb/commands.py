@@ -5,7 +5,6 @@ stdout carries data only; diagnostics and errors go to stderr with exit code 3 (
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 
@@ -28,12 +27,13 @@ from mika.cap.phone.adb.pairing import (
 )
 from mika.cap.phone.adb.server import AdbServerError, adb_client
 from mika.exit_codes import ExitCode
+from mika.terminal_text import echo, json_for_terminal
 
 QR_WAIT_S = 120.0
 
 
 def _fail(message: str) -> None:
-    click.echo(f"mika: {message}", err=True)
+    echo(f"mika: {message}", err=True)
     sys.exit(int(ExitCode.DEVICE))
 
 
@@ -55,13 +55,13 @@ def devices_command(as_json: bool) -> None:
         _fail(say("server_no_answer", error=exc))
         return
     if as_json:
-        click.echo(json.dumps([r.as_dict() for r in rows], ensure_ascii=False))
+        echo(json_for_terminal([r.as_dict() for r in rows]))
         return
     if not rows:
-        click.echo(say("no_devices_listed"), err=True)
+        echo(say("no_devices_listed"), err=True)
         return
     for r in rows:
-        click.echo("\t".join([r.serial, r.model or "-", f"Android {r.release}" if r.release else "-", r.transport, r.state]))
+        echo("\t".join([r.serial, r.model or "-", f"Android {r.release}" if r.release else "-", r.transport, r.state]))
 
 
 @click.command("connect")
@@ -79,7 +79,7 @@ def connect_command(address: str) -> None:
         return
     if "connected to" not in answer:
         _fail(say("connect_pair_first", address=address, answer=answer.strip()))
-    click.echo(answer.strip())
+    echo(answer.strip())
 
 
 @click.command("disconnect")
@@ -101,7 +101,7 @@ def disconnect_command(address: str | None) -> None:
     except (adbutils.AdbError, OSError) as exc:
         _fail(say("disconnect_failed", error=exc))
         return
-    click.echo(answer.strip() or say("none_connected"))
+    echo(answer.strip() or say("none_connected"))
 
 
 @click.command("pair")
@@ -119,7 +119,7 @@ def pair_command(address: str | None, code: str | None, qr: bool) -> None:
     try:
         address = check_address(address)
         digits = normalise_code(code)  # checked before anything is tried
-        click.echo(pair(_client(), address, digits))
+        echo(pair(_client(), address, digits))
     except PairingError as exc:
         _fail(str(exc))
 
@@ -127,8 +127,8 @@ def pair_command(address: str | None, code: str | None, qr: bool) -> None:
 def _pair_qr() -> None:
     client = _client()
     name, password = new_qr_identity()
-    click.echo(qr_text(qr_payload(name, password)), err=True)
-    click.echo(say("qr_scan"), err=True)
+    echo(qr_text(qr_payload(name, password)), err=True)
+    echo(say("qr_scan"), err=True)
     deadline = time.monotonic() + QR_WAIT_S
     found = None
     try:
@@ -139,12 +139,12 @@ def _pair_qr() -> None:
         if found is None:
             _fail(say("qr_timeout", seconds=QR_WAIT_S))
             return
-        click.echo(pair(client, found.address, password), err=True)
+        echo(pair(client, found.address, password), err=True)
         host = found.address.rsplit(":", 1)[0]
         while time.monotonic() < deadline:
             ready = [s for s in mdns_services(client) if s.kind == CONNECT and s.address.startswith(host + ":")]
             if ready:
-                click.echo(client.connect(ready[0].address, timeout=15).strip())
+                echo(client.connect(ready[0].address, timeout=15).strip())
                 return
             time.sleep(1.0)
         _fail(say("qr_no_connect"))

@@ -9,7 +9,6 @@ listing or JSON. Errors go to stderr: exit 2 for a bad dump, 3 for device proble
 from __future__ import annotations
 
 import asyncio
-import json
 import sys
 from pathlib import Path
 
@@ -20,6 +19,7 @@ from mika.cap.phone.adb.port import AdbPort
 from mika.cap.phone.adb.server import AdbServerError, adb_client
 from mika.cap.phone.inspect_command import elements_json_for_xml, inspect_command, listing_for_xml
 from mika.exit_codes import ExitCode
+from mika.terminal_text import echo, json_for_terminal
 from mika.tool.errors import ToolFault
 from mika.uistate import HierarchyError
 
@@ -47,18 +47,18 @@ def inspect_live_command(ctx: click.Context, dump: Path | None, device: str | No
     """
     if device is None:
         if dump is None:
-            click.echo("mika: give a saved dump (DUMP.xml) or --device SERIAL for the live screen.\n"
-                       "mika：请给出层级文件（DUMP.xml），或用 --device SERIAL 读取手机当前屏幕。", err=True)
+            echo("mika: give a saved dump (DUMP.xml) or --device SERIAL for the live screen.\n"
+                 "mika：请给出层级文件（DUMP.xml），或用 --device SERIAL 读取手机当前屏幕。", err=True)
             sys.exit(int(ExitCode.USAGE))
         ctx.invoke(inspect_command, dump=dump, as_json=as_json)
         return
     try:
         xml = asyncio.run(_read_live(None if device == "-" else device, backend))
     except (AdbServerError, DeviceChoiceError, ToolFault) as exc:
-        click.echo(f"mika: {exc}", err=True)
+        echo(f"mika: {exc}", err=True)
         sys.exit(int(ExitCode.DEVICE))
     try:
-        click.echo(json.dumps(elements_json_for_xml(xml), ensure_ascii=False, indent=2) if as_json else listing_for_xml(xml))
+        echo(json_for_terminal(elements_json_for_xml(xml), indent=2) if as_json else listing_for_xml(xml))
     except HierarchyError as exc:
-        click.echo(f"mika: the phone's screen could not be read: {exc.reason}", err=True)
+        echo(f"mika: the phone's screen could not be read: {exc.reason}", err=True)
         sys.exit(int(ExitCode.USAGE))

@@ -8,6 +8,7 @@ from typing import Any
 from mika.cap.phone.adb.labels import match_app
 from mika.cap.phone.session import PhoneSession
 from mika.cap.phone.tools.base import PhoneTool, current_screen, screen_text
+from mika.observe.untrusted import fence
 from mika.tool.context import ToolContext
 from mika.tool.declaration import ActionTarget, EntryKind, Risk, ToolOutcome
 from mika.uistate import UntilWait
@@ -94,7 +95,9 @@ class PhoneListApps(PhoneTool):
             items = [kv for kv in items if kv[0] in hits]
         lines = [f"{label} · {pkg}" for pkg, label in items]
         head = f"{len(lines)} app(s)" + (f" matching {wanted!r}" if wanted else "") + ":"
-        return ToolOutcome(text="\n".join([head, *lines]), data={"count": len(lines)})
+        # App names are chosen by whoever made the app: fenced like anything else the phone shows.
+        listed = fence("\n".join(lines), {"source": "app_list"}) if lines else ""
+        return ToolOutcome(text="\n".join(p for p in (head, listed) if p), data={"count": len(lines)})
 
 
 class PhoneOpenLink(PhoneTool):

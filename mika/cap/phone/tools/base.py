@@ -10,6 +10,7 @@ import re
 from typing import Any, ClassVar
 
 from mika.action.risk import RiskClass, amounts_in, classify, classify_place, reads_as_payment
+from mika.cap.phone.fenced import fenced_listing
 from mika.cap.phone.session import PhoneSession, session_of
 from mika.tool.context import ToolContext
 from mika.tool.declaration import ActionTarget, AgentTool, Risk, ToolOutcome
@@ -49,9 +50,11 @@ def resolve_element(session: PhoneSession, number: int) -> Element:
 def stale_outcome(exc: StaleElement | UnknownElement, session: PhoneSession) -> ToolOutcome:
     if isinstance(exc, StaleElement):
         current = session.reader.current
+        listing = exc.listing
         if current is not None:
             session.reader.mark_shown(current)
-        return ToolOutcome(text=f"{exc}\n\n{exc.listing}", ok=False, code="stale_element")
+            listing = fenced_listing(current)
+        return ToolOutcome(text=f"{exc}\n\n{listing}", ok=False, code="stale_element")
     return ToolOutcome(text=str(exc), ok=False, code="unknown_element")
 
 

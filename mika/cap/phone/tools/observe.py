@@ -6,17 +6,13 @@ import json
 from typing import Any
 
 from mika.cap.phone.screenshot import ScreenshotError, SecureScreen, is_black
+from mika.cap.phone.fenced import screen_observation
 from mika.cap.phone.tools.base import PhoneTool
 from mika.model.messages import Image
-from mika.observe.observation import Observation, ObsKind, Place
+from mika.observe.observation import Observation, ObsKind
 from mika.tool.context import ToolContext
 from mika.tool.declaration import Risk, ToolOutcome
 from mika.uistate import QueryError, Screen, find_nodes
-
-
-def screen_observation(screen: Screen, step: int, text: str) -> Observation:
-    return Observation.build(ObsKind.READ, "phone", text, title=f"screen v{screen.version}",
-                             place=Place.app(screen.foreground_package), step=step)
 
 
 def app_window_black(png: bytes, screen: Screen) -> bool:
@@ -68,9 +64,8 @@ class PhoneObserve(PhoneTool):
         session = self.session(ctx)
         screen = await session.reader.read()
         session.reader.mark_shown(screen)
-        listing = screen.listing()
-        return ToolOutcome(text=listing, observations=(screen_observation(screen, ctx.step, listing),),
-                           tree_blind=screen.tree_blind, data=screen_data(screen))
+        obs = screen_observation(screen, ctx.step)
+        return ToolOutcome(text=obs.text, observations=(obs,), tree_blind=screen.tree_blind, data=screen_data(screen))
 
 
 class PhoneListElements(PhoneTool):
@@ -93,10 +88,9 @@ class PhoneListElements(PhoneTool):
                 continue
             rows.append({"n": e.number, "role": e.role, "label": e.label, "states": list(e.states),
                          "bounds": e.bounds.as_list(), "id": e.node.resource_id, "package": e.package})
-        text = f"Screen v{screen.version} · {screen.foreground_package}\n" + "\n".join(
-            json.dumps(r, ensure_ascii=False) for r in rows
-        )
-        return ToolOutcome(text=text, observations=(screen_observation(screen, ctx.step, text),), data=screen_data(screen))
+        head = f"Screen v{screen.version} · {screen.foreground_package}"
+        obs = screen_observation(screen, ctx.step, "\n".join(json.dumps(r, ensure_ascii=False) for r in rows), head=head)
+        return ToolOutcome(text=obs.text, observations=(obs,), data=screen_data(screen))
 
 
 class PhoneQuery(PhoneTool):
@@ -123,13 +117,13 @@ class PhoneQuery(PhoneTool):
         session.reader.mark_shown(screen)
         if not hits:
             return ToolOutcome(text=f"Nothing on screen v{screen.version} matches.", data={"hits": 0})
-        lines = [f"{len(hits)} match(es) on screen v{screen.version}:"]
+        lines = []
         for h in hits:
             where = f"element {h.element}" if h.element else "no element acts on it"
             lines.append(f"- {json.dumps(h.text, ensure_ascii=False)} {h.node.short_class} "
                          f"{h.node.bounds} {'visible' if h.node.visible_to_user else 'off-screen'} · {where}")
-        text = "\n".join(lines)
-        return ToolOutcome(text=text, observations=(screen_observation(screen, ctx.step, text),),
+        obs = screen_observation(screen, ctx.step, "\n".join(lines), head=f"{len(hits)} match(es) on screen v{screen.version}:")
+        return ToolOutcome(text=obs.text, observations=(obs,),
                            data={"hits": len(hits), "elements": [h.element for h in hits]})
 
 

@@ -17,6 +17,7 @@ from typing import Any
 
 from mika.cap.phone.command_rules import USE_PHONE_TOOL, judge
 from mika.cap.phone.tools.base import PhoneTool
+from mika.observe.untrusted import fence
 from mika.tool.context import ToolContext
 from mika.tool.declaration import ToolOutcome
 
@@ -56,7 +57,8 @@ class PhoneSystemCommand(PhoneTool):
         hint = ""
         if session.command_failures >= 2:
             hint = "\nTwo commands in a row failed; the phone tools (phone_tap, phone_type_text, …) may do this better."
-        text = f"exit {result.exit_code}\n{output}".rstrip() + hint
+        shown = fence(output.rstrip(), {"source": "command"}) if output.strip() else ""
+        text = f"exit {result.exit_code}\n{shown}".rstrip() + hint
         return ToolOutcome(text=text, ok=not failed, code="command_failed" if failed else "done",
                            data={"exit_code": result.exit_code})
 

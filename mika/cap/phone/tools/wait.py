@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from mika.cap.phone.fenced import fenced_listing
 from mika.cap.phone.tools.base import PhoneTool
 from mika.tool.context import ToolContext
 from mika.tool.declaration import Risk, ToolOutcome
@@ -43,6 +44,6 @@ class PhoneWait(PhoneTool):
             f"Stopped waiting after {result.waited_ms} ms: {result.stopped}."
         if result.screen is not None:
             session.reader.mark_shown(result.screen)
-            text += "\n" + result.screen.listing()
+            text += "\n" + fenced_listing(result.screen)
         return ToolOutcome(text=text, ok=result.met, code="done" if result.met else f"wait_{result.stopped}",
                            wait_ms=result.waited_ms, data={"wait": result.as_dict()})
