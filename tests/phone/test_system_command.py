@@ -148,7 +148,7 @@ async def test_every_attacker_line_leaves_the_phone_untouched(tmp_path, sim_phon
     driver = ListingDriver([step("phone_system_command", command="getprop ro.build.version.sdk"), "done"])
     await make_run(tmp_path / "getprop", _cap(phone), driver).run()
     sdk = phone.device.world.props["ro.build.version.sdk"]
-    assert driver.results[0].startswith(f"exit 0\n{sdk}"), driver.results[0]
+    assert driver.results[0].startswith(f'exit 0\n<untrusted source="command">\n{sdk}\n</untrusted>'), driver.results[0]
     # adbutils adds `; echo X4EXIT:$?` to read the exit code.
     assert any(line.split(";")[0].strip() == "getprop ro.build.version.sdk" for line in device.lines[already:])
 
@@ -165,10 +165,10 @@ async def test_reading_commands_run_and_their_output_comes_back(tmp_path, sim_ph
     run = make_run(tmp_path, _cap(phone), driver)
     await run.run()
     sdk = phone.device.world.props["ro.build.version.sdk"]
-    assert driver.results[0].startswith(f"exit 0\n{sdk}")
+    assert driver.results[0].startswith(f'exit 0\n<untrusted source="command">\n{sdk}\n</untrusted>')
     assert "CartActivity" in driver.results[1]
-    assert driver.results[2].startswith("exit 0\n1.0")
-    assert driver.results[3].startswith("exit 0\ninput tap 540 2325"), "quoted text is only text"
+    assert driver.results[2].startswith('exit 0\n<untrusted source="command">\n1.0')
+    assert driver.results[3].startswith('exit 0\n<untrusted source="command">\ninput tap 540 2325'), "quoted text is only text"
     assert any(line.split(";")[0].strip() == "echo 'input tap 540 2325'" for line in device.lines)
     assert not phone.device.world.state()["shop"]["checkout_reached"]
 
