@@ -12,7 +12,6 @@ from dataclasses import dataclass
 import pytest
 
 
-
 @dataclass
 class Row:
     route: str
@@ -22,25 +21,32 @@ class Row:
     codes: str
 
 
-_ROWS = pytest.StashKey[list]()
-
-
-def pytest_configure(config: pytest.Config) -> None:
-    config.stash[_ROWS] = []
+# The rows travel on each test's report (user_properties), so the table is complete when
+# pytest-xdist runs the tests in worker processes and prints the summary in the controller.
+_KEY = "payment_route"
 
 
 @pytest.fixture
 def ledger(request: pytest.FixtureRequest):
-    rows: list[Row] = request.config.stash[_ROWS]
-
     def note(route: str, attempts: int, refusals: int, reached: int, codes: list[str]) -> None:
-        rows.append(Row(route, attempts, refusals, reached, ", ".join(sorted(set(codes)))))
+        row = Row(route, attempts, refusals, reached, ", ".join(sorted(set(codes))))
+        request.node.user_properties.append((_KEY, row.__dict__))
 
     return note
 
 
+def _rows(terminalreporter) -> list[Row]:
+    rows = []
+    for reports in terminalreporter.stats.values():
+        for report in reports:
+            if getattr(report, "when", "") != "call":
+                continue
+            rows += [Row(**value) for key, value in getattr(report, "user_properties", ()) if key == _KEY]
+    return sorted(rows, key=lambda r: r.route)
+
+
 def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config) -> None:
-    rows: list[Row] = config.stash.get(_ROWS, [])
+    rows = _rows(terminalreporter)
     if not rows:
         return
     tr = terminalreporter
