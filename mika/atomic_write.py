@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -67,7 +68,27 @@ def write_bytes(path: Path | str, data: bytes, *, mode: int | None = None, redac
 
 
 def write_text(path: Path | str, text: str, *, mode: int | None = None) -> None:
-    write_bytes(path, text.encode("utf-8"), mode=mode)  # masked there, as bytes
+    write_bytes(path, _utf8(text), mode=mode)  # masked there, as bytes
+
+
+def _utf8(text: str) -> bytes:
+    # A lone surrogate (a model's "\ud800" escape, a broken file name) can't be UTF-8; a
+    # record that refused to be written would lose the event, so it becomes U+FFFD instead.
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return re.sub("[\ud800-\udfff]", "\ufffd", text).encode("utf-8")
+
+
+def _json_text(value: Any, **options: Any) -> str:
+    """JSON as readable UTF-8 where it can be; with \\u escapes where a string holds a
+    lone surrogate, so the exact value still reads back and the line is still written."""
+    text = json.dumps(value, ensure_ascii=False, **options)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        text = json.dumps(value, ensure_ascii=True, **options)
+    return text
 
 
 def write_secret_file(path: Path | str, text: str) -> None:
@@ -78,7 +99,7 @@ def write_secret_file(path: Path | str, text: str) -> None:
 
 def write_json(path: Path | str, value: Any, *, mode: int | None = None) -> None:
     # Masked value by value first, so the JSON stays valid whatever a secret contains.
-    text = json.dumps(scrub_value(value), ensure_ascii=False, indent=1, sort_keys=False) + "\n"
+    text = _json_text(scrub_value(value), indent=1, sort_keys=False) + "\n"
     write_text(path, text, mode=mode)
 
 
@@ -89,7 +110,7 @@ def append_line(path: Path | str, line: str) -> None:
 
 def append_json_line(path: Path | str, value: Any) -> None:
     """One JSON object as a JSONL line, masked value by value before serializing."""
-    append_text(path, json.dumps(scrub_value(value), ensure_ascii=False) + "\n")
+    append_text(path, _json_text(scrub_value(value)) + "\n")
 
 
 def append_text(path: Path | str, text: str) -> None:
@@ -100,7 +121,7 @@ def append_text(path: Path | str, text: str) -> None:
     try:
         if os.fstat(fd).st_mode & 0o777 != FILE_MODE:
             os.fchmod(fd, FILE_MODE)  # the umask, or a file from an older Mika
-        data = scrub(text).encode("utf-8")
+        data = _utf8(scrub(text))
         while data:
             data = data[os.write(fd, data):]
         os.fsync(fd)

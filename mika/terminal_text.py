@@ -30,7 +30,10 @@ _SEQUENCE = re.compile(
 # C1, and the bidi embedding/override/isolate marks.
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 _BREAKS = re.compile(r"\r\n|[\r\u2028\u2029\x85]")
-_JSON_UNSAFE = re.compile(r"[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]")
+# Lone surrogates (a model's "\\ud800" escape) are escaped too: raw, they can't be written
+# to a UTF-8 stream at all, and the print would fail instead of the value being shown.
+_JSON_UNSAFE = re.compile(r"[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029\ud800-\udfff]")
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
 
 
 def for_terminal(text: Any) -> str:
@@ -40,7 +43,7 @@ def for_terminal(text: Any) -> str:
         return s
     s = _BREAKS.sub("\n", s)  # before _SEQUENCE: \x85 (NEL) is C1 but means a new line
     s = _SEQUENCE.sub("", s)
-    return _CONTROL.sub("", s)
+    return _SURROGATE.sub("\ufffd", _CONTROL.sub("", s))
 
 
 def one_line(text: Any) -> str:
