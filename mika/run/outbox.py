@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import enum
 import logging
-import shutil
-import subprocess
 import sys
 import time
 from dataclasses import dataclass
@@ -285,38 +283,6 @@ class CallbackChannel:
 
     def send(self, delivery: Delivery) -> None:
         self._fn(delivery)
-
-
-class DesktopNotifier:
-    """A desktop notification through `notify-send` (freedesktop), when installed."""
-
-    name = "desktop"
-
-    def __init__(self, program: str = "notify-send", timeout_s: float = 5.0) -> None:
-        self.program = program
-        self.timeout_s = timeout_s
-
-    @property
-    def available(self) -> bool:
-        return shutil.which(self.program) is not None
-
-    def send(self, delivery: Delivery) -> None:
-        exe = shutil.which(self.program)
-        if exe is None:
-            raise DeliveryFailed(f"{self.program} is not installed")
-        urgency = "critical" if delivery.level == "error" else "normal"
-        body = delivery.display_text
-        if len(body) > 300:
-            body = body[:299] + "…"
-        try:
-            done = subprocess.run(
-                [exe, "--app-name=Mika", f"--urgency={urgency}", "Mika", body],
-                capture_output=True, timeout=self.timeout_s, check=False,
-            )
-        except FileNotFoundError as exc:
-            raise DeliveryFailed(str(exc)) from exc
-        if done.returncode != 0:
-            raise DeliveryFailed(f"{self.program} exited {done.returncode}: {done.stderr.decode(errors='replace').strip()}")
 
 
 def as_channel(target: Channel | Callable[[Delivery], None]) -> Channel:
