@@ -16,6 +16,7 @@ import json
 import os
 import re
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -127,6 +128,35 @@ def append_text(path: Path | str, text: str) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+STALE_TEMP_S = 600.0  # a write lasts milliseconds: a temp file this old was left by a kill
+
+
+def tidy_state_dir(root: Path | str, *, now: float | None = None) -> list[Path]:
+    """Put a state folder right at start: the folder itself 0700 (one made by an older Mika,
+    or by hand, may be 0755 while it holds contacts and codes), and the temp files that a
+    process killed between writing and renaming left behind removed. A temp file younger
+    than STALE_TEMP_S may be a live process's write in progress and is left alone.
+    Returns the files removed."""
+    root = Path(root)
+    if not root.is_dir():
+        return []
+    try:
+        if root.stat().st_mode & 0o077:
+            os.chmod(root, DIR_MODE)
+    except OSError:
+        pass  # not ours to change (a shared folder): the files inside are 0600 regardless
+    cutoff = (time.time() if now is None else now) - STALE_TEMP_S
+    removed = []
+    for tmp in root.rglob(".*.tmp"):
+        try:
+            if tmp.is_file() and tmp.stat().st_mtime < cutoff:
+                tmp.unlink()
+                removed.append(tmp)
+        except OSError:
+            continue  # gone already, or renamed by its writer just now
+    return removed
 
 
 def read_json(path: Path | str, default: Any = None) -> Any:

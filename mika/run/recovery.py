@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable
 
+from mika.atomic_write import tidy_state_dir
 from mika.run.borrowed import BorrowedLedger, RestoreReport
 from mika.run.conversations import ConversationStore
 from mika.run.outbox import Channel, Delivery, DeliveryState, Outbox, as_channel
@@ -57,6 +58,7 @@ def recover_at_start(state_dir: Path | str, deliver: Deliver | None = None) -> R
     so callers can pass the same channel to `settle`; nothing is sent here."""
     del deliver
     root = Path(state_dir)
+    tidy_state_dir(root)
     lease = process_lease(root)  # our own runs (none yet, or live ones) are protected
     store = RunStore(root, lease=lease)
     interrupted = store.interrupt_unfinished()
