@@ -11,6 +11,7 @@ most a quarter of the raw XML on every dump.
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from pathlib import Path
@@ -18,14 +19,19 @@ from pathlib import Path
 from mika.cap.phone.fenced import fenced_listing
 from mika.uistate import build_screen, estimate_tokens, parse_hierarchy
 
-DEFAULT = Path(__file__).resolve().parents[2] / "shared" / "fixtures" / "real" / "ui_dumps"
+REPO = Path(__file__).resolve().parents[1]
+# The dumps bundled with the repo, and the ones only MIKA_REAL_FIXTURES (default
+# ../shared/fixtures/real) may hold: the same places the tests read (tests/real_fixtures.py).
+BUNDLED = REPO / "tests" / "fixtures" / "real" / "ui_dumps"
+SHARED = Path(os.environ.get("MIKA_REAL_FIXTURES") or REPO.parent / "shared" / "fixtures" / "real") / "ui_dumps"
 
 
 def main(argv: list[str]) -> int:
-    folder = Path(argv[1]) if len(argv) > 1 else DEFAULT
-    dumps = sorted(folder.glob("*.xml"))
+    folders = [Path(argv[1])] if len(argv) > 1 else [BUNDLED, SHARED]
+    by_name = {p.name: p for folder in reversed(folders) for p in folder.glob("*.xml")}
+    dumps = [by_name[name] for name in sorted(by_name)]
     if not dumps:
-        print(f"no *.xml dumps in {folder}", file=sys.stderr)
+        print(f"no *.xml dumps in {', '.join(map(str, folders))}", file=sys.stderr)
         return 2
     rows = []
     for path in dumps:
