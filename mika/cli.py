@@ -12,14 +12,20 @@ No Python traceback ever reaches the user: known errors become one readable line
 from __future__ import annotations
 
 import sys
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import click
 
 from mika import __version__
 from mika.commands.config import config_group
 from mika.commands.conversations import conversations_group
-from mika.commands.devices import connect_command, devices_command, disconnect_command, pair_command
+from mika.commands.devices import (
+    connect_command,
+    devices_command,
+    disconnect_command,
+    pair_command,
+)
 from mika.commands.inspect import inspect_live_command
 from mika.commands.models import models_group
 from mika.commands.run import run_command
@@ -31,6 +37,7 @@ from mika.config.paths import state_dir
 from mika.config.secret_streams import guard_std_streams
 from mika.exit_codes import ExitCode
 from mika.terminal_text import echo
+
 
 def _fail(message: str, code: ExitCode) -> None:
     echo(f"mika: {message}", err=True)

@@ -119,7 +119,12 @@ def disconnect_command(address: str | None) -> None:
 def pair_command(address: str | None, code: str | None, qr: bool) -> None:
     """Pair with a phone's wireless debugging: HOST:PORT CODE, or --qr."""
     from mika.cap.phone.adb.copy import say
-    from mika.cap.phone.adb.pairing import PairingError, check_address, normalise_code, pair
+    from mika.cap.phone.adb.pairing import (
+        PairingError,
+        check_address,
+        normalise_code,
+        pair,
+    )
 
     if qr:
         _pair_qr()
@@ -139,7 +144,16 @@ def _pair_qr() -> None:
     import adbutils
 
     from mika.cap.phone.adb.copy import say
-    from mika.cap.phone.adb.pairing import CONNECT, PAIRING, PairingError, mdns_services, new_qr_identity, pair, qr_payload, qr_text
+    from mika.cap.phone.adb.pairing import (
+        CONNECT,
+        PAIRING,
+        PairingError,
+        mdns_services,
+        new_qr_identity,
+        pair,
+        qr_payload,
+        qr_text,
+    )
 
     client = _client()
     name, password = new_qr_identity()

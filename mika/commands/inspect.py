@@ -46,7 +46,11 @@ def inspect_live_command(ctx: click.Context, dump: Path | None, device: str | No
     # The phone layer loads adbutils and Pillow: imported here so `mika --help` stays cheap.
     from mika.cap.phone.adb.devices import DeviceChoiceError
     from mika.cap.phone.adb.server import AdbServerError
-    from mika.cap.phone.inspect_command import elements_json_for_xml, inspect_command, listing_for_xml
+    from mika.cap.phone.inspect_command import (
+        elements_json_for_xml,
+        inspect_command,
+        listing_for_xml,
+    )
     from mika.tool.errors import ToolFault
     from mika.uistate import HierarchyError
 

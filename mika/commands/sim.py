@@ -12,10 +12,9 @@ import contextlib
 import json
 import signal
 import sys
+from typing import TYPE_CHECKING
 
 import click
-
-from typing import TYPE_CHECKING
 
 from mika.exit_codes import ExitCode
 from mika.run.ui_text import ui_language

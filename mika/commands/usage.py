@@ -14,7 +14,13 @@ from mika.exit_codes import ExitCode
 from mika.terminal_text import echo, json_for_terminal
 from mika.usage.copy import t
 from mika.usage.ledger import UsageLedger
-from mika.usage.query import UsageRangeError, bucket_label, local_zone, parse_range, summarize
+from mika.usage.query import (
+    UsageRangeError,
+    bucket_label,
+    local_zone,
+    parse_range,
+    summarize,
+)
 
 USAGE_FILE = "usage-v1.json"
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Awaitable, Callable, Iterable, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from mika.record.events import RunEvent
 from mika.run.spec import RunSpec
@@ -27,9 +28,9 @@ class SkippedForNewMessage(Exception):
 @dataclass
 class ToolContext:
     spec: RunSpec
-    inbox: "RunInbox"
+    inbox: RunInbox
     emit: Callable[[RunEvent], None]
-    evidence: "EvidenceLedger"
+    evidence: EvidenceLedger
     surface: SurfaceLayer = field(default_factory=NoSurface)
     # The run's services (its ApprovalPolicy, the phone's session…), keyed by their class:
     # tools ask `ctx.service(TheClass)`, so a lookup is checked by the type checker and

@@ -9,10 +9,12 @@ does it here.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Awaitable
 from typing import TypeVar, Union
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 
 # What may interrupt: an asyncio.Event (waited for) or a future someone else owns (never
 # cancelled by the race: only our wait on it is).
@@ -68,5 +70,5 @@ async def _drop(*futures: asyncio.Future[object]) -> None:
         except asyncio.CancelledError:
             if not f.done():
                 raise  # we ourselves were cancelled meanwhile; f has already been told to stop
-        except Exception:
-            pass
+        except Exception:  # a loser failing while it stopped: its result was not wanted
+            log.debug("a cancelled racer failed while stopping", exc_info=True)
