@@ -11,14 +11,14 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable
-from typing import TypeVar, Union
+from typing import Any, TypeVar, Union
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
 
 # What may interrupt: an asyncio.Event (waited for) or a future someone else owns (never
 # cancelled by the race: only our wait on it is).
-Trigger = Union[asyncio.Event, "asyncio.Future[object]"]
+Trigger = Union[asyncio.Event, "asyncio.Future[Any]"]
 
 
 class Interrupted(Exception):
@@ -39,7 +39,7 @@ async def race(work: Awaitable[T], *events: Trigger) -> T:
     for e in events:
         if not (isinstance(e, asyncio.Event) or asyncio.isfuture(e)):
             raise TypeError(f"race() waits for asyncio.Event or futures, not {type(e).__name__}")
-    task = asyncio.ensure_future(work)
+    task: asyncio.Future[Any] = asyncio.ensure_future(work)
     watchers = {_watch(e): e for e in events}
     try:
         done, _ = await asyncio.wait({task, *watchers}, return_when=asyncio.FIRST_COMPLETED)
@@ -48,18 +48,19 @@ async def race(work: Awaitable[T], *events: Trigger) -> T:
         raise
     await _drop(*watchers)
     if task in done:
-        return task.result()
+        result: T = task.result()
+        return result
     await _drop(task)
     raise Interrupted(next(e for w, e in watchers.items() if w in done))
 
 
-def _watch(trigger: Trigger) -> asyncio.Future[object]:
+def _watch(trigger: Trigger) -> asyncio.Future[Any]:
     if isinstance(trigger, asyncio.Event):
         return asyncio.ensure_future(trigger.wait())
     return asyncio.shield(trigger)  # cancelling the shield leaves the owner's future alone
 
 
-async def _drop(*futures: asyncio.Future[object]) -> None:
+async def _drop(*futures: asyncio.Future[Any]) -> None:
     """Cancel the losers and wait until they have finished cleaning up; their results
     and errors are nobody's any more."""
     for f in futures:
