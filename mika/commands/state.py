@@ -10,7 +10,7 @@ from mika.config.paths import state_dir
 
 
 def state_dir_of(ctx: click.Context) -> Path:
-    # Tests (and a future `mika --state-dir`) put it in the root context's obj.
+    # Tests put one in the root context's obj; `mika` itself leaves it to the config.
     obj = ctx.find_root().obj
     if isinstance(obj, dict) and obj.get("state_dir"):
         return Path(obj["state_dir"])
