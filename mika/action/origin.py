@@ -19,8 +19,3 @@ class Origin(enum.Enum):
         Only the model's own calls and its batches act on a consent the user gave while
         watching; replays, scripts and MCP clients never spend one."""
         return self in (Origin.MODEL, Origin.BATCH)
-
-    @property
-    def stops_on_guard_warning(self) -> bool:
-        """Composite origins stop at the first guard warning instead of carrying on."""
-        return self is not Origin.MODEL

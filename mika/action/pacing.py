@@ -47,7 +47,3 @@ class OutwardPacing:
         kept = [t for t in self._history.get(place, []) if now - t <= WINDOW_S]
         kept.append(now)
         self._history[place] = kept
-
-
-def pacing_off(clock: Callable[[], float]) -> OutwardPacing:
-    return OutwardPacing(clock=clock, enabled=False)

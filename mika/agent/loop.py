@@ -34,6 +34,7 @@ from mika.run.inbox import RunInbox
 from mika.tool.context import ToolContext
 from mika.tool.declaration import AgentTool, ToolOutcome
 from mika.tool.dispatcher import skipped_text
+from mika.tool.race import Interrupted, race
 
 
 @dataclass
@@ -237,23 +238,15 @@ class AgentLoop:
 
     async def _perform(self, call: ToolCall) -> ToolOutcome:
         """Run one call; a cancel ends it (ask_user, waits), a steer does not."""
-        work = asyncio.ensure_future(self.executor.perform(call, self.ctx, Origin.MODEL))
-        cancel = asyncio.ensure_future(self.inbox.cancelled.wait())
         try:
-            done, _ = await asyncio.wait({work, cancel}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            cancel.cancel()
-        if work in done:
-            try:
-                return work.result()
-            except asyncio.CancelledError:
-                raise RunCancelled() from None
-        work.cancel()
-        try:
-            await work
-        except (asyncio.CancelledError, Exception):
-            pass
-        raise RunCancelled()
+            return await race(self.executor.perform(call, self.ctx, Origin.MODEL), self.inbox.cancelled)
+        except Interrupted:
+            raise RunCancelled() from None
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():
+                raise  # the loop itself is being stopped
+            raise RunCancelled() from None  # the action was cancelled from inside
 
 
 def _is_screen(obs: Observation) -> bool:

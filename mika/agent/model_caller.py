@@ -19,6 +19,7 @@ from mika.model.messages import ModelRequest, ModelResponse
 from mika.model.retry import RetryPolicy
 from mika.record.events import AnswerDelta, ModelCancelled, ModelFailed, ModelReplied, ModelRequested, RunEvent
 from mika.run.inbox import RunInbox
+from mika.tool.race import Interrupted, race
 
 
 log = logging.getLogger(__name__)
@@ -123,43 +124,27 @@ class ModelCaller:
                 raise ModelError(ModelErrorKind.STREAM_INCOMPLETE, "the reply ended before it was complete")
             return final
 
-        work = asyncio.ensure_future(consume())
-        watchers = {asyncio.ensure_future(self.inbox.cancelled.wait())}
-        steer = None
-        if steerable:
-            steer = asyncio.ensure_future(self.inbox.steer_signal.wait())
-            watchers.add(steer)
+        events = (self.inbox.cancelled, self.inbox.steer_signal) if steerable else (self.inbox.cancelled,)
         try:
-            done, _ = await asyncio.wait({work, *watchers}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            for w in watchers:
-                w.cancel()
-        if work in done:
-            return work.result()
-        work.cancel()
-        try:
-            await work
-        except (asyncio.CancelledError, ModelError):
-            pass
-        if self.inbox.cancelled.is_set():
-            raise RunCancelled()
-        return None
+            return await race(consume(), *events)
+        except Interrupted as stopped:
+            if stopped.by is self.inbox.cancelled or self.inbox.cancelled.is_set():
+                raise RunCancelled() from None
+            return None
 
     async def _pause(self, seconds: float, steerable: bool) -> bool:
         """Wait before a retry; False if a steer ended the wait (re-ask at once)."""
-        sleeper = asyncio.ensure_future(self._sleep(seconds))  # type: ignore[arg-type]
-        watchers = {asyncio.ensure_future(self.inbox.cancelled.wait())}
-        steer = asyncio.ensure_future(self.inbox.steer_signal.wait()) if steerable else None
-        if steer:
-            watchers.add(steer)
+        events = (self.inbox.cancelled, self.inbox.steer_signal) if steerable else (self.inbox.cancelled,)
         try:
-            done, _ = await asyncio.wait({sleeper, *watchers}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            for w in (sleeper, *watchers):
-                w.cancel()
+            await race(self._sleep(seconds), *events)  # type: ignore[arg-type]
+        except Interrupted:
+            pass
+        else:
+            if not self.inbox.cancelled.is_set():
+                return True
         if self.inbox.cancelled.is_set():
             raise RunCancelled()
-        return sleeper in done
+        return False
 
 
 async def side_call(models: "Sequence[Model | None]", request: ModelRequest, timeout: float) -> ModelResponse | None:

@@ -46,10 +46,6 @@ class Reply:
     done: bool = False
 
 
-class InboxClosed(Exception):
-    pass
-
-
 class RunInbox:
     def __init__(self, on_input: Callable[[RunInput, str], None] | None = None) -> None:
         self._lock = threading.Lock()

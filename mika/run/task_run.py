@@ -36,7 +36,7 @@ from mika.run.fault_injection import kill_point_from_env
 from mika.run.inbox import InputKind, RunInbox, RunInput
 from mika.run.spec import RunPhase, RunSpec
 from mika.tool.capability import Capability
-from mika.tool.context import ToolContext
+from mika.tool.context import ToolContext, services_by_type
 from mika.tool.dispatcher import ToolDispatcher
 from mika.tool.groups import ToolGroups
 from mika.tool.registry import ToolRegistry
@@ -157,15 +157,14 @@ class TaskRun:
         pacing = OutwardPacing(clock=opts.clock, enabled=opts.pacing)
         dispatcher = ToolDispatcher(evidence)
         executor = ActionExecutor(registry, groups, dispatcher, approval, pacing, read_only=self.spec.read_only)
-        services: dict = {"approval": approval}
+        services = services_by_type([approval, *(s for cap in self.capabilities for s in cap.services())])
         sections: dict[str, str] = {}
         for cap in self.capabilities:
-            services[cap.id] = cap.services()
             section = cap.prompt_section()
             if section and cap.group:
                 sections[cap.group] = section
         # A capability with a screen may bring its SurfaceLayer (the phone's); an explicit one wins.
-        surface = opts.surface or next((c.surface for c in self.capabilities if getattr(c, "surface", None)), None)
+        surface = opts.surface or next((c.surface for c in self.capabilities if c.surface is not None), None)
         ctx = ToolContext(
             spec=self.spec, inbox=self.inbox, emit=self.emit, evidence=evidence,
             surface=surface or NoSurface(), services=services, clock=opts.clock,

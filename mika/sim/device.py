@@ -87,5 +87,5 @@ class ConnectionDrop(Exception):
     """Raised by the world to make the adbd drop the whole transport."""
 
 
-# `mika sim tasks [--json]` (mika/sim/command.py) lists `mika.sim.tasks.list_tasks()`:
+# `mika sim tasks [--json]` (mika/commands/sim.py) lists `mika.sim.tasks.list_tasks()`:
 # dicts or objects with `id`, `goal`, `scenario` (`to_json()` is used when present).

@@ -1,13 +1,14 @@
-"""A capability as the core sees it: some tools, a prompt section, services, a lifecycle.
+"""A capability as the core sees it: some tools, a prompt section, services, a surface, a lifecycle.
 
 The core knows none by name; `mika.assembly` builds them for a run.
 """
 
 from __future__ import annotations
 
-from typing import Any, Protocol, Sequence
+from typing import Protocol, Sequence
 
 from mika.tool.declaration import AgentTool
+from mika.tool.surface import SurfaceLayer
 
 
 class Capability(Protocol):
@@ -15,6 +16,9 @@ class Capability(Protocol):
     # The tool group this capability folds into (phone, web, sandbox), or None if its
     # tools are always offered.
     group: str | None
+    # What a capability with a screen checks before and after each of its actions (the
+    # phone's); None for one without a screen.
+    surface: SurfaceLayer | None
 
     def tools(self) -> Sequence[AgentTool]: ...
 
@@ -22,8 +26,8 @@ class Capability(Protocol):
         """Text joined into the system prompt once its group is open (capabilities/<id>.md)."""
         ...
 
-    def services(self) -> dict[str, Any]:
-        """Objects its tools find in ToolContext.services[self.id]."""
+    def services(self) -> Sequence[object]:
+        """Objects its tools find by their class: `ctx.service(PhoneSession)`."""
         ...
 
     async def close(self) -> None: ...

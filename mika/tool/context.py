@@ -4,16 +4,21 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Awaitable, Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from mika.record.events import RunEvent
 from mika.run.spec import RunSpec
+from mika.tool.race import Interrupted, race
 from mika.tool.surface import NoSurface, SurfaceLayer
 
 if TYPE_CHECKING:
     from mika.observe.evidence import EvidenceLedger
     from mika.run.inbox import RunInbox
+
+
+T = TypeVar("T")
 
 
 class SkippedForNewMessage(Exception):
@@ -23,12 +28,14 @@ class SkippedForNewMessage(Exception):
 @dataclass
 class ToolContext:
     spec: RunSpec
-    inbox: "RunInbox"
+    inbox: RunInbox
     emit: Callable[[RunEvent], None]
-    evidence: "EvidenceLedger"
+    evidence: EvidenceLedger
     surface: SurfaceLayer = field(default_factory=NoSurface)
-    # Per-capability services (the phone's port, the web page…), keyed by capability id.
-    services: dict[str, Any] = field(default_factory=dict)
+    # The run's services (its ApprovalPolicy, the phone's session…), keyed by their class:
+    # tools ask `ctx.service(TheClass)`, so a lookup is checked by the type checker and
+    # nothing is found by a string. Built with `services_by_type`.
+    services: dict[type, object] = field(default_factory=dict)
     step: int = 0
     clock: Callable[[], float] = time.monotonic
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
@@ -41,6 +48,11 @@ class ToolContext:
     def run_id(self) -> str:
         return self.spec.id
 
+    def service(self, kind: type[T]) -> T | None:
+        """This run's service of that class, or None when the run has none."""
+        found = self.services.get(kind)
+        return found if isinstance(found, kind) else None
+
     async def wait_or_steer(self, seconds: float) -> None:
         """Sleep, but end early with SkippedForNewMessage when the user says something."""
         if seconds <= 0:
@@ -48,13 +60,18 @@ class ToolContext:
         signal = self.inbox.steer_signal
         if signal.is_set():
             raise SkippedForNewMessage()
-        waiter = asyncio.ensure_future(signal.wait())
-        sleeper = asyncio.ensure_future(self.sleep(seconds))
         try:
-            done, _ = await asyncio.wait({waiter, sleeper}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            for task in (waiter, sleeper):
-                if not task.done():
-                    task.cancel()
-        if waiter in done and signal.is_set():
-            raise SkippedForNewMessage()
+            await race(self.sleep(seconds), signal)
+        except Interrupted:
+            raise SkippedForNewMessage() from None
+
+
+def services_by_type(objects: Iterable[object]) -> dict[type, object]:
+    """The services of a run keyed by class; two of one class would make a lookup ambiguous."""
+    out: dict[type, object] = {}
+    for obj in objects:
+        kind = type(obj)
+        if kind in out:
+            raise ValueError(f"two services of class {kind.__name__} in one run; each class may be given once")
+        out[kind] = obj
+    return out

@@ -80,7 +80,6 @@ class AgentTool(abc.ABC):
     group: ClassVar[str | None] = None
     entry: ClassVar[EntryKind] = EntryKind.MEMBER
     batchable: ClassVar[bool] = False
-    replayable: ClassVar[bool] = False
     # Pure waits and vision-only calls: ended early by a new user message.
     yields_to_steer: ClassVar[bool] = False
     # Needs a person to answer (ask_user, hand_to_user, request_confirmation): removed

@@ -18,6 +18,7 @@ from mika.tool.action_pass import ActionPass
 from mika.tool.context import SkippedForNewMessage, ToolContext
 from mika.tool.declaration import AgentTool, EndRun, Risk, ToolOutcome
 from mika.tool.errors import ToolFault
+from mika.tool.race import Interrupted, race
 
 log = logging.getLogger(__name__)
 
@@ -77,17 +78,7 @@ class ToolDispatcher:
         signal = ctx.inbox.steer_signal
         if signal.is_set():
             return skipped_outcome()
-        work = asyncio.ensure_future(tool.run(args, ctx))
-        steer = asyncio.ensure_future(signal.wait())
         try:
-            done, _ = await asyncio.wait({work, steer}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            steer.cancel()
-        if work in done:
-            return work.result()
-        work.cancel()
-        try:
-            await work
-        except (asyncio.CancelledError, Exception):
-            pass
-        return skipped_outcome()
+            return await race(tool.run(args, ctx), signal)
+        except Interrupted:
+            return skipped_outcome()

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import io
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Sequence
 
 from PIL import Image as PILImage
 
@@ -161,6 +161,7 @@ class SimPage(_Base):
 class PhoneishCapability:
     id = "phoneish"
     group = "phone"
+    surface = None
 
     def __init__(self, world: PhoneishWorld | None = None) -> None:
         self.world = world or PhoneishWorld()
@@ -171,8 +172,8 @@ class PhoneishCapability:
     def prompt_section(self) -> str | None:
         return "The test phone runs one shop app. Read a screen before you act on it."
 
-    def services(self) -> dict[str, Any]:
-        return {"world": self.world}
+    def services(self) -> Sequence[object]:
+        return (self.world,)
 
     async def close(self) -> None:
         return None

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Sequence
 
 from mika.observe.observation import Observation, ObsKind, Place
 from mika.tool.declaration import ActionTarget, AgentTool, EntryKind, Risk, ToolOutcome
@@ -94,6 +94,7 @@ class ToyRead(AgentTool):
 class ToyCapability:
     id = "toy"
     group = "toy"
+    surface = None
 
     def __init__(self, world: ToyWorld | None = None) -> None:
         self.world = world or ToyWorld()
@@ -104,8 +105,8 @@ class ToyCapability:
     def prompt_section(self) -> str | None:
         return "The toy shop sells toys."
 
-    def services(self) -> dict[str, Any]:
-        return {"world": self.world}
+    def services(self) -> Sequence[object]:
+        return (self.world,)
 
     async def close(self) -> None:
         return None

@@ -10,8 +10,8 @@ import pytest
 from click.testing import CliRunner
 
 from replay_server import Reply
-from mika.model.commands import models_group
-from mika.usage.commands import usage_command
+from mika.commands.models import models_group
+from mika.commands.usage import usage_command
 from mika.usage.ledger import UsageLedger
 
 

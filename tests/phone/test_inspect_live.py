@@ -6,7 +6,7 @@ import json
 
 from click.testing import CliRunner
 
-from mika.cap.phone.adb.inspect_live import inspect_live_command
+from mika.commands.inspect import inspect_live_command
 
 from tests.real_fixtures import real
 

@@ -8,7 +8,8 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from mika.run.commands import conversations_group, runs_recover_command
+from mika.commands.conversations import conversations_group
+from mika.commands.runs import runs_recover_command
 from mika.run.conversations import ConversationStore
 from mika.run.run_store import RunStore
 from mika.run.spec import RunPhase

@@ -20,9 +20,9 @@ import pytest
 from click.testing import CliRunner
 
 from mika.model.messages import Usage
-from mika.run.commands import conversations_group
+from mika.commands.conversations import conversations_group
 from mika.terminal_text import for_terminal, json_for_terminal, one_line
-from mika.usage.commands import usage_command
+from mika.commands.usage import usage_command
 from mika.usage.ledger import UsageLedger
 
 EVIL = "Paid: no\rPaid: yes\x1b]0;owned title\x07\x1b[2J\x9b2J\x1b]8;;http://evil.example\x1b\\link\x1b]8;;\x1b\\ ab\x08\x08 \u202eevil\u202c"
@@ -159,7 +159,7 @@ def test_usage_with_hostile_provider_and_model_names(tmp_path, monkeypatch):
 
 def test_devices_with_a_hostile_model_name(sim_phone_factory):
     """A phone names itself: its model reaches `mika devices` (table and JSON) as text."""
-    from mika.cap.phone.adb.commands import devices_command
+    from mika.commands.devices import devices_command
     from mika.sim.world import make_device
 
     device = make_device("evil-sim", None, None)
@@ -178,7 +178,7 @@ def test_devices_with_a_hostile_model_name(sim_phone_factory):
 
 def test_models_list_with_hostile_model_ids_from_the_provider(tmp_path, monkeypatch):
     """A provider on loopback lists model ids carrying controls: `mika models list` shows text."""
-    from mika.model.commands import models_group
+    from mika.commands.models import models_group
     from tests.models.replay_server import ReplayServer, Reply
 
     monkeypatch.setenv("MIKA_CONFIG", str(tmp_path / "config.toml"))

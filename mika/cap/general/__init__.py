@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Sequence
 
 from pathlib import Path
 
@@ -17,6 +17,7 @@ from mika.tool.declaration import AgentTool
 class GeneralCapability:
     id = "general"
     group = None
+    surface = None  # no screen of its own
 
     def __init__(self, *, confirmations: bool, history_from: Path | None = None) -> None:
         # request_confirmation exists only while asking (not autonomous).
@@ -35,8 +36,8 @@ class GeneralCapability:
     def prompt_section(self) -> str | None:
         return None
 
-    def services(self) -> dict[str, Any]:
-        return {}
+    def services(self) -> Sequence[object]:
+        return ()
 
     async def close(self) -> None:
         return None

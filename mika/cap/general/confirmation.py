@@ -36,7 +36,7 @@ class RequestConfirmation(AgentTool):
     }
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
-        policy: ApprovalPolicy | None = ctx.services.get("approval")
+        policy = ctx.service(ApprovalPolicy)
         if policy is None or policy.gate is None or not policy.can_ask:
             return ToolOutcome.error("approval_unavailable", "Nobody can approve payments in this run.")
         amounts = amounts_in(str(args.get("amount", "")))

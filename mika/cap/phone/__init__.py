@@ -77,8 +77,7 @@ class PhoneCapability:
     ) -> None:
         self.port = port
         self.reader = ScreenReader(port, display, ocr=ocr, on_app_seen=on_app_seen)
-        self.session = PhoneSession(port, self.reader, display)
-        self.redact = redact
+        self.session = PhoneSession(port, self.reader, display, redact=redact)
         self._owned = list(owned)
         phone_tools: list[AgentTool] = [
             PhoneObserve(), PhoneListElements(), PhoneTap(), PhoneLongPress(), PhoneTypeText(), PhoneClearText(),
@@ -100,8 +99,8 @@ class PhoneCapability:
     def prompt_section(self) -> str | None:
         return prompt("capabilities/phone.md")
 
-    def services(self) -> dict[str, Any]:
-        return {"session": self.session, "redact": self.redact, "surface": self.surface}
+    def services(self) -> Sequence[object]:
+        return (self.session,)
 
     async def close(self) -> None:
         try:

@@ -41,15 +41,6 @@ class ShellResult:
     output: str
 
 
-@dataclass(frozen=True)
-class TypedText:
-    """What typing did: the method used and what the field shows afterwards."""
-
-    method: str  # set_text | adb_keyboard | input_text
-    read_back: str | None  # None when the field could not be read back
-    matched: bool
-
-
 class AndroidPort(Protocol):
     serial: str
 

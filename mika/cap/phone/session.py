@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Callable
 
 from mika.cap.phone.port import AndroidPort
 from mika.cap.phone.reader import ScreenReader
@@ -18,8 +18,9 @@ class PhoneSession:
     reader: ScreenReader
     display: int = 0
     apps: dict[str, str] | None = None  # package → label, read once per run
-    # Commands phone_system_command was steered away from (seed CommandSteer).
-    steered: set[str] = field(default_factory=set)
+    # Registers a secret the user's text carries (a password typed into a field) with
+    # the run's redactor, so the record never holds it; None when nothing redacts.
+    redact: Callable[[str], None] | None = None
     command_failures: int = 0
     # What each text field showed when a tool first picked it (resource id or bounds →
     # text): plain `uiautomator dump` reports an empty field's hint as its text, so this
@@ -33,8 +34,7 @@ class PhoneSession:
 
 
 def session_of(ctx: "ToolContext") -> PhoneSession:
-    services: Any = ctx.services.get("phone") or {}
-    session = services.get("session") if isinstance(services, dict) else None
+    session = ctx.service(PhoneSession)
     if session is None:
         from mika.tool.errors import ToolFault
 

@@ -40,7 +40,6 @@ class PhoneLaunchApp(PhoneTool):
     opens_app = True
     entry = EntryKind.OPENS
     batchable = True
-    replayable = True
     changes_screen = True
     parameters = {
         "type": "object",

@@ -17,7 +17,6 @@ KEYS = ["HOME", "BACK", "ENTER", "DEL", "TAB", "SEARCH", "MENU", "APP_SWITCH", "
 class PhoneBack(PhoneTool):
     name = "phone_back"
     batchable = True
-    replayable = True
     changes_screen = True
     parameters = {"type": "object", "properties": {}}
 

@@ -142,9 +142,8 @@ class PhoneTypeText(PhoneTool):
             )
         remember(session, field)
         secret = field.node.password
-        redact = (ctx.services.get("phone") or {}).get("redact")
-        if secret and callable(redact):
-            redact(text)
+        if secret and session.redact is not None:
+            session.redact(text)
         held = "" if args.get("clear_first") or secret else _held_text(field)
         expected = held + text
         if args.get("clear_first"):

@@ -28,7 +28,6 @@ def _name(el: Element | None, x: int, y: int) -> str:
 class PhoneTap(PhoneTool):
     name = "phone_tap"
     batchable = True
-    replayable = True
     changes_screen = True
     parameters = {"type": "object", "properties": dict(ELEMENT_OR_POINT)}
 

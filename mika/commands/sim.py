@@ -12,13 +12,15 @@ import contextlib
 import json
 import signal
 import sys
+from typing import TYPE_CHECKING
 
 import click
 
 from mika.exit_codes import ExitCode
 from mika.run.ui_text import ui_language
-from mika.sim.faults import FaultSpec, FaultSpecError
-from mika.sim.server import SimServer, SimServerError
+
+if TYPE_CHECKING:
+    from mika.sim.faults import FaultSpec
 
 TEXTS: dict[str, dict[str, str]] = {
     "en": {
@@ -64,6 +66,10 @@ def sim_group(ctx: click.Context, port: int, serial: str, scenario: str | None, 
     """Run a simulated Android phone that a real adb server can `adb connect` to."""
     if ctx.invoked_subcommand is not None:
         return
+    # The simulated phone paints with Pillow: imported here so `mika --help` stays cheap.
+    from mika.sim.faults import FaultSpec, FaultSpecError
+    from mika.sim.server import SimServerError
+
     try:
         spec = FaultSpec.parse(faults)
     except FaultSpecError as exc:
@@ -88,6 +94,8 @@ def _make_device(serial: str, scenario: str | None, spec: FaultSpec):  # type: i
 
 
 async def _serve(device, port: int) -> None:  # type: ignore[no-untyped-def]
+    from mika.sim.server import SimServer
+
     server = SimServer(device, port)
     actual = await server.start()
     stop = asyncio.Event()

@@ -14,7 +14,13 @@ from mika.exit_codes import ExitCode
 from mika.terminal_text import echo, json_for_terminal
 from mika.usage.copy import t
 from mika.usage.ledger import UsageLedger
-from mika.usage.query import UsageRangeError, bucket_label, local_zone, parse_range, summarize
+from mika.usage.query import (
+    UsageRangeError,
+    bucket_label,
+    local_zone,
+    parse_range,
+    summarize,
+)
 
 USAGE_FILE = "usage-v1.json"
 
@@ -31,7 +37,7 @@ def usage_path() -> Path:
               help="Config file (for [general] language; usage itself lives in the state directory).")
 def usage_command(range_: str, as_json: bool, config_path: str | None) -> None:
     """Show how many tokens the models used, by time, provider and model."""
-    from mika.model.commands import apply_language, config_path_of
+    from mika.commands.models import apply_language, config_path_of
     from mika.model.config_edit import read_config
 
     try:

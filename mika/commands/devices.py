@@ -1,33 +1,23 @@
 """`mika devices`, `mika connect`, `mika disconnect`, `mika pair` — click commands.
 
 stdout carries data only; diagnostics and errors go to stderr with exit code 3 (device).
+The ADB layer (adbutils, requests, Pillow) is imported inside each command, so that
+`mika --help` stays cheap.
 """
 
 from __future__ import annotations
 
 import sys
 import time
+from typing import TYPE_CHECKING
 
-import adbutils
 import click
 
-from mika.cap.phone.adb.copy import say
-from mika.cap.phone.adb.devices import list_devices
-from mika.cap.phone.adb.pairing import (
-    CONNECT,
-    PAIRING,
-    PairingError,
-    check_address,
-    mdns_services,
-    new_qr_identity,
-    normalise_code,
-    pair,
-    qr_payload,
-    qr_text,
-)
-from mika.cap.phone.adb.server import AdbServerError, adb_client
 from mika.exit_codes import ExitCode
 from mika.terminal_text import echo, json_for_terminal
+
+if TYPE_CHECKING:
+    import adbutils
 
 QR_WAIT_S = 120.0
 
@@ -38,6 +28,8 @@ def _fail(message: str) -> None:
 
 
 def _client() -> adbutils.AdbClient:
+    from mika.cap.phone.adb.server import AdbServerError, adb_client
+
     try:
         return adb_client()
     except AdbServerError as exc:
@@ -49,6 +41,11 @@ def _client() -> adbutils.AdbClient:
 @click.option("--json", "as_json", is_flag=True, help="One JSON array of devices.")
 def devices_command(as_json: bool) -> None:
     """Phones the adb server sees: serial, model, Android version, transport, state."""
+    import adbutils
+
+    from mika.cap.phone.adb.copy import say
+    from mika.cap.phone.adb.devices import list_devices
+
     try:
         rows = list_devices(_client())
     except (adbutils.AdbError, OSError) as exc:
@@ -68,6 +65,11 @@ def devices_command(as_json: bool) -> None:
 @click.argument("address")
 def connect_command(address: str) -> None:
     """Connect to a phone over Wi-Fi: HOST:PORT (from its wireless debugging page)."""
+    import adbutils
+
+    from mika.cap.phone.adb.copy import say
+    from mika.cap.phone.adb.pairing import PairingError, check_address
+
     try:
         address = check_address(address)
         answer = _client().connect(address, timeout=15)
@@ -86,6 +88,12 @@ def connect_command(address: str) -> None:
 @click.argument("address", required=False)
 def disconnect_command(address: str | None) -> None:
     """Disconnect one Wi-Fi phone (HOST:PORT), or all of them."""
+    import adbutils
+
+    from mika.cap.phone.adb.copy import say
+    from mika.cap.phone.adb.devices import list_devices
+    from mika.cap.phone.adb.pairing import PairingError, check_address
+
     client = _client()
     try:
         if address:
@@ -110,6 +118,14 @@ def disconnect_command(address: str | None) -> None:
 @click.option("--qr", is_flag=True, help="Show a QR code to scan on the phone instead of typing a code.")
 def pair_command(address: str | None, code: str | None, qr: bool) -> None:
     """Pair with a phone's wireless debugging: HOST:PORT CODE, or --qr."""
+    from mika.cap.phone.adb.copy import say
+    from mika.cap.phone.adb.pairing import (
+        PairingError,
+        check_address,
+        normalise_code,
+        pair,
+    )
+
     if qr:
         _pair_qr()
         return
@@ -125,6 +141,20 @@ def pair_command(address: str | None, code: str | None, qr: bool) -> None:
 
 
 def _pair_qr() -> None:
+    import adbutils
+
+    from mika.cap.phone.adb.copy import say
+    from mika.cap.phone.adb.pairing import (
+        CONNECT,
+        PAIRING,
+        PairingError,
+        mdns_services,
+        new_qr_identity,
+        pair,
+        qr_payload,
+        qr_text,
+    )
+
     client = _client()
     name, password = new_qr_identity()
     echo(qr_text(qr_payload(name, password)), err=True)

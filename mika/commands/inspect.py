@@ -14,17 +14,15 @@ from pathlib import Path
 
 import click
 
-from mika.cap.phone.adb.devices import DeviceChoiceError, pick_serial
-from mika.cap.phone.adb.port import AdbPort
-from mika.cap.phone.adb.server import AdbServerError, adb_client
-from mika.cap.phone.inspect_command import elements_json_for_xml, inspect_command, listing_for_xml
 from mika.exit_codes import ExitCode
 from mika.terminal_text import echo, json_for_terminal
-from mika.tool.errors import ToolFault
-from mika.uistate import HierarchyError
 
 
 async def _read_live(serial: str | None, backend: str) -> str:
+    from mika.cap.phone.adb.devices import pick_serial
+    from mika.cap.phone.adb.port import AdbPort
+    from mika.cap.phone.adb.server import adb_client
+
     client = adb_client()
     port = AdbPort(pick_serial(client, serial), client, backend=backend)
     try:
@@ -45,6 +43,17 @@ def inspect_live_command(ctx: click.Context, dump: Path | None, device: str | No
 
     显示模型会读到的界面列表：保存的层级文件，或 --device 指定手机的当前屏幕。
     """
+    # The phone layer loads adbutils and Pillow: imported here so `mika --help` stays cheap.
+    from mika.cap.phone.adb.devices import DeviceChoiceError
+    from mika.cap.phone.adb.server import AdbServerError
+    from mika.cap.phone.inspect_command import (
+        elements_json_for_xml,
+        inspect_command,
+        listing_for_xml,
+    )
+    from mika.tool.errors import ToolFault
+    from mika.uistate import HierarchyError
+
     if device is None:
         if dump is None:
             echo("mika: give a saved dump (DUMP.xml) or --device SERIAL for the live screen.\n"

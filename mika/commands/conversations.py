@@ -1,4 +1,4 @@
-"""`mika conversations list|show|rename|delete` and `mika runs recover`.
+"""`mika conversations list|show|rename|delete`.
 
 stdout carries data only (tables, JSON, delivered texts); confirmations and
 diagnostics go to stderr. A bad id or a missing conversation is a one-line error with
@@ -8,30 +8,19 @@ command set one, else `mika.config.paths.state_dir()`.
 
 from __future__ import annotations
 
-import asyncio
 import sys
 import time
-from pathlib import Path
 
 import click
 
-from mika.config.paths import state_dir as default_state_dir
+from mika.commands.state import state_dir_of
 from mika.run.conversations import ConversationError, ConversationStore
-from mika.run.outbox import StreamChannel
-from mika.run.recovery import recover_at_start, settle
 from mika.run.ui_text import t
 from mika.terminal_text import echo, for_terminal, json_for_terminal, one_line
 
 
-def _state_dir(ctx: click.Context) -> Path:
-    obj = ctx.find_root().obj
-    if isinstance(obj, dict) and obj.get("state_dir"):
-        return Path(obj["state_dir"])
-    return default_state_dir()
-
-
 def _store(ctx: click.Context) -> ConversationStore:
-    return ConversationStore(_state_dir(ctx))
+    return ConversationStore(state_dir_of(ctx))
 
 
 def _when(at: float) -> str:
@@ -120,29 +109,3 @@ def delete_command(ctx: click.Context, conversation_id: str, yes: bool) -> None:
     store.delete(conversation_id)
     echo(t("deleted", id=conversation_id), err=True)
 
-
-@click.command("recover", help="Settle runs a closed or killed Mika left unfinished, once.")
-@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
-@click.pass_context
-def runs_recover_command(ctx: click.Context, as_json: bool) -> None:
-    root = _state_dir(ctx)
-    # Texts that reach the user go to stdout (the data of this command); the summary
-    # goes to stderr, or the whole report to stdout as JSON.
-    channel = StreamChannel(sys.stderr if as_json else sys.stdout, name="cli")
-    report = recover_at_start(root, channel)
-    settled = asyncio.run(settle(root, channel))
-    if as_json:
-        echo(json_for_terminal({
-            "interrupted": list(report.interrupted), "uncertain": list(report.uncertain),
-            "delivered": list(settled.delivered), "told": list(settled.told), "ended": list(settled.ended),
-            "borrowed_restored": list(settled.borrowed.restored), "borrowed_kept": list(settled.borrowed.kept),
-            "errors": list(settled.borrowed.errors),
-        }, indent=1))
-        return
-    if not (report.interrupted or settled.delivered or settled.told or settled.borrowed.restored):
-        echo(t("recover_none"), err=True)
-        return
-    echo(t("recover_summary", interrupted=len(report.interrupted), delivered=len(settled.delivered),
-           told=len(settled.told), restored=len(settled.borrowed.restored)), err=True)
-    for error in settled.borrowed.errors:
-        echo(for_terminal(error), err=True)

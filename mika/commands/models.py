@@ -1,7 +1,8 @@
 """`mika models`: presets, list, add, use, test.
 
 Errors print one line to stderr and exit 2 (usage or config) or 4 (the provider failed);
-stdout carries data only.
+stdout carries data only. The model catalogue loads httpx, so it is imported inside the
+commands that list or probe: `mika --help` stays cheap.
 """
 
 from __future__ import annotations
@@ -10,19 +11,23 @@ import asyncio
 import ipaddress
 import sys
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 from urllib.parse import urlparse
 
 import click
 
+from mika.atomic_write import write_secret_file
 from mika.config.errors import ConfigError
 from mika.config.paths import config_file, state_dir
+from mika.config.secret_discovery import register_config_secrets
 from mika.exit_codes import ExitCode
 from mika.model.adapters import KINDS
-from mika.model.catalog import CatalogError, ListedModel, ModelCatalog, load_listing, probe_candidates, save_listing
-from mika.atomic_write import write_secret_file
-from mika.config.secret_discovery import register_config_secrets
-from mika.model.config_edit import add_model_table, plan_provider_table, read_config, set_role
+from mika.model.config_edit import (
+    add_model_table,
+    plan_provider_table,
+    read_config,
+    set_role,
+)
 from mika.model.copy import t
 from mika.model.errors import ModelErrorKind
 from mika.model.metering import metered
@@ -33,6 +38,9 @@ from mika.model.roles import build_model, provider_settings
 from mika.terminal_text import echo, json_for_terminal
 from mika.usage.copy import set_language
 from mika.usage.ledger import UsageLedger
+
+if TYPE_CHECKING:
+    from mika.model.catalog import ListedModel
 
 EXIT_CONFIG = ExitCode.USAGE
 EXIT_PROVIDER = ExitCode.MODEL
@@ -123,6 +131,8 @@ def _listed_json(m: ListedModel) -> dict[str, Any]:
 
 
 async def _list_one(cfg: ProvidersConfig, provider_id: str) -> list[ListedModel]:
+    from mika.model.catalog import ModelCatalog
+
     p = provider_settings(cfg, provider_id, key="PROVIDER")
     pre = preset(p.preset)
     key = None
@@ -144,6 +154,8 @@ def listing_path(provider_id: str) -> Path:
 
 
 def _remember(provider_id: str, listed: list[ListedModel]) -> None:
+    from mika.model.catalog import save_listing
+
     try:
         save_listing(listing_path(provider_id), listed)
     except OSError:
@@ -170,6 +182,8 @@ def _caps(m: ListedModel) -> str:
 @config_option
 def list_command(provider: str | None, as_json: bool, config_path: str | None) -> None:
     """List the models a configured provider offers."""
+    from mika.model.catalog import CatalogError
+
     _, cfg = _load(config_path)
     ids = [provider] if provider else sorted(cfg.providers)
     if not ids:
@@ -265,6 +279,8 @@ def _test_before_saving(cfg: ProvidersConfig, pid: str, model_name: str | None, 
     """Probe the provider about to be saved. Returns the model that passed; None when the
     key works but no model passed (the provider is still saved). Anything that proves
     the provider itself unusable (key, address, network) stops here, unsaved."""
+    from mika.model.catalog import CatalogError
+
     target = f"{pid}/{model_name}" if model_name else pid
     ledger = UsageLedger(state_dir() / "usage-v1.json")
     try:
@@ -308,6 +324,8 @@ def use_command(role: str, value: str, config_path: str | None) -> None:
 def _record_listed_endpoint(path: Path, cfg: ProvidersConfig, value: str) -> None:
     """One provider, several protocols: when the remembered listing says this model
     speaks another protocol or lives at another address, write that into its table."""
+    from mika.model.catalog import load_listing
+
     provider_id, model = value.split("/", 1)
     p = cfg.providers.get(provider_id)
     if p is None:
@@ -327,6 +345,8 @@ def _record_listed_endpoint(path: Path, cfg: ProvidersConfig, value: str) -> Non
 
 
 async def _run_probe(cfg: ProvidersConfig, target: str, ledger: UsageLedger, timeout: float):
+    from mika.model.catalog import CatalogError, ModelCatalog, probe_candidates
+
     provider_id, _, model_name = target.partition("/")
     p = provider_settings(cfg, provider_id, key="PROVIDER")
     if model_name:
@@ -369,6 +389,8 @@ def _print_attempt(a: ProbeAttempt) -> None:
 @config_option
 def test_command(target: str, as_json: bool, timeout: float, config_path: str | None) -> None:
     """Make a real call offering the tool get_time and report what came back."""
+    from mika.model.catalog import CatalogError
+
     _, cfg = _load(config_path)
     ledger = UsageLedger(state_dir() / "usage-v1.json")
     try:

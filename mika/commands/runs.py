@@ -1,0 +1,105 @@
+"""`mika runs list|show|recover`: read the records of past runs, settle unfinished ones.
+
+stdout carries data only; diagnostics go to stderr.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from mika.commands.state import state_dir_of
+from mika.exit_codes import ExitCode
+from mika.terminal_text import echo, for_terminal, json_for_terminal, one_line
+
+
+@click.group("runs")
+def runs_group() -> None:
+    """Read the records of past runs."""
+
+
+@runs_group.command("list")
+@click.option("--json", "as_json", is_flag=True)
+@click.option("--limit", type=int, default=30, show_default=True)
+@click.pass_context
+def runs_list(ctx: click.Context, as_json: bool, limit: int) -> None:
+    """Past runs, newest first."""
+    from mika.record.recorder import list_runs
+
+    runs = list_runs(state_dir_of(ctx))[:limit]
+    if as_json:
+        echo(json_for_terminal(runs, indent=1))
+        return
+    if not runs:
+        echo("No runs recorded yet.", err=True)
+        return
+    for r in runs:
+        m = r.get("metrics", {})
+        secs = (m.get("total_ms") or 0) / 1000
+        echo(f"{one_line(r.get('id', '?')):12} {one_line(r.get('outcome', r.get('state', '?'))):18} "
+             f"{m.get('steps', 0):>3} steps {secs:7.1f}s  {one_line(str(r.get('goal', ''))[:60])}")
+
+
+@runs_group.command("show")
+@click.argument("run_id")
+@click.option("--json", "as_json", is_flag=True, help="Print run.json and every event.")
+@click.pass_context
+def runs_show(ctx: click.Context, run_id: str, as_json: bool) -> None:
+    """One run: its summary and timeline."""
+    from mika.atomic_write import read_json
+    from mika.record.recorder import find_run, read_events
+
+    root = state_dir_of(ctx)
+    run_dir = find_run(root, run_id)
+    if run_dir is None:
+        echo(f"mika: no run {run_id!r} in {root / 'runs'} (see `mika runs list`)", err=True)
+        sys.exit(int(ExitCode.USAGE))
+    summary = read_json(run_dir / "run.json", {}) or {}
+    events = read_events(run_dir)
+    if as_json:
+        echo(json_for_terminal({"run": summary, "events": events}, indent=1))
+        return
+    echo(one_line(f"run {summary.get('id')} · {summary.get('outcome', summary.get('state'))} · {summary.get('goal', '')}"))
+    for e in events:
+        t = e.get("type")
+        if t == "tool_call":
+            echo(f"  step {e.get('step')}: {one_line(e.get('name'))} {json_for_terminal(e.get('arguments', {}))}")
+        elif t == "tool_result":
+            flag = "ok" if e.get("ok") else f"! {e.get('code')}"
+            echo(f"    → {one_line(flag)} {one_line(str(e.get('text', ''))[:100])}")
+        elif t == "outcome":
+            echo("  " + one_line(f"outcome: {e.get('status')} {e.get('subtype', '')}: {str(e.get('answer', ''))[:200]}"))
+
+
+@runs_group.command("recover", help="Settle runs a closed or killed Mika left unfinished, once.")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.pass_context
+def runs_recover_command(ctx: click.Context, as_json: bool) -> None:
+    import asyncio
+
+    from mika.run.outbox import StreamChannel
+    from mika.run.recovery import recover_at_start, settle
+    from mika.run.ui_text import t
+
+    root = state_dir_of(ctx)
+    # Texts that reach the user go to stdout (the data of this command); the summary
+    # goes to stderr, or the whole report to stdout as JSON.
+    channel = StreamChannel(sys.stderr if as_json else sys.stdout, name="cli")
+    report = recover_at_start(root, channel)
+    settled = asyncio.run(settle(root, channel))
+    if as_json:
+        echo(json_for_terminal({
+            "interrupted": list(report.interrupted), "uncertain": list(report.uncertain),
+            "delivered": list(settled.delivered), "told": list(settled.told), "ended": list(settled.ended),
+            "borrowed_restored": list(settled.borrowed.restored), "borrowed_kept": list(settled.borrowed.kept),
+            "errors": list(settled.borrowed.errors),
+        }, indent=1))
+        return
+    if not (report.interrupted or settled.delivered or settled.told or settled.borrowed.restored):
+        echo(t("recover_none"), err=True)
+        return
+    echo(t("recover_summary", interrupted=len(report.interrupted), delivered=len(settled.delivered),
+           told=len(settled.told), restored=len(settled.borrowed.restored)), err=True)
+    for error in settled.borrowed.errors:
+        echo(for_terminal(error), err=True)
