@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from mika.model.errors import ModelError
 from mika.model.messages import ToolCall
-from mika.run.ui_text import ui_language
+from mika.config.language import ui_language
 from mika.tool.declaration import EndRun, ToolOutcome
 
 SAME_ACTION_LIMIT = 5

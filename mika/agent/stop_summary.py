@@ -16,7 +16,7 @@ from mika.model.base import Model
 from mika.model.messages import Message, ModelRequest
 from mika.record.events import RunEvent, ToolCalled, ToolFinished
 from mika.resources import prompt
-from mika.run.ui_text import ui_language
+from mika.config.language import ui_language
 
 SUMMARY_TIMEOUT_S = 12.0
 DIGEST_LINES = 60

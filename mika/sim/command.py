@@ -15,9 +15,8 @@ import sys
 
 import click
 
-from mika.exit_codes import ExitCode
-from mika.run.ui_text import ui_language
 from mika.sim.faults import FaultSpec, FaultSpecError
+from mika.sim.language import sim_language
 from mika.sim.server import SimServer, SimServerError
 
 TEXTS: dict[str, dict[str, str]] = {
@@ -39,14 +38,19 @@ TEXTS: dict[str, dict[str, str]] = {
 
 
 def _t(key: str, **fields: object) -> str:
-    table = TEXTS.get(ui_language(), TEXTS["en"])
+    table = TEXTS.get(sim_language(), TEXTS["en"])
     return table.get(key, TEXTS["en"][key]).format(**fields)
+
+
+# Mika's exit code for bad usage (mika.exit_codes.ExitCode.USAGE); the sim keeps its own copy
+# of the number because it imports nothing of the product.
+USAGE_EXIT = 2
 
 
 class _Failure(click.ClickException):
     """A one-line error on stderr with Mika's exit code, never a traceback."""
 
-    def __init__(self, message: str, code: ExitCode = ExitCode.USAGE) -> None:
+    def __init__(self, message: str, code: int = USAGE_EXIT) -> None:
         super().__init__(message)
         self.exit_code = int(code)
 

@@ -8,12 +8,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
 from mika.record.events import RunEvent
-from mika.run.spec import RunSpec
+from mika.runtypes.spec import RunSpec
 from mika.tool.surface import NoSurface, SurfaceLayer
 
 if TYPE_CHECKING:
     from mika.observe.evidence import EvidenceLedger
-    from mika.run.inbox import RunInbox
+    from mika.runtypes.inbox import RunInbox
 
 
 class SkippedForNewMessage(Exception):
