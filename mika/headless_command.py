@@ -6,8 +6,6 @@ import asyncio
 import sys
 
 from mika.assembly import RunEnvironment, capabilities_for
-from mika.cap.phone import PhoneOpenError, open_phone
-from mika.cap.phone.adb.restore import phone_ledger
 from mika.config.errors import ConfigError
 from mika.config.paths import state_dir
 from mika.config.secret_discovery import register_configured_secrets
@@ -15,10 +13,12 @@ from mika.config.settings import load_settings
 from mika.exit_codes import ExitCode
 from mika.headless import UnknownConversation, run_headless
 from mika.model.errors import ModelError
+from mika.cap.phone import PhoneOpenError, open_phone
+from mika.cap.phone.adb.restore import phone_ledger
 from mika.model_select import select_models
 from mika.record.redactor import Redactor
-from mika.run.task_run import RunOptions, TaskRun
 from mika.runtypes.spec import RunSpec
+from mika.run.task_run import RunOptions, TaskRun
 from mika.terminal_text import echo
 
 

@@ -13,8 +13,8 @@ from typing import Any
 from textual.app import App
 from textual.binding import Binding
 
-from mika.run.contracts import TaskRunLike
 from mika.run.task_center import TaskCenter
+from mika.run.contracts import TaskRunLike
 from mika.runtypes.spec import RunSpec
 from mika.terminal_text import for_terminal
 

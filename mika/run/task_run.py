@@ -19,8 +19,8 @@ from mika.action.confirmation import ConfirmationGate
 from mika.action.executor import ActionExecutor
 from mika.action.pacing import OutwardPacing
 from mika.agent.context import ContextBuilder
-from mika.agent.intent_gate import IntentGate
 from mika.agent.loop import AgentLoop
+from mika.agent.intent_gate import IntentGate
 from mika.agent.model_caller import ModelCaller
 from mika.agent.outcome_judge import OutcomeJudge
 from mika.agent.stop_summary import StopSummary, read_record
@@ -32,10 +32,10 @@ from mika.record.events import OutcomeJudged, PhaseChanged, RunEvent, RunOutcome
 from mika.record.recorder import RunRecorder
 from mika.record.redactor import Redactor
 from mika.run.contracts import EventSink
-from mika.run.fault_injection import kill_point_from_env
-from mika.run.phase import RunPhase
-from mika.runtypes.inbox import InputKind, RunInbox, RunInput
 from mika.runtypes.result import OutcomeStatus, ResultSaver, RunResult
+from mika.run.fault_injection import kill_point_from_env
+from mika.runtypes.inbox import InputKind, RunInbox, RunInput
+from mika.run.phase import RunPhase
 from mika.runtypes.spec import RunSpec
 from mika.tool.capability import Capability
 from mika.tool.context import ToolContext
