@@ -8,7 +8,6 @@ from mika.record.events import RunEvent
 from mika.runtypes.result import RunResult
 from mika.runtypes.spec import RunSpec
 
-
 EventSink = Callable[[RunEvent], None]
 
 
