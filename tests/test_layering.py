@@ -1,4 +1,5 @@
-"""DESIGN.md's dependency rules, as import-linter contracts, and headless never loading Textual."""
+"""DESIGN.md's dependency rules: the import-linter contracts, no import cycle between mika's
+packages, the simulated phone importing only itself, and headless never loading Textual."""
 
 from __future__ import annotations
 
@@ -131,3 +132,16 @@ def test_the_simulated_phone_imports_only_itself():
         if (imported == "mika" or imported.startswith("mika.")) and _unit(imported) != "mika.sim"
     )
     assert not leaks, leaks
+
+
+def test_the_layers_contract_keeps_design_s_order():
+    import tomllib
+
+    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"]["contracts"]
+    (layers,) = [c["layers"] for c in contracts if c["type"] == "layers"]
+    flat = [name.strip("() ") for layer in layers for name in layer.replace(":", "|").split("|")]
+    order = ["mika_tui", "mika.cli", "mika.commands", "mika.assembly", "mika.cap", "mika.run", "mika.agent",
+             "mika.action", "mika.tool", "mika.record", "mika.usage", "mika.model", "mika.atomic_write", "mika.config"]
+    assert [flat.index(name) for name in order] == sorted(flat.index(name) for name in order)
+    # the observe/record/runtypes layer and the model/uistate layer hold independent siblings
+    assert "mika.observe | mika.record | mika.runtypes" in layers and "mika.model | mika.uistate" in layers
