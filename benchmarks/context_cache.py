@@ -35,8 +35,8 @@ from mika.assembly import RunEnvironment, capabilities_for  # noqa: E402
 from mika.model.messages import Image, ModelRequest, Text, Thinking, ToolCall, ToolResult, Usage  # noqa: E402
 from mika.model.testing import FunctionModel, Reply  # noqa: E402
 from mika.record.events import Compressed, QuestionAsked, ToolsOpened  # noqa: E402
-from mika.run.spec import Attendance, RunOrigin, RunProvenance, RunSpec  # noqa: E402
 from mika.run.task_run import RunOptions, TaskRun  # noqa: E402
+from mika.runtypes.spec import Attendance, RunOrigin, RunProvenance, RunSpec  # noqa: E402
 from tests.agent.phoneish import PhoneishCapability, PhoneishWorld  # noqa: E402
 
 STABLE_SHARE = 0.9

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from mika.cap.general import GeneralCapability
-from mika.run.spec import RunSpec
+from mika.runtypes.spec import RunSpec
 from mika.tool.capability import Capability
 
 

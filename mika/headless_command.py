@@ -17,7 +17,7 @@ from mika.cap.phone import PhoneOpenError, open_phone
 from mika.cap.phone.adb.restore import phone_ledger
 from mika.model_select import select_models
 from mika.record.redactor import Redactor
-from mika.run.spec import RunSpec
+from mika.runtypes.spec import RunSpec
 from mika.run.task_run import RunOptions, TaskRun
 from mika.terminal_text import echo
 
@@ -51,7 +51,7 @@ def headless_main(
     except ModelError as exc:
         _err(exc.user_message())
         return ExitCode.MODEL
-    from mika.run.ui_text import set_language
+    from mika.config.language import set_language
 
     set_language(settings.ui_language)
     try:

@@ -15,7 +15,7 @@ from textual.binding import Binding
 
 from mika.run.task_center import TaskCenter
 from mika.run.contracts import TaskRunLike
-from mika.run.spec import RunSpec
+from mika.runtypes.spec import RunSpec
 from mika.terminal_text import for_terminal
 
 from mika_tui.bindings import localize

@@ -106,7 +106,7 @@ def build_deps(settings: Any, *, device: str | None, model: str | None, graphics
     from mika.model_select import select_models
     from mika.record.redactor import Redactor
     from mika.run.task_run import RunOptions, TaskRun
-    from mika.run.ui_text import set_language
+    from mika.config.language import set_language
 
     register_configured_secrets(settings)
     set_language(settings.ui_language)  # texts the core writes into runs (stop, recovery)

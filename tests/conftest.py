@@ -1,1 +1,15 @@
+from collections.abc import Iterator
+
+import pytest
+
+from mika.config.language import set_language
+
 pytest_plugins = ["tests.adb_env", "tests.import_guard", "pytester"]
+
+
+@pytest.fixture(autouse=True)
+def _language_set_by_a_test_is_forgotten() -> Iterator[None]:
+    # `set_language` is process-wide (a face calls it once at start); a command a test
+    # invokes may set it from its config, and the next test must not inherit that.
+    yield
+    set_language(None)

@@ -15,7 +15,7 @@ from mika.action.approval_summary import ScreenSummary
 from mika.action.confirmation import ConfirmationGate
 from mika.action.origin import Origin
 from mika.action.risk import Classified, RiskClass
-from mika.run.spec import Attendance, RunOrigin, RunProvenance
+from mika.runtypes.spec import Attendance, RunOrigin, RunProvenance
 from mika.tool.declaration import ActionTarget
 
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from mika.action.copy import t
 from mika.action.risk import amount_value, amounts_in, reads_as_payment
-from mika.run.ui_text import t
 
 # A line that says the amount due ("Total: ¥23.50", "Amount due", "实付").
 _DUE = re.compile(r"\b(?:total|amount due|subtotal|to pay|order total|pay)\b|合计|总计|实付|应付|待支付|支付", re.I)

@@ -30,7 +30,7 @@ from mika.agent.recovery import ContextRecovery
 from mika.agent.system_prompt import SystemPrompt
 from mika.model.messages import Message, ModelRequest, Text, Usage
 from mika.observe.untrusted import close_cut
-from mika.run.spec import PriorTurn, RunSpec
+from mika.runtypes.spec import PriorTurn, RunSpec
 from mika.tool.groups import ToolGroups
 
 TRIGGER = 0.6

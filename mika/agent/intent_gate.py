@@ -15,7 +15,7 @@ from mika.agent.model_caller import side_call
 from mika.model.base import Model
 from mika.model.messages import Message, ModelRequest
 from mika.resources import prompt
-from mika.run.spec import RunOrigin, RunSpec
+from mika.runtypes.spec import RunOrigin, RunSpec
 from mika.tool.declaration import AgentTool, Risk
 
 INTENT_TIMEOUT_S = 10.0

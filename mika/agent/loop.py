@@ -29,8 +29,8 @@ from mika.observe.evidence import AnswerSources
 from mika.observe.observation import Observation, ObsKind, Trust
 from mika.record.events import Compressed, GroundingChecked, IntentJudged, ObservationMade, SourcesChosen
 from mika.resources import prompt
-from mika.run.contracts import OutcomeStatus, RunResult
-from mika.run.inbox import RunInbox
+from mika.runtypes.inbox import RunInbox
+from mika.runtypes.result import OutcomeStatus, RunResult
 from mika.tool.context import ToolContext
 from mika.tool.declaration import AgentTool, ToolOutcome
 from mika.tool.dispatcher import skipped_text

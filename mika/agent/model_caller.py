@@ -18,7 +18,7 @@ from mika.model.errors import ModelError, ModelErrorKind
 from mika.model.messages import ModelRequest, ModelResponse
 from mika.model.retry import RetryPolicy
 from mika.record.events import AnswerDelta, ModelCancelled, ModelFailed, ModelReplied, ModelRequested, RunEvent
-from mika.run.inbox import RunInbox
+from mika.runtypes.inbox import RunInbox
 from mika.tool.race import Interrupted, race
 
 

@@ -16,9 +16,9 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 
+from mika.config.language import ui_language
 from mika.model.errors import ModelError
 from mika.model.messages import ToolCall
-from mika.run.ui_text import ui_language
 from mika.tool.declaration import EndRun, ToolOutcome
 
 SAME_ACTION_LIMIT = 5

@@ -12,11 +12,11 @@ from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 from mika.agent.model_caller import side_call
+from mika.config.language import ui_language
 from mika.model.base import Model
 from mika.model.messages import Message, ModelRequest
 from mika.record.events import RunEvent, ToolCalled, ToolFinished
 from mika.resources import prompt
-from mika.run.ui_text import ui_language
 
 SUMMARY_TIMEOUT_S = 12.0
 DIGEST_LINES = 60

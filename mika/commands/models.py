@@ -36,7 +36,7 @@ from mika.model.probe import MODEL_PROBLEMS, PROBE_TIMEOUT, ProbeAttempt, probe
 from mika.model.providers_config import ModelRef, ProvidersConfig, load_providers
 from mika.model.roles import build_model, provider_settings
 from mika.terminal_text import echo, json_for_terminal
-from mika.usage.copy import set_language
+from mika.config.language import set_language
 from mika.usage.ledger import UsageLedger
 
 if TYPE_CHECKING:

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING
 
 import click
 
+from mika.config.language import ui_language
 from mika.exit_codes import ExitCode
-from mika.run.ui_text import ui_language
 
 if TYPE_CHECKING:
     from mika.sim.faults import FaultSpec
@@ -45,10 +45,15 @@ def _t(key: str, **fields: object) -> str:
     return table.get(key, TEXTS["en"][key]).format(**fields)
 
 
+# Mika's exit code for bad usage (mika.exit_codes.ExitCode.USAGE); the sim keeps its own copy
+# of the number because it imports nothing of the product.
+USAGE_EXIT = 2
+
+
 class _Failure(click.ClickException):
     """A one-line error on stderr with Mika's exit code, never a traceback."""
 
-    def __init__(self, message: str, code: ExitCode = ExitCode.USAGE) -> None:
+    def __init__(self, message: str, code: int = USAGE_EXIT) -> None:
         super().__init__(message)
         self.exit_code = int(code)
 

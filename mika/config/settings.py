@@ -15,10 +15,11 @@ from pathlib import Path
 from typing import Any, Callable
 
 from mika.config.errors import ConfigError
+from mika.config.language import CHOICES as LANGUAGES
+from mika.config.language import decide
 from mika.config.paths import config_file
 from mika.config.unknown_keys import unknown_keys
 
-LANGUAGES = ("auto", "en", "zh")
 PACES = ("fast", "standard", "human")
 GRAPHICS = ("auto", "halfcell", "kitty", "sixel")
 
@@ -44,10 +45,7 @@ class Settings:
 
     @property
     def ui_language(self) -> str:
-        if self.language != "auto":
-            return self.language
-        loc = os.environ.get("LC_ALL") or os.environ.get("LC_MESSAGES") or os.environ.get("LANG") or ""
-        return "zh" if loc.lower().startswith("zh") else "en"
+        return decide(self.language)
 
 
 def _pick(data: dict[str, Any], table: str, key: str, kind: type, default: Any, file: Path | None, choices: tuple = ()) -> Any:

@@ -1,8 +1,8 @@
-"""The words `mika models` shows, in English and Chinese (MIKA_LANGUAGE, else the locale)."""
+"""The words `mika models` shows, in English and Chinese (the language `mika.config.language` decides)."""
 
 from __future__ import annotations
 
-from mika.usage.copy import language
+from mika.config.language import ui_language
 
 TEXT = {
     "en": {
@@ -44,4 +44,4 @@ TEXT = {
 
 
 def t(key: str, **kw: object) -> str:
-    return TEXT[language()][key].format(**kw)
+    return TEXT[ui_language()][key].format(**kw)

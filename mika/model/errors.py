@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import enum
-import os
 
+from mika.config.language import ui_language
 from mika.config.secrets import scrub
 
 
@@ -100,7 +100,7 @@ class ModelError(Exception):
         return self.kind in RETRYABLE
 
     def user_message(self, lang: str | None = None) -> str:
-        """The sentence in the UI language (`lang`, else MIKA_LANGUAGE / the locale), then
+        """The sentence in the UI language (`lang`, else `mika.config.language.ui_language()`), then
         the server's own words, so the user can act on them."""
         sentence = _sentence(_SENTENCES_ZH if _language(lang) == "zh" else _SENTENCES, self.kind, self.provider)
         if self.detail and self.detail != self.sentence:
@@ -117,7 +117,4 @@ def _sentence(table: dict[ModelErrorKind, str], kind: ModelErrorKind, provider: 
 
 
 def _language(lang: str | None) -> str:
-    if lang:
-        return lang
-    chosen = os.environ.get("MIKA_LANGUAGE") or os.environ.get("LC_ALL") or os.environ.get("LANG") or ""
-    return "zh" if chosen.lower().startswith("zh") else "en"
+    return lang or ui_language()

@@ -1,18 +1,26 @@
-"""`metered()` wraps every model handed out, so every call is counted exactly once."""
+"""`metered()` wraps every model handed out, so every call is counted exactly once.
+
+The count goes to a `UsageBook`: anything with `record(provider, model, purpose, usage)`,
+in practice `mika.usage.ledger.UsageLedger`. The model layer names only this protocol, so
+it never imports `mika.usage` (which sits above it and stores the neutral `Usage`).
+"""
 
 from __future__ import annotations
 
-from typing import AsyncIterator
+from typing import AsyncIterator, Protocol
 
 from mika.model.base import Done, Model, StreamEvent
-from mika.model.messages import NO_USAGE, ModelRequest
-from mika.usage.ledger import UsageLedger
+from mika.model.messages import NO_USAGE, ModelRequest, Usage
+
+
+class UsageBook(Protocol):
+    def record(self, provider: str, model: str, purpose: str, usage: Usage) -> None: ...
 
 
 class MeteredModel:
     """Same name and capabilities as the model inside; errors pass through unchanged."""
 
-    def __init__(self, inner: Model, ledger: UsageLedger, purpose_default: str) -> None:
+    def __init__(self, inner: Model, ledger: UsageBook, purpose_default: str) -> None:
         self.inner = inner
         self.ledger = ledger
         self.purpose_default = purpose_default
@@ -44,7 +52,7 @@ class MeteredModel:
         return f"metered({self.provider}/{self.name}, {self.purpose_default})"
 
 
-def metered(model: Model, ledger: UsageLedger, purpose_default: str) -> Model:
+def metered(model: Model, ledger: UsageBook, purpose_default: str) -> Model:
     if isinstance(model, MeteredModel):
         return model  # already counted at the source; wrapping twice would count twice
     return MeteredModel(model, ledger, purpose_default)

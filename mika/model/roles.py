@@ -15,11 +15,10 @@ from mika.model.adapters.endpoint import DEFAULT_CONTEXT_WINDOW, Endpoint
 from mika.model.base import Model, StreamEvent
 from mika.model.errors import ModelError
 from mika.model.messages import ModelRequest
-from mika.model.metering import metered
+from mika.model.metering import UsageBook, metered
 from mika.model.presets import preset
 from mika.model.probe import MODEL_PROBLEMS
 from mika.model.providers_config import ModelRef, ModelSettings, ProviderSettings, ProvidersConfig, parse_ref
-from mika.usage.ledger import UsageLedger
 
 MISSING_MAIN_EXAMPLE = (
     'roles.main = "deepseek/deepseek-chat"\n'
@@ -128,7 +127,7 @@ def build_model(cfg: ProvidersConfig, ref: ModelRef, *, images: bool | None = No
     return build_adapter(kind, endpoint)
 
 
-def build_roles(cfg: ProvidersConfig, ledger: UsageLedger, override_main: str | None = None) -> ModelRoles:
+def build_roles(cfg: ProvidersConfig, ledger: UsageBook, override_main: str | None = None) -> ModelRoles:
     if override_main:
         main_ref = parse_ref(override_main, file=None, key="--model")
         main_key = "--model"

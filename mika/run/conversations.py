@@ -25,9 +25,9 @@ from typing import Any, Callable
 
 from mika.atomic_write import write_json
 from mika.config.paths import state_dir as default_state_dir
-from mika.run.spec import PriorTurn
 from mika.run.state_lock import quarantine, read_state, state_lock
 from mika.run.ui_text import t
+from mika.runtypes.spec import PriorTurn
 
 # Outcomes a turn has while its run has not ended yet.
 OPEN_OUTCOMES = ("queued", "running")

@@ -28,9 +28,9 @@ from mika.atomic_write import tidy_state_dir
 from mika.run.borrowed import BorrowedLedger, RestoreReport
 from mika.run.conversations import ConversationStore
 from mika.run.outbox import Channel, Delivery, DeliveryState, Outbox, as_channel
+from mika.run.phase import RunPhase
 from mika.run.run_records import mark_interrupted_records
 from mika.run.run_store import RunRecord, RunStore
-from mika.run.spec import RunPhase
 from mika.run.state_lock import process_lease
 from mika.run.ui_text import t
 

@@ -22,8 +22,8 @@ from pathlib import Path
 
 from mika.atomic_write import read_json, write_json
 from mika.record.recorder import runs_root
+from mika.run.phase import RunPhase
 from mika.run.run_store import RunRecord
-from mika.run.spec import RunPhase
 from mika.run.state_lock import lease_alive
 
 STAMP_LEN = len("20260101-000000-")  # the folder is <YYYYmmdd-HHMMSS>-<run id>

@@ -11,10 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any
 
-from mika.run.contracts import RunResult
-from mika.run.spec import RunPhase
 from mika.run.leased_table import LeasedTable
+from mika.run.phase import RunPhase
 from mika.run.state_lock import lease_alive
+from mika.runtypes.result import RunResult
 
 FINISHED = (RunPhase.ENDED, RunPhase.INTERRUPTED)
 KEEP_FINISHED_S = 7 * 24 * 3600  # shorter than the outbox keeps its ledger (see outbox.py)

@@ -31,10 +31,12 @@ from mika.observe.evidence import EvidenceLedger
 from mika.record.events import OutcomeJudged, PhaseChanged, RunEvent, RunOutcome, RunStarted, StopSummarized, ToolsOpened, UserInput
 from mika.record.recorder import RunRecorder
 from mika.record.redactor import Redactor
-from mika.run.contracts import EventSink, OutcomeStatus, ResultSaver, RunResult
+from mika.run.contracts import EventSink
+from mika.runtypes.result import OutcomeStatus, ResultSaver, RunResult
 from mika.run.fault_injection import kill_point_from_env
-from mika.run.inbox import InputKind, RunInbox, RunInput
-from mika.run.spec import RunPhase, RunSpec
+from mika.runtypes.inbox import InputKind, RunInbox, RunInput
+from mika.run.phase import RunPhase
+from mika.runtypes.spec import RunSpec
 from mika.tool.capability import Capability
 from mika.tool.context import ToolContext, services_by_type
 from mika.tool.dispatcher import ToolDispatcher

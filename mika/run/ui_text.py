@@ -1,15 +1,13 @@
 """The user-facing sentences of the task center, recovery and the conversations
 command, in English and Chinese.
 
-Callers that hold the settings pass `lang=settings.ui_language`. Without it the same
-rule applies as in `Settings.ui_language`: `MIKA_LANGUAGE` (en / zh) if set and not
-"auto", else the locale (`LC_ALL`, `LC_MESSAGES`, `LANG`): `zh…` gives Chinese,
-everything else English.
+Callers that hold the settings pass `lang=settings.ui_language`; without it the
+language is `mika.config.language.ui_language()`, the one rule for all of Mika.
 """
 
 from __future__ import annotations
 
-import os
+from mika.config.language import ui_language
 
 TEXTS: dict[str, dict[str, str]] = {
     "en": {
@@ -37,10 +35,6 @@ TEXTS: dict[str, dict[str, str]] = {
         "mika": "Mika",
         "outcome": "outcome",
         "not_paid": "Not paid: a payment step in this task was refused or nobody could approve it, so nothing was paid.",
-        "claim_amount_differs": "The model says {claim}, but the screen shows {shown}.",
-        "claim_item_differs": "The model says “{claim}”, but the screen lists “{shown}”.",
-        "claim_app_differs": "The model says app {claim}, but {shown} is in front.",
-        "claim_unchecked": "No payment screen was read for this step: check the phone before you allow it.",
     },
     "zh": {
         "interrupted_turn": "任务中断了，可以重新发起。",
@@ -67,35 +61,8 @@ TEXTS: dict[str, dict[str, str]] = {
         "mika": "Mika",
         "outcome": "结局",
         "not_paid": "未付款：这个任务里的付款步骤被拒绝或无人能批准，没有付任何钱。",
-        "claim_amount_differs": "模型说是 {claim}，但屏幕上显示 {shown}。",
-        "claim_item_differs": "模型说是「{claim}」，但屏幕上列的是「{shown}」。",
-        "claim_app_differs": "模型说是应用 {claim}，但前台是 {shown}。",
-        "claim_unchecked": "这一步没有读到付款页面：允许之前请先看一眼手机。",
     },
 }
-
-
-_chosen: str | None = None
-
-
-def set_language(lang: str | None) -> None:
-    """The CLI and TUI call this once with `settings.ui_language` (a config file's
-    `language = "zh"` is not in the environment); None goes back to the environment."""
-    global _chosen
-    _chosen = lang if lang in ("en", "zh") else None
-
-
-def ui_language() -> str:
-    if _chosen is not None:
-        return _chosen
-    chosen = os.environ.get("MIKA_LANGUAGE", "")
-    if chosen in ("en", "zh"):
-        return chosen
-    for var in ("LC_ALL", "LC_MESSAGES", "LANG"):
-        value = os.environ.get(var, "")
-        if value:
-            return "zh" if value.lower().startswith("zh") else "en"
-    return "en"
 
 
 def t(key: str, lang: str | None = None, **fields: object) -> str:

@@ -8,13 +8,12 @@ the phone is an ordinary adb device called "127.0.0.1:PORT".
 
 from __future__ import annotations
 
-import subprocess
 from dataclasses import dataclass, field
 
 import adbutils
 
-from mika.cap.phone.adb.server import AdbServerError, ServerAddress, adb_client
-from mika.cap.phone.adb.server import bundled_adb as _bundled_adb
+from mika.sim.adb_host import AdbHostError, AdbServerAddress, start_adb_server
+from mika.sim.adb_host import bundled_adb as _bundled_adb
 from mika.sim.device import SimDevice
 from mika.sim.server import SimServer, ThreadedSimServer
 
@@ -25,37 +24,19 @@ class SimLaunchError(Exception):
     """The simulated phone could not be started or attached; the message says what to do."""
 
 
-# The host side of adb (finding or starting the server) is the phone capability's; the
-# simulated phone is attached to that server like any phone.
-AdbServerAddress = ServerAddress
-
-
 def bundled_adb() -> str:
     """The adb binary that ships inside adbutils (adb 36 at the time of writing)."""
     try:
         return _bundled_adb()
-    except AdbServerError as exc:
+    except AdbHostError as exc:
         raise SimLaunchError(str(exc)) from exc
 
 
 def ensure_adb_server(address: AdbServerAddress, adb_binary: str | None = None) -> None:
-    if address.is_listening():
-        return
-    if adb_binary is None:
-        try:
-            adb_client(address)
-        except AdbServerError as exc:
-            raise SimLaunchError(str(exc)) from exc
-        return
     try:
-        subprocess.run([adb_binary, "-P", str(address.port), "start-server"], check=True, capture_output=True,
-                       timeout=30, stdin=subprocess.DEVNULL)
-    except (OSError, subprocess.SubprocessError) as exc:
-        detail = getattr(exc, "stderr", b"") or b""
-        raise SimLaunchError(
-            f"could not start the adb server on port {address.port} with {adb_binary}: "
-            f"{detail.decode(errors='replace').strip() or exc}"
-        ) from exc
+        start_adb_server(address, adb_binary)
+    except AdbHostError as exc:
+        raise SimLaunchError(str(exc)) from exc
 
 
 @dataclass
@@ -126,7 +107,7 @@ def start_sim(
     """
     try:
         address = adb_address or AdbServerAddress.from_env()
-    except AdbServerError as exc:
+    except AdbHostError as exc:
         raise SimLaunchError(str(exc)) from exc
     dev = device if device is not None else _make_device(serial or DEFAULT_SIM_SERIAL, scenario, faults)
     ensure_adb_server(address)

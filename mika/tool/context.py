@@ -9,13 +9,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from mika.record.events import RunEvent
-from mika.run.spec import RunSpec
+from mika.runtypes.spec import RunSpec
 from mika.tool.race import Interrupted, race
 from mika.tool.surface import NoSurface, SurfaceLayer
 
 if TYPE_CHECKING:
     from mika.observe.evidence import EvidenceLedger
-    from mika.run.inbox import RunInbox
+    from mika.runtypes.inbox import RunInbox
 
 
 T = TypeVar("T")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Iterable, Sequence
 
-from mika.run.spec import RunSpec
+from mika.runtypes.spec import RunSpec
 from mika.tool.declaration import AgentTool, Risk
 
 

@@ -1,8 +1,8 @@
-"""The words `mika usage` shows, in English and Chinese (MIKA_LANGUAGE, else the locale)."""
+"""The words `mika usage` shows, in English and Chinese (the language `mika.config.language` decides)."""
 
 from __future__ import annotations
 
-import os
+from mika.config.language import ui_language
 
 TEXT = {
     "en": {
@@ -26,25 +26,5 @@ TEXT = {
 }
 
 
-_configured: str | None = None
-
-
-def set_language(lang: str | None) -> None:
-    """The config's `[general] language` (auto, en, zh), applied by the commands."""
-    global _configured
-    _configured = lang if lang in ("en", "zh") else None
-
-
-def language() -> str:
-    """MIKA_LANGUAGE (en/zh) wins, then the config, then the locale, as for the rest of Mika."""
-    chosen = (os.environ.get("MIKA_LANGUAGE") or "").lower()
-    if chosen in ("en", "zh"):
-        return chosen
-    if _configured:
-        return _configured
-    value = os.environ.get("LC_ALL") or os.environ.get("LC_MESSAGES") or os.environ.get("LANG") or ""
-    return "zh" if value.lower().startswith("zh") else "en"
-
-
 def t(key: str, **kw: object) -> str:
-    return TEXT[language()][key].format(**kw)
+    return TEXT[ui_language()][key].format(**kw)

@@ -19,8 +19,8 @@ from mika.cap.phone.adb.port import AdbPort
 from mika.cap.phone.adb.reconnect import ReconnectPolicy
 from mika.model.retry import RetryPolicy
 from mika.model.testing import Reply
-from mika.run.spec import Attendance, RunOrigin, RunProvenance, RunSpec
 from mika.run.task_run import RunOptions, TaskRun
+from mika.runtypes.spec import Attendance, RunOrigin, RunProvenance, RunSpec
 from mika.sim.apps.frame import build_frame
 from tests.phone.driver import ListingDriver, Step, step
 

@@ -5,9 +5,9 @@ not the model's words, and say where the model's claim differs."""
 from __future__ import annotations
 
 from mika.action.approval_summary import compare, summarize_text
+from mika.config.language import set_language
 from mika.model.testing import Reply, ScriptedModel
 from mika.record import events as ev
-from mika.run.ui_text import set_language
 from mika_tui.widgets.cards import ApprovalCard
 from tests.core.toy import ToyWorld
 from tests.tui import scenes

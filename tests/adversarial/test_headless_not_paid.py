@@ -12,12 +12,12 @@ import pytest
 from mika.assembly import RunEnvironment, capabilities_for
 from mika.cap.phone import PhoneCapability
 from mika.cap.phone.adb.port import AdbPort
+from mika.config.language import set_language
 from mika.exit_codes import ExitCode
 from mika.headless import run_headless
 from mika.model.messages import ToolResult
 from mika.model.testing import FunctionModel, Reply, ScriptedModel
 from mika.run.task_run import RunOptions, TaskRun
-from mika.run.ui_text import set_language
 from tests.core.toy import ToyCapability, ToyWorld
 from tests.phone.driver import number_for
 

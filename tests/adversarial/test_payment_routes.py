@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from mika.run.spec import Attendance
+from mika.runtypes.spec import Attendance
 from tests.adversarial.harness import TO_CART, attack, check_and_note
 from tests.phone.driver import step
 

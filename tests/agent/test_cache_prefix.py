@@ -43,7 +43,7 @@ async def test_zone_zero_changes_only_when_a_group_unfolds(make_run):
 def test_the_opening_wraps_context_and_ends_with_the_users_words():
     from mika.agent.context import ContextBuilder
     from mika.agent.system_prompt import SystemPrompt
-    from mika.run.spec import Attendance, PriorTurn, RunOrigin, RunProvenance, RunSpec
+    from mika.runtypes.spec import Attendance, PriorTurn, RunOrigin, RunProvenance, RunSpec
     from mika.tool.groups import ToolGroups
 
     spec = RunSpec(goal="book the 9am slot", provenance=RunProvenance(RunOrigin.UI, Attendance.PRESENT),

@@ -11,8 +11,8 @@ from mika.model.errors import ModelError, ModelErrorKind
 from mika.model.messages import Image, Message, Text, ToolCall, ToolResult, Usage
 from mika.model.testing import FunctionModel, Reply
 from mika.record.events import Compressed
-from mika.run.contracts import OutcomeStatus
-from mika.run.spec import Attendance, RunOrigin, RunProvenance, RunSpec
+from mika.runtypes.result import OutcomeStatus
+from mika.runtypes.spec import Attendance, RunOrigin, RunProvenance, RunSpec
 from mika.tool.groups import ToolGroups
 from tests.agent.phoneish import screen_listing
 

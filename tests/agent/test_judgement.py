@@ -21,8 +21,8 @@ from mika.record.events import (
     StopSummarized,
     ToolCalled,
 )
-from mika.run.contracts import OutcomeStatus
-from mika.run.spec import Attendance, RunOrigin
+from mika.runtypes.result import OutcomeStatus
+from mika.runtypes.spec import Attendance, RunOrigin
 
 
 def _events(run) -> list:

@@ -4,8 +4,8 @@ import pytest
 
 from mika.assembly import RunEnvironment, capabilities_for
 from mika.model.retry import RetryPolicy
-from mika.run.spec import Attendance, RunOrigin, RunProvenance, RunSpec
 from mika.run.task_run import RunOptions, TaskRun
+from mika.runtypes.spec import Attendance, RunOrigin, RunProvenance, RunSpec
 from tests.core.toy import ToyCapability, ToyWorld
 
 

@@ -10,8 +10,8 @@ from mika.model.errors import ModelError, ModelErrorKind
 from mika.model.messages import ToolResult
 from mika.model.testing import FunctionModel, Reply, ScriptedModel
 from mika.record.events import ConfirmationAsked, QuestionAsked, RunEvent
-from mika.run.contracts import OutcomeStatus
-from mika.run.spec import Attendance, RunOrigin
+from mika.runtypes.result import OutcomeStatus
+from mika.runtypes.spec import Attendance, RunOrigin
 
 
 def _events(run) -> list[RunEvent]:
@@ -323,7 +323,7 @@ class TestModelFailures:
 async def test_groups_the_last_turn_used_are_open_from_the_start(tmp_path, world):
     from mika.assembly import RunEnvironment, capabilities_for
     from mika.run.task_run import RunOptions, TaskRun
-    from mika.run.spec import RunProvenance, RunSpec
+    from mika.runtypes.spec import RunProvenance, RunSpec
     from tests.core.toy import ToyCapability
 
     spec = RunSpec(goal="again", provenance=RunProvenance(RunOrigin.CLI, Attendance.UNATTENDED), preload_groups=("toy",))

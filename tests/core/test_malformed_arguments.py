@@ -11,7 +11,7 @@ import pytest
 
 from mika.model.adapters import build_adapter
 from mika.model.adapters.endpoint import Endpoint
-from mika.run.contracts import OutcomeStatus
+from mika.runtypes.result import OutcomeStatus
 from mika.tool.errors import BadArguments
 from mika.tool.schema import check_arguments
 from tests.models.replay_server import Reply, ReplayServer

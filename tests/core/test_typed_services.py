@@ -7,8 +7,8 @@ import pytest
 from mika.action.approval import ApprovalPolicy
 from mika.cap.general.confirmation import RequestConfirmation
 from mika.observe.evidence import EvidenceLedger
-from mika.run.inbox import RunInbox
-from mika.run.spec import Attendance, RunOrigin, RunProvenance, RunSpec
+from mika.runtypes.inbox import RunInbox
+from mika.runtypes.spec import Attendance, RunOrigin, RunProvenance, RunSpec
 from mika.tool.context import ToolContext, services_by_type
 
 

@@ -113,7 +113,7 @@ class TestOpenPhone:
 
 class TestChinese:
     def test_messages_follow_the_ui_language(self, monkeypatch, adb_server):
-        from mika.run.ui_text import set_language
+        from mika.config.language import set_language
 
         set_language("zh")
         try:

@@ -12,7 +12,7 @@ from pathlib import Path
 from mika.cap.phone import PhoneCapability
 from mika.cap.phone.adb.port import AdbPort, PortError
 from mika.cap.phone.adb.reconnect import ReconnectPolicy
-from mika.run.contracts import OutcomeStatus
+from mika.runtypes.result import OutcomeStatus
 from mika.sim.faults import FaultSpec
 from tests.phone.driver import ListingDriver, step
 from tests.phone.test_runs import make_run, record, results_of

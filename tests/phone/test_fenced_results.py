@@ -13,7 +13,7 @@ import re
 
 from mika.cap.phone import PhoneCapability
 from mika.cap.phone.adb.port import AdbPort
-from mika.run.contracts import OutcomeStatus
+from mika.runtypes.result import OutcomeStatus
 from tests.phone.driver import ListingDriver, step
 from tests.phone.test_runs import make_run
 

@@ -11,9 +11,9 @@ import pytest
 
 from mika.assembly import RunEnvironment, capabilities_for
 from mika.model.retry import RetryPolicy
-from mika.run.contracts import OutcomeStatus
-from mika.run.spec import Attendance, RunOrigin, RunProvenance, RunSpec
 from mika.run.task_run import RunOptions, TaskRun
+from mika.runtypes.result import OutcomeStatus
+from mika.runtypes.spec import Attendance, RunOrigin, RunProvenance, RunSpec
 from mika.sim.tasks import get_task
 from tests.phone.driver import ListingDriver, step
 

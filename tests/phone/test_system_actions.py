@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from mika.run.contracts import OutcomeStatus
+from mika.runtypes.result import OutcomeStatus
 from mika.sim.tasks import get_task
 from tests.phone.driver import ListingDriver, step
 from tests.phone.test_runs import make_run, world_state

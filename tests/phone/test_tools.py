@@ -12,7 +12,7 @@ import pytest
 from mika.cap.phone import PhoneCapability
 from mika.cap.phone.adb.port import AdbPort
 from mika.cap.phone.ocr import read_text
-from mika.run.contracts import OutcomeStatus
+from mika.runtypes.result import OutcomeStatus
 from tests.phone.driver import ListingDriver, number_for, step
 from tests.phone.test_runs import make_run, record, results_of
 

@@ -13,8 +13,8 @@ import asyncio
 from typing import Callable
 
 from mika.record.events import RunEvent, RunOutcome, RunStarted, UserInput
-from mika.run.contracts import OutcomeStatus, RunResult
-from mika.run.spec import RunSpec
+from mika.runtypes.result import OutcomeStatus, RunResult
+from mika.runtypes.spec import RunSpec
 
 
 class HonestRun:

@@ -11,8 +11,8 @@ from click.testing import CliRunner
 from mika.commands.conversations import conversations_group
 from mika.commands.runs import runs_recover_command
 from mika.run.conversations import ConversationStore
+from mika.run.phase import RunPhase
 from mika.run.run_store import RunStore
-from mika.run.spec import RunPhase
 from mika.run.state_lock import ProcessLease
 
 
@@ -110,12 +110,14 @@ def test_runs_recover_reports_and_tells_once(state):
     assert ConversationStore(state).get("c1").turns[-1].outcome == "failed"
 
 
-def test_the_language_from_settings_beats_the_environment(state):
-    from mika.run import ui_text
+def test_the_language_from_settings_beats_the_locale(state, monkeypatch):
+    from mika.config.language import set_language
 
-    ui_text.set_language("zh")
+    monkeypatch.delenv("MIKA_LANGUAGE")  # set by conftest; it would beat the setting
+    monkeypatch.setenv("LC_ALL", "en_US.UTF-8")
+    set_language("zh")
     try:
         assert "没有编号为 nope 的对话" in run("show", "nope").stderr
     finally:
-        ui_text.set_language(None)
+        set_language(None)
     assert "No conversation with id nope" in run("show", "nope").stderr

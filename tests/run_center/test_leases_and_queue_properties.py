@@ -15,10 +15,10 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from mika.run.contracts import OutcomeStatus
 from mika.run.outbox import Outbox
 from mika.run.state_lock import ProcessLease, lease_alive
 from mika.run.task_center import Submitted, TaskCenter
+from mika.runtypes.result import OutcomeStatus
 
 from tests.run_center.doubles import RunFactory, settled
 

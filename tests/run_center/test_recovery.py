@@ -26,9 +26,9 @@ DYING = textwrap.dedent("""
     import os, signal, sys
     from mika.run.conversations import ConversationStore
     from mika.run.outbox import Delivery, Outbox
+    from mika.run.phase import RunPhase
     from mika.run.run_store import RunStore
-    from mika.run.contracts import RunResult, OutcomeStatus
-    from mika.run.spec import RunPhase
+    from mika.runtypes.result import RunResult, OutcomeStatus
     root = sys.argv[1]
     conv, runs = ConversationStore(root), RunStore(root)
     def start(cid, rid, goal):
@@ -153,8 +153,8 @@ async def test_recover_in_process_is_idempotent(tmp_path):
 
 
 async def test_failed_answer_delivery_is_sent_again_once_as_failed_notice(tmp_path):
-    from mika.run.contracts import OutcomeStatus, RunResult
-    from mika.run.spec import RunPhase
+    from mika.run.phase import RunPhase
+    from mika.runtypes.result import OutcomeStatus, RunResult
 
     class Refuses:
         name = "refuses"
@@ -244,8 +244,8 @@ def test_channel_outcomes_decide_the_state(tmp_path):
 NO_TURN = textwrap.dedent("""
     import sys
     from mika.run.conversations import ConversationStore
+    from mika.run.phase import RunPhase
     from mika.run.run_store import RunStore
-    from mika.run.spec import RunPhase
     root = sys.argv[1]
     conv, runs = ConversationStore(root), RunStore(root)
     for cid in ("c-kept", "c-gone"):

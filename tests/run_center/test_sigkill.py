@@ -32,9 +32,9 @@ HOST = textwrap.dedent("""
     from mika.model.testing import FunctionModel, Reply
     from mika.run.outbox import CallbackChannel, Outbox
     from mika.run.recovery import recover_at_start, settle
-    from mika.run.spec import Attendance, RunOrigin, RunProvenance
     from mika.run.task_center import TaskCenter
     from mika.run.task_run import RunOptions, TaskRun
+    from mika.runtypes.spec import Attendance, RunOrigin, RunProvenance
 
     from pathlib import Path
     root, told, goal = Path(sys.argv[1]), sys.argv[2], sys.argv[3]

@@ -8,12 +8,12 @@ import json
 
 from mika.assembly import RunEnvironment, capabilities_for
 from mika.model.testing import FunctionModel, Reply, ScriptedModel, last_tool_results
-from mika.run.contracts import OutcomeStatus
 from mika.run.conversations import ConversationStore
 from mika.run.outbox import CallbackChannel, DeliveryState, Outbox
 from mika.run.run_store import RunStore
 from mika.run.task_center import Submitted, TaskCenter
 from mika.run.task_run import RunOptions, TaskRun
+from mika.runtypes.result import OutcomeStatus
 
 from tests.run_center.doubles import settled
 

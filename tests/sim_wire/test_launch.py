@@ -13,7 +13,7 @@ from mika.sim.launch import (
     ensure_adb_server,
     start_sim,
 )
-from mika.cap.phone.adb.server import AdbServerError
+from mika.sim.adb_host import AdbHostError
 from tests.adb_env import AdbServer, free_port
 from tests.sim_wire.wire_device import WireDevice
 
@@ -25,9 +25,9 @@ def test_address_from_env_follows_adb_rules() -> None:
         {"ADB_SERVER_SOCKET": "tcp:10.0.0.2:7000", "ANDROID_ADB_SERVER_PORT": "6001"}
     ) == AdbServerAddress("10.0.0.2", 7000)
     assert AdbServerAddress.from_env({"ADB_SERVER_SOCKET": "tcp:7001"}) == AdbServerAddress("127.0.0.1", 7001)
-    with pytest.raises(AdbServerError, match="ADB_SERVER_SOCKET"):
+    with pytest.raises(AdbHostError, match="ADB_SERVER_SOCKET"):
         AdbServerAddress.from_env({"ADB_SERVER_SOCKET": "localfilesystem:/tmp/adb"})
-    with pytest.raises(AdbServerError, match="ANDROID_ADB_SERVER_PORT"):
+    with pytest.raises(AdbHostError, match="ANDROID_ADB_SERVER_PORT"):
         AdbServerAddress.from_env({"ANDROID_ADB_SERVER_PORT": "five"})
 
 

@@ -280,9 +280,9 @@ class TestKeysAndCommands:
             assert "Stop the run" not in labels  # nothing runs
 
     async def test_every_binding_has_an_id_and_tooltip(self, tmp_path):
-        from mika_tui.screens.settings import binding_table
         from mika_tui.app import MikaApp
         from mika_tui.screens.main import MainScreen
+        from mika_tui.screens.settings import binding_table
 
         ids = [bid for bid, _ in binding_table()]
         assert len(ids) == len(set(ids)) and "main.stop" in ids and "card.allow" in ids
@@ -416,7 +416,7 @@ class TestRecovery:
         # Another process starts the run and dies (its lease goes with it), as a killed Mika would.
         subprocess.run([sys.executable, "-c", (
             "import sys; from mika.run.run_store import RunStore; from mika.run.conversations import ConversationStore;"
-            "from mika.run.spec import RunPhase; s, c = sys.argv[1], sys.argv[2];"
+            "from mika.run.phase import RunPhase; s, c = sys.argv[1], sys.argv[2];"
             "RunStore(s).queued('deadrun01', c, 'check the parcel'); RunStore(s).set_phase('deadrun01', RunPhase.RUNNING);"
             "ConversationStore(s).begin_turn(c, 'deadrun01', 'check the parcel')"
         ), str(state), conv], check=True, timeout=60)

@@ -7,7 +7,7 @@ from typing import Any
 
 from mika.observe.observation import Observation, ObsKind, Trust
 from mika.record.events import QuestionAsked, TakeoverEvent
-from mika.run.inbox import InputKind
+from mika.runtypes.inbox import InputKind
 from mika.tool.context import ToolContext
 from mika.tool.declaration import AgentTool, Risk, ToolOutcome
 

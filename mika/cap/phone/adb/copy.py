@@ -1,12 +1,12 @@
 """The user-facing sentences about phones and ADB, in English and Chinese.
 
-The language follows `mika.run.ui_text.ui_language()` (settings, MIKA_LANGUAGE, locale).
+The language follows `mika.config.language.ui_language()` (MIKA_LANGUAGE, settings, locale).
 Texts for the model (tool results) stay English; these are for people.
 """
 
 from __future__ import annotations
 
-from mika.run.ui_text import ui_language
+from mika.config.language import ui_language
 
 TEXTS: dict[str, dict[str, str]] = {
     "en": {

@@ -1,4 +1,5 @@
-"""What a run is: its spec, where it came from, and its phases."""
+"""What a run is: its goal and limits (`RunSpec`), where it came from and whether
+someone can answer it (`RunProvenance`), and the earlier turns it continues."""
 
 from __future__ import annotations
 
@@ -29,19 +30,6 @@ class RunProvenance:
     @property
     def can_ask(self) -> bool:
         return self.attendance is not Attendance.UNATTENDED
-
-
-class RunPhase(enum.Enum):
-    QUEUED = "queued"
-    PREPARING = "preparing"
-    RUNNING = "running"
-    WAITING_USER = "waiting_user"
-    PARKED = "parked"
-    PAUSED = "paused"
-    FINISHING = "finishing"
-    AFTERCARE = "aftercare"
-    ENDED = "ended"
-    INTERRUPTED = "interrupted"
 
 
 @dataclass(frozen=True)
