@@ -29,17 +29,9 @@ def test_headless_never_loads_textual():
 
 # -- no import cycle between mika's packages -------------------------------------------
 
-# A click group still inside a core package (mika/model/commands.py, …) is a face that
-# has not moved to mika/commands/ yet; it counts as part of mika.commands, where it goes.
-_COMMAND_GROUP = "commands"
-
-
 def _unit(module: str) -> str:
     """The package-level node a module belongs to: `mika.X` for mika/X/… and mika/X.py."""
-    parts = module.split(".")
-    if len(parts) >= 3 and parts[2] == _COMMAND_GROUP:
-        return "mika.commands"
-    return ".".join(parts[:2])
+    return ".".join(module.split(".")[:2])
 
 
 def _package_edges(graph) -> dict[tuple[str, str], list[tuple[str, str]]]:
