@@ -38,6 +38,17 @@ def model_error_line(problem: Exception | None) -> str:
     return str(problem) if problem is not None else ""
 
 
+def _start_sim(asm: Assembly) -> DeviceInfo:
+    """The Devices screen's "use the simulated phone": the assembly's one, started once."""
+    from mika.assembly.devices import DeviceOpError
+    from mika.cap.phone import PhoneOpenError
+
+    try:
+        return device_info(asm.device.use_sim())
+    except PhoneOpenError as exc:
+        raise DeviceOpError(str(exc)) from None
+
+
 def build_deps(settings: Any, *, device: str | None, model: str | None, graphics: str | None,
                assembly: Assembly | None = None) -> tuple[AppDeps, Callable[[], None]]:
     """`assembly`: an already opened one (tests hand in theirs); else opened here."""
@@ -52,7 +63,7 @@ def build_deps(settings: Any, *, device: str | None, model: str | None, graphics
         model_error=model_error_line(asm.model_problem) or asm.device_problem, device=info,
         frames=AdbFrameSource(info.serial) if info.serial else None,
         graphics=graphics or settings.graphics, clock=time.time, devices_port=AdbDevices(),
-        start_sim=lambda: device_info(asm.device.use_sim()),
+        start_sim=lambda: _start_sim(asm),
         assembly=asm,
     )
     return deps, asm.close

@@ -160,7 +160,7 @@ class DevicesScreen(SubScreen):
             self.post_message(self.Said(str(exc), True))
             return
         self.post_message(self.Said(str(text)))
-        self.call_from_thread(self.action_refresh)
+        self.app.call_from_thread(self.action_refresh)
 
     @on(Button.Pressed, "#pair-qr")
     def on_pair_qr(self) -> None:
@@ -184,7 +184,7 @@ class DevicesScreen(SubScreen):
                 found = [s for s in port.pairing_services() if s.name == name]  # type: ignore[attr-defined]
                 if found:
                     self.post_message(self.Said(port.pair(found[0].address, password)))  # type: ignore[attr-defined]
-                    self.call_from_thread(self.action_refresh)
+                    self.app.call_from_thread(self.action_refresh)
                     return
             except DeviceOpError as exc:
                 self.post_message(self.Said(str(exc), True))
@@ -211,7 +211,7 @@ class DevicesScreen(SubScreen):
         except DeviceOpError as exc:
             self.post_message(self.Said(str(exc), True))
             return
-        self.call_from_thread(self._choose, info)
+        self.app.call_from_thread(self._choose, info)
 
     def _choose(self, info: DeviceInfo) -> None:
         from mika_tui.frames import AdbFrameSource

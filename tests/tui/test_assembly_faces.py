@@ -83,3 +83,34 @@ def test_both_faces_get_the_same_run_options_from_one_settings_file(tmp_path, mo
     finally:
         headless.close()
         cleanup()
+
+
+async def test_choosing_the_simulated_phone_in_devices_is_the_phone_the_next_run_gets(tmp_path, adb_server):
+    import adbutils
+
+    config, model = _files(tmp_path)
+    deps, cleanup = build_deps(load_settings(str(config)), device="none", model=model, graphics=None)
+    spec = RunSpec(goal="x", conversation_id="c1", provenance=RunProvenance(RunOrigin.UI, Attendance.PRESENT))
+    try:
+        assert deps.run_factory is not None
+        assert "phone" not in [c.id for c in deps.run_factory(spec).capabilities]  # --device none
+        app = MikaApp(deps, theme="mika-test")
+        app.animation_level = "none"
+        async with app.run_test(size=(120, 40)) as pilot:
+            await settle(pilot)
+            app.action_open("devices")
+            await pilot.pause()
+            app.screen.on_use_sim()  # as the button does
+            # (A screen has no call_from_thread: the old screen's worker died silently here.)
+            await until(lambda: app.deps.device.is_sim, 30)
+            serial = app.deps.device.serial
+        # Started once, in this process, by the assembly; and runs from now on use it.
+        assert deps.assembly is not None and deps.assembly.device.serial == serial
+        run = deps.run_factory(spec)
+        phone = next(c for c in run.capabilities if c.id == "phone")
+        assert phone.port.serial == serial
+        await phone.close()
+    finally:
+        cleanup()
+    listed = [d.serial for d in adbutils.AdbClient(host="127.0.0.1", port=adb_server.port).device_list()]
+    assert serial not in listed  # closing the app stopped the simulated phone
