@@ -178,3 +178,21 @@ def test_pairing_goes_through_the_adb_servers_host_pair_and_says_what_failed(adb
     assert "127.0.0.1:1" in str(failed.value)
     with pytest.raises(DeviceOpError, match="my phone"):
         ops.connect("my phone")
+
+
+def test_opening_registers_the_configured_secrets_for_every_face(tmp_path, monkeypatch):
+    from mika.config.secrets import REGISTRY, scrub
+    from mika.config.settings import load_settings
+
+    key = "sk-assembly-0123456789abcdefXYZ"
+    monkeypatch.setenv("ASM_TEST_KEY", key)
+    cfg = tmp_path / "config.toml"
+    cfg.write_text('[providers.p]\nkind = "openai-chat"\nbase_url = "http://127.0.0.1:9/v1"\n'
+                   'api_key_env = "ASM_TEST_KEY"\n[roles]\nmain = "p/m"\n')
+    REGISTRY.clear()
+    try:
+        asm = Assembly.open(load_settings(str(cfg)), device="none", state_dir=tmp_path, lenient=True)
+        asm.close()
+        assert key not in scrub(f"an error that quotes {key}")
+    finally:
+        REGISTRY.clear()
