@@ -196,3 +196,19 @@ def test_opening_registers_the_configured_secrets_for_every_face(tmp_path, monke
         assert key not in scrub(f"an error that quotes {key}")
     finally:
         REGISTRY.clear()
+
+
+async def test_headless_mode_runs_on_the_assemblys_center_and_its_conversation_gets_a_title(tmp_path):
+    import io
+
+    from mika.headless import run_headless
+
+    asm = _assembly(tmp_path, ScriptedModel(["The alarm is set."]), _light("Alarm at 3PM"))
+    out, err = io.StringIO(), io.StringIO()
+    outcome = await run_headless(
+        "set an alarm for 3PM", asm.make_run, tmp_path, out=out, err=err,
+        make_center=lambda conversations, outbox: asm.task_center(outbox=outbox, conversations=conversations, limit=1),
+    )
+    assert outcome.result.answer == "The alarm is set." and out.getvalue() == "The alarm is set.\n"
+    [conversation] = ConversationStore(tmp_path).list()
+    assert ConversationStore(tmp_path).get(conversation.id).title == "Alarm at 3PM"
