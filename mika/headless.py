@@ -173,7 +173,10 @@ async def run_headless(
     out: IO[str] = sys.stdout,
     err: IO[str] = sys.stderr,
     borrowed: BorrowedLedger | None = None,
+    make_center: Callable[[ConversationStore, Outbox], TaskCenter] | None = None,
 ) -> HeadlessOutcome:
+    """`make_center` is how the assembly hands over its TaskCenter (titles, stop
+    summaries); without it, a bare TaskCenter over `factory` (tests, embedding programs)."""
     recover_at_start(state_dir)
     conversations = ConversationStore(state_dir)
     if conversation_id:
@@ -182,7 +185,11 @@ async def run_headless(
     else:
         conversation_id = conversations.create().id
     channel = _StdoutChannel(fmt, out, err)
-    center = TaskCenter(factory, conversations=conversations, outbox=Outbox(state_dir, [channel]))
+    outbox = Outbox(state_dir, [channel])
+    if make_center is not None:
+        center = make_center(conversations, outbox)
+    else:
+        center = TaskCenter(factory, conversations=conversations, outbox=outbox)
     run_ids: set[str] = set()
     printer = _Printer(fmt, out, err, run_ids)
     center.subscribe(printer)

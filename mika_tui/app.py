@@ -66,9 +66,12 @@ class MikaApp(App):
             # in the background, through the same delivery ledger the answers go through.
             recover_at_start(self.deps.state_dir)
             self._channel = CallbackChannel(self._delivered, name="transcript")
-            self.center = TaskCenter(self._make_run, state_dir=self.deps.state_dir,
-                                     outbox=Outbox(self.deps.state_dir, [self._channel]),
-                                     limit=self.deps.settings.max_parallel)
+            outbox = Outbox(self.deps.state_dir, [self._channel])
+            if self.deps.assembly is not None:  # the real app: the assembly's center
+                self.center = self.deps.assembly.task_center(outbox=outbox, factory=self._make_run)
+            else:
+                self.center = TaskCenter(self._make_run, state_dir=self.deps.state_dir, outbox=outbox,
+                                         limit=self.deps.settings.max_parallel)
         self.main_screen = MainScreen()
         await self.push_screen(self.main_screen)
         if self.center is not None:

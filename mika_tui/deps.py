@@ -9,13 +9,17 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from datetime import tzinfo
-from typing import Callable, Protocol
+from typing import TYPE_CHECKING, Callable, Protocol
 
 from mika.config.settings import Settings
 from mika.run.task_center import RunFactory
 from mika.terminal_text import for_terminal, one_line
 
 from mika_tui.frames import FrameSource
+
+if TYPE_CHECKING:
+    from mika.assembly import Assembly
+    from mika.assembly.devices import DevicesPort
 
 
 @dataclass(frozen=True)
@@ -71,8 +75,20 @@ class AppDeps:
     clock: Callable[[], float] = time.time
     notifier: Notifier = field(default_factory=DesktopNotifier)
     preview_fps: float = 4.0
-    # The Devices screen asks these (blocking; called from worker threads).
-    devices_port: object | None = None
+    # The Devices screen asks these (blocking; called from worker threads): the phone
+    # layer's operations (mika.assembly.devices.AdbDevices, or a test's fixed table).
+    devices_port: DevicesPort | None = None
     start_sim: Callable[[], DeviceInfo] | None = None
     conversation_id: str = ""
     tz: tzinfo | None = None  # None: the machine's zone (tests pin UTC)
+    # What built the real app's runs: its TaskCenter (titles, stop summaries) and the phone
+    # runs use. None: a test's own factory and a bare TaskCenter.
+    assembly: Assembly | None = None
+
+    def use_device(self, info: DeviceInfo) -> None:
+        """The phone the next runs use (the Devices screen's choice)."""
+        self.device = info
+        if self.assembly is not None:
+            from mika.assembly.device import ChosenPhone
+
+            self.assembly.device.use(ChosenPhone(info.serial, info.name, info.transport, info.is_sim))

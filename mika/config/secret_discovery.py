@@ -1,7 +1,7 @@
 """Which secrets this process has: found once at start from the config and environment,
 and registered with `mika.config.secrets` so every write and output masks them.
 
-Both faces call `register_configured_secrets(settings)` at start (headless and the TUI).
+`mika.assembly.Assembly.open` calls `register_configured_secrets(settings)` first, for every face.
 The config's raw tables are read here, not through mika.model (a higher layer).
 """
 

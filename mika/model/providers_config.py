@@ -132,7 +132,7 @@ class ProvidersConfig:
     providers: Mapping[str, ProviderSettings]
     roles: RoleChoices = RoleChoices()
     file: Path | None = None
-    # Ids of `kind = "scripted"` providers (left to mika.model_select).
+    # Ids of `kind = "scripted"` providers (left to mika.assembly.models).
     scripted: frozenset[str] = frozenset()
 
 
@@ -277,7 +277,7 @@ def load_providers(data: dict, file: Path | None) -> ProvidersConfig:
     providers = {}
     for pid, pdata in raw.items():
         if isinstance(pdata, dict) and pdata.get("kind") == SCRIPTED:
-            continue  # offline scripted models are built by mika.model_select, not here
+            continue  # offline scripted models are built by mika.assembly.models, not here
         if not pid or "/" in pid:
             raise ConfigError(file, f"providers.{pid}", "a provider id without '/'", pid)
         providers[pid] = _provider(pid, pdata, file)

@@ -1,9 +1,11 @@
 """Devices: what the adb server sees, connect HOST:PORT, pair with a code or a QR code drawn
-in the terminal, choose the simulated phone, and whether uiautomator2 is on each."""
+in the terminal, choose the simulated phone, and whether uiautomator2 is on each.
+
+Every device operation is the phone layer's, through `mika.assembly.devices` (the adb
+server's `host:pair` and mDNS, the QR payload); this screen only draws and asks.
+"""
 
 from __future__ import annotations
-
-import secrets
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -12,11 +14,39 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.widgets import Button, DataTable, Footer, Input, Static
 
+from mika.assembly.devices import DeviceOpError, DeviceStatus
+from mika.cap.phone.adb.devices import transport_of
+from mika.cap.phone.adb.pairing import PairingError, check_address, new_qr_identity, normalise_code, qr_payload
+
 from mika_tui.deps import DeviceInfo
-from mika_tui.devices_port import DeviceOpError, DeviceRow, check_code, check_hostport, qr_payload
 from mika_tui.plain import cell, plain
-from mika_tui.qr import qr_text
 from mika_tui.screens.base import SubScreen
+
+
+def qr_drawing(payload: str) -> str:
+    """The QR code drawn with half blocks, so a phone's camera can read it off the terminal.
+    (Only the drawing is the TUI's: the payload and the pairing are the phone layer's.)"""
+    import qrcode
+
+    qr = qrcode.QRCode(border=2, error_correction=qrcode.constants.ERROR_CORRECT_L)
+    qr.add_data(payload)
+    qr.make(fit=True)
+    matrix = qr.get_matrix()  # True = dark module
+    if len(matrix) % 2:
+        matrix.append([False] * len(matrix[0]))
+    lines = []
+    for top, bottom in zip(matrix[0::2], matrix[1::2]):
+        # Light modules are drawn as full blocks: scanners want dark-on-light.
+        lines.append("".join({(False, False): "█", (True, True): " ", (False, True): "▀", (True, False): "▄"}[(t, b)]
+                             for t, b in zip(top, bottom)))
+    return "\n".join(lines)
+
+
+def _valid(check, text: str) -> str | None:  # type: ignore[no-untyped-def]
+    try:
+        return check(text)
+    except PairingError:
+        return None
 
 
 class DevicesScreen(SubScreen):
@@ -24,7 +54,7 @@ class DevicesScreen(SubScreen):
     BINDINGS = [Binding("f5", "refresh", "b_refresh", id="devices.refresh", tooltip="b_refresh")]
 
     class Listed(Message):
-        def __init__(self, rows: list[DeviceRow] | None, error: str = "") -> None:
+        def __init__(self, rows: list[DeviceStatus] | None, error: str = "") -> None:
             super().__init__()
             self.rows, self.error = rows, error
 
@@ -102,22 +132,24 @@ class DevicesScreen(SubScreen):
     @on(Button.Pressed, "#connect")
     def on_connect(self) -> None:
         addr = self.query_one("#connect-addr", Input).value.strip()
-        if not check_hostport(addr):
+        address = _valid(check_address, addr)
+        if address is None:
             self._say(self.mika.tr("bad_hostport", text=addr), error=True)
             return
-        self._op("connect", addr)
+        self._op("connect", address)
 
     @on(Button.Pressed, "#pair")
     def on_pair(self) -> None:
         addr = self.query_one("#pair-addr", Input).value.strip()
         code = self.query_one("#pair-code", Input).value.strip()
-        if not check_hostport(addr):
+        address, digits = _valid(check_address, addr), _valid(normalise_code, code)
+        if address is None:
             self._say(self.mika.tr("bad_hostport", text=addr), error=True)
             return
-        if not check_code(code):
+        if digits is None:
             self._say(self.mika.tr("bad_code"), error=True)
             return
-        self._op("pair", addr, code)
+        self._op("pair", address, digits)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="device-op")
     def _op(self, op: str, *args: str) -> None:
@@ -128,17 +160,16 @@ class DevicesScreen(SubScreen):
             self.post_message(self.Said(str(exc), True))
             return
         self.post_message(self.Said(str(text)))
-        self.call_from_thread(self.action_refresh)
+        self.app.call_from_thread(self.action_refresh)
 
     @on(Button.Pressed, "#pair-qr")
     def on_pair_qr(self) -> None:
-        name = "mika-" + secrets.token_hex(3)
-        password = secrets.token_hex(4)
+        name, password = new_qr_identity()
         self.show_qr(name, password)
         self._watch_pairing(name, password)
 
     def show_qr(self, name: str, password: str) -> None:
-        self.query_one("#qr", Static).update(qr_text(qr_payload(name, password)))
+        self.query_one("#qr", Static).update(qr_drawing(qr_payload(name, password)))
         self._say(self.mika.tr("qr_help", name=name) + "\n" + self.mika.tr("qr_waiting"))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="qr")
@@ -153,7 +184,7 @@ class DevicesScreen(SubScreen):
                 found = [s for s in port.pairing_services() if s.name == name]  # type: ignore[attr-defined]
                 if found:
                     self.post_message(self.Said(port.pair(found[0].address, password)))  # type: ignore[attr-defined]
-                    self.call_from_thread(self.action_refresh)
+                    self.app.call_from_thread(self.action_refresh)
                     return
             except DeviceOpError as exc:
                 self.post_message(self.Said(str(exc), True))
@@ -166,7 +197,7 @@ class DevicesScreen(SubScreen):
         if table.row_count == 0:
             return
         serial = str(table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value)
-        self._choose(DeviceInfo(serial, serial, "tcp" if ":" in serial else "usb"))
+        self._choose(DeviceInfo(serial, serial, transport_of(serial)))
 
     @on(Button.Pressed, "#use-sim")
     def on_use_sim(self) -> None:
@@ -180,14 +211,14 @@ class DevicesScreen(SubScreen):
         except DeviceOpError as exc:
             self.post_message(self.Said(str(exc), True))
             return
-        self.call_from_thread(self._choose, info)
+        self.app.call_from_thread(self._choose, info)
 
     def _choose(self, info: DeviceInfo) -> None:
         from mika_tui.frames import AdbFrameSource
         from mika_tui.widgets.preview import PhonePreview
 
         deps = self.mika.deps
-        deps.device = info
+        deps.use_device(info)  # the next runs use it too
         deps.frames = AdbFrameSource(info.serial)
         self.mika.main_screen.query_one(PhonePreview).source = deps.frames
         self._say(self.mika.tr("device_chosen", serial=info.serial))

@@ -189,9 +189,9 @@ class TestPreviewAndDevices:
     async def test_devices_screen_lists_the_simulated_phone_through_adb(self, tmp_path, sim_phone):
         from textual.widgets import DataTable
 
-        from mika_tui.devices_port import AdbDevicesPort
+        from mika.assembly.devices import AdbDevices
 
-        app = make_app(tmp_path, ScriptedModel(["hi"]), devices_port=AdbDevicesPort())
+        app = make_app(tmp_path, ScriptedModel(["hi"]), devices_port=AdbDevices())
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot)
             app.action_open("devices")

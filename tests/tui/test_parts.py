@@ -7,14 +7,16 @@ import io
 import json
 import tomllib
 
+import pytest
 from PIL import Image
 
 from mika_tui.config_write import dumps, update_config
-from mika_tui.devices_port import AdbDevicesPort, check_code, check_hostport, parse_mdns, qr_payload
+from mika.assembly.devices import AdbDevices
+from mika.cap.phone.adb.pairing import PairingError, check_address, normalise_code, parse_mdns, qr_payload
 from mika_tui.frames import AdbFrameSource, PNG_MAGIC
 from mika_tui.halfblock import fit, to_strips
-from mika_tui.qr import qr_text
 from mika_tui.run_view import RunView, format_elapsed
+from mika_tui.screens.devices import qr_drawing as qr_text
 from tests.tui import scenes
 from tests.tui.conftest import sim_frames
 
@@ -48,8 +50,13 @@ def test_qr_is_drawn_and_payload_is_androids_format():
 
 
 def test_address_and_code_checks_and_mdns_parsing():
-    assert check_hostport("192.168.1.20:37123") and not check_hostport("my phone")
-    assert check_code("123456") and not check_code("12345")
+    # The Devices screen checks with the phone layer's own rules (one place for them).
+    assert check_address("192.168.1.20:37123") == "192.168.1.20:37123"
+    with pytest.raises(PairingError):
+        check_address("my phone")
+    assert normalise_code("123 456") == "123456"
+    with pytest.raises(PairingError):
+        normalise_code("12345")
     out = "List of discovered mdns services\nadb-R5CT-abc\t_adb-tls-pairing._tcp\t192.168.1.20:37123\n"
     assert parse_mdns(out)[0].address == "192.168.1.20:37123"
 
@@ -79,7 +86,7 @@ def test_a_recorded_run_folds_into_its_timeline(tmp_path):
 
 
 def test_devices_and_frames_through_a_real_adb_server(sim_phone):
-    rows = AdbDevicesPort().list()
+    rows = AdbDevices().list()
     row = next(r for r in rows if r.serial == sim_phone.serial)
     assert row.state == "device" and row.transport == "tcp"
     png = AdbFrameSource(sim_phone.serial).grab()

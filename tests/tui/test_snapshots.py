@@ -10,7 +10,7 @@ from mika.config.settings import Settings
 from mika.model.errors import ModelError, ModelErrorKind
 from mika.model.testing import Reply, ScriptedModel
 
-from mika_tui.devices_port import DeviceRow
+from mika.assembly.devices import DeviceStatus
 from tests.tui import scenes
 from tests.tui.conftest import make_app, settle, sim_frames
 from tests.tui.holding import HoldingModel
@@ -25,9 +25,9 @@ class FixedDevices:
     (The real adb path is exercised by the Pilot test with the simulated phone.)"""
 
     def list(self):
-        return [DeviceRow("R5CT1234ABC", "device", "SM-S918B", "usb", "running"),
-                DeviceRow("192.168.1.20:41235", "device", "Pixel 8", "tcp", "installed"),
-                DeviceRow("emulator-5556", "offline", "", "usb", "unknown")]
+        return [DeviceStatus("R5CT1234ABC", "device", "SM-S918B", "usb", "running"),
+                DeviceStatus("192.168.1.20:41235", "device", "Pixel 8", "tcp", "installed"),
+                DeviceStatus("emulator-5556", "offline", "", "usb", "unknown")]
 
     def connect(self, hostport):
         return f"connected to {hostport}"

@@ -1,4 +1,4 @@
-"""The one place that knows every capability: which ones a run gets, built for its spec."""
+"""Which capabilities a run gets, built for its spec: the one place that knows them all."""
 
 from __future__ import annotations
 

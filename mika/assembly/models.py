@@ -1,4 +1,4 @@
-"""Which model a command runs with: `--model`, then `[roles] main` in the config.
+"""The models a face runs with (main, light, vision): `--model`, then `[roles] main` in the config.
 
 Scripted models (offline demos, CI) are chosen with `--model script:PATH` or a provider
 of `kind = "scripted"`; everything else is built by mika.model.roles from the config.
@@ -72,7 +72,3 @@ def select_models(settings: Settings, override: str | None, state_dir: Path) -> 
     light = None if roles.light_is_main else roles.side
     return SelectedModels(roles.main, light, roles.vision, ledger.close)
 
-
-def main_model(settings: Settings, override: str | None, state_dir: Path) -> Model:
-    """Just the main model (for commands that make no side calls)."""
-    return select_models(settings, override, state_dir).main

@@ -1,0 +1,154 @@
+"""`Assembly`: the one place that builds runs, for every face (TUI, headless, later MCP,
+`mika eval`, `mika serve`).
+
+    settings -> secrets registered -> UI language -> models (roles) -> the phone (picked
+    once) -> capabilities -> the run factory -> a TaskCenter with titles and stop summaries
+
+    asm = Assembly.open(settings, device=..., model=...)
+    center = asm.task_center(outbox=Outbox(asm.state_dir, [channel]))
+    ...
+    asm.close()
+
+Strict (the default: headless and every scripted face) raises ConfigError / ModelError /
+PhoneOpenError, before anything is started for a later step. `lenient=True` (the terminal
+app) keeps a missing model or phone as `model_problem` / `device_problem` and opens anyway,
+so the app can say how to set them up.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
+
+from mika.assembly.capabilities import RunEnvironment, capabilities_for
+from mika.assembly.models import SelectedModels, select_models
+from mika.config.errors import ConfigError
+from mika.config.settings import Settings
+from mika.runtypes.spec import RunSpec
+
+if TYPE_CHECKING:
+    from mika.assembly.device import DeviceChoice
+    from mika.run.conversations import ConversationStore
+    from mika.run.outbox import Outbox
+    from mika.run.task_center import RunFactory, TaskCenter
+    from mika.run.task_run import RunOptions, TaskRun
+
+
+def run_options(settings: Settings, models: SelectedModels, state_dir: Path | None, **extra: Any) -> "RunOptions":
+    """The options every face's runs get from one settings file (a redactor per run is
+    added by the factory). The outcome judge is a side call, and a scripted model's
+    replies are the run's: it is off for them whatever the config says."""
+    from mika.run.task_run import RunOptions
+
+    return RunOptions(autonomous=settings.autonomous, state_dir=state_dir,
+                      judge_outcome=settings.judge_outcome and not models.scripted,
+                      review_final_answer=settings.review_final_answer, **extra)
+
+
+@dataclass
+class Assembly:
+    settings: Settings
+    state_dir: Path
+    models: SelectedModels | None
+    device: "DeviceChoice"
+    model_problem: Exception | None = None
+    device_problem: str = ""
+
+    @classmethod
+    def open(
+        cls,
+        settings: Settings,
+        *,
+        device: str | None = None,
+        model: str | None = None,
+        state_dir: Path | None = None,
+        lenient: bool = False,
+        start_sim: Callable[[], Any] | None = None,
+    ) -> "Assembly":
+        from mika.assembly.device import DeviceChoice
+        from mika.cap.phone import PhoneOpenError
+        from mika.config.paths import state_dir as default_state_dir
+        from mika.config.secret_discovery import register_configured_secrets
+        from mika.model.errors import ModelError
+        from mika.config.language import set_language
+
+        # Secrets first: any error sentence from here on is scrubbed of the keys.
+        register_configured_secrets(settings)
+        set_language(settings.ui_language)  # texts the core writes into runs (stop, recovery)
+        sdir = state_dir or default_state_dir()
+        models: SelectedModels | None = None
+        problem: Exception | None = None
+        try:
+            models = select_models(settings, model, sdir)
+        except (ConfigError, ModelError) as exc:
+            if not lenient:
+                raise
+            problem = exc
+        wanted = device or settings.device or None
+        try:
+            phone = DeviceChoice.open(wanted, sdir, lenient=lenient, start_sim=start_sim)
+            device_problem = ""
+        except PhoneOpenError as exc:
+            if not lenient:
+                if models is not None:
+                    models.close()
+                raise
+            phone, device_problem = DeviceChoice(sdir, start_sim=start_sim), str(exc)
+        return cls(settings, sdir, models, phone, problem, device_problem)
+
+    # -- runs ---------------------------------------------------------------------------------
+
+    def run_options(self) -> "RunOptions":
+        assert self.models is not None, "no model: check model_problem before making runs"
+        return run_options(self.settings, self.models, self.state_dir)
+
+    def make_run(self, spec: RunSpec) -> "TaskRun":
+        """The run factory: one TaskRun for `spec`, on the phone chosen now."""
+        from dataclasses import replace
+
+        from mika.record.redactor import Redactor
+        from mika.run.task_run import TaskRun
+
+        assert self.models is not None, "no model: check model_problem before making runs"
+        # One redactor per run: what the phone types into a password field is masked in
+        # that run's record.
+        redactor = Redactor()
+        phone = self.device
+        opener = (lambda: phone.capability(redact=redactor.add_secret)) if phone.serial else None
+        env = RunEnvironment(autonomous=self.settings.autonomous, state_dir=self.state_dir, phone=opener)
+        options = replace(self.run_options(), redactor=redactor)
+        return TaskRun(spec, self.models.main, capabilities_for(spec, env), options, light=self.models.light)
+
+    @property
+    def run_factory(self) -> "RunFactory | None":
+        return self.make_run if self.models is not None else None
+
+    def task_center(
+        self,
+        *,
+        outbox: "Outbox",
+        factory: "RunFactory | None" = None,
+        conversations: "ConversationStore | None" = None,
+        limit: int | None = None,
+    ) -> "TaskCenter":
+        """The TaskCenter for this face: `factory` may wrap `make_run` (the TUI keeps its
+        runs); titles and stop summaries come from the assembly's models."""
+        from mika.assembly.aftercare import RecordStopSummary, TitleMaker
+        from mika.run.task_center import TaskCenter
+
+        assert self.models is not None, "no model: check model_problem before making runs"
+        side = () if self.models.scripted else (self.models.light, self.models.main)
+        return TaskCenter(
+            factory or self.make_run, state_dir=self.state_dir, conversations=conversations, outbox=outbox,
+            limit=self.settings.max_parallel if limit is None else limit,
+            stop_summary=RecordStopSummary(side, self.state_dir) if side else None,
+            title_maker=TitleMaker(side) if side else None,
+        )
+
+    def close(self) -> None:
+        try:
+            self.device.close()
+        finally:
+            if self.models is not None:
+                self.models.close()

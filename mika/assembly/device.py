@@ -1,0 +1,119 @@
+"""The phone a face's runs use: picked once per process, switchable from the TUI's Devices.
+
+`DeviceChoice.open(wanted, state_dir)`:
+- "none": runs without a phone;
+- "sim": the simulated phone, started once, here, in this process;
+- a serial: that phone, if the adb server has it ready;
+- nothing: the only ready phone. `lenient` (the terminal app, where Devices can switch
+  later) takes the first of several and falls back to the simulated phone when none is
+  attached; strict (headless) says why it cannot choose.
+
+The simulated phone runs in-process (`mika.sim.launch.start_sim`), for every face: one
+start path with typed errors (SimLaunchError) that is the same one the tests and
+benchmarks drive; it waits until the adb server reports the phone as `device`; and it
+dies with the process, so a killed Mika leaves no orphan `mika sim` behind (the TUI's
+former child process outlived a SIGKILL). The phone's server runs in its own thread and
+is reached over the adb server like any phone, so nothing above the wire changes.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from mika.cap.phone import PhoneCapability, PhoneOpenError, open_phone
+
+
+@dataclass(frozen=True)
+class ChosenPhone:
+    serial: str = ""  # "" = runs without a phone
+    name: str = ""
+    transport: str = ""  # usb | tcp | tls | sim
+    is_sim: bool = False
+
+
+class DeviceChoice:
+    """The current phone, and the simulated phone if one was started (closed with it)."""
+
+    def __init__(self, state_dir: Path | None, *, start_sim: Callable[[], Any] | None = None) -> None:
+        self.state_dir = state_dir
+        self.current = ChosenPhone()
+        self._start_sim = start_sim or _start_sim_in_process
+        self._sim: Any = None  # mika.sim.launch.RunningSim
+        self._lock = threading.Lock()  # the TUI starts the sim from a worker thread
+
+    @classmethod
+    def open(cls, wanted: str | None, state_dir: Path | None, *, lenient: bool = False,
+             start_sim: Callable[[], Any] | None = None) -> "DeviceChoice":
+        """Raises PhoneOpenError (a sentence for the user) when the wanted phone can't be had."""
+        choice = cls(state_dir, start_sim=start_sim)
+        if wanted == "none":
+            return choice
+        if wanted == "sim":
+            choice.use_sim()
+            return choice
+        choice.current = _attached(wanted or None, lenient=lenient) or ChosenPhone()
+        if not choice.current.serial:  # lenient, and no phone attached: the simulated one
+            choice.use_sim()
+        return choice
+
+    @property
+    def serial(self) -> str:
+        return self.current.serial
+
+    def use(self, phone: ChosenPhone) -> None:
+        self.current = phone
+
+    def use_sim(self) -> ChosenPhone:
+        """Start the simulated phone (once) and make it the current phone. Blocking."""
+        with self._lock:
+            if self._sim is None:
+                self._sim = self._start_sim()
+            self.current = ChosenPhone(self._sim.serial, "simulated phone", "sim", is_sim=True)
+            return self.current
+
+    def capability(self, redact: Callable[[str], None] | None = None) -> PhoneCapability:
+        """A fresh phone capability for one run, on the phone chosen now."""
+        return open_phone(self.current.serial, state_dir=self.state_dir, redact=redact)
+
+    def close(self) -> None:
+        with self._lock:
+            sim, self._sim = self._sim, None
+        if sim is not None:
+            sim.close()
+
+
+def _attached(wanted: str | None, *, lenient: bool) -> ChosenPhone | None:
+    from mika.cap.phone.adb.devices import DeviceChoiceError, list_devices, pick_serial
+    from mika.cap.phone.adb.server import AdbServerError, adb_client
+
+    try:
+        client = adb_client()
+        if lenient and not wanted:
+            ready = [r for r in list_devices(client) if r.state == "device"]
+            if not ready:
+                return None
+            row = ready[0]
+        else:
+            serial = pick_serial(client, wanted)
+            row = next(r for r in list_devices(client) if r.serial == serial)
+    except (AdbServerError, DeviceChoiceError) as exc:
+        if lenient and not wanted:
+            return None  # the Devices screen shows what adb says
+        raise PhoneOpenError(str(exc)) from None
+    except StopIteration:  # detached between the two listings
+        raise PhoneOpenError(f"phone {wanted!r} went away while it was being chosen; try again") from None
+    return ChosenPhone(row.serial, row.model or row.serial, row.transport)
+
+
+def _start_sim_in_process() -> Any:
+    # The assembly is the one product module that starts the simulated phone (see the
+    # import contract "Only the CLI, the assembly and tests reach the simulated phone").
+    from mika.sim.launch import SimLaunchError, start_sim
+
+    try:
+        return start_sim()
+    except SimLaunchError as exc:
+        raise PhoneOpenError(str(exc)) from None
