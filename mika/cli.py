@@ -12,7 +12,8 @@ No Python traceback ever reaches the user: known errors become one readable line
 from __future__ import annotations
 
 import sys
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import click
 

@@ -12,17 +12,18 @@ import asyncio
 import json
 import signal
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Callable
+from typing import IO
 
 from mika.action.approval import BLOCKED
 from mika.action.approval_summary import ScreenSummary
 from mika.exit_codes import ExitCode
 from mika.model.errors import ModelErrorKind
 from mika.record.events import Activity, ApprovalEvent, ModelFailed, Notice, RunEvent, ToolCalled, ToolFinished
-from mika.run.contracts import OutcomeStatus, RunResult, TaskRunLike
 from mika.run.borrowed import BorrowedLedger
+from mika.run.contracts import OutcomeStatus, RunResult, TaskRunLike
 from mika.run.conversations import ConversationStore
 from mika.run.outbox import Delivery, DeliveryFailed, Outbox
 from mika.run.recovery import recover_at_start, settle

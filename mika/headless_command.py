@@ -6,6 +6,8 @@ import asyncio
 import sys
 
 from mika.assembly import RunEnvironment, capabilities_for
+from mika.cap.phone import PhoneOpenError, open_phone
+from mika.cap.phone.adb.restore import phone_ledger
 from mika.config.errors import ConfigError
 from mika.config.paths import state_dir
 from mika.config.secret_discovery import register_configured_secrets
@@ -13,8 +15,6 @@ from mika.config.settings import load_settings
 from mika.exit_codes import ExitCode
 from mika.headless import UnknownConversation, run_headless
 from mika.model.errors import ModelError
-from mika.cap.phone import PhoneOpenError, open_phone
-from mika.cap.phone.adb.restore import phone_ledger
 from mika.model_select import select_models
 from mika.record.redactor import Redactor
 from mika.run.spec import RunSpec
@@ -98,7 +98,7 @@ class PhoneChoice:
         self._state_dir = state_dir
 
     @staticmethod
-    def open(device: str | None, state_dir) -> "PhoneChoice":
+    def open(device: str | None, state_dir) -> PhoneChoice:
         if device == "none":
             return PhoneChoice("", None, state_dir)  # a run without a phone
         if device == "sim":

@@ -13,11 +13,10 @@ from typing import Any
 from textual.app import App
 from textual.binding import Binding
 
-from mika.run.task_center import TaskCenter
 from mika.run.contracts import TaskRunLike
 from mika.run.spec import RunSpec
+from mika.run.task_center import TaskCenter
 from mika.terminal_text import for_terminal
-
 from mika_tui.bindings import localize
 from mika_tui.commands import MikaCommands
 from mika_tui.deps import AppDeps

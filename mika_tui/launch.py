@@ -10,16 +10,15 @@ from __future__ import annotations
 import subprocess
 import sys
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from mika.config.errors import ConfigError
 from mika.config.paths import state_dir
 from mika.config.secret_discovery import register_configured_secrets
-
 from mika_tui.deps import AppDeps, DeviceInfo
 from mika_tui.devices_port import AdbDevicesPort, DeviceOpError, transport_of
 from mika_tui.frames import AdbFrameSource
-
 
 MODEL_MISSING = "model_missing"  # an i18n key: the app says it in the user's language
 

@@ -7,8 +7,9 @@ of Textual so the same folding reads recorded runs (the Runs screen) and live on
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from mika.record import events as ev
 from mika.terminal_text import for_terminal as _clean

@@ -17,8 +17,9 @@ Send that never sent. A step marked `optional` (a popup that may not be there) g
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Awaitable, Callable
+from typing import Any
 
 MAX_STEPS = 20
 

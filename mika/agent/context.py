@@ -21,10 +21,17 @@ since a compression that could not land low enough.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
-from mika.agent.compressor import MAX_LEVEL, Compressed, ContextCompressor, estimate_fixed, estimate_messages, estimate_text
+from mika.agent.compressor import (
+    MAX_LEVEL,
+    Compressed,
+    ContextCompressor,
+    estimate_fixed,
+    estimate_messages,
+    estimate_text,
+)
 from mika.agent.history import History, only_last_image
 from mika.agent.recovery import ContextRecovery
 from mika.agent.system_prompt import SystemPrompt

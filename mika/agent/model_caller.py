@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from mika.config.secret_streams import StreamGuard
 from mika.model.base import Done, Model, TextDelta, complete
@@ -19,7 +19,6 @@ from mika.model.messages import ModelRequest, ModelResponse
 from mika.model.retry import RetryPolicy
 from mika.record.events import AnswerDelta, ModelCancelled, ModelFailed, ModelReplied, ModelRequested, RunEvent
 from mika.run.inbox import RunInbox
-
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +38,7 @@ class ModelCaller:
         run_id: str,
         conversation_id: str = "",
         estimate: Callable[[ModelRequest], int] | None = None,
-        sleep: Callable[[float], "asyncio.Future[None] | object"] = asyncio.sleep,
+        sleep: Callable[[float], asyncio.Future[None] | object] = asyncio.sleep,
     ) -> None:
         self.model = model
         self.inbox = inbox
@@ -162,7 +161,7 @@ class ModelCaller:
         return sleeper in done
 
 
-async def side_call(models: "Sequence[Model | None]", request: ModelRequest, timeout: float) -> ModelResponse | None:
+async def side_call(models: Sequence[Model | None], request: ModelRequest, timeout: float) -> ModelResponse | None:
     """A call outside the loop (intent, judge, stop summary): the first model given
     (the light one) is tried first, the next on failure; None when none answered in time.
 

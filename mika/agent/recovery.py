@@ -20,9 +20,7 @@ def _texts(messages) -> str:
     out: list[str] = []
     for m in messages:
         for p in m.parts:
-            if isinstance(p, Text):
-                out.append(p.text)
-            elif isinstance(p, ToolResult):
+            if isinstance(p, Text) or isinstance(p, ToolResult):
                 out.append(p.text)
     return "\n".join(out)
 

@@ -8,8 +8,8 @@ cannot be taken back.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
 
 from mika.agent.model_caller import side_call
 from mika.model.base import Model

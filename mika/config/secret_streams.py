@@ -11,6 +11,7 @@ from typing import Any
 
 from mika.config.secrets import REGISTRY, SecretRegistry, scrub_bytes
 
+
 class StreamGuard:
     """Scrubs text that arrives in pieces (model deltas, stream writes): a secret split
     across two pieces is masked, because the tail that could begin one is held back

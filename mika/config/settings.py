@@ -10,9 +10,10 @@ from __future__ import annotations
 import os
 import sys
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from mika.config.errors import ConfigError
 from mika.config.paths import config_file

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import AsyncIterator, Protocol, Union, runtime_checkable
+from typing import Protocol, Union, runtime_checkable
 
 from mika.model.messages import ModelRequest, ModelResponse
 

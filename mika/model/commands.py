@@ -15,13 +15,13 @@ from urllib.parse import urlparse
 
 import click
 
+from mika.atomic_write import write_secret_file
 from mika.config.errors import ConfigError
 from mika.config.paths import config_file, state_dir
+from mika.config.secret_discovery import register_config_secrets
 from mika.exit_codes import ExitCode
 from mika.model.adapters import KINDS
 from mika.model.catalog import CatalogError, ListedModel, ModelCatalog, load_listing, probe_candidates, save_listing
-from mika.atomic_write import write_secret_file
-from mika.config.secret_discovery import register_config_secrets
 from mika.model.config_edit import add_model_table, plan_provider_table, read_config, set_role
 from mika.model.copy import t
 from mika.model.errors import ModelErrorKind

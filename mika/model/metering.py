@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import AsyncIterator
+from collections.abc import AsyncIterator
 
 from mika.model.base import Done, Model, StreamEvent
 from mika.model.messages import NO_USAGE, ModelRequest

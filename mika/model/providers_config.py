@@ -21,9 +21,10 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from mika.config.errors import ConfigError
 from mika.config.unknown_keys import did_you_mean

@@ -21,7 +21,7 @@ from __future__ import annotations
 import html
 import re
 import unicodedata
-from typing import Mapping
+from collections.abc import Mapping
 
 TAG = "untrusted"
 CLOSE = f"</{TAG}>"

@@ -9,8 +9,9 @@ dead one left. The run store and the delivery ledger are both such tables.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable, ClassVar
+from typing import Any, ClassVar
 
 from mika.config.paths import state_dir as default_state_dir
 from mika.run.state_lock import ProcessLease, process_lease, read_state, state_lock, update_json

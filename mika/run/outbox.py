@@ -20,9 +20,10 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, Protocol, TextIO
+from typing import Any, Protocol, TextIO
 
 from mika.run.leased_table import LeasedTable
 from mika.run.state_lock import ProcessLease, lease_alive
@@ -90,7 +91,7 @@ class LedgerEntry:
     channels: dict[str, str]
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "LedgerEntry":
+    def from_dict(cls, d: dict[str, Any]) -> LedgerEntry:
         return cls(
             id=str(d["id"]), state=_state(d.get("state")), owner=str(d.get("owner", "")),
             created_at=float(d.get("created_at", 0.0)), updated_at=float(d.get("updated_at", 0.0)),

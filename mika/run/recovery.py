@@ -20,9 +20,9 @@ from the middle: the screen it left can't be restored.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable
 
 from mika.run.borrowed import BorrowedLedger, RestoreReport
 from mika.run.conversations import ConversationStore

@@ -12,8 +12,8 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from mika.run.contracts import RunResult
-from mika.run.spec import RunPhase
 from mika.run.leased_table import LeasedTable
+from mika.run.spec import RunPhase
 from mika.run.state_lock import lease_alive
 
 FINISHED = (RunPhase.ENDED, RunPhase.INTERRUPTED)
@@ -37,7 +37,7 @@ class RunRecord:
     interrupted_at: float = 0.0
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "RunRecord":
+    def from_dict(cls, d: dict[str, Any]) -> RunRecord:
         names = {f.name for f in fields(cls)}
         return cls(**{k: v for k, v in d.items() if k in names})
 

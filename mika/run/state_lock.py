@@ -21,8 +21,9 @@ import os
 import secrets
 import threading
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from mika.atomic_write import ensure_dir, write_json
 
@@ -123,7 +124,7 @@ class ProcessLease:
         self.token = f"{os.getpid()}-{secrets.token_hex(4)}"
         self._fd: int | None = None
 
-    def acquire(self) -> "ProcessLease":
+    def acquire(self) -> ProcessLease:
         if self._fd is not None:
             return self
         directory = _lease_dir(self.state_dir)

@@ -25,9 +25,9 @@ import asyncio
 import enum
 import logging
 from collections import Counter
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Awaitable, Callable
 
 from mika.record.events import RunEvent
 from mika.run.contracts import OutcomeStatus, RunResult, TaskRunLike

@@ -5,7 +5,8 @@ The core knows none by name; `mika.assembly` builds them for a run.
 
 from __future__ import annotations
 
-from typing import Any, Protocol, Sequence
+from collections.abc import Sequence
+from typing import Any, Protocol
 
 from mika.tool.declaration import AgentTool
 

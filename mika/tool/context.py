@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Awaitable, Callable
+from typing import TYPE_CHECKING, Any
 
 from mika.record.events import RunEvent
 from mika.run.spec import RunSpec
@@ -23,9 +24,9 @@ class SkippedForNewMessage(Exception):
 @dataclass
 class ToolContext:
     spec: RunSpec
-    inbox: "RunInbox"
+    inbox: RunInbox
     emit: Callable[[RunEvent], None]
-    evidence: "EvidenceLedger"
+    evidence: EvidenceLedger
     surface: SurfaceLayer = field(default_factory=NoSurface)
     # Per-capability services (the phone's port, the web page…), keyed by capability id.
     services: dict[str, Any] = field(default_factory=dict)

@@ -53,7 +53,7 @@ class ActionEffect:
         return out
 
     @staticmethod
-    def judge(before: Screen, after: Screen, target: tuple[float, float] | None = None) -> "ActionEffect":
+    def judge(before: Screen, after: Screen, target: tuple[float, float] | None = None) -> ActionEffect:
         limit = LimitNotice.detect(before, after)
         if before.foreground_package != after.foreground_package:
             return ActionEffect(EffectKind.PLACE_CHANGED, limit=limit, reason=f"{before.foreground_package} → {after.foreground_package}")

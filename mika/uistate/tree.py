@@ -53,14 +53,14 @@ class Bounds:
     def contains(self, x: float, y: float) -> bool:
         return self.left <= x < self.right and self.top <= y < self.bottom
 
-    def intersection(self, other: "Bounds") -> "Bounds":
+    def intersection(self, other: Bounds) -> Bounds:
         left, top = max(self.left, other.left), max(self.top, other.top)
         right, bottom = min(self.right, other.right), min(self.bottom, other.bottom)
         if right <= left or bottom <= top:
             return Bounds(0, 0, 0, 0)
         return Bounds(left, top, right, bottom)
 
-    def union(self, other: "Bounds") -> "Bounds":
+    def union(self, other: Bounds) -> Bounds:
         if self.empty:
             return other
         if other.empty:
@@ -123,7 +123,7 @@ class UiNode:
     index: int = 0  # position among its siblings, as the dump says
     order: int = 0  # pre-order position in the whole tree; unique per tree
     depth: int = 0
-    children: tuple["UiNode", ...] = ()
+    children: tuple[UiNode, ...] = ()
 
     @property
     def short_class(self) -> str:
@@ -140,7 +140,7 @@ class UiNode:
         """The text fit for showing anyone: nothing from password fields."""
         return "" if self.password else self.text
 
-    def walk(self) -> Iterator["UiNode"]:
+    def walk(self) -> Iterator[UiNode]:
         yield self
         for child in self.children:
             yield from child.walk()

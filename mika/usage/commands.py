@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import click
@@ -40,7 +40,7 @@ def usage_command(range_: str, as_json: bool, config_path: str | None) -> None:
         pass  # a broken config must not hide the usage numbers
     tz = local_zone()
     try:
-        rng = parse_range(range_, datetime.now(timezone.utc), tz)
+        rng = parse_range(range_, datetime.now(UTC), tz)
     except UsageRangeError as exc:
         echo(f"mika usage: {exc}", err=True)
         sys.exit(ExitCode.USAGE)

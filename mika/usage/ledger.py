@@ -11,8 +11,8 @@ import atexit
 import fcntl
 import os
 import threading
-import weakref
 import time
+import weakref
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -192,7 +192,7 @@ class UsageLedger:
             return [UsageRow(*key, *cell) for key, cell in sorted(self._cells.items()) if key[0] >= cutoff]
 
 
-def _flush_at_exit(ref: "weakref.ReferenceType[UsageLedger]") -> None:
+def _flush_at_exit(ref: weakref.ReferenceType[UsageLedger]) -> None:
     ledger = ref()
     if ledger is not None and ledger._dirty:
         try:

@@ -13,7 +13,6 @@ from mika.config.errors import ConfigError
 from mika.config.paths import config_file
 from mika.model.errors import ModelError
 from mika.model.presets import PRESETS
-
 from mika_tui.config_write import ConfigWriteError, update_config
 from mika_tui.plain import cell, plain
 from mika_tui.screens.base import SubScreen

@@ -9,7 +9,6 @@ from textual.widgets import Button, DataTable, Footer, Select, Static, Switch
 
 from mika.config.paths import config_file
 from mika.config.settings import GRAPHICS, LANGUAGES, PACES
-
 from mika_tui.config_write import ConfigWriteError, update_config
 from mika_tui.plain import plain
 from mika_tui.screens.base import SubScreen
@@ -18,11 +17,11 @@ from mika_tui.screens.base import SubScreen
 def binding_table() -> list[tuple[str, str]]:
     """(binding id, default key) for every remappable binding of the app."""
     from mika_tui.app import MikaApp
+    from mika_tui.screens.base import SubScreen as Base
     from mika_tui.screens.devices import DevicesScreen
     from mika_tui.screens.main import MainScreen
     from mika_tui.widgets.cards import ApprovalCard
     from mika_tui.widgets.timeline import Timeline
-    from mika_tui.screens.base import SubScreen as Base
 
     out: list[tuple[str, str]] = []
     for cls in (MikaApp, MainScreen, ApprovalCard, Timeline, Base, DevicesScreen):

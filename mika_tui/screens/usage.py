@@ -10,10 +10,9 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import DataTable, Footer, Static
 
+from mika.terminal_text import one_line
 from mika.usage.ledger import UsageLedger
 from mika.usage.query import UsageReport, local_zone, parse_range, summarize
-from mika.terminal_text import one_line
-
 from mika_tui.plain import cell, plain
 from mika_tui.screens.base import SubScreen
 

@@ -9,7 +9,6 @@ from textual.message import Message
 from textual.widgets import Markdown, Static
 
 from mika.terminal_text import for_terminal
-
 from mika_tui.i18n import Tr
 from mika_tui.plain import markup, plain
 

@@ -14,7 +14,6 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from mika.terminal_text import one_line
-
 from mika_tui.run_view import Step
 
 

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 import pytest
 
 
-
 @dataclass
 class Row:
     route: str

@@ -20,13 +20,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mika.agent.compressor import estimate_request
+from mika.assembly import RunEnvironment, capabilities_for
 from mika.model.messages import ModelRequest, Text, ToolCall, ToolResult, Usage
 from mika.model.testing import FunctionModel, Reply
 from mika.record.events import Compressed, ObservationMade, QuestionAsked
 from mika.run.contracts import OutcomeStatus
 from mika.run.spec import Attendance, RunOrigin, RunProvenance, RunSpec
 from mika.run.task_run import RunOptions, TaskRun
-from mika.assembly import RunEnvironment, capabilities_for
 from tests.agent.phoneish import PhoneishCapability, PhoneishWorld
 
 PROVIDER_RATIO = 1.25
@@ -39,9 +39,7 @@ def request_text(request: ModelRequest) -> str:
     out = [request.system]
     for m in request.messages:
         for p in m.parts:
-            if isinstance(p, Text):
-                out.append(p.text)
-            elif isinstance(p, ToolResult):
+            if isinstance(p, Text) or isinstance(p, ToolResult):
                 out.append(p.text)
             elif isinstance(p, ToolCall):
                 out.append(str(p.arguments))

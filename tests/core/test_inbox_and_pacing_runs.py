@@ -5,11 +5,11 @@ from __future__ import annotations
 import asyncio
 import threading
 
+from mika.assembly import RunEnvironment, capabilities_for
 from mika.model.testing import Reply, ScriptedModel
 from mika.run.inbox import InputKind, RunInbox, RunInput
 from mika.run.spec import Attendance, RunOrigin, RunProvenance, RunSpec
 from mika.run.task_run import RunOptions, TaskRun
-from mika.assembly import RunEnvironment, capabilities_for
 from tests.core.toy import ToyCapability, ToyWorld
 
 

@@ -322,8 +322,8 @@ class TestModelFailures:
 
 async def test_groups_the_last_turn_used_are_open_from_the_start(tmp_path, world):
     from mika.assembly import RunEnvironment, capabilities_for
-    from mika.run.task_run import RunOptions, TaskRun
     from mika.run.spec import RunProvenance, RunSpec
+    from mika.run.task_run import RunOptions, TaskRun
     from tests.core.toy import ToyCapability
 
     spec = RunSpec(goal="again", provenance=RunProvenance(RunOrigin.CLI, Attendance.UNATTENDED), preload_groups=("toy",))

@@ -8,9 +8,9 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from adapters_kit import adapter
 from replay_server import Reply
+
 from mika.model.catalog import CatalogError, ListedModel, ModelCatalog, probe_candidates
 from mika.model.errors import ModelErrorKind as K
 from mika.model.probe import NO_TOOL_CALL, TOOL_CALLED, probe

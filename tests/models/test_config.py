@@ -236,7 +236,7 @@ def test_scripted_providers_are_left_to_model_select():
 
 
 async def test_side_calls_fall_back_to_main_when_the_light_model_is_unavailable(monkeypatch):
-    from replay_server import Reply, ReplayServer
+    from replay_server import ReplayServer, Reply
 
     from mika.model.base import complete
     from mika.model.messages import Message, ModelRequest

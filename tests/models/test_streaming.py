@@ -8,11 +8,12 @@ import json
 import time
 
 import pytest
-
 from adapters_kit import WEATHER, adapter, ask
 from replay_server import Reply
+
 from mika.model.base import TextDelta, ToolCallDelta, complete
-from mika.model.errors import ModelError, ModelErrorKind as K
+from mika.model.errors import ModelError
+from mika.model.errors import ModelErrorKind as K
 from mika.model.messages import Message, ModelRequest, Thinking, ToolResult
 from mika.model.retry import RetryPolicy
 from mika.model.session import ModelSession

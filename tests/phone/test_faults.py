@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import json
 import threading
+from pathlib import Path
 
 import pytest
-from pathlib import Path
 
 from mika.cap.phone import PhoneCapability
 from mika.cap.phone.adb.port import AdbPort, PortError

@@ -22,7 +22,7 @@ async def test_ascii_with_shell_characters_arrives_as_typed(sim_phone, text):
     await port.launch_app(0, "com.mika.notes")
     screen = await cap.reader.read()
     # Open a new note and type into its first field.
-    new = next(e for e in screen.elements if e.role == "button" and "New" in e.label or "新" in e.label)
+    new = next(e for e in screen.elements if (e.role == "button" and "New" in e.label) or "新" in e.label)
     await port.tap(0, *new.centre)
     screen = await cap.reader.read()
     field = next(e for e in screen.elements if e.node.editable)

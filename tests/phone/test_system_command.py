@@ -61,7 +61,7 @@ def _acting_lines(lines: list[str]) -> list[str]:
     for line in lines:
         try:
             lists = sim_parse(line)
-        except Exception:  # noqa: BLE001 — a line the sim can't parse ran nothing
+        except Exception:
             continue
         for item in lists:
             for pipe in item.parts:

@@ -379,7 +379,8 @@ def test_recovery_killed_inside_every_write(tmp_path, reference):
 
 
 def test_a_malformed_kill_point_names_the_variable_and_the_form():
-    from mika.run.fault_injection import BadKillPoint, KillPoint as Point
+    from mika.run.fault_injection import BadKillPoint
+    from mika.run.fault_injection import KillPoint as Point
 
     assert Point.parse("outcome:2") == Point("outcome", 2) and Point.parse("*:7") == Point("*", 7)
     for bad in ("outcome", "outcome:0", ":3", "outcome:x"):

@@ -7,13 +7,12 @@ import json
 
 import pytest
 
-from mika.run.contracts import OutcomeStatus, RunResult
+from mika.run.contracts import OutcomeStatus
 from mika.run.conversations import ConversationStore
 from mika.run.outbox import CallbackChannel, DeliveryState, Outbox
 from mika.run.run_store import RunStore
 from mika.run.spec import RunPhase
 from mika.run.task_center import Submitted, TaskCenter
-
 from tests.run_center.doubles import RunFactory, settled
 
 

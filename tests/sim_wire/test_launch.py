@@ -6,6 +6,7 @@ import subprocess
 
 import pytest
 
+from mika.cap.phone.adb.server import AdbServerError
 from mika.sim.launch import (
     AdbServerAddress,
     SimLaunchError,
@@ -13,7 +14,6 @@ from mika.sim.launch import (
     ensure_adb_server,
     start_sim,
 )
-from mika.cap.phone.adb.server import AdbServerError
 from tests.adb_env import AdbServer, free_port
 from tests.sim_wire.wire_device import WireDevice
 

@@ -8,7 +8,6 @@ from textual.widgets import Button
 
 from mika.model.testing import FunctionModel, Reply, ScriptedModel
 from mika.record import events as ev
-
 from mika_tui.i18n import TEXTS
 from mika_tui.screens.usage import UsageScreen
 from mika_tui.widgets.cards import ApprovalCard
@@ -280,9 +279,9 @@ class TestKeysAndCommands:
             assert "Stop the run" not in labels  # nothing runs
 
     async def test_every_binding_has_an_id_and_tooltip(self, tmp_path):
-        from mika_tui.screens.settings import binding_table
         from mika_tui.app import MikaApp
         from mika_tui.screens.main import MainScreen
+        from mika_tui.screens.settings import binding_table
 
         ids = [bid for bid, _ in binding_table()]
         assert len(ids) == len(set(ids)) and "main.stop" in ids and "card.allow" in ids
@@ -342,7 +341,8 @@ class TestModelsAndSettings:
 
         from mika.config.settings import Settings
         from mika.model.presets import preset_ids
-        from tests.models.replay_server import Reply as Recorded, ReplayServer
+        from tests.models.replay_server import ReplayServer
+        from tests.models.replay_server import Reply as Recorded
 
         config = tmp_path / "config" / "mika" / "config.toml"
         config.parent.mkdir(parents=True)

@@ -4,14 +4,13 @@ device list through a real adb server and the simulated phone."""
 from __future__ import annotations
 
 import io
-import json
 import tomllib
 
 from PIL import Image
 
 from mika_tui.config_write import dumps, update_config
 from mika_tui.devices_port import AdbDevicesPort, check_code, check_hostport, parse_mdns, qr_payload
-from mika_tui.frames import AdbFrameSource, PNG_MAGIC
+from mika_tui.frames import PNG_MAGIC, AdbFrameSource
 from mika_tui.halfblock import fit, to_strips
 from mika_tui.qr import qr_text
 from mika_tui.run_view import RunView, format_elapsed

@@ -9,7 +9,6 @@ from __future__ import annotations
 from mika.config.settings import Settings
 from mika.model.errors import ModelError, ModelErrorKind
 from mika.model.testing import Reply, ScriptedModel
-
 from mika_tui.devices_port import DeviceRow
 from tests.tui import scenes
 from tests.tui.conftest import make_app, settle, sim_frames

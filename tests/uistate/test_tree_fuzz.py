@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from uistate_real import dump
 
 from mika.uistate import HierarchyError, build_screen, parse_hierarchy
-
-from uistate_real import dump
 
 # A bundled (Apache-2.0) dump, so the fuzzing runs in every checkout: Chinese UTF-8 and
 # mojibake give cuts inside multi-byte characters.

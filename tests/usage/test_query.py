@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -11,7 +11,7 @@ from mika.usage.ledger import UsageRow
 from mika.usage.query import UsageRangeError, bucket_label, parse_range, summarize
 
 NY = ZoneInfo("America/New_York")
-UTC = timezone.utc
+UTC = UTC
 
 
 def row(at: datetime, provider="p", model="m", input=10, output=1, cached=0, calls=1, unreported=0):

@@ -12,8 +12,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import replace
-from typing import Callable
 
 from mika.cap.phone.port import AndroidPort
 from mika.cap.phone.screenshot import ScreenshotError

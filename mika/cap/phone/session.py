@@ -32,7 +32,7 @@ class PhoneSession:
         return self.apps
 
 
-def session_of(ctx: "ToolContext") -> PhoneSession:
+def session_of(ctx: ToolContext) -> PhoneSession:
     services: Any = ctx.services.get("phone") or {}
     session = services.get("session") if isinstance(services, dict) else None
     if session is None:

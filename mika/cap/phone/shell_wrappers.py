@@ -170,11 +170,7 @@ def _wrapper_skip(name: str, words: list[Word]) -> int | None:
             i += 1
         elif t in opts_with_value:
             i += 2
-        elif "=" in t and t.split("=", 1)[0] in opts_with_value:
-            i += 1
-        elif t in opts_flags:
-            i += 1
-        elif len(t) > 2 and t[:2] in opts_with_value:  # -s9, -k5
+        elif ("=" in t and t.split("=", 1)[0] in opts_with_value) or t in opts_flags or (len(t) > 2 and t[:2] in opts_with_value):
             i += 1
         else:
             raise ShellLineError(f"`{name} {t}` is an option this tool doesn't know; leave it out.")

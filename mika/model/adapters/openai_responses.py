@@ -8,7 +8,8 @@ of the tool calls it preceded, to the same address only.
 
 from __future__ import annotations
 
-from typing import Any, AsyncIterator
+from collections.abc import AsyncIterator
+from typing import Any
 
 import openai
 

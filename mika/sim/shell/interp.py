@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from mika.sim.device import SimStream, StreamClosed
 from mika.sim.shell import commands as _commands  # noqa: F401  (registers every command)
 from mika.sim.shell.context import Ctx, Output
-from mika.sim.shell.parse import AndOr, Pipeline, Simple, ShellSyntaxError, expand, parse
+from mika.sim.shell.parse import AndOr, Pipeline, ShellSyntaxError, Simple, expand, parse
 from mika.sim.shell.registry import lookup
 
 if TYPE_CHECKING:

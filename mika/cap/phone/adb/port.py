@@ -24,7 +24,8 @@ import logging
 import shlex
 import threading
 import time
-from typing import Any, Callable, TypeVar
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import adbutils
 
@@ -565,8 +566,8 @@ class AdbPort:
         return ShellResult(0 if ok else 1, out.output)
 
     async def launchable_apps(self) -> dict[str, str]:
-        from mika.cap.phone.adb.parse import parse_packages
         from mika.cap.phone.adb.labels import is_background_package, label_for
+        from mika.cap.phone.adb.parse import parse_packages
 
         query = await self.shell("cmd package query-activities --brief -a android.intent.action.MAIN "
                                  "-c android.intent.category.LAUNCHER")

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import re
 from datetime import datetime, tzinfo
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from mika.cap.phone.port import LongExtra
 from mika.cap.phone.session import PhoneSession

@@ -325,7 +325,7 @@ async def monkey(ctx: Ctx) -> int:
         ctx.error("** Error: Count not specified")
         return 1
     app = world.apps.get(pkg or "")
-    if pkg is None or app is None or not app.launcher and pkg != "com.android.launcher3":
+    if pkg is None or app is None or (not app.launcher and pkg != "com.android.launcher3"):
         ctx.print("** No activities found to run, monkey aborted.\n")
         return 252
     world.launch(app.package, 0)

@@ -65,10 +65,10 @@ def _window(ctx: Ctx, args: list[str]) -> None:
         ctx.print("\n")
         fd = world.focused_display
         ime_target = _focus_window(world, fd)
-        ctx.print(f"  mGlobalConfiguration={{1.0 ?mcc?mnc [en_US] ldltr sw392dp w392dp h872dp 440dpi nrml long port finger -keyb/v/h -nav/h}}\n")
+        ctx.print("  mGlobalConfiguration={1.0 ?mcc?mnc [en_US] ldltr sw392dp w392dp h872dp 440dpi nrml long port finger -keyb/v/h -nav/h}\n")
         ctx.print(f"  mHasPermanentDpad=false\n  mTopFocusedDisplayId={fd}\n")
         ctx.print(f"  imeLayeringTarget in display# {fd} {ime_target}\n  imeInputTarget in display# {fd} {ime_target}\n")
-        ctx.print(f"  mInTouchMode=true\n")
+        ctx.print("  mInTouchMode=true\n")
     if section in ("all", "policy", "p"):
         locked = "true" if world.locked else "false"
         ctx.print("WINDOW MANAGER POLICY STATE (dumpsys window policy)\n"
@@ -182,7 +182,7 @@ def _input_method(ctx: Ctx) -> None:
     fd = world.focused_display
     top = world.top_activity(fd)
     shown = bool(top and top.focus and world.ime_visible and not world.locked)
-    ctx.print(f"Current Input Method Manager state:\n  Input Methods:\n")
+    ctx.print("Current Input Method Manager state:\n  Input Methods:\n")
     for ime in world.imes:
         ctx.print(f"    InputMethod #{world.imes.index(ime)}:\n      mId={ime}\n")
     ctx.print(f"  mCurMethodId={world.ime_id}\n  mCurFocusedWindowSoftInputMode=STATE_UNSPECIFIED|ADJUST_RESIZE\n")

@@ -31,7 +31,7 @@ class Component:
     activity: str  # fully qualified; "" for a window that is not an activity
 
     @staticmethod
-    def parse(text: str) -> "Component | None":
+    def parse(text: str) -> Component | None:
         m = _COMPONENT.search(text)
         if not m:
             return None
