@@ -7,6 +7,7 @@ the adb server like any phone: the TUI never imports mika.sim (the layering cont
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
 import sys
 import time
@@ -70,10 +71,8 @@ def _ensure_adb_server() -> None:
     or the bundled one started; a failure shows in the Devices list, not here."""
     from mika.cap.phone.adb.server import AdbServerError, adb_client
 
-    try:
+    with contextlib.suppress(AdbServerError):
         adb_client()
-    except AdbServerError:
-        pass
 
 
 def pick_device(wanted: str | None, port: AdbDevicesPort, sim: SimProcess) -> tuple[DeviceInfo, str]:

@@ -13,10 +13,10 @@ def qr_text(payload: str) -> str:
     if len(matrix) % 2:
         matrix.append([False] * len(matrix[0]))
     lines = []
-    for top, bottom in zip(matrix[0::2], matrix[1::2]):
+    for top, bottom in zip(matrix[0::2], matrix[1::2], strict=False):
         # Light modules are drawn as full blocks: scanners want dark-on-light.
         line = ""
-        for t, b in zip(top, bottom):
+        for t, b in zip(top, bottom, strict=False):
             line += {(False, False): "█", (True, True): " ", (False, True): "▀", (True, False): "▄"}[(t, b)]
         lines.append(line)
     return "\n".join(lines)

@@ -141,9 +141,9 @@ class ContextCompressor:
             block = prompt("feedback/earlier_steps.md") + "\n" + "\n".join(pending)
             pending.clear()
             last = head[-1]
-            head[-1] = Message(last.role, last.parts + (Text(block),))
+            head[-1] = Message(last.role, (*last.parts, Text(block)))
 
-        turn_bounds = [(s, e) for s, e in zip(starts, starts[1:] + [len(msgs)]) if s < cut]
+        turn_bounds = [(s, e) for s, e in zip(starts, [*starts[1:], len(msgs)], strict=False) if s < cut]
         for start, end in turn_bounds:
             assistant = msgs[start]
             users = msgs[start + 1 : end]

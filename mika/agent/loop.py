@@ -11,6 +11,7 @@ back into the history (with StuckAdvice when going in circles), StopRules may en
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from dataclasses import dataclass, field, replace
 
 from mika.action.executor import ActionExecutor
@@ -249,10 +250,8 @@ class AgentLoop:
             except asyncio.CancelledError:
                 raise RunCancelled() from None
         work.cancel()
-        try:
+        with contextlib.suppress(asyncio.CancelledError, Exception):
             await work
-        except (asyncio.CancelledError, Exception):
-            pass
         raise RunCancelled()
 
 

@@ -8,6 +8,7 @@ RunCancelled. Retry waits are interruptible by both.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 from collections.abc import Callable, Sequence
@@ -136,10 +137,8 @@ class ModelCaller:
         if work in done:
             return work.result()
         work.cancel()
-        try:
+        with contextlib.suppress(asyncio.CancelledError, ModelError):
             await work
-        except (asyncio.CancelledError, ModelError):
-            pass
         if self.inbox.cancelled.is_set():
             raise RunCancelled()
         return None

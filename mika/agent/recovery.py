@@ -20,7 +20,7 @@ def _texts(messages) -> str:
     out: list[str] = []
     for m in messages:
         for p in m.parts:
-            if isinstance(p, Text) or isinstance(p, ToolResult):
+            if isinstance(p, (Text, ToolResult)):
                 out.append(p.text)
     return "\n".join(out)
 
@@ -43,7 +43,7 @@ class ContextRecovery:
             # Put the opening back in its place, keeping whatever the head had after it.
             extra = head[0].parts if head and head[0].role == "user" else ()
             rest = head[1:] if head and head[0].role == "user" else head
-            head = [Message("user", opening.parts + tuple(p for p in extra if p not in opening.parts))] + rest
+            head = [Message("user", opening.parts + tuple(p for p in extra if p not in opening.parts)), *rest]
             restored.append("opening")
         present = _texts(head) + "\n" + _texts(tail)
         missing = [t for t in history.user_texts if t not in present]

@@ -68,7 +68,7 @@ def read_record(events: Iterable[RunEvent]) -> RecordFacts:
                 if call.risk == "external":
                     outward.append(label)
     if len(lines) > DIGEST_LINES:
-        lines = lines[:10] + [f"… {len(lines) - DIGEST_LINES} steps …"] + lines[-(DIGEST_LINES - 10):]
+        lines = [*lines[:10], f"… {len(lines) - DIGEST_LINES} steps …", *lines[-(DIGEST_LINES - 10):]]
     return RecordFacts(tuple(done), tuple(outward), steps, "\n".join(lines))
 
 

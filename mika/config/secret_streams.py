@@ -4,6 +4,7 @@ secret masked, even one split across two pieces."""
 from __future__ import annotations
 
 import atexit
+import contextlib
 import io
 import sys
 import threading
@@ -61,10 +62,8 @@ class GuardedTextStream(io.TextIOBase):
             rest = self._guard.flush()
             if rest:
                 self._raw.write(rest)
-            try:
+            with contextlib.suppress(OSError, ValueError):
                 self._raw.flush()
-            except (OSError, ValueError):
-                pass
 
     @property
     def buffer(self) -> Any:

@@ -89,10 +89,8 @@ def quarantine(path: Path | str, why: str) -> Path:
     to look at) so the next write starts fresh; logged with both names."""
     path = Path(path)
     aside = path.with_name(f"{path.name}.corrupt-{time.strftime('%Y%m%d%H%M%S')}")
-    try:
+    with contextlib.suppress(OSError):
         os.replace(path, aside)
-    except OSError:
-        pass
     log.warning("state file %s %s; moved it to %s and started fresh", path, why, aside)
     return aside
 

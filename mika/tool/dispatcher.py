@@ -9,6 +9,7 @@ faults into tool results.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from typing import Any
 
@@ -86,8 +87,6 @@ class ToolDispatcher:
         if work in done:
             return work.result()
         work.cancel()
-        try:
+        with contextlib.suppress(asyncio.CancelledError, Exception):
             await work
-        except (asyncio.CancelledError, Exception):
-            pass
         return skipped_outcome()

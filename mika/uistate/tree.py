@@ -204,7 +204,7 @@ def _decode(xml: str | bytes) -> str:
         # Lone surrogates (from a mis-decoded capture) cannot be XML; make them U+FFFD.
         return _SURROGATES.sub("\ufffd", xml).lstrip("\ufeff")
     data = bytes(xml)
-    if data.startswith(b"\xff\xfe") or data.startswith(b"\xfe\xff"):
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         # A dump saved through a UTF-16 shell redirect (PowerShell) is still a dump.
         return data.decode("utf-16").lstrip("\ufeff")
     if data.startswith(b"\xef\xbb\xbf"):

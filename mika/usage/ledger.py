@@ -86,7 +86,7 @@ class UsageLedger:
         columns = data.get("columns") or COLUMNS
         for row in data.get("rows") or []:
             try:
-                rec = dict(zip(columns, row))
+                rec = dict(zip(columns, row, strict=False))
                 key = (int(rec["hour"]), str(rec["provider"]), str(rec["model"]), str(rec["purpose"]))
                 cell = cells.setdefault(key, [0, 0, 0, 0, 0])
                 for i, name in enumerate(COLUMNS[4:]):

@@ -62,7 +62,7 @@ def test_runs_list_and_show_read_the_record(tmp_path, state):
 
 
 @pytest.mark.parametrize(
-    "replies,args,code",
+    ("replies", "args", "code"),
     [
         ([{"tool_calls": [{"name": "end_not_done", "arguments": {"subtype": "blocked", "message": "stuck"}}]}], [], 1),
         ([{"tool_calls": [{"name": "wait", "arguments": {"seconds": 0}}]}] * 3, ["--max-steps", "2"], 6),

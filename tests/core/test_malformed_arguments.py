@@ -44,7 +44,7 @@ def _tool_message(server: ReplayServer) -> str:
 
 
 @pytest.mark.parametrize(
-    "raw,parser_words",
+    ("raw", "parser_words"),
     [
         ('{"label": "OK" "note": "x"}', "Expecting ',' delimiter"),
         ('{"label": "OK", ', "Expecting property name enclosed in double quotes"),

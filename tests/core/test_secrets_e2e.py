@@ -100,7 +100,7 @@ def run_mika(tmp: Path, cfg: Path, args: list[str], umask: int = 0o022) -> subpr
                           preexec_fn=set_umask)
 
 
-@pytest.mark.parametrize("source,secret", [("env", KEY), ("file", FILE_KEY), ("header", HEADER)])
+@pytest.mark.parametrize(("source", "secret"), [("env", KEY), ("file", FILE_KEY), ("header", HEADER)])
 def test_a_401_that_echoes_the_key_leaves_it_nowhere(tmp_path, source, secret):
     with ReplayServer() as server:
         server.default = Reply(body_401(secret), status=401)

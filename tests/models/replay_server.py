@@ -9,6 +9,7 @@ arrive. Every request's raw bytes are kept so tests can compare what the adapter
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import threading
 import time
@@ -174,10 +175,8 @@ class ReplayServer:
         except (asyncio.IncompleteReadError, ConnectionError):
             pass
         finally:
-            try:
+            with contextlib.suppress(Exception):
                 writer.close()
-            except Exception:
-                pass
 
     async def _send(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, reply: Reply) -> bool:
         self.reply_started.append(time.monotonic())

@@ -81,7 +81,7 @@ async def test_gemini_listing_pages(server):
     assert server.requests[0].headers["x-goog-api-key"] == "g-key"
 
 
-@pytest.mark.parametrize("status,kind", [(404, "no_list"), (405, "no_list"), (501, "no_list"), (401, "auth"),
+@pytest.mark.parametrize(("status", "kind"), [(404, "no_list"), (405, "no_list"), (501, "no_list"), (401, "auth"),
                                          (500, "server")])
 async def test_listing_failures_are_classified(server, status, kind):
     server.queue(_json({"error": {"message": "nope"}}, status))

@@ -114,7 +114,7 @@ def test_missing_main_names_the_key_and_shows_an_example():
 
 
 @pytest.mark.parametrize(
-    "text,key",
+    ("text", "key"),
     [
         ('[providers.x]\nkind = "openai"\nbase_url = "http://h/v1"\n', "providers.x.kind"),
         ('[providers.x]\nbase_url = "http://h/v1"\n', "providers.x.kind"),

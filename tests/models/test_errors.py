@@ -86,7 +86,7 @@ async def test_nothing_listening_is_a_network_error():
 
 
 @pytest.mark.parametrize(
-    "status,message,expected",
+    ("status", "message", "expected"),
     [
         (400, "This model does not support tools", K.TOOLS_UNSUPPORTED),
         (404, "registry.ollama.ai/library/gemma does not support tools", K.TOOLS_UNSUPPORTED),

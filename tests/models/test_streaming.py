@@ -146,7 +146,7 @@ async def test_anthropic_second_request_carries_cache_breakpoints(server):
     assert messages[2]["content"][0]["tool_use_id"] == first.message.tool_calls[0].id
 
 
-@pytest.mark.parametrize("kind,array", [("openai-chat", b'"messages":'), ("openai-responses", b'"input":')])
+@pytest.mark.parametrize(("kind", "array"), [("openai-chat", b'"messages":'), ("openai-responses", b'"input":')])
 async def test_openai_successive_requests_share_a_byte_identical_prefix(server, kind, array):
     server.queue(Reply.recording(STREAMS[kind]), Reply.recording(STREAMS[kind]))
     model = adapter(kind, server.url)
@@ -220,7 +220,7 @@ async def test_anthropic_signed_thinking_round_trips(server):
         server.queue(Reply(THINKING_STREAM, content_type="text/event-stream"))
     model = adapter("anthropic", server.url)
     first = await complete(model, ask())
-    thinking = [p for p in first.message.parts if isinstance(p, Thinking)][0]
+    thinking = next(p for p in first.message.parts if isinstance(p, Thinking))
     assert (thinking.text, thinking.signature, thinking.field) == ("Need the tool.", "EqQBCgIYAhIM", "thinking")
     history = _second_turn(first)
     await complete(model, ModelRequest("s", history, tools=(WEATHER,)))

@@ -258,7 +258,7 @@ async def test_a_u2_server_that_keeps_failing_falls_back_to_uiautomator_dump(sim
     await port.close()
 
 
-@pytest.mark.parametrize("fault,said", [("rpc_error", "UiAutomation not connected"),
+@pytest.mark.parametrize(("fault", "said"), [("rpc_error", "UiAutomation not connected"),
                                         ("http_500", "500")])
 async def test_backend_u2_says_which_failure_it_met(sim_phone, fault, said):
     port = await _started(sim_phone, backend="u2")

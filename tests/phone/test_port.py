@@ -53,7 +53,7 @@ async def test_device_facts_are_read_once(sim_phone):
 
 async def test_a_second_display_is_read_and_touched_by_its_id(sim_phone):
     out = sim_phone.shell("simctl display add 720x1280 320 agent")
-    display_id = int([w for w in out.split() if w.isdigit()][0])
+    display_id = int(next(w for w in out.split() if w.isdigit()))
     sim_phone.shell(f"am start --display {display_id} -n com.android.settings/.Settings")
     port = port_for(sim_phone, backend="u2")
     xml = await port.dump_hierarchy(display_id)

@@ -205,7 +205,7 @@ def _turns_of(state: Path, run_id: str) -> list[tuple[dict, dict]]:
 
 
 def _run_json(state: Path, run_id: str) -> dict | None:
-    found = [p for p in (state / "runs").glob(f"*-{run_id}/run.json")] if (state / "runs").is_dir() else []
+    found = list((state / "runs").glob(f"*-{run_id}/run.json")) if (state / "runs").is_dir() else []
     assert len(found) <= 1
     return json.loads(found[0].read_text()) if found else None
 

@@ -40,7 +40,7 @@ def test_7d_by_local_day_including_today():
 
 def test_dst_days_have_23_and_25_hours_and_hours_land_on_their_local_day():
     rng = parse_range("2026-03-07..2026-03-09", datetime(2026, 3, 10, tzinfo=UTC), NY)
-    lengths = [(b - a) / 3600 for a, b in zip(rng.edges, rng.edges[1:])]
+    lengths = [(b - a) / 3600 for a, b in zip(rng.edges, rng.edges[1:], strict=False)]
     assert lengths == [24, 23, 24]
     # Every UTC hour of those local days, one token each.
     start = datetime(2026, 3, 7, tzinfo=NY).astimezone(UTC)

@@ -88,7 +88,7 @@ class PhoneCapability:
             PhoneSetTimer(), PhoneShowAlarms(), PhoneAddCalendarEvent(), PhoneSystemCommand(),
         ]
         by_name = {t.name: t for t in phone_tools}
-        self._tools = phone_tools + [DoSteps(by_name)]
+        self._tools = [*phone_tools, DoSteps(by_name)]
         self.surface = PhoneSurface(self.session, {t.name: t for t in self._tools})
 
     @property

@@ -135,7 +135,7 @@ def _input_device(text: str) -> bool:
     if not t.startswith("/") and ("dev/input" in t or "dev/uinput" in t):
         t = "/" + t
     norm = posixpath.normpath(t) if t.startswith("/") else t
-    return norm.startswith("/dev/input") or norm.startswith("/dev/uinput") or norm.startswith("/dev/hid")
+    return norm.startswith(("/dev/input", "/dev/uinput", "/dev/hid"))
 
 
 _HARMLESS_DEVICES = {"/dev/null", "/dev/zero", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/full"}

@@ -101,7 +101,7 @@ class PhoneSurface:
         if reconnected:
             data["reconnected"] = True
         return replace(outcome, text=text, effect=effect.kind.value, tree_blind=effect.tree_blind or outcome.tree_blind,
-                       data=data, observations=outcome.observations + (obs,))
+                       data=data, observations=(*outcome.observations, obs))
 
     async def _settled(self) -> Screen:
         reader = self.session.reader

@@ -93,7 +93,7 @@ class Builder:
         spare = max(0, (y1 - y0) - fixed)
         nodes = []
         y = y0
-        for spec, h in zip(visible, heights):
+        for spec, h in zip(visible, heights, strict=False):
             if h < 0:
                 h = spare // fills if fills else 0
             node = self.build(spec, scope, x0, y, x1, min(y + h, y1) if h >= 0 else y1)
@@ -152,7 +152,7 @@ class Builder:
             bind = spec["bind"]
             on = bool(tpl.lookup(bind, scope))
             row = Node("android.widget.LinearLayout", b, pkg, rid=rid, clickable=True, focusable=True,
-                       role="row", bind=bind, on_tap=[{"toggle": bind}] + list(taps or []), item=item)
+                       role="row", bind=bind, on_tap=[{"toggle": bind}, *list(taps or [])], item=item)
             row.children.append(Node("android.widget.TextView", (left + MARGIN, top + 24, right - 260, bottom - 24), pkg,
                                      text=tpl.text(spec.get("text", ""), scope), rid=f"{pkg}:id/title", role="row_title"))
             row.children.append(Node("android.widget.Switch", (right - 220, top + 45, right - MARGIN, bottom - 45), pkg,
@@ -166,7 +166,7 @@ class Builder:
             return Node("android.widget.CheckBox", (left + MARGIN, top + 10, right - MARGIN, bottom - 10), pkg,
                         text=tpl.text(spec.get("text", ""), scope), rid=rid, checkable=True, checked=on,
                         clickable=True, focusable=True, role="check", field=field, bind=bind,
-                        on_tap=[{"toggle": f"fields.{field}" if field else bind}] + list(taps or []), item=item)
+                        on_tap=[{"toggle": f"fields.{field}" if field else bind}, *list(taps or [])], item=item)
         if kind == "field":
             field = spec["field"]
             value = str(self.activity.fields.get(field, "") or "")
@@ -196,7 +196,7 @@ class Builder:
                 weights = [float(k.get("weight", 1)) for k in kids]
                 unit = (right - left) / sum(weights)
                 x = float(left)
-                for child, weight in zip(kids, weights):
+                for child, weight in zip(kids, weights, strict=False):
                     x1 = x + weight * unit
                     node = self.build(child, scope, int(x), top, int(x1), bottom)
                     if node:
@@ -266,7 +266,7 @@ class Builder:
                                       text=tpl.text(spec["empty"], scope), rid=f"{self.pkg}:id/empty", role="text", style="muted"))
             return node
         y = top - off
-        for s, h in zip(scopes, heights):
+        for s, h in zip(scopes, heights, strict=False):
             if y + h > top and y < bottom:
                 child = self.build(spec["item"], s, left, y, right, y + h)
                 if child is not None:

@@ -57,7 +57,7 @@ class Shell:
 
     async def _and_or(self, item: AndOr, sink: Sink | None) -> int:
         code = await self._pipeline(item.parts[0], sink)
-        for op, part in zip(item.ops, item.parts[1:]):
+        for op, part in zip(item.ops, item.parts[1:], strict=False):
             self.env["?"] = str(code)
             if (op == "&&" and code == 0) or (op == "||" and code != 0):
                 code = await self._pipeline(part, sink)

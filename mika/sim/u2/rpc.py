@@ -157,10 +157,7 @@ def _scroll_once(phone: Phone, selector: dict[str, Any], forward: bool, fraction
 
 
 def _scroll_far(phone: Phone, selector: dict[str, Any], forward: bool, max_swipes: int) -> bool:
-    for _ in range(int(max_swipes)):
-        if not _scroll_once(phone, selector, forward):
-            return True
-    return False
+    return any(not _scroll_once(phone, selector, forward) for _ in range(int(max_swipes)))
 
 
 def _scroll_to(phone: Phone, selector: dict[str, Any], target: dict[str, Any]) -> bool:

@@ -65,7 +65,7 @@ def _typed(kind: str, raw: str) -> Any:
     if kind in ("--eia", "--ela", "--eial", "--elal"):  # arrays and ArrayLists of ints/longs
         return [int(x) for x in raw.split(",") if x]
     if kind in ("--esa", "--esal"):
-        return [x for x in raw.split(",")]
+        return list(raw.split(","))
     return raw
 
 
