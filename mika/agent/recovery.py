@@ -9,6 +9,7 @@ before the live turns that followed them.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from mika.agent.compressor import Compressed
@@ -16,7 +17,7 @@ from mika.agent.history import History
 from mika.model.messages import Message, Text, ToolResult
 
 
-def _texts(messages) -> str:
+def _texts(messages: Iterable[Message]) -> str:
     out: list[str] = []
     for m in messages:
         for p in m.parts:

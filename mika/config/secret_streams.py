@@ -8,7 +8,7 @@ import contextlib
 import io
 import sys
 import threading
-from typing import Any
+from typing import Any, TextIO
 
 from mika.config.secrets import REGISTRY, SecretRegistry, scrub_bytes
 
@@ -39,7 +39,8 @@ class GuardedTextStream(io.TextIOBase):
     still passes the scrub."""
 
     def __init__(self, raw: Any) -> None:
-        self._raw = raw
+        # Any stream with the TextIO surface: sys.stdout/stderr, or a test's StringIO.
+        self._raw: TextIO = raw
         self._guard = StreamGuard()
         self._lock = threading.RLock()
         raw_buffer = getattr(raw, "buffer", None)

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from mika.uistate.adequacy import Adequacy, TreeAdequacy
 from mika.uistate.limit_notice import LimitNotice
 from mika.uistate.screen import Screen
+from mika.uistate.tree import Bounds
 
 __all__ = ["ActionEffect", "Adequacy", "EffectKind", "LimitNotice", "TreeAdequacy"]
 
@@ -84,7 +85,7 @@ def _app_identities(screen: Screen, *, chrome_only: bool = True) -> set[tuple[ob
     return out
 
 
-def _within(inner, outer) -> bool:
+def _within(inner: Bounds, outer: Bounds) -> bool:
     return outer.left <= inner.left and outer.top <= inner.top and inner.right <= outer.right and inner.bottom <= outer.bottom
 
 

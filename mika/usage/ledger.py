@@ -13,6 +13,7 @@ import os
 import threading
 import time
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -42,7 +43,7 @@ class UsageRow:
 Key = tuple[int, str, str, str]
 
 
-def _epoch(at: float | datetime | None, clock) -> float:
+def _epoch(at: float | datetime | None, clock: Callable[[], float]) -> float:
     if at is None:
         return clock()
     if isinstance(at, datetime):
@@ -54,7 +55,7 @@ def _epoch(at: float | datetime | None, clock) -> float:
 
 class UsageLedger:
     def __init__(self, path: Path | str | None, *, flush_interval: float = FLUSH_INTERVAL,
-                 clock=time.time, keep_days: int = KEEP_DAYS) -> None:
+                 clock: Callable[[], float] = time.time, keep_days: int = KEEP_DAYS) -> None:
         self.path = Path(path) if path is not None else None
         self._clock = clock
         self._keep = keep_days * 86400
