@@ -51,7 +51,7 @@ class Settings:
         return "zh" if loc.lower().startswith("zh") else "en"
 
 
-def _pick(data: dict[str, Any], table: str, key: str, kind: type, default: Any, file: Path | None, choices: tuple = ()) -> Any:
+def _pick(data: dict[str, Any], table: str, key: str, kind: type, default: Any, file: Path | None, choices: tuple[str, ...] = ()) -> Any:
     section = data.get(table, {})
     if not isinstance(section, dict):
         raise ConfigError(file, table, "a table", section)

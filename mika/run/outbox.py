@@ -323,4 +323,4 @@ class DesktopNotifier:
 def as_channel(target: Channel | Callable[[Delivery], None]) -> Channel:
     if hasattr(target, "send"):
         return target  # type: ignore[return-value]
-    return CallbackChannel(target)  # type: ignore[arg-type]
+    return CallbackChannel(target)

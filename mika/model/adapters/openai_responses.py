@@ -101,9 +101,9 @@ class ResponsesRequestBuilder:
         text = "".join(p.text for p in message.parts if isinstance(p, Text))
         if text:
             out.append({"role": "assistant", "content": text})
-        for p in message.parts:
-            if isinstance(p, ToolCall):
-                out.append({"type": "function_call", "call_id": p.id, "name": p.name, "arguments": arguments_text(p)})
+        for part in message.parts:
+            if isinstance(part, ToolCall):
+                out.append({"type": "function_call", "call_id": part.id, "name": part.name, "arguments": arguments_text(part)})
         return out
 
 
