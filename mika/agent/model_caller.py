@@ -11,7 +11,8 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
 
 from mika.config.secret_streams import StreamGuard
 from mika.model.base import Done, Model, TextDelta, complete
@@ -39,7 +40,7 @@ class ModelCaller:
         run_id: str,
         conversation_id: str = "",
         estimate: Callable[[ModelRequest], int] | None = None,
-        sleep: Callable[[float], asyncio.Future[None] | object] = asyncio.sleep,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     ) -> None:
         self.model = model
         self.inbox = inbox
@@ -51,7 +52,7 @@ class ModelCaller:
         self._sleep = sleep
         self.calls = 0
 
-    def _ev(self, step: int) -> dict:
+    def _ev(self, step: int) -> dict[str, Any]:
         return {"run_id": self.run_id, "conversation_id": self.conversation_id, "step": step}
 
     async def call(
@@ -145,7 +146,7 @@ class ModelCaller:
 
     async def _pause(self, seconds: float, steerable: bool) -> bool:
         """Wait before a retry; False if a steer ended the wait (re-ask at once)."""
-        sleeper = asyncio.ensure_future(self._sleep(seconds))  # type: ignore[arg-type]
+        sleeper = asyncio.ensure_future(self._sleep(seconds))
         watchers = {asyncio.ensure_future(self.inbox.cancelled.wait())}
         steer = asyncio.ensure_future(self.inbox.steer_signal.wait()) if steerable else None
         if steer:

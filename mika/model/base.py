@@ -47,10 +47,16 @@ class Model(Protocol):
     `mika.model.errors.ModelError`. Cancelling the consuming task cancels the request.
     """
 
-    provider: str
-    name: str
-    context_window: int
-    supports_images: bool
+    # Read-only to the caller: an adapter may keep them as plain attributes, a wrapper
+    # (metering, the light model's fallback) as properties that forward.
+    @property
+    def provider(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def context_window(self) -> int: ...
+    @property
+    def supports_images(self) -> bool: ...
 
     def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]: ...
 

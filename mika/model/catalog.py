@@ -10,7 +10,6 @@ give stay None (unknown), never guessed.
 from __future__ import annotations
 
 import builtins  # `list` below is also a method name of ModelCatalog
-
 import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
