@@ -21,13 +21,14 @@ from mika.config.paths import config_file, state_dir
 from mika.config.secret_discovery import register_config_secrets
 from mika.exit_codes import ExitCode
 from mika.model.adapters import KINDS
+from mika.model.base import Model
 from mika.model.catalog import CatalogError, ListedModel, ModelCatalog, load_listing, probe_candidates, save_listing
 from mika.model.config_edit import add_model_table, plan_provider_table, read_config, set_role
 from mika.model.copy import t
 from mika.model.errors import ModelErrorKind
 from mika.model.metering import metered
 from mika.model.presets import PRESETS, for_host, preset, preset_ids
-from mika.model.probe import MODEL_PROBLEMS, PROBE_TIMEOUT, ProbeAttempt, probe
+from mika.model.probe import MODEL_PROBLEMS, PROBE_TIMEOUT, ProbeAttempt, ProbeResult, probe
 from mika.model.providers_config import ModelRef, ProvidersConfig, load_providers
 from mika.model.roles import build_model, provider_settings
 from mika.terminal_text import echo, json_for_terminal
@@ -326,7 +327,7 @@ def _record_listed_endpoint(path: Path, cfg: ProvidersConfig, value: str) -> Non
     add_model_table(path, provider_id, model, values)
 
 
-async def _run_probe(cfg: ProvidersConfig, target: str, ledger: UsageLedger, timeout: float):
+async def _run_probe(cfg: ProvidersConfig, target: str, ledger: UsageLedger, timeout: float) -> ProbeResult:
     provider_id, _, model_name = target.partition("/")
     p = provider_settings(cfg, provider_id, key="PROVIDER")
     if model_name:
@@ -344,7 +345,7 @@ async def _run_probe(cfg: ProvidersConfig, target: str, ledger: UsageLedger, tim
         if not candidates:
             raise CatalogError("no_list", t("no_candidates", provider=provider_id))
 
-    def make(name: str):
+    def make(name: str) -> Model:
         return metered(build_model(cfg, ModelRef(provider_id, name), key="PROVIDER"), ledger, "probe")
 
     return await probe(make, candidates, timeout=timeout)

@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from mika.action.approval import ApprovalPolicy
 from mika.action.confirmation import ConfirmationGate
@@ -166,7 +167,7 @@ class TaskRun:
         pacing = OutwardPacing(clock=opts.clock, enabled=opts.pacing)
         dispatcher = ToolDispatcher(evidence)
         executor = ActionExecutor(registry, groups, dispatcher, approval, pacing, read_only=self.spec.read_only)
-        services: dict = {"approval": approval}
+        services: dict[str, Any] = {"approval": approval}
         sections: dict[str, str] = {}
         for cap in self.capabilities:
             services[cap.id] = cap.services()
@@ -174,7 +175,8 @@ class TaskRun:
             if section and cap.group:
                 sections[cap.group] = section
         # A capability with a screen may bring its SurfaceLayer (the phone's); an explicit one wins.
-        surface = opts.surface or next((c.surface for c in self.capabilities if getattr(c, "surface", None)), None)
+        brought: list[SurfaceLayer] = [s for c in self.capabilities if (s := getattr(c, "surface", None))]
+        surface = opts.surface or next(iter(brought), None)
         ctx = ToolContext(
             spec=self.spec, inbox=self.inbox, emit=self.emit, evidence=evidence,
             surface=surface or NoSurface(), services=services, clock=opts.clock,

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import sys
-from datetime import UTC, datetime
+from datetime import UTC, datetime, tzinfo
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -14,7 +15,7 @@ from mika.exit_codes import ExitCode
 from mika.terminal_text import echo, json_for_terminal
 from mika.usage.copy import t
 from mika.usage.ledger import UsageLedger
-from mika.usage.query import UsageRangeError, bucket_label, local_zone, parse_range, summarize
+from mika.usage.query import UsageRangeError, UsageReport, bucket_label, local_zone, parse_range, summarize
 
 USAGE_FILE = "usage-v1.json"
 
@@ -83,7 +84,7 @@ def usage_command(range_: str, as_json: bool, config_path: str | None) -> None:
     echo(t("footer"))
 
 
-def report_json(report, tz) -> dict:
+def report_json(report: UsageReport, tz: tzinfo) -> dict[str, Any]:
     rng = report.range
     return {
         "range": rng.label,
