@@ -221,7 +221,7 @@ class ContextBuilder:
         self._apply(max(self.level, 1), size)
 
     def _apply(self, start_level: int, before: int) -> None:
-        trigger, target, hard = self._limits() if self.window else (0, 0, 0)
+        _trigger, target, _hard = self._limits() if self.window else (0, 0, 0)
         chosen = None
         for level in range(max(1, start_level), MAX_LEVEL + 1):
             candidate = self.recovery.restore(self.compressor.compress(self.history, level), self.history)

@@ -105,7 +105,8 @@ def parse_settings(data: dict[str, Any], file: Path | None = None) -> Settings:
 
 
 def _to_stderr(line: str) -> None:
-    print(f"mika: warning: {line}", file=sys.stderr)
+    # Config is read before any UI exists, so the warning goes straight to stderr.
+    print(f"mika: warning: {line}", file=sys.stderr)  # noqa: T201
 
 
 def load_settings(explicit: str | os.PathLike[str] | None = None,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import Protocol, Union, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 from mika.model.messages import ModelRequest, ModelResponse
 
@@ -36,7 +36,7 @@ class Done:
     response: ModelResponse
 
 
-StreamEvent = Union[TextDelta, ThinkingDelta, ToolCallDelta, Done]
+StreamEvent = TextDelta | ThinkingDelta | ToolCallDelta | Done
 
 
 @runtime_checkable

@@ -7,7 +7,7 @@ the loop, context builder and records speak only this.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal, Union
+from typing import Any, Literal
 
 
 @dataclass(frozen=True)
@@ -61,7 +61,7 @@ class Thinking:
     data: str | None = None
 
 
-Part = Union[Text, Image, ToolCall, ToolResult, Thinking]
+Part = Text | Image | ToolCall | ToolResult | Thinking
 Role = Literal["user", "assistant"]
 
 

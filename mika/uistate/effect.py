@@ -26,7 +26,9 @@ __all__ = ["ActionEffect", "Adequacy", "EffectKind", "LimitNotice", "TreeAdequac
 _NEW_PAGE_SHARE = 0.5  # fewer than this share of elements kept: a new page
 
 
-class EffectKind(str, enum.Enum):
+# Not StrEnum: that would change what str()/format() of a member prints
+# ("EffectKind.DONE" becomes "done") wherever one is formatted; not a lint-level change.
+class EffectKind(str, enum.Enum):  # noqa: UP042
     DONE = "done"
     PLACE_CHANGED = "place_changed"
     NO_EFFECT = "no_effect"

@@ -149,7 +149,7 @@ class ModelsScreen(SubScreen):
         if chosen is None:
             self._say(self.mika.tr("pick_preset"), error=True)
             return
-        pid, name, key = chosen
+        pid, _name, key = chosen
         self._save({"providers": {pid: self._draft(pid, key)}}, key=(pid, key) if key else None)
 
     def _save(self, changes: dict, key: tuple[str, str] | None = None) -> None:

@@ -271,7 +271,7 @@ class TestStopSummary:
 
     async def test_a_plain_summary_when_no_model_answers(self, make_run):
         light = ScriptedModel([Reply(error=ModelError(ModelErrorKind.NETWORK, "down"))])
-        result, events = await self._stopped_after_sending(make_run, light)
+        result, _events = await self._stopped_after_sending(make_run, light)
         assert result.answer.startswith("Stopped after")
         assert "sim_send(text=on my way)" in result.answer and "cannot be undone" in result.answer
 

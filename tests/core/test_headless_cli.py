@@ -99,7 +99,7 @@ def test_sigint_stops_the_run_and_closes_the_record(tmp_path, state):
             break
         time.sleep(0.05)
     p.send_signal(signal.SIGINT)
-    out, err = p.communicate(timeout=20)
+    _out, err = p.communicate(timeout=20)
     assert p.returncode == 130, err
     run_dir = next(runs.iterdir())
     summary = json.loads((run_dir / "run.json").read_text())

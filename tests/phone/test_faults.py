@@ -308,7 +308,7 @@ async def test_typing_through_a_u2_that_stays_busy_is_a_clear_error(sim_phone):
 async def test_typing_through_a_dead_u2_server_is_a_clear_error(sim_phone):
     port = await _started(sim_phone)
     simctl(sim_phone, "rpc_error=50")
-    with pytest.raises(PortError, match="uiautomator2 could not find the focused field .*UiAutomation not connected"):
+    with pytest.raises(PortError, match=r"uiautomator2 could not find the focused field .*UiAutomation not connected"):
         await port.type_text(0, "你好")
     await port.close()
 

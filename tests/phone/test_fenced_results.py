@@ -55,7 +55,7 @@ def assert_screen_fenced(text: str, app: str = MESSAGES) -> str:
     """The listing's header outside, its elements inside one screen fence; returns the content."""
     screens = [f for f in fences(text) if f[0] == "screen"]
     assert screens, text
-    source, fenced_app, content = screens[-1]
+    _source, fenced_app, content = screens[-1]
     assert fenced_app == app
     head = text[: text.rindex('<untrusted source="screen"')]
     assert re.search(r"Screen v\d+ · " + re.escape(app), head), "the header is Mika's: outside the fence"

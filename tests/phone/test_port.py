@@ -39,7 +39,7 @@ def test_input_text_escaping():
     assert input_text_command("a b") == "input text a%sb"
     assert input_text_command("it's") == "input text 'it'\"'\"'s'"
     assert not is_plain_ascii("你好") and not is_plain_ascii("line\nbreak") and not is_plain_ascii("50%s")
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="printable ASCII"):
         input_text_command("你好")
 
 

@@ -319,7 +319,7 @@ def test_sigkill_after_the_outcome_event_keeps_the_answer(tmp_path):
     (run_id,) = report["interrupted"]
     assert report["ended"] == [run_id] and report["delivered"] == report["told"] == []
     assert "interrupted" not in recover.stderr and ANSWER not in recover.stderr
-    ((conv, turn),) = _turns_of(state, run_id)
+    ((_conv, turn),) = _turns_of(state, run_id)
     assert (turn["outcome"], turn["answer"]) == ("answered", ANSWER)
 
 

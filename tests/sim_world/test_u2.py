@@ -60,7 +60,7 @@ def test_selectors_click_set_text_and_screenshot(sim_phone, u2) -> None:
     image = u2.screenshot()
     assert image.size == (1080, 2400)
     with pytest.raises(uiautomator2.UiObjectNotFoundError):
-        u2(text="No such thing").info
+        _ = u2(text="No such thing").info
 
 
 def test_app_start_xpath_wait_and_long_click(sim_phone, u2) -> None:

@@ -17,7 +17,7 @@ import asyncio  # noqa: E402
 from collections.abc import Sequence  # noqa: E402
 from datetime import UTC  # noqa: E402
 from pathlib import Path  # noqa: E402
-from typing import Any
+from typing import Any  # noqa: E402
 
 import pytest  # noqa: E402
 

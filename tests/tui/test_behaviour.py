@@ -319,7 +319,8 @@ class TestFaults:
             raise RuntimeError("the preview exploded")
 
         # run_test re-raises the app's error for the test; a user only sees what is printed.
-        with pytest.raises(RuntimeError):
+        # The whole app session is the statement under test: the error surfaces on exit.
+        with pytest.raises(RuntimeError, match="the preview exploded"):  # noqa: PT012
             async with app.run_test(size=SIZE) as pilot:
                 await settle(pilot)
                 app.call_later(broken)
@@ -413,8 +414,9 @@ class TestRecovery:
 
         state = tmp_path / "state" / "mika"
         conv = ConversationStore(state).create().id
-        # Another process starts the run and dies (its lease goes with it), as a killed Mika would.
-        subprocess.run([sys.executable, "-c", (
+        # Another process starts the run and dies (its lease goes with it), as a killed Mika would;
+        # it must be gone before the app starts, so blocking here is the point.
+        subprocess.run([sys.executable, "-c", (  # noqa: ASYNC221
             "import sys; from mika.run.run_store import RunStore; from mika.run.conversations import ConversationStore;"
             "from mika.run.spec import RunPhase; s, c = sys.argv[1], sys.argv[2];"
             "RunStore(s).queued('deadrun01', c, 'check the parcel'); RunStore(s).set_phase('deadrun01', RunPhase.RUNNING);"

@@ -104,7 +104,7 @@ def is_black(png: bytes) -> bool:
     with Image.open(io.BytesIO(png)) as img:
         small = img.convert("L")
         small.thumbnail((96, 96))
-        low, high = small.getextrema()
+        _low, high = small.getextrema()
     return high <= _BLACK_MAX
 
 

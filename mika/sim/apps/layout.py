@@ -225,7 +225,7 @@ class Builder:
         raise tpl.TemplateError(f"unknown node kind {kind!r} in {self.pkg}")
 
     def grid(self, spec: dict[str, Any], scope: dict[str, Any], b: tuple[int, int, int, int]) -> Node:
-        left, top, right, bottom = b
+        left, top, right, _bottom = b
         grid = Node("android.view.ViewGroup", b, self.pkg, rid=self.rid(spec, scope), role="grid")
         items = tpl.render(spec.get("items", []), scope) or []
         cols = int(spec.get("columns", 4))
@@ -277,7 +277,7 @@ class Builder:
 
 
 def _clip(node: Node, top: int, bottom: int) -> None:
-    l, t, r, b = node.bounds
+    l, t, r, b = node.bounds  # noqa: E741 (left, top, right, bottom)
     node.bounds = (l, max(t, top), r, max(min(b, bottom), max(t, top)))
     for c in node.children:
         _clip(c, top, bottom)

@@ -130,7 +130,7 @@ def _text(draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int], text: str, 
 
 def _paint(draw: ImageDraw.ImageDraw, node: Node, c: dict[str, tuple[int, int, int]]) -> dict[str, tuple[int, int, int]]:
     role = node.role
-    l, t, r, b = node.bounds
+    l, t, r, b = node.bounds  # noqa: E741 (left, top, right, bottom)
     if r <= l or b <= t:
         return c
     if role == "page":
@@ -232,7 +232,7 @@ def _paint(draw: ImageDraw.ImageDraw, node: Node, c: dict[str, tuple[int, int, i
 
 
 def _paint_text(draw: ImageDraw.ImageDraw, node: Node, c: dict[str, tuple[int, int, int]]) -> None:
-    l, t, r, b = node.bounds
+    l, t, r, b = node.bounds  # noqa: E741 (left, top, right, bottom)
     style = node.style
     if style == "icon":
         cx = (l + r) // 2

@@ -77,7 +77,7 @@ def find_one(windows: list[Window], selector: dict[str, Any]) -> Node | None:
 
 
 def obj_info(node: Node) -> dict[str, Any]:
-    l, t, r, b = node.bounds
+    l, t, r, b = node.bounds  # noqa: E741 (left, top, right, bottom)
     bounds = {"bottom": b, "left": l, "right": r, "top": t}
     return {
         "bounds": bounds,

@@ -75,31 +75,42 @@ def parse_intent(args: list[str]) -> Intent:
     while i < len(args):
         a = args[i]
 
+        # Called only within this iteration, so binding the loop's `i` and `a` late is right.
         def nxt(n: int = 1) -> list[str]:
-            if i + n >= len(args):
-                raise IntentArgError(f"Error: No argument supplied for {a!r}")
-            return args[i + 1 : i + 1 + n]
+            if i + n >= len(args):  # noqa: B023
+                raise IntentArgError(f"Error: No argument supplied for {a!r}")  # noqa: B023
+            return args[i + 1 : i + 1 + n]  # noqa: B023
 
         if a == "-a":
-            it.action = nxt()[0]; i += 2
+            it.action = nxt()[0]
+            i += 2
         elif a == "-d":
-            it.data = nxt()[0]; i += 2
+            it.data = nxt()[0]
+            i += 2
         elif a == "-t":
-            it.mime = nxt()[0]; i += 2
+            it.mime = nxt()[0]
+            i += 2
         elif a == "-c":
-            it.category = nxt()[0]; i += 2
+            it.category = nxt()[0]
+            i += 2
         elif a == "-n":
-            it.component = nxt()[0]; i += 2
+            it.component = nxt()[0]
+            i += 2
         elif a == "-p":
-            it.package = nxt()[0]; i += 2
+            it.package = nxt()[0]
+            i += 2
         elif a in ("-f", "--user", "--windowingMode", "--activityType", "-P", "--start-profiler", "-R", "--receiver-permission"):
-            nxt(); i += 2
+            nxt()
+            i += 2
         elif a == "--display":
-            it.display = int(nxt()[0]); i += 2
+            it.display = int(nxt()[0])
+            i += 2
         elif a == "-W":
-            it.wait = True; i += 1
+            it.wait = True
+            i += 1
         elif a == "-S":
-            it.stop_first = True; i += 1
+            it.stop_first = True
+            i += 1
         elif a in ("--es", "--ei", "--el", "--ef", "--ed", "--ez", "--eia", "--ela", "--eial", "--elal", "--esa",
                    "--esal", "--eu"):
             key, raw = nxt(2)
@@ -109,7 +120,8 @@ def parse_intent(args: list[str]) -> Intent:
                 raise IntentArgError(f"Error: bad value for {a} {key}: {raw!r}") from None
             i += 3
         elif a == "--esn":
-            it.extras[nxt()[0]] = None; i += 2
+            it.extras[nxt()[0]] = None
+            i += 2
         elif a.startswith("-"):
             i += 1  # flags such as --activity-clear-top, -D, --debug-log-resolution
         else:

@@ -55,7 +55,7 @@ def _window(ctx: Ctx, args: list[str]) -> None:
                 ty = {"app": "BASE_APPLICATION", "status": "STATUS_BAR", "ime": "INPUT_METHOD", "dialog": "APPLICATION",
                       "keyguard": "NOTIFICATION_SHADE", "shade": "NOTIFICATION_SHADE", "toast": "TOAST",
                       "popup": "APPLICATION_SUB_PANEL"}[window.kind]
-                l, t, r, b = window.root.bounds
+                l, t, r, b = window.root.bounds  # noqa: E741 (left, top, right, bottom)
                 ctx.print(f"  Window #{n} Window{{{_hex(n + 7)} u0 {name}}}:\n"
                           f"    mDisplayId={display.id} rootTaskId={display.top_task.id if display.top_task else -1} mSession=Session{{{_hex(n + 99)} 2202:u0a10086}}\n"
                           f"    mAttrs={{({l},{t})({r - l}x{b - t}) ty={ty} fmt=TRANSLUCENT{' fl=SECURE' if window.secure else ''}}}\n"
