@@ -7,6 +7,7 @@ since the server's pairing service is only reachable through it.
 
 from __future__ import annotations
 
+import builtins  # `list` is also a method name of the ports below
 import re
 import subprocess
 from dataclasses import dataclass
@@ -39,7 +40,7 @@ class DevicesPort(Protocol):
     def list(self) -> list[DeviceRow]: ...
     def connect(self, hostport: str) -> str: ...
     def pair(self, hostport: str, code: str) -> str: ...
-    def pairing_services(self) -> list[PairingService]: ...
+    def pairing_services(self) -> builtins.list[PairingService]: ...
 
 
 def transport_of(serial: str) -> str:
@@ -109,7 +110,7 @@ class AdbDevicesPort:
             raise DeviceOpError(out or "pairing failed; check the code and the address on the phone")
         return out
 
-    def pairing_services(self) -> list[PairingService]:
+    def pairing_services(self) -> builtins.list[PairingService]:
         return parse_mdns(self._run("mdns", "services"))
 
 

@@ -129,7 +129,7 @@ def build_deps(settings: Any, *, device: str | None, model: str | None, graphics
         start_sim=sim.start,
     )
 
-    def factory(spec):  # type: ignore[no-untyped-def]
+    def factory(spec):
         from mika.cap.phone import open_phone
 
         # One redactor per run, so what the phone types into a password field is masked

@@ -78,7 +78,7 @@ def sim_group(ctx: click.Context, port: int, serial: str, scenario: str | None, 
     click.echo(_t("stopped"), err=True)
 
 
-def _make_device(serial: str, scenario: str | None, spec: FaultSpec):  # type: ignore[no-untyped-def]
+def _make_device(serial: str, scenario: str | None, spec: FaultSpec):
     from mika.sim.world import make_device
 
     try:
@@ -87,7 +87,7 @@ def _make_device(serial: str, scenario: str | None, spec: FaultSpec):  # type: i
         raise _Failure(_t("bad_scenario", error=exc)) from None
 
 
-async def _serve(device, port: int) -> None:  # type: ignore[no-untyped-def]
+async def _serve(device, port: int) -> None:
     server = SimServer(device, port)
     actual = await server.start()
     stop = asyncio.Event()

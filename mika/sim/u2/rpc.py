@@ -48,7 +48,7 @@ def _frames(phone: Phone) -> list[tuple[int, list[Any]]]:
     return [(d, build_frame(w, d)) for d in sorted(w.displays)]
 
 
-def _node(phone: Phone, selector: dict[str, Any]):  # type: ignore[no-untyped-def]
+def _node(phone: Phone, selector: dict[str, Any]):
     windows = [win for _, wins in _frames(phone) for win in wins]
     node = find_one(windows, selector)
     if node is None:
