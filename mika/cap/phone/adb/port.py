@@ -308,7 +308,8 @@ class AdbPort:
                 raise  # the phone went away: the reconnect logic waits for it
             except Exception as exc:
                 if not _u2_busy(exc):
-                    return self._u2_broke("read the screen", exc)
+                    self._u2_broke("read the screen", exc)
+                    return None
                 last = _u2_reason(exc)
             else:
                 if isinstance(xml, str) and "<node" in xml:

@@ -86,8 +86,8 @@ def _window(ctx: Ctx, args: list[str]) -> None:
                       f"    deferred=false mLayoutNeeded=false mTouchExcludeRegion=SkRegion()\n"
                       f"    mDisplayInfo=DisplayInfo{{\"{display.name}\", displayId {display.id}, real {w} x {h}, largest app {h} x {h}, "
                       f"smallest app {w} x {w}, density {dens} ({dens}.0 x {dens}.0) dpi, rotation 0, state {'ON' if world.screen_on else 'OFF'}}}\n")
-            t = display.top_task
-            ctx.print(f"  mCurrentFocus={_focus_window(world, display.id)}\n  mFocusedApp={_record(world, t, t.top) if t else 'null'}\n")
+            top = display.top_task
+            ctx.print(f"  mCurrentFocus={_focus_window(world, display.id)}\n  mFocusedApp={_record(world, top, top.top) if top else 'null'}\n")
 
 
 def _task_line(world: World, task: Task, visible: bool) -> str:
