@@ -108,9 +108,10 @@ class RunView:
 
     def apply(self, event: ev.RunEvent | dict[str, Any]) -> None:
         if isinstance(event, dict):
-            event = _from_dict(event)
-            if event is None:
+            parsed = _from_dict(event)
+            if parsed is None:
                 return
+            event = parsed
         handler = getattr(self, "_on_" + type(event).__name__, None)
         if handler is not None:
             handler(event)

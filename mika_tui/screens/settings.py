@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from textual import on
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, DataTable, Footer, Select, Static, Switch
 
@@ -26,7 +27,7 @@ def binding_table() -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     for cls in (MikaApp, MainScreen, ApprovalCard, Timeline, Base, DevicesScreen):
         for b in cls.BINDINGS:
-            if getattr(b, "id", None) and b.id not in [i for i, _ in out]:
+            if isinstance(b, Binding) and b.id and b.id not in [i for i, _ in out]:
                 out.append((b.id, b.key))
     return out
 

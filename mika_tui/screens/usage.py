@@ -40,8 +40,8 @@ def stacked_chart(report: UsageReport, tz, width_per_bar: int = 5) -> Text:
         columns.append((cells + [None] * BAR_HEIGHT)[:BAR_HEIGHT])
     for level in range(BAR_HEIGHT - 1, -1, -1):
         for col in columns:
-            p = col[level]
-            text.append("█" * (width_per_bar - 1) if p else " " * (width_per_bar - 1), style=colour.get(p, ""))
+            cell = col[level]
+            text.append("█" * (width_per_bar - 1) if cell else " " * (width_per_bar - 1), style=colour.get(cell, ""))
             text.append(" ")
         text.append("\n")
     for bucket in report.buckets:

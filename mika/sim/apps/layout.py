@@ -162,7 +162,7 @@ class Builder:
         if kind == "check":
             field = spec.get("field")
             bind = spec.get("bind")
-            on = bool(self.activity.fields.get(field)) if field else bool(tpl.lookup(bind, scope))
+            on = bool(self.activity.fields.get(field)) if field else bool(bind and tpl.lookup(bind, scope))
             return Node("android.widget.CheckBox", (left + MARGIN, top + 10, right - MARGIN, bottom - 10), pkg,
                         text=tpl.text(spec.get("text", ""), scope), rid=rid, checkable=True, checked=on,
                         clickable=True, focusable=True, role="check", field=field, bind=bind,
@@ -197,11 +197,11 @@ class Builder:
                 unit = (right - left) / sum(weights)
                 x = float(left)
                 for child, weight in zip(kids, weights, strict=False):
-                    x1 = x + weight * unit
-                    node = self.build(child, scope, int(x), top, int(x1), bottom)
+                    x_end = x + weight * unit
+                    node = self.build(child, scope, int(x), top, int(x_end), bottom)
                     if node:
                         bar.children.append(node)
-                    x = x1
+                    x = x_end
             return bar
         if kind == "image":
             return Node("android.widget.ImageView", (left + MARGIN, top, right - MARGIN, bottom), pkg, rid=rid, desc=desc,

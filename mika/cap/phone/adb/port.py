@@ -540,17 +540,17 @@ class AdbPort:
         for flag, value in (("-a", action), ("-d", data), ("-t", mime), ("-n", component)):
             if value:
                 parts += [flag, value]
-        for key, value in (extras or {}).items():
-            if isinstance(value, bool):
-                parts += ["--ez", key, "true" if value else "false"]
-            elif isinstance(value, int):
-                parts += ["--el" if isinstance(value, LongExtra) else "--ei", key, str(int(value))]
-            elif isinstance(value, float):
-                parts += ["--ef", key, str(value)]
-            elif isinstance(value, (list, tuple)):
-                parts += ["--eial", key, ",".join(str(int(v)) for v in value)]
+        for key, extra in (extras or {}).items():
+            if isinstance(extra, bool):
+                parts += ["--ez", key, "true" if extra else "false"]
+            elif isinstance(extra, int):
+                parts += ["--el" if isinstance(extra, LongExtra) else "--ei", key, str(int(extra))]
+            elif isinstance(extra, float):
+                parts += ["--ef", key, str(extra)]
+            elif isinstance(extra, (list, tuple)):
+                parts += ["--eial", key, ",".join(str(int(v)) for v in extra)]
             else:
-                parts += ["--es", key, str(value)]
+                parts += ["--es", key, str(extra)]
         if package:
             parts.append(package)
         result = await self._act(" ".join(shlex.quote(p) for p in parts))
