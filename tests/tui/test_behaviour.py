@@ -416,7 +416,7 @@ class TestRecovery:
         conv = ConversationStore(state).create().id
         # Another process starts the run and dies (its lease goes with it), as a killed Mika would;
         # it must be gone before the app starts, so blocking here is the point.
-        subprocess.run([sys.executable, "-c", (  # noqa: ASYNC221
+        subprocess.run([sys.executable, "-c", (
             "import sys; from mika.run.run_store import RunStore; from mika.run.conversations import ConversationStore;"
             "from mika.run.spec import RunPhase; s, c = sys.argv[1], sys.argv[2];"
             "RunStore(s).queued('deadrun01', c, 'check the parcel'); RunStore(s).set_phase('deadrun01', RunPhase.RUNNING);"

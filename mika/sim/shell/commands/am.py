@@ -6,7 +6,7 @@ import base64
 import random
 from dataclasses import dataclass, field
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, cast
 
 from mika.sim.apps import engine
 from mika.sim.shell.context import Ctx
@@ -172,8 +172,8 @@ def _resolve(world: World, it: Intent) -> tuple[str, dict[str, Any]] | None:
     if app is None:
         return None
     # resolve_intent reads only `.apps`: a view of the world holding just that app.
-    return engine.resolve_intent(SimpleNamespace(apps={app.package: app}), it.action, it.data,  # type: ignore[arg-type]
-                                 it.mime, it.category)
+    only_app = cast(World, SimpleNamespace(apps={app.package: app}))
+    return engine.resolve_intent(only_app, it.action, it.data, it.mime, it.category)
 
 
 def start(ctx: Ctx, it: Intent) -> int:
