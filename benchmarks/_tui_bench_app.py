@@ -15,11 +15,10 @@ def sim_png() -> bytes:
 
 
 def make_app(fps: float = 5.0, frames: list[bytes] | None = None):
+    from mika.assembly import RunEnvironment, capabilities_for
     from mika.config.settings import Settings
     from mika.model.testing import ScriptedModel
     from mika.run.task_run import RunOptions, TaskRun
-    from mika.assembly import RunEnvironment, capabilities_for
-
     from mika_tui.app import MikaApp
     from mika_tui.deps import AppDeps, DeviceInfo
     from mika_tui.frames import StaticFrameSource

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import base64
 import hashlib
 import json
 import sys
@@ -30,14 +29,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from mika.agent.compressor import IMAGE_TOKENS, estimate_text  # noqa: E402
-from mika.assembly import RunEnvironment, capabilities_for  # noqa: E402
-from mika.model.messages import Image, ModelRequest, Text, Thinking, ToolCall, ToolResult, Usage  # noqa: E402
-from mika.model.testing import FunctionModel, Reply  # noqa: E402
-from mika.record.events import Compressed, QuestionAsked, ToolsOpened  # noqa: E402
-from mika.run.task_run import RunOptions, TaskRun  # noqa: E402
-from mika.runtypes.spec import Attendance, RunOrigin, RunProvenance, RunSpec  # noqa: E402
-from tests.agent.phoneish import PhoneishCapability, PhoneishWorld  # noqa: E402
+from mika.agent.compressor import IMAGE_TOKENS, estimate_text
+from mika.assembly import RunEnvironment, capabilities_for
+from mika.model.messages import Image, ModelRequest, Text, Thinking, ToolResult, Usage
+from mika.model.testing import FunctionModel, Reply
+from mika.record.events import Compressed, QuestionAsked, ToolsOpened
+from mika.run.task_run import RunOptions, TaskRun
+from mika.runtypes.spec import Attendance, RunOrigin, RunProvenance, RunSpec
+from tests.agent.phoneish import PhoneishCapability, PhoneishWorld
 
 STABLE_SHARE = 0.9
 

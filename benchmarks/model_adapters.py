@@ -14,10 +14,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "models"))
 
-from adapters_kit import adapter, ask  # noqa: E402
-from replay_server import Reply, ReplayServer  # noqa: E402
+from adapters_kit import adapter, ask
+from replay_server import ReplayServer, Reply
 
-from mika.model.base import complete  # noqa: E402
+from mika.model.base import complete
 
 RECORDINGS = [
     ("openai-chat", "openai_chat_completions_stream/openai-python__tool_call_stream_2024.sse"),

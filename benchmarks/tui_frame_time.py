@@ -15,7 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks._tui_bench_app import make_app, sim_png  # noqa: E402
+from benchmarks._tui_bench_app import make_app, sim_png
 
 
 async def loop_lag(seconds: float) -> list[float]:

@@ -12,6 +12,7 @@ Files that are *meant* to hold a secret (the config, key files) go through
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -60,10 +61,8 @@ def write_bytes(path: Path | str, data: bytes, *, mode: int | None = None, redac
             os.fsync(f.fileno())
         os.replace(tmp, path)
     except BaseException:
-        try:
+        with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
-        except FileNotFoundError:
-            pass
         raise
     _fsync_dir(path.parent)
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 
@@ -39,7 +39,7 @@ from mika.exit_codes import ExitCode
 from mika.terminal_text import echo
 
 
-def _fail(message: str, code: ExitCode) -> None:
+def _fail(message: str, code: ExitCode) -> NoReturn:
     echo(f"mika: {message}", err=True)
     sys.exit(int(code))
 

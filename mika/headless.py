@@ -12,24 +12,25 @@ import asyncio
 import json
 import signal
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Callable
+from typing import IO
 
 from mika.action.approval import BLOCKED
 from mika.action.approval_summary import ScreenSummary
 from mika.exit_codes import ExitCode
 from mika.model.errors import ModelErrorKind
 from mika.record.events import Activity, ApprovalEvent, ModelFailed, Notice, RunEvent, ToolCalled, ToolFinished
-from mika.run.contracts import TaskRunLike
-from mika.runtypes.result import OutcomeStatus, RunResult
 from mika.run.borrowed import BorrowedLedger
+from mika.run.contracts import TaskRunLike
 from mika.run.conversations import ConversationStore
 from mika.run.outbox import Delivery, DeliveryFailed, Outbox
 from mika.run.recovery import recover_at_start, settle
-from mika.runtypes.spec import Attendance, RunOrigin, RunProvenance, RunSpec
 from mika.run.task_center import TaskCenter
 from mika.run.ui_text import t
+from mika.runtypes.result import OutcomeStatus, RunResult
+from mika.runtypes.spec import Attendance, RunOrigin, RunProvenance, RunSpec
 from mika.terminal_text import for_terminal, json_for_terminal
 
 FORMATS = ("text", "json", "stream-json")

@@ -36,7 +36,7 @@ class MissingPrompt(LookupError):
     pass
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def prompt(relative: str) -> str:
     """Text of prompts/<relative> (e.g. "tools/wait.md"), stripped of the trailing newline."""
     path = prompts_dir() / relative

@@ -13,11 +13,11 @@ from typing import Any
 from textual.app import App
 from textual.binding import Binding
 
-from mika.run.task_center import TaskCenter
+from mika.record.events import RunEvent
 from mika.run.contracts import TaskRunLike
+from mika.run.task_center import CenterState, TaskCenter
 from mika.runtypes.spec import RunSpec
 from mika.terminal_text import for_terminal
-
 from mika_tui.bindings import localize
 from mika_tui.commands import MikaCommands
 from mika_tui.deps import AppDeps
@@ -75,8 +75,16 @@ class MikaApp(App):
         self.main_screen = MainScreen()
         await self.push_screen(self.main_screen)
         if self.center is not None:
-            self.center.subscribe(lambda e: self.main_screen.post_message(RunEventPosted(e)))
-            self.center.watch(lambda s: self.main_screen.post_message(CenterChanged(s)))
+            screen = self.main_screen
+
+            def on_event(e: RunEvent) -> None:
+                screen.post_message(RunEventPosted(e))
+
+            def on_state(s: CenterState) -> None:
+                screen.post_message(CenterChanged(s))
+
+            self.center.subscribe(on_event)
+            self.center.watch(on_state)
             self.run_worker(self._settle(), group="recovery", exit_on_error=False)
 
     async def _settle(self) -> None:
@@ -137,7 +145,7 @@ class MikaApp(App):
             self.pop_screen()
         self.push_screen(factories[name]())
 
-    def action_back(self) -> None:
+    def action_back(self) -> None:  # type: ignore[override]  # Textual's is a coroutine; ours pops at once, callable from sync code and tests
         if self.screen is not self.main_screen and len(self.screen_stack) > 1:
             self.pop_screen()
 

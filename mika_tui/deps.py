@@ -6,15 +6,15 @@ simulated-phone frames, fixed clock, temp dirs) — the app never reaches for gl
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from datetime import tzinfo
-from typing import TYPE_CHECKING, Callable, Protocol
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
 
 from mika.config.settings import Settings
 from mika.run.task_center import RunFactory
 from mika.terminal_text import for_terminal, one_line
-
 from mika_tui.frames import FrameSource
 
 if TYPE_CHECKING:

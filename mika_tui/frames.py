@@ -8,7 +8,8 @@ phone rendered. Calls block: the preview makes them from a worker thread.
 
 from __future__ import annotations
 
-from typing import Protocol, Sequence
+from collections.abc import Sequence
+from typing import Protocol
 
 
 class FrameError(Exception):

@@ -38,8 +38,9 @@ def to_strips(png: bytes | Image.Image, cells: tuple[int, int]) -> list[Strip]:
     image = image.convert("RGB")
     w, h = fit(image.size, cells)
     # Quantise to 6 bits a channel: invisible at this size, and it keeps the style cache hot.
-    small = image.resize((w, h * 2), Image.BILINEAR).point(lambda v: v & 0xFC)
+    small = image.resize((w, h * 2), Image.Resampling.BILINEAR).point(lambda v: v & 0xFC)
     pixels = small.load()
+    assert pixels is not None  # load() of an in-memory image always gives its pixels
     strips: list[Strip] = []
     for row in range(h):
         segments: list[Segment] = []

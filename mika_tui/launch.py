@@ -10,15 +10,14 @@ assembly (in-process, like headless mode); the TUI never imports mika.sim.
 from __future__ import annotations
 
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from mika.assembly import Assembly
 from mika.assembly.device import ChosenPhone
 from mika.config.errors import ConfigError
-
 from mika_tui.deps import AppDeps, DeviceInfo
 from mika_tui.frames import AdbFrameSource
-
 
 MODEL_MISSING = "model_missing"  # an i18n key: the app says it in the user's language
 

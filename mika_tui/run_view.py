@@ -7,8 +7,9 @@ of Textual so the same folding reads recorded runs (the Runs screen) and live on
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from mika.record import events as ev
 from mika.terminal_text import for_terminal as _clean
@@ -107,9 +108,10 @@ class RunView:
 
     def apply(self, event: ev.RunEvent | dict[str, Any]) -> None:
         if isinstance(event, dict):
-            event = _from_dict(event)
-            if event is None:
+            parsed = _from_dict(event)
+            if parsed is None:
                 return
+            event = parsed
         handler = getattr(self, "_on_" + type(event).__name__, None)
         if handler is not None:
             handler(event)

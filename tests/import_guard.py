@@ -17,7 +17,7 @@ import pytest
 
 OWN_PACKAGES = ("mika", "mika_tui", "tests")
 _IMPORT_WORDS = re.compile(r"ImportError|ModuleNotFoundError|could not import|No module named|cannot import name")
-_OWN_NAME = re.compile(r"""['"](?:%s)(?:\.[\w.]+)?['"]""" % "|".join(OWN_PACKAGES))
+_OWN_NAME = re.compile(r"""['"](?:{})(?:\.[\w.]+)?['"]""".format("|".join(OWN_PACKAGES)))
 
 
 def names_own_import(reason: str) -> bool:

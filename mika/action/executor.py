@@ -18,8 +18,8 @@ from mika.action.origin import Origin
 from mika.action.pacing import OutwardPacing
 from mika.action.risk import Classified, RiskClass, classify_target
 from mika.model.messages import ToolCall
-from mika.resources import prompt
 from mika.record.events import ApprovalEvent, ToolCalled, ToolFinished, ToolsOpened
+from mika.resources import prompt
 from mika.tool.action_pass import issue_minter
 from mika.tool.context import SkippedForNewMessage, ToolContext
 from mika.tool.declaration import ActionTarget, AgentTool, Risk, ToolOutcome

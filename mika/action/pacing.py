@@ -9,8 +9,8 @@ minutes, never more than 30 s. Time spent reading and thinking counts toward the
 from __future__ import annotations
 
 import random as _random
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 WINDOW_S = 30 * 60
 BASE_LOW, BASE_HIGH = 8.0, 20.0

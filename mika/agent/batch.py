@@ -17,8 +17,9 @@ Send that never sent. A step marked `optional` (a popup that may not be there) g
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, Awaitable, Callable
+from typing import Any
 
 MAX_STEPS = 20
 
@@ -150,9 +151,9 @@ class BatchRunner:
             if effect == "no_effect" and not step.optional:
                 return self._stop(reports, steps, i + 1, "no_effect")
             if self.interrupted is not None and i < len(steps):
-                reason = await self.interrupted(step, data)
-                if reason:
-                    return self._stop(reports, steps, i + 1, reason)
+                interruption = await self.interrupted(step, data)
+                if interruption:
+                    return self._stop(reports, steps, i + 1, interruption)
         return BatchResult(tuple(reports), len(steps))
 
     @staticmethod

@@ -18,10 +18,11 @@ context, and turns that asked the user (ask / confirm / takeover), which stay wh
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from mika.agent.history import History, ResultInfo, ResultKind, image_line
-from mika.model.messages import Image, Message, ModelRequest, Part, Text, Thinking, ToolCall, ToolResult
+from mika.model.messages import Image, Message, ModelRequest, Part, Text, Thinking, ToolCall, ToolResult, ToolSpec
 from mika.resources import prompt
 
 MAX_LEVEL = 5
@@ -75,7 +76,7 @@ def estimate_messages(messages: list[Message] | tuple[Message, ...]) -> int:
     return sum(4 + sum(estimate_part(p) for p in m.parts) for m in messages)
 
 
-def estimate_fixed(system: str, tools) -> int:
+def estimate_fixed(system: str, tools: Iterable[ToolSpec]) -> int:
     size = estimate_text(system)
     for t in tools:
         size += 8 + estimate_text(t.name) + estimate_text(t.description) + estimate_text(json.dumps(t.parameters, sort_keys=True))
@@ -141,9 +142,9 @@ class ContextCompressor:
             block = prompt("feedback/earlier_steps.md") + "\n" + "\n".join(pending)
             pending.clear()
             last = head[-1]
-            head[-1] = Message(last.role, last.parts + (Text(block),))
+            head[-1] = Message(last.role, (*last.parts, Text(block)))
 
-        turn_bounds = [(s, e) for s, e in zip(starts, starts[1:] + [len(msgs)]) if s < cut]
+        turn_bounds = [(s, e) for s, e in zip(starts, [*starts[1:], len(msgs)], strict=False) if s < cut]
         for start, end in turn_bounds:
             assistant = msgs[start]
             users = msgs[start + 1 : end]

@@ -21,10 +21,17 @@ since a compression that could not land low enough.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
-from mika.agent.compressor import MAX_LEVEL, Compressed, ContextCompressor, estimate_fixed, estimate_messages, estimate_text
+from mika.agent.compressor import (
+    MAX_LEVEL,
+    Compressed,
+    ContextCompressor,
+    estimate_fixed,
+    estimate_messages,
+    estimate_text,
+)
 from mika.agent.history import History, only_last_image
 from mika.agent.recovery import ContextRecovery
 from mika.agent.system_prompt import SystemPrompt
@@ -214,7 +221,7 @@ class ContextBuilder:
         self._apply(max(self.level, 1), size)
 
     def _apply(self, start_level: int, before: int) -> None:
-        trigger, target, hard = self._limits() if self.window else (0, 0, 0)
+        _trigger, target, _hard = self._limits() if self.window else (0, 0, 0)
         chosen = None
         for level in range(max(1, start_level), MAX_LEVEL + 1):
             candidate = self.recovery.restore(self.compressor.compress(self.history, level), self.history)

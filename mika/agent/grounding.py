@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from mika.observe.evidence import EvidenceLedger
 
@@ -43,7 +44,7 @@ class GroundingReport:
     def grounded(self) -> bool:
         return not self.unsupported and not self.wrong_sums
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {"checked": self.checked, "unsupported": list(self.unsupported), "wrong_sums": list(self.wrong_sums),
                 "grounded": self.grounded}
 

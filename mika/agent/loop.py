@@ -11,7 +11,9 @@ back into the history (with StuckAdvice when going in circles), StopRules may en
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from mika.action.executor import ActionExecutor
 from mika.action.origin import Origin
@@ -20,19 +22,19 @@ from mika.agent.grounding import Grounding
 from mika.agent.history import ResultInfo, ResultKind
 from mika.agent.intent_gate import Intent, IntentGate
 from mika.agent.model_caller import ModelCaller, RunCancelled
-from mika.agent.stop_rules import StopRules
+from mika.agent.stop_rules import Stop, StopRules
 from mika.agent.stuck_advice import StuckAdvice
 from mika.agent.turn_policy import TurnPolicy
 from mika.model.errors import ModelError
-from mika.model.messages import Image, Message, ModelResponse, Text, ToolCall, ToolResult, Usage
+from mika.model.messages import Image, Message, ModelRequest, ModelResponse, Part, Text, ToolCall, ToolResult, Usage
 from mika.observe.evidence import AnswerSources
 from mika.observe.observation import Observation, ObsKind, Trust
-from mika.record.events import Compressed, GroundingChecked, IntentJudged, ObservationMade, SourcesChosen
+from mika.record.events import Compressed, GroundingChecked, IntentJudged, ObservationMade, RunEvent, SourcesChosen
 from mika.resources import prompt
 from mika.runtypes.inbox import RunInbox
 from mika.runtypes.result import OutcomeStatus, RunResult
 from mika.tool.context import ToolContext
-from mika.tool.declaration import AgentTool, ToolOutcome
+from mika.tool.declaration import AgentTool, EndRun, ToolOutcome
 from mika.tool.dispatcher import skipped_text
 from mika.tool.race import Interrupted, race
 
@@ -53,7 +55,7 @@ class AgentLoop:
         executor: ActionExecutor,
         inbox: RunInbox,
         tool_ctx: ToolContext,
-        emit,
+        emit: Callable[[RunEvent], None],
         stop_rules: StopRules | None = None,
         turn_policy: TurnPolicy | None = None,
         stuck_advice: StuckAdvice | None = None,
@@ -79,10 +81,11 @@ class AgentLoop:
         self.turn_policy.user_said(self.spec.goal)
         self.context.on_compressed = self._on_compressed
 
-    def _base(self) -> dict:
+    def _base(self) -> dict[str, Any]:
         return {"run_id": self.spec.id, "conversation_id": self.spec.conversation_id, "step": self.state.step}
 
-    def _result(self, status: OutcomeStatus, answer: str, subtype: str = "", sources=()) -> RunResult:
+    def _result(self, status: OutcomeStatus, answer: str, subtype: str = "",
+                sources: Iterable[dict[str, Any]] = ()) -> RunResult:
         return RunResult(
             run_id=self.spec.id, status=status, answer=answer, subtype=subtype, steps=self.state.step,
             usage=self.state.usage.as_dict(), sources=tuple(sources),
@@ -106,7 +109,7 @@ class AgentLoop:
             stop = self.stop_rules.model_failed(err)
             return self._result(OutcomeStatus.FAILED, stop.reason, subtype=stop.subtype)
 
-    async def _ask(self, request, *, overflow: bool = True) -> ModelResponse | None:
+    async def _ask(self, request: ModelRequest, *, overflow: bool = True) -> ModelResponse | None:
         response = await self.caller.call(request, self.state.step + 1,
                                           on_overflow=self.context.build_harsher if overflow else None)
         if response is not None:
@@ -199,11 +202,13 @@ class AgentLoop:
         text = "\n".join(f"The user adds: {s.text}" for s in steers)
         self.context.history.add_user(Text(text), users_words=True)
 
-    async def _run_calls(self, calls: tuple[ToolCall, ...]):
-        results: list = []
+    async def _run_calls(
+        self, calls: tuple[ToolCall, ...],
+    ) -> tuple[list[Part], EndRun | None, Stop | None]:
+        results: list[Part] = []
         image: Image | None = None
-        end = None
-        stop = None
+        end: EndRun | None = None
+        stop: Stop | None = None
         for i, call in enumerate(calls):
             if end is not None or stop is not None:
                 results.append(ToolResult(call.id, call.name, prompt("feedback/not_run.md"), is_error=True))

@@ -10,7 +10,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from typing import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
 
 from mika.config.secret_streams import StreamGuard
 from mika.model.base import Done, Model, TextDelta, complete
@@ -20,7 +21,6 @@ from mika.model.retry import RetryPolicy
 from mika.record.events import AnswerDelta, ModelCancelled, ModelFailed, ModelReplied, ModelRequested, RunEvent
 from mika.runtypes.inbox import RunInbox
 from mika.tool.race import Interrupted, race
-
 
 log = logging.getLogger(__name__)
 
@@ -40,7 +40,7 @@ class ModelCaller:
         run_id: str,
         conversation_id: str = "",
         estimate: Callable[[ModelRequest], int] | None = None,
-        sleep: Callable[[float], "asyncio.Future[None] | object"] = asyncio.sleep,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     ) -> None:
         self.model = model
         self.inbox = inbox
@@ -52,7 +52,7 @@ class ModelCaller:
         self._sleep = sleep
         self.calls = 0
 
-    def _ev(self, step: int) -> dict:
+    def _ev(self, step: int) -> dict[str, Any]:
         return {"run_id": self.run_id, "conversation_id": self.conversation_id, "step": step}
 
     async def call(
@@ -136,7 +136,7 @@ class ModelCaller:
         """Wait before a retry; False if a steer ended the wait (re-ask at once)."""
         events = (self.inbox.cancelled, self.inbox.steer_signal) if steerable else (self.inbox.cancelled,)
         try:
-            await race(self._sleep(seconds), *events)  # type: ignore[arg-type]
+            await race(self._sleep(seconds), *events)
         except Interrupted:
             pass
         else:
@@ -147,7 +147,7 @@ class ModelCaller:
         return False
 
 
-async def side_call(models: "Sequence[Model | None]", request: ModelRequest, timeout: float) -> ModelResponse | None:
+async def side_call(models: Sequence[Model | None], request: ModelRequest, timeout: float) -> ModelResponse | None:
     """A call outside the loop (intent, judge, stop summary): the first model given
     (the light one) is tried first, the next on failure; None when none answered in time.
 

@@ -8,8 +8,8 @@ answer. Replay and learning trust only "done".
 from __future__ import annotations
 
 import enum
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
 
 from mika.agent.model_caller import side_call
 from mika.agent.stop_summary import read_record

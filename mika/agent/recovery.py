@@ -9,6 +9,7 @@ before the live turns that followed them.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from mika.agent.compressor import Compressed
@@ -16,13 +17,11 @@ from mika.agent.history import History
 from mika.model.messages import Message, Text, ToolResult
 
 
-def _texts(messages) -> str:
+def _texts(messages: Iterable[Message]) -> str:
     out: list[str] = []
     for m in messages:
         for p in m.parts:
-            if isinstance(p, Text):
-                out.append(p.text)
-            elif isinstance(p, ToolResult):
+            if isinstance(p, (Text, ToolResult)):
                 out.append(p.text)
     return "\n".join(out)
 
@@ -45,7 +44,7 @@ class ContextRecovery:
             # Put the opening back in its place, keeping whatever the head had after it.
             extra = head[0].parts if head and head[0].role == "user" else ()
             rest = head[1:] if head and head[0].role == "user" else head
-            head = [Message("user", opening.parts + tuple(p for p in extra if p not in opening.parts))] + rest
+            head = [Message("user", opening.parts + tuple(p for p in extra if p not in opening.parts)), *rest]
             restored.append("opening")
         present = _texts(head) + "\n" + _texts(tail)
         missing = [t for t in history.user_texts if t not in present]

@@ -59,8 +59,8 @@ def _is_name_line(line: str) -> bool:
     return (han == 0 and len(words) <= 4) or (0 < han <= 6 and len(words) <= 2)
 
 
-def count_scripts(text: str) -> Counter:
-    counts: Counter = Counter()
+def count_scripts(text: str) -> Counter[str]:
+    counts: Counter[str] = Counter()
     lines = text.splitlines() or [text]
     multi_line = len([ln for ln in lines if ln.strip()]) > 1
     for line in lines:

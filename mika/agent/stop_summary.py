@@ -8,8 +8,8 @@ cannot be taken back.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
 
 from mika.agent.model_caller import side_call
 from mika.config.language import ui_language
@@ -68,7 +68,7 @@ def read_record(events: Iterable[RunEvent]) -> RecordFacts:
                 if call.risk == "external":
                     outward.append(label)
     if len(lines) > DIGEST_LINES:
-        lines = lines[:10] + [f"… {len(lines) - DIGEST_LINES} steps …"] + lines[-(DIGEST_LINES - 10):]
+        lines = [*lines[:10], f"… {len(lines) - DIGEST_LINES} steps …", *lines[-(DIGEST_LINES - 10):]]
     return RecordFacts(tuple(done), tuple(outward), steps, "\n".join(lines))
 
 

@@ -7,7 +7,7 @@ within a run.
 
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
 from mika.resources import prompts_dir
 from mika.tool.groups import GROUP_ORDER

@@ -9,9 +9,9 @@ replies are the run's, in order, and a side call would take one.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
 
 from mika.agent.model_caller import side_call
 from mika.agent.stop_summary import StopSummary
@@ -21,9 +21,9 @@ from mika.observe.observation import wrap_untrusted
 from mika.record.events import EVENT_TYPES, RunEvent, ToolCalled, ToolFinished
 from mika.record.recorder import find_run, read_events
 from mika.resources import prompt
+from mika.run.ui_text import t
 from mika.runtypes.result import RunResult
 from mika.runtypes.spec import RunSpec
-from mika.run.ui_text import t
 
 TITLE_TIMEOUT_S = 8.0
 TITLE_MAX_CHARS = 60

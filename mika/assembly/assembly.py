@@ -17,9 +17,10 @@ so the app can say how to set them up.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from mika.assembly.capabilities import RunEnvironment, capabilities_for
 from mika.assembly.models import SelectedModels, select_models
@@ -35,7 +36,7 @@ if TYPE_CHECKING:
     from mika.run.task_run import RunOptions, TaskRun
 
 
-def run_options(settings: Settings, models: SelectedModels, state_dir: Path | None, **extra: Any) -> "RunOptions":
+def run_options(settings: Settings, models: SelectedModels, state_dir: Path | None, **extra: Any) -> RunOptions:
     """The options every face's runs get from one settings file (a redactor per run is
     added by the factory). The outcome judge is a side call, and a scripted model's
     replies are the run's: it is off for them whatever the config says."""
@@ -51,7 +52,7 @@ class Assembly:
     settings: Settings
     state_dir: Path
     models: SelectedModels | None
-    device: "DeviceChoice"
+    device: DeviceChoice
     model_problem: Exception | None = None
     device_problem: str = ""
 
@@ -65,13 +66,13 @@ class Assembly:
         state_dir: Path | None = None,
         lenient: bool = False,
         start_sim: Callable[[], Any] | None = None,
-    ) -> "Assembly":
+    ) -> Assembly:
         from mika.assembly.device import DeviceChoice
         from mika.cap.phone import PhoneOpenError
+        from mika.config.language import set_language
         from mika.config.paths import state_dir as default_state_dir
         from mika.config.secret_discovery import register_configured_secrets
         from mika.model.errors import ModelError
-        from mika.config.language import set_language
 
         # Secrets first: any error sentence from here on is scrubbed of the keys.
         register_configured_secrets(settings)
@@ -99,11 +100,11 @@ class Assembly:
 
     # -- runs ---------------------------------------------------------------------------------
 
-    def run_options(self) -> "RunOptions":
+    def run_options(self) -> RunOptions:
         assert self.models is not None, "no model: check model_problem before making runs"
         return run_options(self.settings, self.models, self.state_dir)
 
-    def make_run(self, spec: RunSpec) -> "TaskRun":
+    def make_run(self, spec: RunSpec) -> TaskRun:
         """The run factory: one TaskRun for `spec`, on the phone chosen now."""
         from dataclasses import replace
 
@@ -121,17 +122,17 @@ class Assembly:
         return TaskRun(spec, self.models.main, capabilities_for(spec, env), options, light=self.models.light)
 
     @property
-    def run_factory(self) -> "RunFactory | None":
+    def run_factory(self) -> RunFactory | None:
         return self.make_run if self.models is not None else None
 
     def task_center(
         self,
         *,
-        outbox: "Outbox",
-        factory: "RunFactory | None" = None,
-        conversations: "ConversationStore | None" = None,
+        outbox: Outbox,
+        factory: RunFactory | None = None,
+        conversations: ConversationStore | None = None,
         limit: int | None = None,
-    ) -> "TaskCenter":
+    ) -> TaskCenter:
         """The TaskCenter for this face: `factory` may wrap `make_run` (the TUI keeps its
         runs); titles and stop summaries come from the assembly's models."""
         from mika.assembly.aftercare import RecordStopSummary, TitleMaker

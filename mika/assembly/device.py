@@ -19,9 +19,10 @@ is reached over the adb server like any phone, so nothing above the wire changes
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from mika.cap.phone import PhoneCapability, PhoneOpenError, open_phone
 
@@ -46,7 +47,7 @@ class DeviceChoice:
 
     @classmethod
     def open(cls, wanted: str | None, state_dir: Path | None, *, lenient: bool = False,
-             start_sim: Callable[[], Any] | None = None) -> "DeviceChoice":
+             start_sim: Callable[[], Any] | None = None) -> DeviceChoice:
         """Raises PhoneOpenError (a sentence for the user) when the wanted phone can't be had."""
         choice = cls(state_dir, start_sim=start_sim)
         if wanted == "none":

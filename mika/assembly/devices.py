@@ -7,6 +7,7 @@ Faces call it from worker threads.
 
 from __future__ import annotations
 
+import builtins
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -33,10 +34,10 @@ class PairingService:
 
 
 class DevicesPort(Protocol):
-    def list(self) -> list[DeviceStatus]: ...
+    def list(self) -> builtins.list[DeviceStatus]: ...
     def connect(self, hostport: str) -> str: ...
     def pair(self, hostport: str, code: str) -> str: ...
-    def pairing_services(self) -> list[PairingService]: ...
+    def pairing_services(self) -> builtins.list[PairingService]: ...
 
 
 class AdbDevices:
@@ -45,7 +46,7 @@ class AdbDevices:
     def __init__(self, timeout: float = 15.0) -> None:
         self.timeout = timeout
 
-    def _client(self):  # type: ignore[no-untyped-def]
+    def _client(self):
         from mika.cap.phone.adb.server import AdbServerError, adb_client
 
         try:
@@ -92,7 +93,7 @@ class AdbDevices:
         except PairingError as exc:
             raise DeviceOpError(str(exc)) from None
 
-    def pairing_services(self) -> list[PairingService]:
+    def pairing_services(self) -> builtins.list[PairingService]:
         import adbutils
 
         from mika.cap.phone.adb.pairing import PAIRING, mdns_services
@@ -104,7 +105,7 @@ class AdbDevices:
         return [PairingService(s.name, s.address) for s in found if s.kind == PAIRING]
 
 
-def _u2_state(client, serial: str) -> str:  # type: ignore[no-untyped-def]
+def _u2_state(client, serial: str) -> str:
     import adbutils
 
     try:

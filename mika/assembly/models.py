@@ -6,9 +6,9 @@ of `kind = "scripted"`; everything else is built by mika.model.roles from the co
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from mika.config.errors import ConfigError
 from mika.config.settings import Settings

@@ -18,6 +18,7 @@ import click
 
 from mika.atomic_write import write_secret_file
 from mika.config.errors import ConfigError
+from mika.config.language import set_language
 from mika.config.paths import config_file, state_dir
 from mika.config.secret_discovery import register_config_secrets
 from mika.exit_codes import ExitCode
@@ -36,10 +37,10 @@ from mika.model.probe import MODEL_PROBLEMS, PROBE_TIMEOUT, ProbeAttempt, probe
 from mika.model.providers_config import ModelRef, ProvidersConfig, load_providers
 from mika.model.roles import build_model, provider_settings
 from mika.terminal_text import echo, json_for_terminal
-from mika.config.language import set_language
 from mika.usage.ledger import UsageLedger
 
 if TYPE_CHECKING:
+    from mika.model.base import Model
     from mika.model.catalog import ListedModel
 
 EXIT_CONFIG = ExitCode.USAGE
@@ -364,7 +365,7 @@ async def _run_probe(cfg: ProvidersConfig, target: str, ledger: UsageLedger, tim
         if not candidates:
             raise CatalogError("no_list", t("no_candidates", provider=provider_id))
 
-    def make(name: str):
+    def make(name: str) -> Model:
         return metered(build_model(cfg, ModelRef(provider_id, name), key="PROVIDER"), ledger, "probe")
 
     return await probe(make, candidates, timeout=timeout)

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import sys
-from datetime import datetime, timezone
+from datetime import UTC, datetime, tzinfo
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -16,6 +17,7 @@ from mika.usage.copy import t
 from mika.usage.ledger import UsageLedger
 from mika.usage.query import (
     UsageRangeError,
+    UsageReport,
     bucket_label,
     local_zone,
     parse_range,
@@ -46,7 +48,7 @@ def usage_command(range_: str, as_json: bool, config_path: str | None) -> None:
         pass  # a broken config must not hide the usage numbers
     tz = local_zone()
     try:
-        rng = parse_range(range_, datetime.now(timezone.utc), tz)
+        rng = parse_range(range_, datetime.now(UTC), tz)
     except UsageRangeError as exc:
         echo(f"mika usage: {exc}", err=True)
         sys.exit(ExitCode.USAGE)
@@ -89,7 +91,7 @@ def usage_command(range_: str, as_json: bool, config_path: str | None) -> None:
     echo(t("footer"))
 
 
-def report_json(report, tz) -> dict:
+def report_json(report: UsageReport, tz: tzinfo) -> dict[str, Any]:
     rng = report.range
     return {
         "range": rng.label,

@@ -13,7 +13,7 @@ The rule, first match wins:
 from __future__ import annotations
 
 import os
-from typing import Mapping
+from collections.abc import Mapping
 
 LANGUAGES = ("en", "zh")
 # What `[general] language` and MIKA_LANGUAGE accept; "auto" means "follow the locale".

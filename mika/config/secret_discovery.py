@@ -7,10 +7,12 @@ The config's raw tables are read here, not through mika.model (a higher layer).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from mika.config.secrets import MIN_SECRET_LEN, REGISTRY
 
@@ -47,10 +49,8 @@ def configured_secrets(raw: Mapping[str, Any], config_file: Path | None,
             path = Path(key_file).expanduser()
             if not path.is_absolute() and config_file is not None:
                 path = config_file.parent / path
-            try:
+            with contextlib.suppress(OSError, UnicodeDecodeError):
                 found.append(path.read_text(encoding="utf-8"))
-            except (OSError, UnicodeDecodeError):
-                pass
         headers = table.get("headers")
         if isinstance(headers, Mapping):
             found.extend(_header_secrets(headers))

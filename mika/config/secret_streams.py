@@ -4,12 +4,14 @@ secret masked, even one split across two pieces."""
 from __future__ import annotations
 
 import atexit
+import contextlib
 import io
 import sys
 import threading
-from typing import Any
+from typing import Any, TextIO
 
 from mika.config.secrets import REGISTRY, SecretRegistry, scrub_bytes
+
 
 class StreamGuard:
     """Scrubs text that arrives in pieces (model deltas, stream writes): a secret split
@@ -37,7 +39,8 @@ class GuardedTextStream(io.TextIOBase):
     still passes the scrub."""
 
     def __init__(self, raw: Any) -> None:
-        self._raw = raw
+        # Any stream with the TextIO surface: sys.stdout/stderr, or a test's StringIO.
+        self._raw: TextIO = raw
         self._guard = StreamGuard()
         self._lock = threading.RLock()
         raw_buffer = getattr(raw, "buffer", None)
@@ -60,10 +63,8 @@ class GuardedTextStream(io.TextIOBase):
             rest = self._guard.flush()
             if rest:
                 self._raw.write(rest)
-            try:
+            with contextlib.suppress(OSError, ValueError):
                 self._raw.flush()
-            except (OSError, ValueError):
-                pass
 
     @property
     def buffer(self) -> Any:

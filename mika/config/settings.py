@@ -10,9 +10,10 @@ from __future__ import annotations
 import os
 import sys
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from mika.config.errors import ConfigError
 from mika.config.language import CHOICES as LANGUAGES
@@ -48,7 +49,7 @@ class Settings:
         return decide(self.language)
 
 
-def _pick(data: dict[str, Any], table: str, key: str, kind: type, default: Any, file: Path | None, choices: tuple = ()) -> Any:
+def _pick(data: dict[str, Any], table: str, key: str, kind: type, default: Any, file: Path | None, choices: tuple[str, ...] = ()) -> Any:
     section = data.get(table, {})
     if not isinstance(section, dict):
         raise ConfigError(file, table, "a table", section)
@@ -102,7 +103,8 @@ def parse_settings(data: dict[str, Any], file: Path | None = None) -> Settings:
 
 
 def _to_stderr(line: str) -> None:
-    print(f"mika: warning: {line}", file=sys.stderr)
+    # Config is read before any UI exists, so the warning goes straight to stderr.
+    print(f"mika: warning: {line}", file=sys.stderr)  # noqa: T201
 
 
 def load_settings(explicit: str | os.PathLike[str] | None = None,

@@ -8,7 +8,8 @@ checked where they are parsed; only their names are known here.
 from __future__ import annotations
 
 import difflib
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 # table -> its keys; None: the table's keys are free (bindings, provider ids).
 KNOWN: dict[str, frozenset[str] | None] = {

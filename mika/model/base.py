@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import AsyncIterator, Protocol, Union, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 from mika.model.messages import ModelRequest, ModelResponse
 
@@ -35,7 +36,7 @@ class Done:
     response: ModelResponse
 
 
-StreamEvent = Union[TextDelta, ThinkingDelta, ToolCallDelta, Done]
+StreamEvent = TextDelta | ThinkingDelta | ToolCallDelta | Done
 
 
 @runtime_checkable
@@ -46,10 +47,16 @@ class Model(Protocol):
     `mika.model.errors.ModelError`. Cancelling the consuming task cancels the request.
     """
 
-    provider: str
-    name: str
-    context_window: int
-    supports_images: bool
+    # Read-only to the caller: an adapter may keep them as plain attributes, a wrapper
+    # (metering, the light model's fallback) as properties that forward.
+    @property
+    def provider(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def context_window(self) -> int: ...
+    @property
+    def supports_images(self) -> bool: ...
 
     def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]: ...
 

@@ -9,6 +9,7 @@ give stay None (unknown), never guessed.
 
 from __future__ import annotations
 
+import builtins  # `list` below is also a method name of ModelCatalog
 import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -228,7 +229,7 @@ class ModelCatalog:
             headers["Authorization"] = f"Bearer {api_key}"
         return parse_openai_listing(await self._get(f"{base_url.rstrip('/')}/models", headers))
 
-    async def _list_anthropic(self, base_url: str, api_key: str | None, headers: dict[str, str]) -> list[ListedModel]:
+    async def _list_anthropic(self, base_url: str, api_key: str | None, headers: dict[str, str]) -> builtins.list[ListedModel]:
         headers = {**headers, "anthropic-version": ANTHROPIC_VERSION}
         if api_key:
             headers["x-api-key"] = api_key
@@ -243,7 +244,7 @@ class ModelCatalog:
                 break
         return out
 
-    async def _list_gemini(self, base_url: str, api_key: str | None, headers: dict[str, str]) -> list[ListedModel]:
+    async def _list_gemini(self, base_url: str, api_key: str | None, headers: dict[str, str]) -> builtins.list[ListedModel]:
         if api_key:
             headers = {**headers, "x-goog-api-key": api_key}
         url = strip_version_suffix(base_url, "/v1beta", "/v1") + "/v1beta/models"

@@ -10,7 +10,8 @@ from __future__ import annotations
 import email.utils
 import json
 import time
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from mika.model.errors import ModelError, ModelErrorKind
 

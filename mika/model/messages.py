@@ -7,7 +7,7 @@ the loop, context builder and records speak only this.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal, Union
+from typing import Any, Literal
 
 
 @dataclass(frozen=True)
@@ -61,7 +61,7 @@ class Thinking:
     data: str | None = None
 
 
-Part = Union[Text, Image, ToolCall, ToolResult, Thinking]
+Part = Text | Image | ToolCall | ToolResult | Thinking
 Role = Literal["user", "assistant"]
 
 
@@ -71,11 +71,11 @@ class Message:
     parts: tuple[Part, ...]
 
     @staticmethod
-    def user(text: str, *more: Part) -> "Message":
+    def user(text: str, *more: Part) -> Message:
         return Message("user", (Text(text), *more))
 
     @staticmethod
-    def assistant(text: str) -> "Message":
+    def assistant(text: str) -> Message:
         return Message("assistant", (Text(text),))
 
     @property
@@ -102,7 +102,7 @@ class Usage:
     # False when the provider reported no usage at all for the call.
     reported: bool = True
 
-    def __add__(self, other: "Usage") -> "Usage":
+    def __add__(self, other: Usage) -> Usage:
         return Usage(
             self.input_tokens + other.input_tokens,
             self.output_tokens + other.output_tokens,

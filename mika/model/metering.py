@@ -7,7 +7,8 @@ it never imports `mika.usage` (which sits above it and stores the neutral `Usage
 
 from __future__ import annotations
 
-from typing import AsyncIterator, Protocol
+from collections.abc import AsyncIterator
+from typing import Protocol
 
 from mika.model.base import Done, Model, StreamEvent
 from mika.model.messages import NO_USAGE, ModelRequest, Usage

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from mika.model.base import Model, complete
 from mika.model.errors import ModelError, ModelErrorKind
@@ -90,7 +91,7 @@ async def probe_model(model: Model, timeout: float = PROBE_TIMEOUT) -> ProbeAtte
 
     try:
         response = await asyncio.wait_for(complete(model, probe_request()), timeout)
-    except asyncio.TimeoutError:
+    except TimeoutError:
         err = ModelError(ModelErrorKind.NETWORK, f"no complete answer within {timeout:g} s", provider=model.provider)
         return ProbeAttempt(model.provider, model.name, ERROR, latency_ms=took(), error=err)
     except ModelError as err:

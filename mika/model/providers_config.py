@@ -21,9 +21,10 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from mika.config.errors import ConfigError
 from mika.config.unknown_keys import did_you_mean
@@ -74,7 +75,8 @@ class ProviderSettings:
 
     @property
     def display_name(self) -> str:
-        return self.name or (preset(self.preset).name if self.preset != "custom" and preset(self.preset) else self.id)
+        known = preset(self.preset) if self.preset != "custom" else None
+        return self.name or (known.name if known else self.id)
 
     @property
     def key_required(self) -> bool:
@@ -188,7 +190,7 @@ def _url(value: Any, file: Path | None, key: str) -> str:
 
 
 def _kind(value: Any, file: Path | None, key: str) -> str:
-    if value not in KINDS:
+    if not isinstance(value, str) or value not in KINDS:
         raise ConfigError(file, key, _KIND_LIST, value)
     return value
 
@@ -269,7 +271,7 @@ def _provider(pid: str, data: Any, file: Path | None) -> ProviderSettings:
     )
 
 
-def load_providers(data: dict, file: Path | None) -> ProvidersConfig:
+def load_providers(data: dict[str, Any], file: Path | None) -> ProvidersConfig:
     """Parse the whole config mapping (from tomllib); other tables are left alone."""
     raw = data.get("providers", {})
     if not isinstance(raw, dict):

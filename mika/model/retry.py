@@ -23,7 +23,7 @@ class RetryPolicy:
         """Seconds to wait before retry number `attempt` (1-based), or None to give up."""
         if not error.retryable or attempt > self.max_retries:
             return None
-        delay = min(self.max_delay, self.base_delay * (2 ** (attempt - 1)))
+        delay = min(self.max_delay, self.base_delay * (2.0 ** (attempt - 1)))
         if error.retry_after is not None:
             delay = max(delay, min(error.retry_after, self.max_delay))
         if self.waited + delay > self.total_wait_cap:

@@ -6,8 +6,8 @@ which is the main model unless the user chose another.
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from typing import AsyncIterator
 
 from mika.config.errors import ConfigError
 from mika.model.adapters import build_adapter
@@ -18,7 +18,7 @@ from mika.model.messages import ModelRequest
 from mika.model.metering import UsageBook, metered
 from mika.model.presets import preset
 from mika.model.probe import MODEL_PROBLEMS
-from mika.model.providers_config import ModelRef, ModelSettings, ProviderSettings, ProvidersConfig, parse_ref
+from mika.model.providers_config import ModelRef, ModelSettings, ProvidersConfig, ProviderSettings, parse_ref
 
 MISSING_MAIN_EXAMPLE = (
     'roles.main = "deepseek/deepseek-chat"\n'

@@ -19,14 +19,14 @@ class ModelSession:
     value: str
 
     @staticmethod
-    def of(conversation_id: str) -> "ModelSession":
+    def of(conversation_id: str) -> ModelSession:
         return ModelSession(str(uuid.uuid3(_NAMESPACE, conversation_id)))
 
     @staticmethod
-    def fresh() -> "ModelSession":
+    def fresh() -> ModelSession:
         """For calls outside any conversation (listing models, connection tests)."""
         return ModelSession(str(uuid.uuid4()))
 
     @staticmethod
-    def for_request(conversation_id: str | None) -> "ModelSession":
+    def for_request(conversation_id: str | None) -> ModelSession:
         return ModelSession.of(conversation_id) if conversation_id else ModelSession.fresh()

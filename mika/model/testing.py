@@ -13,8 +13,9 @@ import asyncio
 import inspect
 import itertools
 import json
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator, Awaitable, Callable, Sequence, Union
+from typing import Any
 
 from mika.model.base import Done, StreamEvent, TextDelta, ThinkingDelta, ToolCallDelta
 from mika.model.errors import ModelError
@@ -44,11 +45,11 @@ class Reply:
     stop_reason: str | None = None
 
     @staticmethod
-    def call(name: str, **arguments: Any) -> "Reply":
+    def call(name: str, **arguments: Any) -> Reply:
         return Reply(tool_calls=((name, arguments),))
 
     @staticmethod
-    def calls(*calls: tuple[str, dict[str, Any]], text: str = "") -> "Reply":
+    def calls(*calls: tuple[str, dict[str, Any]], text: str = "") -> Reply:
         return Reply(text=text, tool_calls=tuple(calls))
 
 
@@ -129,7 +130,7 @@ class ScriptedModel:
         return len(self.replies) - self._next
 
 
-ReplyFn = Callable[[ModelRequest], Union[Reply, str, Awaitable[Union[Reply, str]]]]
+ReplyFn = Callable[[ModelRequest], Reply | str | Awaitable[Reply | str]]
 
 
 @dataclass

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from mika.observe.observation import ObsKind, Observation
+from mika.observe.observation import Observation, ObsKind
 from mika.observe.untrusted import unfence
 
 MAX_SOURCES = 6
@@ -16,8 +16,7 @@ MAX_SOURCES = 6
 _WORD = re.compile(r"[0-9]+(?:[.,:][0-9]+)*|[A-Za-z][A-Za-z'\-]{2,}")
 _HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
 _STOP = frozenset(
-    "the and for are was were this that with from have has you your not but all can will into "
-    "what when which there their they them then than been being also just only".split()
+    ["the", "and", "for", "are", "was", "were", "this", "that", "with", "from", "have", "has", "you", "your", "not", "but", "all", "can", "will", "into", "what", "when", "which", "there", "their", "they", "them", "then", "than", "been", "being", "also", "just", "only"]
 )
 
 

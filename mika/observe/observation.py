@@ -5,8 +5,9 @@ from __future__ import annotations
 import enum
 import itertools
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 from mika.model.messages import Image
 from mika.observe.untrusted import CLOSE, fence
@@ -35,23 +36,23 @@ class Place:
     label: str = ""
 
     @staticmethod
-    def app(package: str, label: str = "") -> "Place":
+    def app(package: str, label: str = "") -> Place:
         return Place("app", package, label)
 
     @staticmethod
-    def site(domain: str) -> "Place":
+    def site(domain: str) -> Place:
         return Place("site", domain)
 
     @staticmethod
-    def page(url: str, title: str = "") -> "Place":
+    def page(url: str, title: str = "") -> Place:
         return Place("page", url, title)
 
     @staticmethod
-    def command(line: str) -> "Place":
+    def command(line: str) -> Place:
         return Place("command", line)
 
     @staticmethod
-    def file(path: str) -> "Place":
+    def file(path: str) -> Place:
         return Place("file", path)
 
     def as_dict(self) -> dict[str, str]:
@@ -100,7 +101,7 @@ class Observation:
         head: str = "",
         tail: str = "",
         **kw: Any,
-    ) -> "Observation":
+    ) -> Observation:
         """The one constructor capabilities use: it numbers the observation and wraps
         untrusted text exactly once.
 

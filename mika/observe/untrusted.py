@@ -21,7 +21,7 @@ from __future__ import annotations
 import html
 import re
 import unicodedata
-from typing import Mapping
+from collections.abc import Iterator, Mapping
 
 TAG = "untrusted"
 CLOSE = f"</{TAG}>"
@@ -85,7 +85,7 @@ _TARGET = "<" + TAG  # the skeleton of an opening tag; a closing one has "/" aft
 _STARTS = re.compile("[" + re.escape("<\uff1c\ufe64&\\%" + "".join(k for k, v in _LOOKALIKE.items() if v == "<")) + "]")
 
 
-def _skeleton_chars(text: str, i: int):
+def _skeleton_chars(text: str, i: int) -> Iterator[tuple[str, int]]:
     """From position i on: (skeleton character, end of the original characters it came from)."""
     n = len(text)
     while i < n:

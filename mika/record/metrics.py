@@ -8,9 +8,9 @@ sum of request durations; reading / acting are top-level tool durations by decla
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass
-from typing import Any, Iterable
-
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -33,7 +33,7 @@ class RunMetrics:
     judged: str = ""
 
     @staticmethod
-    def of(events: Iterable[dict[str, Any]]) -> "RunMetrics":
+    def of(events: Iterable[dict[str, Any]]) -> RunMetrics:
         evs = list(events)
         start = next((e["at"] for e in evs if e.get("type") == "run_started"), evs[0]["at"] if evs else 0.0)
         run_id = next((e.get("run_id", "") for e in evs), "")

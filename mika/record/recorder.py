@@ -131,7 +131,7 @@ def find_run(state_dir: Path, run_id: str) -> Path | None:
 
 
 def read_events(run_dir: Path) -> list[dict[str, Any]]:
-    out = []
+    out: list[dict[str, Any]] = []
     path = run_dir / "events.jsonl"
     if not path.exists():
         return out

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 from mika.config.secrets import MASK, scrub
@@ -78,7 +79,7 @@ class Redactor:
         # Exact secrets known to this run (a password the user typed); configured keys
         # are in the process-wide registry (mika.config.secrets).
         self._secrets = {s for s in extra_secrets if s and len(s) >= 4}
-        self._listeners: list = []
+        self._listeners: list[Callable[[], None]] = []
 
     def add_secret(self, secret: str) -> None:
         """A secret learnt mid-run (text typed into a password field). Listeners (the
@@ -89,7 +90,7 @@ class Redactor:
             for listener in list(self._listeners):
                 listener()
 
-    def on_new_secret(self, listener) -> None:
+    def on_new_secret(self, listener: Callable[[], None]) -> None:
         self._listeners.append(listener)
 
     def text(self, value: str) -> str:

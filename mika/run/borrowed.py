@@ -17,13 +17,14 @@ import inspect
 import logging
 import secrets
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Awaitable, Callable
+from typing import Any
 
+from mika.atomic_write import write_json
 from mika.config.paths import state_dir as default_state_dir
 from mika.run.state_lock import ProcessLease, lease_alive, process_lease, read_state, state_lock
-from mika.atomic_write import write_json
 
 log = logging.getLogger("mika.run")
 
@@ -43,7 +44,7 @@ class BorrowedItem:
     last_error: str = ""
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "BorrowedItem":
+    def from_dict(cls, d: dict[str, Any]) -> BorrowedItem:
         return cls(
             id=str(d["id"]), kind=str(d.get("kind", "")), key=str(d.get("key", "")),
             restore=dict(d.get("restore", {})), run_id=str(d.get("run_id", "")),

@@ -19,9 +19,10 @@ import re
 import secrets
 import shutil
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from mika.atomic_write import write_json
 from mika.config.paths import state_dir as default_state_dir
@@ -76,7 +77,7 @@ class Turn:
     recovered: bool = False
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "Turn":
+    def from_dict(cls, d: dict[str, Any]) -> Turn:
         return cls(
             run_id=str(d.get("run_id", "")),
             user=str(d.get("user", "")),
@@ -136,7 +137,7 @@ class Conversation:
         return ""
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "Conversation":
+    def from_dict(cls, d: dict[str, Any]) -> Conversation:
         return cls(
             id=str(d["id"]),
             title=str(d.get("title", "")),

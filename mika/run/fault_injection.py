@@ -33,7 +33,7 @@ class KillPoint:
     seen: int = 0
 
     @classmethod
-    def parse(cls, text: str) -> "KillPoint":
+    def parse(cls, text: str) -> KillPoint:
         kind, sep, count = text.strip().rpartition(":")
         if not sep or not kind or not count.isdigit() or int(count) < 1:
             raise BadKillPoint(f"{ENV}={text!r}: expected <event type>:<n> with n ≥ 1, e.g. outcome:1 or *:7")

@@ -9,13 +9,15 @@ dead one left. The run store and the delivery ledger are both such tables.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from mika.config.paths import state_dir as default_state_dir
 from mika.run.state_lock import ProcessLease, process_lease, read_state, state_lock, update_json
 
 Rows = dict[str, dict[str, Any]]
+T = TypeVar("T")
 
 
 class LeasedTable:
@@ -45,9 +47,9 @@ class LeasedTable:
         with state_lock(self.path):
             return self._rows_of(read_state(self.path, {}))
 
-    def _change(self, change: Callable[[Rows], Any]) -> Any:
+    def _change(self, change: Callable[[Rows], T]) -> T:
         """Apply `change` to the rows under the lock; returns what `change` returned."""
-        result: list[Any] = []
+        result: list[T] = []
 
         def apply(data: Any) -> dict[str, Any]:
             rows = dict(self._rows_of(data))

@@ -18,9 +18,10 @@ import enum
 import logging
 import sys
 import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, Protocol, TextIO
+from typing import Any, Protocol, TextIO
 
 from mika.run.leased_table import LeasedTable
 from mika.run.state_lock import ProcessLease, lease_alive
@@ -88,7 +89,7 @@ class LedgerEntry:
     channels: dict[str, str]
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "LedgerEntry":
+    def from_dict(cls, d: dict[str, Any]) -> LedgerEntry:
         return cls(
             id=str(d["id"]), state=_state(d.get("state")), owner=str(d.get("owner", "")),
             created_at=float(d.get("created_at", 0.0)), updated_at=float(d.get("updated_at", 0.0)),
@@ -288,4 +289,4 @@ class CallbackChannel:
 def as_channel(target: Channel | Callable[[Delivery], None]) -> Channel:
     if hasattr(target, "send"):
         return target  # type: ignore[return-value]
-    return CallbackChannel(target)  # type: ignore[arg-type]
+    return CallbackChannel(target)

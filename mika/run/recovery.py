@@ -20,9 +20,9 @@ from the middle: the screen it left can't be restored.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable
 
 from mika.atomic_write import tidy_state_dir
 from mika.run.borrowed import BorrowedLedger, RestoreReport
@@ -71,7 +71,7 @@ def recover_at_start(state_dir: Path | str, deliver: Deliver | None = None) -> R
 
 async def settle(
     state_dir: Path | str,
-    deliver: Deliver | Iterable[Deliver],
+    deliver: Deliver | Sequence[Deliver],
     *,
     borrowed: BorrowedLedger | None = None,
     lang: str | None = None,
@@ -79,7 +79,7 @@ async def settle(
     """Tell the user about interrupted runs, once each, and give back what they borrowed."""
     root = Path(state_dir)
     lease = process_lease(root)
-    channels = [as_channel(d) for d in (deliver if isinstance(deliver, (list, tuple)) else [deliver])]
+    channels = [as_channel(d) for d in deliver] if isinstance(deliver, Sequence) else [as_channel(deliver)]
     outbox = Outbox(root, channels, lease=lease)
     runs = RunStore(root, lease=lease)
     conversations = ConversationStore(root)

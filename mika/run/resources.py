@@ -15,8 +15,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections import deque
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import AsyncIterator
 
 MAX_PARALLEL = 3
 
@@ -134,7 +134,7 @@ class ResourceScheduler:
             return
         try:
             await asyncio.wait_for(res.take(run_id), timeout)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             raise ResourceBusy(res.name, res.holder or "?") from None
 
     def release_app(self, run_id: str, package: str) -> None:

@@ -37,7 +37,7 @@ class RunRecord:
     interrupted_at: float = 0.0
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "RunRecord":
+    def from_dict(cls, d: dict[str, Any]) -> RunRecord:
         names = {f.name for f in fields(cls)}
         return cls(**{k: v for k, v in d.items() if k in names})
 

@@ -21,8 +21,9 @@ import os
 import secrets
 import threading
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from mika.atomic_write import ensure_dir, write_json
 
@@ -88,10 +89,8 @@ def quarantine(path: Path | str, why: str) -> Path:
     to look at) so the next write starts fresh; logged with both names."""
     path = Path(path)
     aside = path.with_name(f"{path.name}.corrupt-{time.strftime('%Y%m%d%H%M%S')}")
-    try:
+    with contextlib.suppress(OSError):
         os.replace(path, aside)
-    except OSError:
-        pass
     log.warning("state file %s %s; moved it to %s and started fresh", path, why, aside)
     return aside
 
@@ -123,7 +122,7 @@ class ProcessLease:
         self.token = f"{os.getpid()}-{secrets.token_hex(4)}"
         self._fd: int | None = None
 
-    def acquire(self) -> "ProcessLease":
+    def acquire(self) -> ProcessLease:
         if self._fd is not None:
             return self
         directory = _lease_dir(self.state_dir)

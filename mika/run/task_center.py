@@ -25,19 +25,19 @@ import asyncio
 import enum
 import logging
 from collections import Counter
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Awaitable, Callable
 
 from mika.record.events import RunEvent
 from mika.run.contracts import TaskRunLike
-from mika.runtypes.result import OutcomeStatus, RunResult
 from mika.run.conversations import ConversationStore, check_id
 from mika.run.outbox import Delivery, Outbox
 from mika.run.resources import MAX_PARALLEL, ResourceScheduler, parallel_limit
 from mika.run.run_store import RunStore
-from mika.runtypes.spec import Attendance, RunOrigin, RunProvenance, RunSpec, new_run_id
 from mika.run.ui_text import t
+from mika.runtypes.result import OutcomeStatus, RunResult
+from mika.runtypes.spec import Attendance, RunOrigin, RunProvenance, RunSpec, new_run_id
 
 log = logging.getLogger("mika.run")
 

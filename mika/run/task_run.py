@@ -10,17 +10,17 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Sequence
 
 from mika.action.approval import ApprovalPolicy
 from mika.action.confirmation import ConfirmationGate
 from mika.action.executor import ActionExecutor
 from mika.action.pacing import OutwardPacing
 from mika.agent.context import ContextBuilder
-from mika.agent.loop import AgentLoop
 from mika.agent.intent_gate import IntentGate
+from mika.agent.loop import AgentLoop
 from mika.agent.model_caller import ModelCaller
 from mika.agent.outcome_judge import OutcomeJudge
 from mika.agent.stop_summary import StopSummary, read_record
@@ -28,14 +28,23 @@ from mika.agent.system_prompt import SystemPrompt
 from mika.model.base import Model
 from mika.model.retry import RetryPolicy
 from mika.observe.evidence import EvidenceLedger
-from mika.record.events import OutcomeJudged, PhaseChanged, RunEvent, RunOutcome, RunStarted, StopSummarized, ToolsOpened, UserInput
+from mika.record.events import (
+    OutcomeJudged,
+    PhaseChanged,
+    RunEvent,
+    RunOutcome,
+    RunStarted,
+    StopSummarized,
+    ToolsOpened,
+    UserInput,
+)
 from mika.record.recorder import RunRecorder
 from mika.record.redactor import Redactor
 from mika.run.contracts import EventSink
-from mika.runtypes.result import OutcomeStatus, ResultSaver, RunResult
 from mika.run.fault_injection import kill_point_from_env
-from mika.runtypes.inbox import InputKind, RunInbox, RunInput
 from mika.run.phase import RunPhase
+from mika.runtypes.inbox import InputKind, RunInbox, RunInput
+from mika.runtypes.result import OutcomeStatus, ResultSaver, RunResult
 from mika.runtypes.spec import RunSpec
 from mika.tool.capability import Capability
 from mika.tool.context import ToolContext, services_by_type

@@ -14,8 +14,8 @@ from __future__ import annotations
 import asyncio
 import enum
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 
 class InputKind(enum.Enum):

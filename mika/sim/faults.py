@@ -29,7 +29,7 @@ from dataclasses import dataclass, fields, replace
 
 # Faults consumed one at a time by the commands or calls they hit (the world counts them).
 ONE_SHOT = ("null_root", "idle_timeout", "bad_xml", "bad_png", "rpc_error", "http_500")
-_COUNTS = ("drop_after", "slow_ms") + ONE_SHOT
+_COUNTS = ("drop_after", "slow_ms", *ONE_SHOT)
 _NAMES = ("dialog",)
 
 

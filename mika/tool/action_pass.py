@@ -20,7 +20,7 @@ class ForgedPass(RuntimeError):
 
 
 class ActionPass:
-    __slots__ = ("call_id", "tool", "_spent")
+    __slots__ = ("_spent", "call_id", "tool")
 
     def __init__(self, call_id: str, tool: str, *, _token: object = None) -> None:
         if _token is not _guard:

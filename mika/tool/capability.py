@@ -5,20 +5,30 @@ The core knows none by name; `mika.assembly` builds them for a run.
 
 from __future__ import annotations
 
-from typing import Protocol, Sequence
+from collections.abc import Sequence
+from typing import Protocol
 
 from mika.tool.declaration import AgentTool
 from mika.tool.surface import SurfaceLayer
 
 
 class Capability(Protocol):
-    id: str
-    # The tool group this capability folds into (phone, web, sandbox), or None if its
-    # tools are always offered.
-    group: str | None
-    # What a capability with a screen checks before and after each of its actions (the
-    # phone's); None for one without a screen.
-    surface: SurfaceLayer | None
+    # Read-only members: a capability may declare them as plain class attributes of a
+    # narrower type (GeneralCapability's `surface = None`).
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def group(self) -> str | None:
+        """The tool group this capability folds into (phone, web, sandbox), or None if its
+        tools are always offered."""
+        ...
+
+    @property
+    def surface(self) -> SurfaceLayer | None:
+        """What a capability with a screen checks before and after each of its actions (the
+        phone's); None for one without a screen."""
+        ...
 
     def tools(self) -> Sequence[AgentTool]: ...
 

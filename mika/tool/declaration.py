@@ -66,7 +66,7 @@ class ToolOutcome:
     wait_ms: int = 0
 
     @staticmethod
-    def error(code: str, text: str, **data: Any) -> "ToolOutcome":
+    def error(code: str, text: str, **data: Any) -> ToolOutcome:
         return ToolOutcome(text=text, ok=False, code=code, data=data)
 
 
@@ -94,10 +94,10 @@ class AgentTool(abc.ABC):
     parameters: ClassVar[dict[str, Any]] = {"type": "object", "properties": {}}
 
     @abc.abstractmethod
-    async def run(self, args: dict[str, Any], ctx: "ToolContext") -> ToolOutcome:
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
         """Do the work. Writes reach here only through the ActionExecutor."""
 
-    async def target(self, args: dict[str, Any], ctx: "ToolContext") -> ActionTarget | None:
+    async def target(self, args: dict[str, Any], ctx: ToolContext) -> ActionTarget | None:
         """What this call would touch, for the risk check; None when nothing outward."""
         return None
 

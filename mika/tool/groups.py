@@ -9,7 +9,7 @@ on, so the request prefix breaks at most once per group.
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from mika.model.messages import ToolSpec
 from mika.tool.declaration import AgentTool, EntryKind

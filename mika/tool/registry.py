@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from mika.runtypes.spec import RunSpec
 from mika.tool.declaration import AgentTool, Risk
@@ -23,7 +23,7 @@ class ToolRegistry:
         self._order = tuple(tools)
 
     @staticmethod
-    def for_run(tools: Iterable[AgentTool], spec: RunSpec) -> "ToolRegistry":
+    def for_run(tools: Iterable[AgentTool], spec: RunSpec) -> ToolRegistry:
         """Keep what this run may use: its capabilities; read tools only when read-only;
         nothing that needs a person (or makes schedules, edits the profile) when nobody
         is there to answer."""

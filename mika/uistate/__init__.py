@@ -21,8 +21,8 @@ from mika.uistate.effect import ActionEffect, EffectKind
 from mika.uistate.elements import Element
 from mika.uistate.errors import HierarchyError, StaleElement, UnknownElement
 from mika.uistate.limit_notice import LimitNotice
-from mika.uistate.lock import looks_locked
 from mika.uistate.listing import ListingParts, listing_parts
+from mika.uistate.lock import looks_locked
 from mika.uistate.query import QueryError, QueryHit, find_nodes
 from mika.uistate.screen import Screen, ScreenTracker, SeenText, build_screen
 from mika.uistate.tokens import estimate_tokens

@@ -19,13 +19,16 @@ from dataclasses import dataclass
 from mika.uistate.adequacy import Adequacy, TreeAdequacy
 from mika.uistate.limit_notice import LimitNotice
 from mika.uistate.screen import Screen
+from mika.uistate.tree import Bounds
 
 __all__ = ["ActionEffect", "Adequacy", "EffectKind", "LimitNotice", "TreeAdequacy"]
 
 _NEW_PAGE_SHARE = 0.5  # fewer than this share of elements kept: a new page
 
 
-class EffectKind(str, enum.Enum):
+# Not StrEnum: that would change what str()/format() of a member prints
+# ("EffectKind.DONE" becomes "done") wherever one is formatted; not a lint-level change.
+class EffectKind(str, enum.Enum):  # noqa: UP042
     DONE = "done"
     PLACE_CHANGED = "place_changed"
     NO_EFFECT = "no_effect"
@@ -53,7 +56,7 @@ class ActionEffect:
         return out
 
     @staticmethod
-    def judge(before: Screen, after: Screen, target: tuple[float, float] | None = None) -> "ActionEffect":
+    def judge(before: Screen, after: Screen, target: tuple[float, float] | None = None) -> ActionEffect:
         limit = LimitNotice.detect(before, after)
         if before.foreground_package != after.foreground_package:
             return ActionEffect(EffectKind.PLACE_CHANGED, limit=limit, reason=f"{before.foreground_package} → {after.foreground_package}")
@@ -84,7 +87,7 @@ def _app_identities(screen: Screen, *, chrome_only: bool = True) -> set[tuple[ob
     return out
 
 
-def _within(inner, outer) -> bool:
+def _within(inner: Bounds, outer: Bounds) -> bool:
     return outer.left <= inner.left and outer.top <= inner.top and inner.right <= outer.right and inner.bottom <= outer.bottom
 
 

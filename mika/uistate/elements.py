@@ -107,7 +107,7 @@ def own_label(node: UiNode) -> tuple[str, str]:
 def id_label(node: UiNode) -> str:
     short = node.short_id
     # Obfuscated ids (`afy`, `c3`) name nothing; only readable ones are worth a token.
-    if len(short) >= 4 and any(ch in short for ch in "_-") or len(short) >= 6:
+    if (len(short) >= 4 and any(ch in short for ch in "_-")) or len(short) >= 6:
         return short
     return ""
 
@@ -181,7 +181,7 @@ class _Collector:
         for child in node.children:
             self.visit(child, window, consumed, inner_above)
 
-    def consider(self, node: UiNode, window: UiWindow, consumed: set[int], above: tuple[str, ...]) -> "_Pending | None":
+    def consider(self, node: UiNode, window: UiWindow, consumed: set[int], above: tuple[str, ...]) -> _Pending | None:
         role = role_of(node)
         label, source = own_label(node)
         if not _is_actionable(node) and role != "webview" and label in above:
@@ -191,7 +191,7 @@ class _Collector:
             self.out.append(pending)
         return pending
 
-    def _pending(self, node: UiNode, window: UiWindow, consumed: set[int], role: str, label: str, source: str) -> "_Pending | None":
+    def _pending(self, node: UiNode, window: UiWindow, consumed: set[int], role: str, label: str, source: str) -> _Pending | None:
         if _is_actionable(node):
             if not label and not node.scrollable:
                 inner: set[int] = set()

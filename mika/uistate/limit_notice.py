@@ -44,7 +44,7 @@ class LimitNotice:
         return 0 < len(t) <= _MAX_LEN and any(p.search(t) for p in _PATTERNS)
 
     @staticmethod
-    def detect(before: Screen | None, after: Screen) -> "LimitNotice | None":
+    def detect(before: Screen | None, after: Screen) -> LimitNotice | None:
         """The first limit notice on `after` that `before` did not show."""
         old = {t.strip() for t in before.texts()} if before is not None else set()
         for text in after.texts():

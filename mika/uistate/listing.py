@@ -78,7 +78,7 @@ class ListingParts:
         return "\n".join(p for p in (self.head, self.elements, self.remarks, self.seen, self.notes) if p)
 
 
-def listing_parts(screen: "Screen") -> ListingParts:
+def listing_parts(screen: Screen) -> ListingParts:
     head = [f"Screen v{screen.version}"]
     if screen.foreground_package:
         head.append(screen.foreground_package)
@@ -115,5 +115,5 @@ def listing_parts(screen: "Screen") -> ListingParts:
                         "\n".join(screen.notes))
 
 
-def render_listing(screen: "Screen") -> str:
+def render_listing(screen: Screen) -> str:
     return listing_parts(screen).join()

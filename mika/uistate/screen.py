@@ -115,7 +115,7 @@ class Screen:
         return h.hexdigest()
 
     # -- derived screens -------------------------------------------------------
-    def with_seen_text(self, lines: tuple[SeenText, ...], *, blind: bool = True) -> "Screen":
+    def with_seen_text(self, lines: tuple[SeenText, ...], *, blind: bool = True) -> Screen:
         """This screen plus OCR lines (top to bottom), marked tree-blind unless told not."""
         ordered = tuple(sorted(lines, key=lambda s: (s.box.top, s.box.left)))
         return replace(self, seen_text=ordered, tree_blind=blind)

@@ -53,14 +53,14 @@ class Bounds:
     def contains(self, x: float, y: float) -> bool:
         return self.left <= x < self.right and self.top <= y < self.bottom
 
-    def intersection(self, other: "Bounds") -> "Bounds":
+    def intersection(self, other: Bounds) -> Bounds:
         left, top = max(self.left, other.left), max(self.top, other.top)
         right, bottom = min(self.right, other.right), min(self.bottom, other.bottom)
         if right <= left or bottom <= top:
             return Bounds(0, 0, 0, 0)
         return Bounds(left, top, right, bottom)
 
-    def union(self, other: "Bounds") -> "Bounds":
+    def union(self, other: Bounds) -> Bounds:
         if self.empty:
             return other
         if other.empty:
@@ -123,7 +123,7 @@ class UiNode:
     index: int = 0  # position among its siblings, as the dump says
     order: int = 0  # pre-order position in the whole tree; unique per tree
     depth: int = 0
-    children: tuple["UiNode", ...] = ()
+    children: tuple[UiNode, ...] = ()
 
     @property
     def short_class(self) -> str:
@@ -140,7 +140,7 @@ class UiNode:
         """The text fit for showing anyone: nothing from password fields."""
         return "" if self.password else self.text
 
-    def walk(self) -> Iterator["UiNode"]:
+    def walk(self) -> Iterator[UiNode]:
         yield self
         for child in self.children:
             yield from child.walk()
@@ -204,7 +204,7 @@ def _decode(xml: str | bytes) -> str:
         # Lone surrogates (from a mis-decoded capture) cannot be XML; make them U+FFFD.
         return _SURROGATES.sub("\ufffd", xml).lstrip("\ufeff")
     data = bytes(xml)
-    if data.startswith(b"\xff\xfe") or data.startswith(b"\xfe\xff"):
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         # A dump saved through a UTF-16 shell redirect (PowerShell) is still a dump.
         return data.decode("utf-16").lstrip("\ufeff")
     if data.startswith(b"\xef\xbb\xbf"):

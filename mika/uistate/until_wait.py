@@ -81,9 +81,7 @@ class UntilWait:
             return False
         if self.expect_app and not _app_matches(screen, self.expect_app):
             return False
-        if self.wait_stable and not stable:
-            return False
-        return True
+        return stable or not self.wait_stable
 
     async def run(
         self,
@@ -97,7 +95,7 @@ class UntilWait:
         deadline = start + self.timeout_s
 
         def waited() -> int:
-            return int(round((clock() - start) * 1000))
+            return round((clock() - start) * 1000)
 
         first: Screen | None = None
         last: Screen | None = None

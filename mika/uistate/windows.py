@@ -33,7 +33,7 @@ class WindowInfo:
 
 def _is_keyboard(package: str) -> bool:
     p = package.lower()
-    return "inputmethod" in p or p.endswith((".ime", ".keyboard")) or ".keyboard." in p or "sogou" in p and "input" in p
+    return "inputmethod" in p or p.endswith((".ime", ".keyboard")) or ".keyboard." in p or ("sogou" in p and "input" in p)
 
 
 def classify_windows(tree: UiTree, screen: Bounds | None = None) -> tuple[WindowInfo, ...]:

@@ -11,8 +11,9 @@ import atexit
 import fcntl
 import os
 import threading
-import weakref
 import time
+import weakref
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -42,7 +43,7 @@ class UsageRow:
 Key = tuple[int, str, str, str]
 
 
-def _epoch(at: float | datetime | None, clock) -> float:
+def _epoch(at: float | datetime | None, clock: Callable[[], float]) -> float:
     if at is None:
         return clock()
     if isinstance(at, datetime):
@@ -54,7 +55,7 @@ def _epoch(at: float | datetime | None, clock) -> float:
 
 class UsageLedger:
     def __init__(self, path: Path | str | None, *, flush_interval: float = FLUSH_INTERVAL,
-                 clock=time.time, keep_days: int = KEEP_DAYS) -> None:
+                 clock: Callable[[], float] = time.time, keep_days: int = KEEP_DAYS) -> None:
         self.path = Path(path) if path is not None else None
         self._clock = clock
         self._keep = keep_days * 86400
@@ -86,7 +87,7 @@ class UsageLedger:
         columns = data.get("columns") or COLUMNS
         for row in data.get("rows") or []:
             try:
-                rec = dict(zip(columns, row))
+                rec = dict(zip(columns, row, strict=False))
                 key = (int(rec["hour"]), str(rec["provider"]), str(rec["model"]), str(rec["purpose"]))
                 cell = cells.setdefault(key, [0, 0, 0, 0, 0])
                 for i, name in enumerate(COLUMNS[4:]):
@@ -192,7 +193,7 @@ class UsageLedger:
             return [UsageRow(*key, *cell) for key, cell in sorted(self._cells.items()) if key[0] >= cutoff]
 
 
-def _flush_at_exit(ref: "weakref.ReferenceType[UsageLedger]") -> None:
+def _flush_at_exit(ref: weakref.ReferenceType[UsageLedger]) -> None:
     ledger = ref()
     if ledger is not None and ledger._dirty:
         try:

@@ -9,9 +9,9 @@ belongs to the local day its start falls on, so DST days come out right.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta, timezone, tzinfo
-from typing import Iterable
+from datetime import UTC, date, datetime, timedelta, tzinfo
 
 from mika.usage.ledger import UsageRow
 
@@ -54,7 +54,7 @@ class Totals:
     def tokens(self) -> int:
         return self.input + self.output
 
-    def __add__(self, other: "Totals") -> "Totals":
+    def __add__(self, other: Totals) -> Totals:
         return Totals(self.input + other.input, self.output + other.output, self.cached + other.cached,
                       self.calls + other.calls, self.unreported + other.unreported)
 
@@ -170,4 +170,4 @@ def bucket_label(bucket: Bucket, step: str, tz: tzinfo) -> str:
 
 
 def local_zone() -> tzinfo:
-    return datetime.now().astimezone().tzinfo or timezone.utc
+    return datetime.now().astimezone().tzinfo or UTC

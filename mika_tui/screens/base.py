@@ -17,7 +17,7 @@ class SubScreen(Screen):
     BINDINGS = [Binding("escape", "app.back", "b_back", id="screen.back", tooltip="b_back")]
 
     @property
-    def mika(self) -> "MikaApp":
+    def mika(self) -> MikaApp:
         return self.app  # type: ignore[return-value]
 
     def on_mount(self) -> None:

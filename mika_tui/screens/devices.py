@@ -17,7 +17,6 @@ from textual.widgets import Button, DataTable, Footer, Input, Static
 from mika.assembly.devices import DeviceOpError, DeviceStatus
 from mika.cap.phone.adb.devices import transport_of
 from mika.cap.phone.adb.pairing import PairingError, check_address, new_qr_identity, normalise_code, qr_payload
-
 from mika_tui.deps import DeviceInfo
 from mika_tui.plain import cell, plain
 from mika_tui.screens.base import SubScreen
@@ -35,14 +34,14 @@ def qr_drawing(payload: str) -> str:
     if len(matrix) % 2:
         matrix.append([False] * len(matrix[0]))
     lines = []
-    for top, bottom in zip(matrix[0::2], matrix[1::2]):
+    for top, bottom in zip(matrix[0::2], matrix[1::2], strict=True):
         # Light modules are drawn as full blocks: scanners want dark-on-light.
         lines.append("".join({(False, False): "█", (True, True): " ", (False, True): "▀", (True, False): "▄"}[(t, b)]
-                             for t, b in zip(top, bottom)))
+                             for t, b in zip(top, bottom, strict=True)))
     return "\n".join(lines)
 
 
-def _valid(check, text: str) -> str | None:  # type: ignore[no-untyped-def]
+def _valid(check, text: str) -> str | None:
     try:
         return check(text)
     except PairingError:
@@ -181,9 +180,9 @@ class DevicesScreen(SubScreen):
         deadline = time.monotonic() + 120
         while port is not None and not worker.is_cancelled and time.monotonic() < deadline:
             try:
-                found = [s for s in port.pairing_services() if s.name == name]  # type: ignore[attr-defined]
+                found = [s for s in port.pairing_services() if s.name == name]
                 if found:
-                    self.post_message(self.Said(port.pair(found[0].address, password)))  # type: ignore[attr-defined]
+                    self.post_message(self.Said(port.pair(found[0].address, password)))
                     self.app.call_from_thread(self.action_refresh)
                     return
             except DeviceOpError as exc:

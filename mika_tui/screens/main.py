@@ -16,11 +16,10 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
 
+from mika.observe.untrusted import unfence
 from mika.record import events as ev
 from mika.run.conversations import ConversationError, new_conversation_id
 from mika.run.task_center import CenterState, Submitted
-from mika.observe.untrusted import unfence
-
 from mika_tui.bindings import localize
 from mika_tui.run_view import Card, RunView, format_elapsed
 from mika_tui.screens.dialogs import ConfirmDialog, PromptDialog, SourceDialog
@@ -72,7 +71,7 @@ class MainScreen(Screen):
         self.center_state: CenterState | None = None
 
     @property
-    def mika(self) -> "MikaApp":
+    def mika(self) -> MikaApp:
         return self.app  # type: ignore[return-value]
 
     def compose(self) -> ComposeResult:

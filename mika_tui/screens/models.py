@@ -13,7 +13,6 @@ from mika.config.errors import ConfigError
 from mika.config.paths import config_file
 from mika.model.errors import ModelError
 from mika.model.presets import PRESETS
-
 from mika_tui.config_write import ConfigWriteError, update_config
 from mika_tui.plain import cell, plain
 from mika_tui.screens.base import SubScreen
@@ -150,7 +149,7 @@ class ModelsScreen(SubScreen):
         if chosen is None:
             self._say(self.mika.tr("pick_preset"), error=True)
             return
-        pid, name, key = chosen
+        pid, _name, key = chosen
         self._save({"providers": {pid: self._draft(pid, key)}}, key=(pid, key) if key else None)
 
     def _save(self, changes: dict, key: tuple[str, str] | None = None) -> None:

@@ -10,7 +10,6 @@ from textual.containers import Horizontal
 from textual.widgets import DataTable, Footer, Static
 
 from mika.record.recorder import find_run, list_runs, read_events
-
 from mika_tui.plain import cell, plain_line
 from mika_tui.run_view import RunView, format_elapsed
 from mika_tui.screens.base import SubScreen

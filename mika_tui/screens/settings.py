@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from textual import on
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, DataTable, Footer, Select, Static, Switch
 
 from mika.config.paths import config_file
 from mika.config.settings import GRAPHICS, LANGUAGES, PACES
-
 from mika_tui.config_write import ConfigWriteError, update_config
 from mika_tui.plain import plain
 from mika_tui.screens.base import SubScreen
@@ -18,16 +18,16 @@ from mika_tui.screens.base import SubScreen
 def binding_table() -> list[tuple[str, str]]:
     """(binding id, default key) for every remappable binding of the app."""
     from mika_tui.app import MikaApp
+    from mika_tui.screens.base import SubScreen as Base
     from mika_tui.screens.devices import DevicesScreen
     from mika_tui.screens.main import MainScreen
     from mika_tui.widgets.cards import ApprovalCard
     from mika_tui.widgets.timeline import Timeline
-    from mika_tui.screens.base import SubScreen as Base
 
     out: list[tuple[str, str]] = []
     for cls in (MikaApp, MainScreen, ApprovalCard, Timeline, Base, DevicesScreen):
         for b in cls.BINDINGS:
-            if getattr(b, "id", None) and b.id not in [i for i, _ in out]:
+            if isinstance(b, Binding) and b.id and b.id not in [i for i, _ in out]:
                 out.append((b.id, b.key))
     return out
 

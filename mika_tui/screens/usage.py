@@ -10,10 +10,9 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import DataTable, Footer, Static
 
+from mika.terminal_text import one_line
 from mika.usage.ledger import UsageLedger
 from mika.usage.query import UsageReport, local_zone, parse_range, summarize
-from mika.terminal_text import one_line
-
 from mika_tui.plain import cell, plain
 from mika_tui.screens.base import SubScreen
 
@@ -41,8 +40,8 @@ def stacked_chart(report: UsageReport, tz, width_per_bar: int = 5) -> Text:
         columns.append((cells + [None] * BAR_HEIGHT)[:BAR_HEIGHT])
     for level in range(BAR_HEIGHT - 1, -1, -1):
         for col in columns:
-            p = col[level]
-            text.append("█" * (width_per_bar - 1) if p else " " * (width_per_bar - 1), style=colour.get(p, ""))
+            cell = col[level]
+            text.append("█" * (width_per_bar - 1) if cell else " " * (width_per_bar - 1), style=colour.get(cell, "") if cell else "")
             text.append(" ")
         text.append("\n")
     for bucket in report.buckets:

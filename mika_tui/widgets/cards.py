@@ -6,6 +6,8 @@ hand_back on the run. The approval card is released by `a` or `r` and nothing el
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -135,5 +137,7 @@ class TakeoverCard(Vertical):
 
 
 def card_widget(card: Card, tr: Tr) -> ApprovalCard | QuestionCard | TakeoverCard:
-    kind = {"approval": ApprovalCard, "question": QuestionCard, "takeover": TakeoverCard}[card.kind]
-    return kind(card, tr)
+    kinds: dict[str, Callable[[Card, Tr], ApprovalCard | QuestionCard | TakeoverCard]] = {
+        "approval": ApprovalCard, "question": QuestionCard, "takeover": TakeoverCard,
+    }
+    return kinds[card.kind](card, tr)

@@ -7,9 +7,9 @@ from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.widgets import Markdown, Static
+from textual.widgets.markdown import MarkdownStream
 
 from mika.terminal_text import for_terminal
-
 from mika_tui.i18n import Tr
 from mika_tui.plain import markup, plain
 
@@ -42,7 +42,7 @@ class TurnBlock(Vertical):
         self.run_id = run_id
         self.user = user
         self.tr = tr
-        self._stream = None
+        self._stream: MarkdownStream | None = None
         self._text = ""
 
     def compose(self) -> ComposeResult:

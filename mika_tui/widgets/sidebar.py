@@ -9,7 +9,6 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from mika.run.conversations import ConversationSummary
-
 from mika_tui.i18n import Tr
 from mika_tui.plain import plain_line
 

@@ -14,7 +14,6 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from mika.terminal_text import one_line
-
 from mika_tui.run_view import Step
 
 
@@ -112,7 +111,9 @@ class Timeline(ScrollView, can_focus=True):
         self.cursor = max(0, min(len(self.steps) - 1, self.cursor + delta))
         self.refresh()
 
-    def action_toggle(self) -> None:
+    # Deliberately replaces DOMNode's generic action_toggle(attribute) on this widget: the
+    # timeline's "toggle" binding expands or folds the step under the cursor.
+    def action_toggle(self) -> None:  # type: ignore[override]
         if 0 <= self.cursor < len(self.steps):
             self.expanded ^= {self.cursor}
             self._layout()

@@ -23,7 +23,7 @@ async def test_zone_zero_changes_only_when_a_group_unfolds(make_run):
 
     steps = [Reply.call("sim_launch", app="Shop"), Reply.call("sim_read", shot=True)]
     steps += [Reply.call("sim_tap", label=f"Item {i}") if i % 2 else Reply.call("sim_read", shot=True) for i in range(8)]
-    model = ScriptedModel(steps + [Reply.call("sim_read"), "Item 3 is the cheapest."])
+    model = ScriptedModel([*steps, Reply.call("sim_read"), "Item 3 is the cheapest."])
     result = await make_run(model).run()
     assert result.answer == "Item 3 is the cheapest."
     zone0 = [(r.system, r.tools) for r in model.requests]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 from mika.agent.compressor import ContextCompressor, estimate_text
 from mika.agent.context import ContextBuilder
 from mika.agent.history import History, ResultInfo, ResultKind, only_last_image
@@ -53,7 +55,7 @@ def all_text(messages) -> str:
 def check_shape(view: list[Message]) -> None:
     """Roles alternate, and every tool result answers a call sent before it (and back)."""
     assert view[0].role == "user"
-    for a, b in zip(view, view[1:]):
+    for a, b in itertools.pairwise(view):
         assert a.role != b.role, "two messages of the same role in a row"
     calls = {c.id for m in view for c in m.tool_calls}
     results = {r.call_id for m in view for r in m.tool_results}

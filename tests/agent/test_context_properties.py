@@ -15,6 +15,7 @@ Over every main request:
 from __future__ import annotations
 
 import asyncio
+import itertools
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -39,9 +40,7 @@ def request_text(request: ModelRequest) -> str:
     out = [request.system]
     for m in request.messages:
         for p in m.parts:
-            if isinstance(p, Text):
-                out.append(p.text)
-            elif isinstance(p, ToolResult):
+            if isinstance(p, (Text, ToolResult)):
                 out.append(p.text)
             elif isinstance(p, ToolCall):
                 out.append(str(p.arguments))
@@ -139,11 +138,11 @@ async def test_long_runs_keep_the_users_words_fit_the_window_and_keep_ids(kinds,
     done = run.loop.context.compressions
     versions = [d.version for d in done]
     assert versions == sorted(set(versions)), "compressed twice without new input"
-    assert all(b.step > a.step for a, b in zip(compressions, compressions[1:]))
+    assert all(b.step > a.step for a, b in itertools.pairwise(compressions))
     if window >= 12_000:
         # With steps small against the window, hysteresis keeps compressions apart.
         steps = [e.step for e in compressions]
-        assert all(b - a >= 2 for a, b in zip(steps, steps[1:])), f"compressed on consecutive steps: {steps}"
+        assert all(b - a >= 2 for a, b in itertools.pairwise(steps)), f"compressed on consecutive steps: {steps}"
     assert all(d.after_tokens < d.before_tokens for d in done)
 
 

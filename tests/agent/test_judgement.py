@@ -126,7 +126,7 @@ class TestStopRules:
         steps = [Reply.call("sim_launch", app="Shop")]
         for i in range(12):
             steps += [Reply.call("sim_tap", label=f"Item {i}"), Reply.call("sim_read")]
-        model = ScriptedModel(steps + ["Found it."])
+        model = ScriptedModel([*steps, "Found it."])
         result = await make_run(model).run()
         assert result.status is OutcomeStatus.ANSWERED
 
@@ -166,7 +166,7 @@ class TestStuckAdvice:
 
     async def test_quiet_when_not_stuck(self, make_run):
         steps = [Reply.call("sim_launch", app="Shop")] + [Reply.call("sim_tap", label=f"Item {i}") for i in range(6)]
-        model = ScriptedModel(steps + [Reply.call("sim_read"), "ok"])
+        model = ScriptedModel([*steps, Reply.call("sim_read"), "ok"])
         await make_run(model).run()
         assert not any("[advice]" in m.text or any("[advice]" in r.text for r in m.tool_results)
                        for r in model.requests for m in r.messages)
@@ -265,13 +265,13 @@ class TestStopSummary:
         result, events = await self._stopped_after_sending(make_run, light)
         assert result.status is OutcomeStatus.STOPPED
         assert result.answer.startswith("I opened Chat") and "1 outward action(s)" in result.answer
-        summary = [e for e in events if isinstance(e, StopSummarized)][0]
+        summary = next(e for e in events if isinstance(e, StopSummarized))
         assert summary.by_model and summary.outward == 1
         assert light.requests[0].tools == () and light.requests[0].purpose == "summary"
 
     async def test_a_plain_summary_when_no_model_answers(self, make_run):
         light = ScriptedModel([Reply(error=ModelError(ModelErrorKind.NETWORK, "down"))])
-        result, events = await self._stopped_after_sending(make_run, light)
+        result, _events = await self._stopped_after_sending(make_run, light)
         assert result.answer.startswith("Stopped after")
         assert "sim_send(text=on my way)" in result.answer and "cannot be undone" in result.answer
 
@@ -305,7 +305,7 @@ class TestGrounding:
         events = _events(run)
         result = await run.run()
         assert result.answer == "Order K-7731 costs ¥99.5." and len(main.requests) == 3
-        check = [e for e in events if isinstance(e, GroundingChecked)][0]
+        check = next(e for e in events if isinstance(e, GroundingChecked))
         assert not check.grounded and "K-7731" in check.unsupported
 
     async def test_quiet_when_every_fact_was_read(self, make_run, world):
@@ -327,7 +327,7 @@ async def test_a_short_answer_does_not_change_the_language_wanted(make_run):
 class TestStepBudget:
     async def test_a_budgeted_run_gets_a_progress_check_and_a_last_round_of_end_not_done(self, make_run):
         steps = [Reply.call("sim_launch", app="Shop")] + [Reply.call("sim_tap", label=f"Item {i}") for i in range(4)]
-        model = ScriptedModel(steps + [Reply.call("end_not_done", subtype="blocked", message="Ran out of steps.")])
+        model = ScriptedModel([*steps, Reply.call("end_not_done", subtype="blocked", message="Ran out of steps.")])
         result = await make_run(model, budget=6).run()
         assert result.status is OutcomeStatus.NOT_DONE
         checks = [i for i, r in enumerate(model.requests) if "Progress check: 3 of 6" in r.messages[-1].text]
@@ -337,7 +337,7 @@ class TestStepBudget:
 
     async def test_quiet_without_a_budget(self, make_run):
         steps = [Reply.call("sim_launch", app="Shop")] + [Reply.call("sim_tap", label=f"Item {i}") for i in range(6)]
-        model = ScriptedModel(steps + [Reply.call("sim_read"), "ok"])
+        model = ScriptedModel([*steps, Reply.call("sim_read"), "ok"])
         await make_run(model).run()
         assert not any("Progress check" in r.messages[-1].text for r in model.requests)
         assert all(len(r.tools) > 1 for r in model.requests)

@@ -25,9 +25,9 @@ from mika.config.settings import Settings
 from mika.model.testing import FunctionModel, Reply, ScriptedModel
 from mika.record.events import ToolCalled, ToolFinished
 from mika.record.recorder import RunRecorder
-from mika.runtypes.result import OutcomeStatus, RunResult
 from mika.run.conversations import ConversationStore
 from mika.run.outbox import Outbox
+from mika.runtypes.result import OutcomeStatus, RunResult
 from mika.runtypes.spec import Attendance, RunOrigin, RunProvenance, RunSpec
 
 CLI = RunProvenance(RunOrigin.CLI, Attendance.UNATTENDED)

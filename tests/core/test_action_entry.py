@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mika.action import executor as _executor  # noqa: F401  (issues the one minter at import)
+from mika.action import executor as _executor
 from mika.observe.evidence import EvidenceLedger
 from mika.tool.action_pass import ActionPass, ForgedPass, issue_minter
 from mika.tool.dispatcher import NotARead, ToolDispatcher

@@ -74,7 +74,7 @@ def test_no_file_means_defaults_and_is_ok(tmp_path):
 
 
 @pytest.mark.parametrize(
-    "text,words",
+    ("text", "words"),
     [
         ('[providers.x]\nkind = "openai-chat"\nbase_url = "http://h/v1"\napi_key_evn = "K"\n',
          "providers.x.api_key_evn: expected one of"),

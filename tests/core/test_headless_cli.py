@@ -62,7 +62,7 @@ def test_runs_list_and_show_read_the_record(tmp_path, state):
 
 
 @pytest.mark.parametrize(
-    "replies,args,code",
+    ("replies", "args", "code"),
     [
         ([{"tool_calls": [{"name": "end_not_done", "arguments": {"subtype": "blocked", "message": "stuck"}}]}], [], 1),
         ([{"tool_calls": [{"name": "wait", "arguments": {"seconds": 0}}]}] * 3, ["--max-steps", "2"], 6),
@@ -99,7 +99,7 @@ def test_sigint_stops_the_run_and_closes_the_record(tmp_path, state):
             break
         time.sleep(0.05)
     p.send_signal(signal.SIGINT)
-    out, err = p.communicate(timeout=20)
+    _out, err = p.communicate(timeout=20)
     assert p.returncode == 130, err
     run_dir = next(runs.iterdir())
     summary = json.loads((run_dir / "run.json").read_text())

@@ -14,7 +14,7 @@ from mika.model.adapters.endpoint import Endpoint
 from mika.runtypes.result import OutcomeStatus
 from mika.tool.errors import BadArguments
 from mika.tool.schema import check_arguments
-from tests.models.replay_server import Reply, ReplayServer
+from tests.models.replay_server import ReplayServer, Reply
 
 RAW_SHOWN = 200  # how much of the raw text the model is shown (mika.tool.schema.RAW_SHOWN)
 
@@ -44,7 +44,7 @@ def _tool_message(server: ReplayServer) -> str:
 
 
 @pytest.mark.parametrize(
-    "raw,parser_words",
+    ("raw", "parser_words"),
     [
         ('{"label": "OK" "note": "x"}', "Expecting ',' delimiter"),
         ('{"label": "OK", ', "Expecting property name enclosed in double quotes"),

@@ -123,7 +123,7 @@ async def test_work_that_fails_while_being_cancelled_does_not_hide_the_interrupt
 
 async def test_only_events_and_futures_are_accepted():
     work = asyncio.sleep(0)
-    with pytest.raises(TypeError, match="asyncio.Event or futures"):
+    with pytest.raises(TypeError, match=r"asyncio\.Event or futures"):
         await race(work, "stop")  # type: ignore[arg-type]
     work.close()  # never started: race refused before it made a task of it
     assert _others() == set()

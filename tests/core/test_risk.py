@@ -49,7 +49,7 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("label,screen,expected", CASES)
+@pytest.mark.parametrize(("label", "screen", "expected"), CASES)
 def test_classify(label, screen, expected):
     assert classify(label, screen).risk is expected
 
@@ -90,7 +90,7 @@ PLACES = [
 ]
 
 
-@pytest.mark.parametrize("place,expected", PLACES)
+@pytest.mark.parametrize(("place", "expected"), PLACES)
 def test_links_and_activities_that_lead_to_paying(place, expected):
     assert classify_place(place, "Total ¥23.50").risk is expected
     assert classify_target(place, "link").risk is expected

@@ -23,7 +23,7 @@ from urllib.parse import quote, quote_plus
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "models"))
-from replay_server import Reply, ReplayServer  # noqa: E402
+from replay_server import ReplayServer, Reply
 
 KEY = "sk-proj-Zq8v/T3x+Lw9R2mN5bK7cY4h=J6gF1dS0aE"
 FILE_KEY = "sk-ant-api03-Pf7uQ2wXr9Tz4Kd8Lm3Nb6Vc1Hs5Jg0A"
@@ -100,7 +100,7 @@ def run_mika(tmp: Path, cfg: Path, args: list[str], umask: int = 0o022) -> subpr
                           preexec_fn=set_umask)
 
 
-@pytest.mark.parametrize("source,secret", [("env", KEY), ("file", FILE_KEY), ("header", HEADER)])
+@pytest.mark.parametrize(("source", "secret"), [("env", KEY), ("file", FILE_KEY), ("header", HEADER)])
 def test_a_401_that_echoes_the_key_leaves_it_nowhere(tmp_path, source, secret):
     with ReplayServer() as server:
         server.default = Reply(body_401(secret), status=401)

@@ -14,16 +14,16 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "models"))
-from replay_server import Reply, ReplayServer  # noqa: E402
+from replay_server import ReplayServer, Reply
 
-from mika.config.secret_discovery import register_configured_secrets  # noqa: E402
-from mika.config.secrets import REGISTRY  # noqa: E402
-from mika.config.settings import load_settings  # noqa: E402
-from mika.model.providers_config import load_providers, parse_ref  # noqa: E402
-from mika.model.roles import build_model  # noqa: E402
-from tests.core.test_secrets_e2e import KEY, bad_modes, body_401, hits, state_hits, write_config  # noqa: E402
-from tests.tui import scenes  # noqa: E402
-from tests.tui.conftest import make_app, settle, until  # noqa: E402
+from mika.config.secret_discovery import register_configured_secrets
+from mika.config.secrets import REGISTRY
+from mika.config.settings import load_settings
+from mika.model.providers_config import load_providers, parse_ref
+from mika.model.roles import build_model
+from tests.core.test_secrets_e2e import KEY, bad_modes, body_401, hits, state_hits, write_config
+from tests.tui import scenes
+from tests.tui.conftest import make_app, settle, until
 
 
 @pytest.fixture(autouse=True)

@@ -50,7 +50,7 @@ def test_environment_overrides_the_file(monkeypatch):
 
 
 def test_choices_are_checked():
-    with pytest.raises(ConfigError, match="run.max_parallel"):
+    with pytest.raises(ConfigError, match=r"run\.max_parallel"):
         parse_settings({"run": {"max_parallel": 9}})
     with pytest.raises(ConfigError, match="one of auto, en, zh"):
         parse_settings({"general": {"language": "fr"}})

@@ -112,7 +112,7 @@ def test_every_text_table_asks_the_one_rule(clean_env):
     english = texts()
     set_language("zh")
     chinese = texts()
-    for en, zh in zip(english, chinese):
+    for en, zh in zip(english, chinese, strict=True):
         assert en != zh, en
         assert any("\u4e00" <= ch <= "\u9fff" for ch in zh), zh
         assert not any("\u4e00" <= ch <= "\u9fff" for ch in en), en

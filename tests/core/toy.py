@@ -7,8 +7,9 @@ records as the phone's. The "screen" is a string the test sets.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 from mika.observe.observation import Observation, ObsKind, Place
 from mika.tool.declaration import ActionTarget, AgentTool, EntryKind, Risk, ToolOutcome

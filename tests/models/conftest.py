@@ -1,5 +1,4 @@
 import pytest
-
 from replay_server import ReplayServer
 
 

@@ -9,6 +9,7 @@ arrive. Every request's raw bytes are kept so tests can compare what the adapter
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import threading
 import time
@@ -33,7 +34,7 @@ class Reply:
     cut_after: int | None = None
 
     @staticmethod
-    def recording(relative: str, **kw: object) -> "Reply":
+    def recording(relative: str, **kw: object) -> Reply:
         """A real recording (`relative` to llm_api/), with the status and content type its
         .meta.json sidecar says the real server answered with."""
         path = real("llm_api/" + relative)
@@ -114,7 +115,7 @@ class ReplayServer:
         self.port = 0
 
     # -- lifecycle
-    def __enter__(self) -> "ReplayServer":
+    def __enter__(self) -> ReplayServer:
         self._thread.start()
         self._ready.wait(5)
         return self
@@ -132,7 +133,7 @@ class ReplayServer:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
-    def queue(self, *replies: Reply) -> "ReplayServer":
+    def queue(self, *replies: Reply) -> ReplayServer:
         self.replies.extend(replies)
         return self
 
@@ -174,10 +175,8 @@ class ReplayServer:
         except (asyncio.IncompleteReadError, ConnectionError):
             pass
         finally:
-            try:
+            with contextlib.suppress(Exception):
                 writer.close()
-            except Exception:
-                pass
 
     async def _send(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, reply: Reply) -> bool:
         self.reply_started.append(time.monotonic())

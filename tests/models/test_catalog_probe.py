@@ -8,9 +8,9 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from adapters_kit import adapter
 from replay_server import Reply
+
 from mika.model.catalog import CatalogError, ListedModel, ModelCatalog, probe_candidates
 from mika.model.errors import ModelErrorKind as K
 from mika.model.probe import NO_TOOL_CALL, TOOL_CALLED, probe
@@ -81,7 +81,7 @@ async def test_gemini_listing_pages(server):
     assert server.requests[0].headers["x-goog-api-key"] == "g-key"
 
 
-@pytest.mark.parametrize("status,kind", [(404, "no_list"), (405, "no_list"), (501, "no_list"), (401, "auth"),
+@pytest.mark.parametrize(("status", "kind"), [(404, "no_list"), (405, "no_list"), (501, "no_list"), (401, "auth"),
                                          (500, "server")])
 async def test_listing_failures_are_classified(server, status, kind):
     server.queue(_json({"error": {"message": "nope"}}, status))

@@ -8,8 +8,8 @@ import tomllib
 
 import pytest
 from click.testing import CliRunner
-
 from replay_server import Reply
+
 from mika.commands.models import models_group
 from mika.commands.usage import usage_command
 from mika.usage.ledger import UsageLedger

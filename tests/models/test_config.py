@@ -114,7 +114,7 @@ def test_missing_main_names_the_key_and_shows_an_example():
 
 
 @pytest.mark.parametrize(
-    "text,key",
+    ("text", "key"),
     [
         ('[providers.x]\nkind = "openai"\nbase_url = "http://h/v1"\n', "providers.x.kind"),
         ('[providers.x]\nbase_url = "http://h/v1"\n', "providers.x.kind"),
@@ -236,7 +236,7 @@ def test_scripted_providers_are_left_to_model_select():
 
 
 async def test_side_calls_fall_back_to_main_when_the_light_model_is_unavailable(monkeypatch):
-    from replay_server import Reply, ReplayServer
+    from replay_server import ReplayServer, Reply
 
     from mika.model.base import complete
     from mika.model.messages import Message, ModelRequest

@@ -4,12 +4,13 @@ ModelError kind, with the server's own words kept for the user."""
 from __future__ import annotations
 
 import pytest
-
 from adapters_kit import adapter, ask
 from replay_server import FIXTURES, Reply
+
 from mika.model.base import complete
 from mika.model.classify import classify_http, retry_after_seconds
-from mika.model.errors import ModelError, ModelErrorKind as K
+from mika.model.errors import ModelError
+from mika.model.errors import ModelErrorKind as K
 
 ERROR_CASES = [
     ("errors/anthropic__429_rate_limit_error.json", "anthropic", None, K.RATE_LIMITED,
@@ -85,7 +86,7 @@ async def test_nothing_listening_is_a_network_error():
 
 
 @pytest.mark.parametrize(
-    "status,message,expected",
+    ("status", "message", "expected"),
     [
         (400, "This model does not support tools", K.TOOLS_UNSUPPORTED),
         (404, "registry.ollama.ai/library/gemma does not support tools", K.TOOLS_UNSUPPORTED),

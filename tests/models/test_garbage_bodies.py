@@ -11,11 +11,12 @@ import sys
 import threading
 
 import pytest
-
 from adapters_kit import adapter, ask
 from replay_server import Reply
+
 from mika.model.base import complete
-from mika.model.errors import ModelError, ModelErrorKind as K
+from mika.model.errors import ModelError
+from mika.model.errors import ModelErrorKind as K
 
 KINDS = ["openai-chat", "openai-responses", "anthropic", "gemini"]
 

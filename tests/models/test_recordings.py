@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from adapters_kit import adapter, ask
 from replay_server import FIXTURES, Reply
+
 from mika.model.base import Done, TextDelta, ToolCallDelta, complete
 from mika.model.messages import Thinking
 

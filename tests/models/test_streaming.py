@@ -8,11 +8,12 @@ import json
 import time
 
 import pytest
-
 from adapters_kit import WEATHER, adapter, ask
 from replay_server import Reply
+
 from mika.model.base import TextDelta, ToolCallDelta, complete
-from mika.model.errors import ModelError, ModelErrorKind as K
+from mika.model.errors import ModelError
+from mika.model.errors import ModelErrorKind as K
 from mika.model.messages import Message, ModelRequest, Thinking, ToolResult
 from mika.model.retry import RetryPolicy
 from mika.model.session import ModelSession
@@ -145,7 +146,7 @@ async def test_anthropic_second_request_carries_cache_breakpoints(server):
     assert messages[2]["content"][0]["tool_use_id"] == first.message.tool_calls[0].id
 
 
-@pytest.mark.parametrize("kind,array", [("openai-chat", b'"messages":'), ("openai-responses", b'"input":')])
+@pytest.mark.parametrize(("kind", "array"), [("openai-chat", b'"messages":'), ("openai-responses", b'"input":')])
 async def test_openai_successive_requests_share_a_byte_identical_prefix(server, kind, array):
     server.queue(Reply.recording(STREAMS[kind]), Reply.recording(STREAMS[kind]))
     model = adapter(kind, server.url)
@@ -219,7 +220,7 @@ async def test_anthropic_signed_thinking_round_trips(server):
         server.queue(Reply(THINKING_STREAM, content_type="text/event-stream"))
     model = adapter("anthropic", server.url)
     first = await complete(model, ask())
-    thinking = [p for p in first.message.parts if isinstance(p, Thinking)][0]
+    thinking = next(p for p in first.message.parts if isinstance(p, Thinking))
     assert (thinking.text, thinking.signature, thinking.field) == ("Need the tool.", "EqQBCgIYAhIM", "thinking")
     history = _second_turn(first)
     await complete(model, ModelRequest("s", history, tools=(WEATHER,)))

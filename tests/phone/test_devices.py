@@ -8,10 +8,10 @@ import pytest
 from click.testing import CliRunner
 
 from mika.cap.phone import PhoneOpenError, open_phone
-from mika.commands.devices import connect_command, devices_command, disconnect_command, pair_command
 from mika.cap.phone.adb.devices import transport_of
 from mika.cap.phone.adb.pairing import PairingError, normalise_code, parse_mdns, qr_payload
 from mika.cap.phone.adb.server import AdbServerError, ServerAddress
+from mika.commands.devices import connect_command, devices_command, disconnect_command, pair_command
 
 
 class TestServerAddress:

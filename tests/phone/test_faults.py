@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import json
 import threading
+from pathlib import Path
 
 import pytest
-from pathlib import Path
 
 from mika.cap.phone import PhoneCapability
 from mika.cap.phone.adb.port import AdbPort, PortError
@@ -258,7 +258,7 @@ async def test_a_u2_server_that_keeps_failing_falls_back_to_uiautomator_dump(sim
     await port.close()
 
 
-@pytest.mark.parametrize("fault,said", [("rpc_error", "UiAutomation not connected"),
+@pytest.mark.parametrize(("fault", "said"), [("rpc_error", "UiAutomation not connected"),
                                         ("http_500", "500")])
 async def test_backend_u2_says_which_failure_it_met(sim_phone, fault, said):
     port = await _started(sim_phone, backend="u2")
@@ -308,7 +308,7 @@ async def test_typing_through_a_u2_that_stays_busy_is_a_clear_error(sim_phone):
 async def test_typing_through_a_dead_u2_server_is_a_clear_error(sim_phone):
     port = await _started(sim_phone)
     simctl(sim_phone, "rpc_error=50")
-    with pytest.raises(PortError, match="uiautomator2 could not find the focused field .*UiAutomation not connected"):
+    with pytest.raises(PortError, match=r"uiautomator2 could not find the focused field .*UiAutomation not connected"):
         await port.type_text(0, "你好")
     await port.close()
 

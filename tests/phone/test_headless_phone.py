@@ -36,7 +36,7 @@ def test_an_alarm_is_set_on_the_simulated_phone(tmp_path, adb_server):
     r = mika(["--no-ui", "--device", "sim", "--model", model, "Set an alarm for 3PM labelled meeting"], tmp_path)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip().endswith("Your 15:00 meeting alarm is set.")
-    alarm = [e for e in events(tmp_path) if e["type"] == "tool_result" and e["name"] == "phone_set_alarm"][0]
+    alarm = next(e for e in events(tmp_path) if e["type"] == "tool_result" and e["name"] == "phone_set_alarm")
     assert alarm["ok"] and "check: verified" in alarm["text"]
 
 

@@ -7,7 +7,6 @@ import json
 from click.testing import CliRunner
 
 from mika.commands.inspect import inspect_live_command
-
 from tests.real_fixtures import real
 
 

@@ -22,7 +22,7 @@ async def test_ascii_with_shell_characters_arrives_as_typed(sim_phone, text):
     await port.launch_app(0, "com.mika.notes")
     screen = await cap.reader.read()
     # Open a new note and type into its first field.
-    new = next(e for e in screen.elements if e.role == "button" and "New" in e.label or "新" in e.label)
+    new = next(e for e in screen.elements if (e.role == "button" and "New" in e.label) or "新" in e.label)
     await port.tap(0, *new.centre)
     screen = await cap.reader.read()
     field = next(e for e in screen.elements if e.node.editable)
@@ -39,7 +39,7 @@ def test_input_text_escaping():
     assert input_text_command("a b") == "input text a%sb"
     assert input_text_command("it's") == "input text 'it'\"'\"'s'"
     assert not is_plain_ascii("你好") and not is_plain_ascii("line\nbreak") and not is_plain_ascii("50%s")
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="printable ASCII"):
         input_text_command("你好")
 
 
@@ -53,7 +53,7 @@ async def test_device_facts_are_read_once(sim_phone):
 
 async def test_a_second_display_is_read_and_touched_by_its_id(sim_phone):
     out = sim_phone.shell("simctl display add 720x1280 320 agent")
-    display_id = int([w for w in out.split() if w.isdigit()][0])
+    display_id = int(next(w for w in out.split() if w.isdigit()))
     sim_phone.shell(f"am start --display {display_id} -n com.android.settings/.Settings")
     port = port_for(sim_phone, backend="u2")
     xml = await port.dump_hierarchy(display_id)

@@ -7,8 +7,6 @@ import asyncio
 import json
 from pathlib import Path
 
-import pytest
-
 from mika.assembly import RunEnvironment, capabilities_for
 from mika.model.retry import RetryPolicy
 from mika.run.task_run import RunOptions, TaskRun

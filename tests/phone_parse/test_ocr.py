@@ -72,5 +72,5 @@ def test_boxes_are_scaled_when_a_size_override_is_in_force(haoce_lines) -> None:
     assert len(merged.seen_text) == len(haoce_lines)  # the game's tree knows none of them
     halved = sorted((round(s.box.top / 2), round(s.box.left / 2), s.text) for s in haoce_lines)
     got = sorted((s.box.top, s.box.left, s.text) for s in merged.seen_text)
-    for (top, left, text), (gt, gl, gtext) in zip(halved, got):
+    for (top, left, text), (gt, gl, gtext) in zip(halved, got, strict=False):
         assert text == gtext and abs(top - gt) <= 1 and abs(left - gl) <= 1

@@ -8,7 +8,6 @@ import pytest
 from PIL import Image
 
 from mika.cap.phone.screenshot import CorruptedScreenshot, SecureScreen, screen_capture, validate_png
-
 from tests.real_fixtures import real_bytes
 
 

@@ -10,7 +10,7 @@ control signal that ends the run as stopped, and every event reaches subscribers
 from __future__ import annotations
 
 import asyncio
-from typing import Callable
+from collections.abc import Callable
 
 from mika.record.events import RunEvent, RunOutcome, RunStarted, UserInput
 from mika.runtypes.result import OutcomeStatus, RunResult

@@ -33,7 +33,7 @@ def test_a_failed_rename_keeps_the_old_conversation(tmp_path, monkeypatch):
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(os, "replace", refuse)
-    with pytest.raises(OSError):
+    with pytest.raises(OSError, match="No space left on device"):
         store.finish_turn("c1", "r1", outcome="answered", answer="hi")
     monkeypatch.undo()
     assert path.read_bytes() == before

@@ -4,16 +4,20 @@ from __future__ import annotations
 
 import json
 import os
-import textwrap
 import subprocess
 import sys
+import textwrap
 import time
 from pathlib import Path
 
 import pytest
 
 from mika.run.conversations import (
-    BadConversationId, ConversationError, ConversationNotFound, ConversationStore, read_history,
+    BadConversationId,
+    ConversationError,
+    ConversationNotFound,
+    ConversationStore,
+    read_history,
 )
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -205,7 +205,7 @@ def _turns_of(state: Path, run_id: str) -> list[tuple[dict, dict]]:
 
 
 def _run_json(state: Path, run_id: str) -> dict | None:
-    found = [p for p in (state / "runs").glob(f"*-{run_id}/run.json")] if (state / "runs").is_dir() else []
+    found = list((state / "runs").glob(f"*-{run_id}/run.json")) if (state / "runs").is_dir() else []
     assert len(found) <= 1
     return json.loads(found[0].read_text()) if found else None
 
@@ -319,7 +319,7 @@ def test_sigkill_after_the_outcome_event_keeps_the_answer(tmp_path):
     (run_id,) = report["interrupted"]
     assert report["ended"] == [run_id] and report["delivered"] == report["told"] == []
     assert "interrupted" not in recover.stderr and ANSWER not in recover.stderr
-    ((conv, turn),) = _turns_of(state, run_id)
+    ((_conv, turn),) = _turns_of(state, run_id)
     assert (turn["outcome"], turn["answer"]) == ("answered", ANSWER)
 
 
@@ -379,7 +379,8 @@ def test_recovery_killed_inside_every_write(tmp_path, reference):
 
 
 def test_a_malformed_kill_point_names_the_variable_and_the_form():
-    from mika.run.fault_injection import BadKillPoint, KillPoint as Point
+    from mika.run.fault_injection import BadKillPoint
+    from mika.run.fault_injection import KillPoint as Point
 
     assert Point.parse("outcome:2") == Point("outcome", 2) and Point.parse("*:7") == Point("*", 7)
     for bad in ("outcome", "outcome:0", ":3", "outcome:x"):

@@ -10,16 +10,15 @@ import subprocess
 import sys
 import tempfile
 import textwrap
-import time
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from mika.run.outbox import Outbox
 from mika.run.state_lock import ProcessLease, lease_alive
 from mika.run.task_center import Submitted, TaskCenter
 from mika.runtypes.result import OutcomeStatus
-
 from tests.run_center.doubles import RunFactory, settled
 
 ROOT = Path(__file__).resolve().parents[2]

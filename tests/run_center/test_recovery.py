@@ -255,6 +255,7 @@ NO_TURN = textwrap.dedent("""
 
 
 async def test_a_run_killed_before_its_turn_was_written_gets_its_turn_once(tmp_path):
+    # The killed process must be gone before the test goes on; nothing else runs on the loop yet.
     subprocess.run([sys.executable, "-c", NO_TURN, str(tmp_path)], check=True, timeout=60, cwd=ROOT,
                    env=dict(os.environ, PYTHONPATH=str(ROOT)))
     ConversationStore(tmp_path).delete("c-gone")

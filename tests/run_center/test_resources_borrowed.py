@@ -14,7 +14,6 @@ import pytest
 
 from mika.run.borrowed import MAX_ATTEMPTS, BorrowedLedger, RestoreLater
 from mika.run.resources import ResourceBusy, ResourceScheduler, parallel_limit
-
 from tests.run_center.doubles import settled
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -12,8 +12,7 @@ from mika.run.outbox import CallbackChannel, DeliveryState, Outbox
 from mika.run.phase import RunPhase
 from mika.run.run_store import RunStore
 from mika.run.task_center import Submitted, TaskCenter
-from mika.runtypes.result import OutcomeStatus, RunResult
-
+from mika.runtypes.result import OutcomeStatus
 from tests.run_center.doubles import RunFactory, settled
 
 

@@ -19,10 +19,10 @@ import sys
 import pytest
 from click.testing import CliRunner
 
-from mika.model.messages import Usage
 from mika.commands.conversations import conversations_group
-from mika.terminal_text import for_terminal, json_for_terminal, one_line
 from mika.commands.usage import usage_command
+from mika.model.messages import Usage
+from mika.terminal_text import for_terminal, json_for_terminal, one_line
 from mika.usage.ledger import UsageLedger
 
 EVIL = "Paid: no\rPaid: yes\x1b]0;owned title\x07\x1b[2J\x9b2J\x1b]8;;http://evil.example\x1b\\link\x1b]8;;\x1b\\ ab\x08\x08 \u202eevil\u202c"

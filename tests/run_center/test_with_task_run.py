@@ -14,7 +14,6 @@ from mika.run.run_store import RunStore
 from mika.run.task_center import Submitted, TaskCenter
 from mika.run.task_run import RunOptions, TaskRun
 from mika.runtypes.result import OutcomeStatus
-
 from tests.run_center.doubles import settled
 
 

@@ -140,7 +140,7 @@ def test_several_streams_at_once(phone: SimPhone) -> None:
                 results[i] = dev.shell(f"spew {200_000 + i}", encoding=None)
             else:
                 results[i] = dev.shell(f"echo worker {i}")
-        except BaseException as exc:  # noqa: BLE001 - reported below
+        except BaseException as exc:
             errors.append(exc)
 
     threads = [threading.Thread(target=work, args=(i,)) for i in range(10)]

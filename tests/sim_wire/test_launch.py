@@ -6,6 +6,7 @@ import subprocess
 
 import pytest
 
+from mika.sim.adb_host import AdbHostError
 from mika.sim.launch import (
     AdbServerAddress,
     SimLaunchError,
@@ -13,7 +14,6 @@ from mika.sim.launch import (
     ensure_adb_server,
     start_sim,
 )
-from mika.sim.adb_host import AdbHostError
 from tests.adb_env import AdbServer, free_port
 from tests.sim_wire.wire_device import WireDevice
 
@@ -60,7 +60,7 @@ def test_an_adb_server_that_cannot_start_is_a_clear_error(tmp_path) -> None:
     fake.write_text("#!/bin/sh\necho 'cannot bind: address in use' >&2\nexit 1\n")
     fake.chmod(0o755)
     address = AdbServerAddress("127.0.0.1", free_port())
-    with pytest.raises(SimLaunchError, match="could not start the adb server.*cannot bind"):
+    with pytest.raises(SimLaunchError, match=r"could not start the adb server.*cannot bind"):
         ensure_adb_server(address, adb_binary=str(fake))
 
 

@@ -23,7 +23,7 @@ def test_the_phone_announces_shell_v2(any_phone: SimPhone) -> None:
     assert "shell_v2" in any_phone.run_adb("features").stdout.decode().split()
 
 
-@pytest.mark.parametrize("command,code", [("false", 1), ("true", 0), ("exit 3", 3), ("exit 255", 255),
+@pytest.mark.parametrize(("command", "code"), [("false", 1), ("true", 0), ("exit 3", 3), ("exit 255", 255),
                                           ("echo x; exit 42", 42), ("nosuchcommand", 127)])
 def test_adb_shell_returns_the_commands_exit_code(sim_phone: SimPhone, command: str, code: int) -> None:
     assert sim_phone.run_adb("shell", command, check=False).returncode == code

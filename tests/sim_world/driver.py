@@ -78,7 +78,7 @@ def find(d: Driver, text: str | None = None, desc: str | None = None, rid: str |
 def center(node: ET.Element) -> tuple[int, int]:
     m = _BOUNDS.fullmatch(node.get("bounds", ""))
     assert m, node.attrib
-    l, t, r, b = map(int, m.groups())
+    l, t, r, b = map(int, m.groups())  # noqa: E741 (left, top, right, bottom)
     return (l + r) // 2, (t + b) // 2
 
 

@@ -19,7 +19,7 @@ from mika.sim.world.world import scenario_names
 SCREENS = [(app.package, name) for app in load_apps().values() for name in app.screens]
 
 
-@pytest.mark.parametrize("package,screen", SCREENS, ids=[f"{p.rsplit('.', 1)[-1]}.{s}" for p, s in SCREENS])
+@pytest.mark.parametrize(("package", "screen"), SCREENS, ids=[f"{p.rsplit('.', 1)[-1]}.{s}" for p, s in SCREENS])
 def test_every_screen_builds_dumps_and_renders(package: str, screen: str) -> None:
     phone = make_device("files")
     world = phone.world

@@ -64,7 +64,7 @@ COMMANDS: list[tuple[str, str, int]] = [
 ]
 
 
-@pytest.mark.parametrize("command,fragment,code", COMMANDS, ids=[c[0][:40] for c in COMMANDS])
+@pytest.mark.parametrize(("command", "fragment", "code"), COMMANDS, ids=[c[0][:40] for c in COMMANDS])
 def test_command_with_adb_cli_and_adbutils(sim_phone, command, fragment, code) -> None:
     cli = sim_phone.run_adb("shell", command, check=False)
     # The phone speaks shell v2: stderr comes back apart, the exit code is the command's.

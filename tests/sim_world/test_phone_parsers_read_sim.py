@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import pytest
 
-from mika.cap.phone.adb import parse
 from mika.sim.world import make_device
 from tests.sim_world.driver import Local
 

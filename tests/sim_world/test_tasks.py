@@ -7,7 +7,7 @@ import base64
 import io
 import re
 from collections.abc import Callable
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 from PIL import Image
@@ -201,7 +201,7 @@ def _(d: Driver) -> None:
 
 @solves("calendar_team_sync_tomorrow")
 def _(d: Driver) -> None:
-    begin = int(datetime(2026, 12, 2, 15, 0, tzinfo=timezone.utc).timestamp() * 1000)
+    begin = int(datetime(2026, 12, 2, 15, 0, tzinfo=UTC).timestamp() * 1000)
     d.shell("am start -a android.intent.action.INSERT -d content://com.android.calendar/events "
             f"--es title {quote('Team sync')} --el beginTime {begin} --el endTime {begin + 3600_000}")
     tap(d, text="Save")

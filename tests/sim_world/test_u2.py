@@ -44,7 +44,7 @@ def test_send_keys_chinese_into_focused_field(sim_phone, u2) -> None:
     tap(d, rid="compose_message_text")
     u2.send_keys("你好")
     xml = u2.dump_hierarchy()
-    field = [n for n in ET.fromstring(xml.encode()).iter("node") if n.get("resource-id", "").endswith("compose_message_text")][0]
+    field = next(n for n in ET.fromstring(xml.encode()).iter("node") if n.get("resource-id", "").endswith("compose_message_text"))
     assert field.get("text") == "你好" and field.get("focused") == "true"
     assert u2.clipboard == "你好"
     u2(description="Send SMS").click()
@@ -60,7 +60,7 @@ def test_selectors_click_set_text_and_screenshot(sim_phone, u2) -> None:
     image = u2.screenshot()
     assert image.size == (1080, 2400)
     with pytest.raises(uiautomator2.UiObjectNotFoundError):
-        u2(text="No such thing").info
+        _ = u2(text="No such thing").info
 
 
 def test_app_start_xpath_wait_and_long_click(sim_phone, u2) -> None:

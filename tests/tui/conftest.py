@@ -14,9 +14,10 @@ for _name in [n for n in os.environ if (n.startswith("TEXTUAL_") and not n.start
     del os.environ[_name]
 
 import asyncio  # noqa: E402
-from datetime import timezone  # noqa: E402
+from collections.abc import Sequence  # noqa: E402
+from datetime import UTC  # noqa: E402
 from pathlib import Path  # noqa: E402
-from typing import Any, Sequence  # noqa: E402
+from typing import Any  # noqa: E402
 
 import pytest  # noqa: E402
 
@@ -24,7 +25,6 @@ from mika.assembly import RunEnvironment, capabilities_for  # noqa: E402
 from mika.config.settings import Settings  # noqa: E402
 from mika.model.retry import RetryPolicy  # noqa: E402
 from mika.run.task_run import RunOptions, TaskRun  # noqa: E402
-
 from mika_tui.app import MikaApp  # noqa: E402
 from mika_tui.deps import AppDeps, DeviceInfo  # noqa: E402
 from mika_tui.frames import StaticFrameSource  # noqa: E402
@@ -111,7 +111,7 @@ def make_app(
         notifier=RecordingNotifier(),
         preview_fps=5.0,
         devices_port=devices_port,
-        tz=timezone.utc,
+        tz=UTC,
         conversation_id="conv-test",
     )
     app = MikaApp(deps, theme="mika-test")

@@ -8,8 +8,8 @@ and then awaits `release` (an asyncio.Event) before finishing like a real adapte
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from typing import AsyncIterator
 
 from mika.model.base import Done, StreamEvent, TextDelta
 from mika.model.messages import Message, ModelRequest, ModelResponse, Text, Usage

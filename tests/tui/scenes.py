@@ -7,7 +7,6 @@ import json
 from pathlib import Path
 
 from mika.model.testing import Reply, ScriptedModel
-
 from tests.tui.conftest import FIXED_NOW, settle, until
 
 CHECKOUT = "Checkout · 1 coffee beans · Total ¥23.50 · Place order"

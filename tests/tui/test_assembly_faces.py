@@ -13,7 +13,6 @@ from dataclasses import fields
 
 from mika.config.settings import load_settings
 from mika.runtypes.spec import Attendance, RunOrigin, RunProvenance, RunSpec
-
 from mika_tui.app import MikaApp
 from mika_tui.launch import build_deps
 from tests.tui import scenes

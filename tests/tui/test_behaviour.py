@@ -8,7 +8,6 @@ from textual.widgets import Button
 
 from mika.model.testing import FunctionModel, Reply, ScriptedModel
 from mika.record import events as ev
-
 from mika_tui.i18n import TEXTS
 from mika_tui.screens.usage import UsageScreen
 from mika_tui.widgets.cards import ApprovalCard
@@ -320,7 +319,8 @@ class TestFaults:
             raise RuntimeError("the preview exploded")
 
         # run_test re-raises the app's error for the test; a user only sees what is printed.
-        with pytest.raises(RuntimeError):
+        # The whole app session is the statement under test: the error surfaces on exit.
+        with pytest.raises(RuntimeError, match="the preview exploded"):  # noqa: PT012
             async with app.run_test(size=SIZE) as pilot:
                 await settle(pilot)
                 app.call_later(broken)
@@ -342,7 +342,8 @@ class TestModelsAndSettings:
 
         from mika.config.settings import Settings
         from mika.model.presets import preset_ids
-        from tests.models.replay_server import Reply as Recorded, ReplayServer
+        from tests.models.replay_server import ReplayServer
+        from tests.models.replay_server import Reply as Recorded
 
         config = tmp_path / "config" / "mika" / "config.toml"
         config.parent.mkdir(parents=True)
@@ -413,7 +414,8 @@ class TestRecovery:
 
         state = tmp_path / "state" / "mika"
         conv = ConversationStore(state).create().id
-        # Another process starts the run and dies (its lease goes with it), as a killed Mika would.
+        # Another process starts the run and dies (its lease goes with it), as a killed Mika would;
+        # it must be gone before the app starts, so blocking here is the point.
         subprocess.run([sys.executable, "-c", (
             "import sys; from mika.run.run_store import RunStore; from mika.run.conversations import ConversationStore;"
             "from mika.run.phase import RunPhase; s, c = sys.argv[1], sys.argv[2];"

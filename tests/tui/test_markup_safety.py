@@ -16,7 +16,6 @@ from textual.content import Content
 from textual.widgets import Button, Input, OptionList, Static
 
 from mika.model.testing import Reply, ScriptedModel
-
 from mika_tui.screens.dialogs import SourceDialog
 from mika_tui.widgets.cards import QuestionCard
 from mika_tui.widgets.sidebar import ConversationList

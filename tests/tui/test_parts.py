@@ -4,16 +4,15 @@ device list through a real adb server and the simulated phone."""
 from __future__ import annotations
 
 import io
-import json
 import tomllib
 
 import pytest
 from PIL import Image
 
-from mika_tui.config_write import dumps, update_config
 from mika.assembly.devices import AdbDevices
 from mika.cap.phone.adb.pairing import PairingError, check_address, normalise_code, parse_mdns, qr_payload
-from mika_tui.frames import AdbFrameSource, PNG_MAGIC
+from mika_tui.config_write import dumps, update_config
+from mika_tui.frames import PNG_MAGIC, AdbFrameSource
 from mika_tui.halfblock import fit, to_strips
 from mika_tui.run_view import RunView, format_elapsed
 from mika_tui.screens.devices import qr_drawing as qr_text
@@ -30,7 +29,7 @@ def test_half_blocks_keep_the_aspect_ratio_and_colours():
     img.save(buf, "PNG")
     strips = to_strips(buf.getvalue(), (4, 4))  # 4×8 pixels: 4 cells wide, 4 rows of 2 pixels
     assert len(strips) == 4 and strips[0].cell_length == 4
-    top, bottom = list(strips[0])[0], list(strips[3])[0]
+    top, bottom = next(iter(strips[0])), next(iter(strips[3]))
     assert top.text == "▀▀▀▀" and top.style.color.triplet == (252, 0, 0)
     assert bottom.style.bgcolor.triplet == (0, 0, 252)
     assert len(to_strips(buf.getvalue(), (4, 2))) == 2  # a shorter box shrinks the picture
@@ -46,7 +45,7 @@ def test_qr_is_drawn_and_payload_is_androids_format():
     assert qr_payload("mika-1", "pw") == "WIFI:T:ADB;S:mika-1;P:pw;;"
     text = qr_text(qr_payload("mika-1", "pw"))
     lines = text.splitlines()
-    assert len(lines) > 10 and len(set(len(line) for line in lines)) == 1
+    assert len(lines) > 10 and len({len(line) for line in lines}) == 1
 
 
 def test_address_and_code_checks_and_mdns_parsing():

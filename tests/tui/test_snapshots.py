@@ -6,11 +6,10 @@ clock, temp XDG dirs, scripted model, simulated-phone frames) at a fixed size.
 
 from __future__ import annotations
 
+from mika.assembly.devices import DeviceStatus
 from mika.config.settings import Settings
 from mika.model.errors import ModelError, ModelErrorKind
 from mika.model.testing import Reply, ScriptedModel
-
-from mika.assembly.devices import DeviceStatus
 from tests.tui import scenes
 from tests.tui.conftest import make_app, settle, sim_frames
 from tests.tui.holding import HoldingModel

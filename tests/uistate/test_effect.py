@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from uistate_real import dump
+
 from mika.uistate import ActionEffect, EffectKind, LimitNotice, SeenText, TreeAdequacy, build_screen, parse_hierarchy
 from mika.uistate.tree import Bounds
-
-from uistate_real import dump
 
 
 def _from(raw: str):

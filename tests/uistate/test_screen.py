@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from uistate_real import ALL_DUMPS, dump
 
 from mika.uistate import (
     QueryError,
@@ -17,8 +18,6 @@ from mika.uistate import (
     parse_hierarchy,
 )
 from mika.uistate.elements import clean_label, id_label, own_label
-
-from uistate_real import ALL_DUMPS, dump
 
 
 def _screen(name: str):
@@ -242,9 +241,9 @@ def test_screen_keeps_only_the_windows_of_its_display() -> None:
 
 
 def test_lock_screen_is_recognised_only_on_the_keyguard_dump() -> None:
-    from mika.uistate.lock import looks_locked
-
     from uistate_real import ALL_DUMPS as all_dumps
+
+    from mika.uistate.lock import looks_locked
 
     locked = {p.stem for p in all_dumps if looks_locked(build_screen(parse_hierarchy(p.read_bytes())))}
     assert locked == {"systemui__keyguard_clock_1264x2780"}

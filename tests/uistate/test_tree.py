@@ -5,10 +5,9 @@ from __future__ import annotations
 import re
 
 import pytest
+from uistate_real import ALL_DUMPS, dump
 
 from mika.uistate import Bounds, HierarchyError, parse_hierarchy
-
-from uistate_real import ALL_DUMPS, dump
 
 _BOUNDS = re.compile(rb'bounds="\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]"')
 

@@ -5,10 +5,9 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from uistate_real import dump
 
 from mika.uistate import UntilWait, WaitSpecError, build_screen, parse_hierarchy
-
-from uistate_real import dump
 
 
 def _s(name: str, edit=None):
@@ -52,7 +51,7 @@ async def test_expect_met_after_a_few_reads() -> None:
     loaded = _s(CHAT, lambda r: r.replace('text="生活号"', 'text="加载完成"'))
     result = await UntilWait(expect="加载完成").run(reader([_s(CHAT), _s(CHAT), loaded], t), clock=t.clock, sleep=t.sleep)
     assert result.met and result.stopped is None
-    assert result.waited_ms == int(round((3 * 0.05 + 2 * 0.3) * 1000))
+    assert result.waited_ms == round((3 * 0.05 + 2 * 0.3) * 1000)
     assert result.screen is loaded
 
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 import threading
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from mika.model.messages import NO_USAGE, Usage
 from mika.usage.ledger import UsageLedger, UsageRow
 
-T0 = datetime(2026, 3, 1, 10, 30, tzinfo=timezone.utc).timestamp()
+T0 = datetime(2026, 3, 1, 10, 30, tzinfo=UTC).timestamp()
 
 
 def test_hour_buckets_and_unreported_calls(tmp_path):

@@ -10,14 +10,14 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "models"))
-from adapters_kit import adapter, ask  # noqa: E402
-from replay_server import Reply, ReplayServer  # noqa: E402
+from adapters_kit import adapter, ask
+from replay_server import ReplayServer, Reply
 
-from mika.model.base import complete  # noqa: E402
-from mika.model.errors import ModelError  # noqa: E402
-from mika.model.metering import metered  # noqa: E402
-from mika.model.messages import ModelRequest  # noqa: E402
-from mika.usage.ledger import UsageLedger  # noqa: E402
+from mika.model.base import complete
+from mika.model.errors import ModelError
+from mika.model.messages import ModelRequest
+from mika.model.metering import metered
+from mika.usage.ledger import UsageLedger
 
 REC = "openai_chat_completions_stream/pydantic-ai__get_capital_tool_call_with_usage_chunk.sse"
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -11,7 +11,7 @@ from mika.usage.ledger import UsageRow
 from mika.usage.query import UsageRangeError, bucket_label, parse_range, summarize
 
 NY = ZoneInfo("America/New_York")
-UTC = timezone.utc
+UTC = UTC
 
 
 def row(at: datetime, provider="p", model="m", input=10, output=1, cached=0, calls=1, unreported=0):
@@ -40,7 +40,7 @@ def test_7d_by_local_day_including_today():
 
 def test_dst_days_have_23_and_25_hours_and_hours_land_on_their_local_day():
     rng = parse_range("2026-03-07..2026-03-09", datetime(2026, 3, 10, tzinfo=UTC), NY)
-    lengths = [(b - a) / 3600 for a, b in zip(rng.edges, rng.edges[1:])]
+    lengths = [(b - a) / 3600 for a, b in zip(rng.edges, rng.edges[1:], strict=False)]
     assert lengths == [24, 23, 24]
     # Every UTC hour of those local days, one token each.
     start = datetime(2026, 3, 7, tzinfo=NY).astimezone(UTC)

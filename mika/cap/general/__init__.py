@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Sequence
-
+from collections.abc import Sequence
 from pathlib import Path
 
 from mika.cap.general.ask_user import AskUser, HandToUser
-from mika.cap.general.history import HistoryRead
 from mika.cap.general.confirmation import RequestConfirmation
+from mika.cap.general.history import HistoryRead
 from mika.cap.general.outcome_tools import EndNotDone
 from mika.cap.general.wait import Wait
 from mika.tool.declaration import AgentTool

@@ -64,8 +64,8 @@ class HandToUser(AgentTool):
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
         qid = "h-" + secrets.token_hex(4)
-        base = dict(run_id=ctx.run_id, conversation_id=ctx.spec.conversation_id, step=ctx.step, question_id=qid,
-                    reason=args["reason"], message=args["message"])
+        base = {"run_id": ctx.run_id, "conversation_id": ctx.spec.conversation_id, "step": ctx.step, "question_id": qid,
+                    "reason": args["reason"], "message": args["message"]}
         ctx.inbox.expect(qid)
         ctx.emit(TakeoverEvent(state="asked", **base))
         reply = await ctx.inbox.wait_reply(qid)

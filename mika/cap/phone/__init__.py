@@ -9,8 +9,9 @@ builds it; the assembly and the CLI call that.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Callable, Protocol, Sequence
+from typing import Any, Protocol
 
 from mika.cap.phone.adb.devices import DeviceChoiceError, pick_serial
 from mika.cap.phone.adb.port import AdbPort, Borrower
@@ -34,7 +35,7 @@ from mika.tool.declaration import AgentTool
 
 log = logging.getLogger(__name__)
 
-__all__ = ["PhoneCapability", "PhoneOpenError", "open_phone", "DeviceChoiceError"]
+__all__ = ["DeviceChoiceError", "PhoneCapability", "PhoneOpenError", "open_phone"]
 
 
 class PhoneOpenError(Exception):
@@ -86,7 +87,7 @@ class PhoneCapability:
             PhoneSetTimer(), PhoneShowAlarms(), PhoneAddCalendarEvent(), PhoneSystemCommand(),
         ]
         by_name = {t.name: t for t in phone_tools}
-        self._tools = phone_tools + [DoSteps(by_name)]
+        self._tools = [*phone_tools, DoSteps(by_name)]
         self.surface = PhoneSurface(self.session, {t.name: t for t in self._tools})
 
     @property

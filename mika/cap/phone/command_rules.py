@@ -47,7 +47,7 @@ class Verdict:
     command: str = ""  # the simple command that decided the refusal
 
     @staticmethod
-    def ok() -> "Verdict":
+    def ok() -> Verdict:
         return Verdict(True)
 
 
@@ -135,7 +135,7 @@ def _input_device(text: str) -> bool:
     if not t.startswith("/") and ("dev/input" in t or "dev/uinput" in t):
         t = "/" + t
     norm = posixpath.normpath(t) if t.startswith("/") else t
-    return norm.startswith("/dev/input") or norm.startswith("/dev/uinput") or norm.startswith("/dev/hid")
+    return norm.startswith(("/dev/input", "/dev/uinput", "/dev/hid"))
 
 
 _HARMLESS_DEVICES = {"/dev/null", "/dev/zero", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/full"}
@@ -403,12 +403,7 @@ def _date(cmd: SimpleCommand, args: list[str]) -> None:
 
 
 _RULES: dict[str, Rule] = {
-    **{n: _any for n in (
-        "getprop", "dumpsys", "ls", "cat", "echo", "print", "printf", "grep", "egrep", "fgrep", "head", "tail",
-        "wc", "stat", "file", "basename", "dirname", "readlink", "realpath", "pwd", "true", "false", "sleep", "id",
-        "whoami", "uname", "uptime", "df", "du", "ps", "top", "free", "nproc", "getenforce", "which", "md5sum",
-        "sha1sum", "sha256sum", "cut", "tr", "base64", "od", "hexdump", "netstat", "ping", "getevent", "lsof",
-        "cd", "pidof", "pgrep", ":")},
+    **dict.fromkeys(("getprop", "dumpsys", "ls", "cat", "echo", "print", "printf", "grep", "egrep", "fgrep", "head", "tail", "wc", "stat", "file", "basename", "dirname", "readlink", "realpath", "pwd", "true", "false", "sleep", "id", "whoami", "uname", "uptime", "df", "du", "ps", "top", "free", "nproc", "getenforce", "which", "md5sum", "sha1sum", "sha256sum", "cut", "tr", "base64", "od", "hexdump", "netstat", "ping", "getevent", "lsof", "cd", "pidof", "pgrep", ":"), _any),
     "date": _date,
     "test": _test, "[": _test,
     "logcat": _no_options("-f", "--file"),

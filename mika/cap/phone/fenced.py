@@ -37,12 +37,13 @@ def _listing_pieces(screen: Screen) -> tuple[str, str, str]:
 def screen_observation(screen: Screen, step: int, text: str | None = None, *, head: str = "") -> Observation:
     """The screen as the model reads it: Mika's lines (header, notes) around the fenced
     app content. Without `text` it is the listing; with it, that text (after `head`)."""
-    common = {"title": f"screen v{screen.version}", "place": Place.app(screen.foreground_package), "step": step,
-              "fence_attrs": _fence_attrs(screen)}
+    title, place, attrs = f"screen v{screen.version}", Place.app(screen.foreground_package), _fence_attrs(screen)
     if text is not None:
-        return Observation.build(ObsKind.READ, "phone", text, head=head, **common)
+        return Observation.build(ObsKind.READ, "phone", text, head=head, title=title, place=place, step=step,
+                                 fence_attrs=attrs)
     head, elements, tail = _listing_pieces(screen)
-    return Observation.build(ObsKind.READ, "phone", elements, head=head, tail=tail, **common)
+    return Observation.build(ObsKind.READ, "phone", elements, head=head, tail=tail, title=title, place=place,
+                             step=step, fence_attrs=attrs)
 
 
 def fenced_listing(screen: Screen) -> str:

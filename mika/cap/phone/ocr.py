@@ -59,7 +59,7 @@ def _to_lines(raw: list[Any]) -> list[SeenText]:
     for box, text, score in raw:
         xs = [p[0] for p in box]
         ys = [p[1] for p in box]
-        lines.append(SeenText(str(text), Bounds(int(min(xs)), int(min(ys)), int(round(max(xs))), int(round(max(ys)))), float(score)))
+        lines.append(SeenText(str(text), Bounds(int(min(xs)), int(min(ys)), round(max(xs)), round(max(ys))), float(score)))
     return lines
 
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import replace
-from typing import Callable
 
 from mika.cap.phone.port import AndroidPort
 from mika.cap.phone.screenshot import ScreenshotError
@@ -111,7 +111,7 @@ class ScreenReader:
                 png = await self.port.screenshot(self.display)
                 lines = tuple(await asyncio.to_thread(self.ocr, png))
             except ScreenshotError as exc:
-                return replace(screen, notes=screen.notes + (f"Text could not be read from the picture: {exc}",))
+                return replace(screen, notes=(*screen.notes, f"Text could not be read from the picture: {exc}"))
             except Exception as exc:  # OCR is a helper: without it the tree listing still stands
                 log.warning("OCR failed: %s", exc)
                 return screen

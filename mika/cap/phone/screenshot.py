@@ -15,6 +15,7 @@ from __future__ import annotations
 import io
 import zlib
 from dataclasses import dataclass
+from typing import cast
 
 from PIL import Image, UnidentifiedImageError
 
@@ -104,7 +105,8 @@ def is_black(png: bytes) -> bool:
     with Image.open(io.BytesIO(png)) as img:
         small = img.convert("L")
         small.thumbnail((96, 96))
-        low, high = small.getextrema()
+        # One band ("L"), so getextrema() is one (min, max) pair, not one per band.
+        _low, high = cast(tuple[int, int], small.getextrema())
     return high <= _BLACK_MAX
 
 

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 from mika.cap.phone.port import AndroidPort
 from mika.cap.phone.reader import ScreenReader
@@ -33,7 +34,7 @@ class PhoneSession:
         return self.apps
 
 
-def session_of(ctx: "ToolContext") -> PhoneSession:
+def session_of(ctx: ToolContext) -> PhoneSession:
     session = ctx.service(PhoneSession)
     if session is None:
         from mika.tool.errors import ToolFault

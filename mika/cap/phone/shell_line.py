@@ -68,9 +68,8 @@ class Redirect:
     def writes(self) -> bool:
         if self.op in ("<", "<&"):
             return False
-        if self.op in (">&", "<&") and (self.target.text.isdigit() or self.target.text == "-"):
-            return False  # fd duplication such as 2>&1
-        return True
+        # fd duplication such as 2>&1 is not a file
+        return not (self.op in (">&", "<&") and (self.target.text.isdigit() or self.target.text == "-"))
 
 
 @dataclass(frozen=True)

@@ -43,7 +43,7 @@ def _unwrap(cmd: SimpleCommand, depth: int) -> Iterator[SimpleCommand]:
                              "name it literally.")
     name = cmd.name
     words = list(cmd.words)
-    via = cmd.via + (name,)
+    via = (*cmd.via, name)
 
     def inner(rest: list[Word], **kw: object) -> Iterator[SimpleCommand]:
         yield from _unwrap(replace(cmd, words=tuple(rest), via=via, **kw), depth + 1)  # type: ignore[arg-type]
@@ -125,9 +125,9 @@ def _wrapper_skip(name: str, words: list[Word]) -> int | None:
                 i += 1
             elif t in ("-u", "--unset", "-C", "--chdir"):
                 i += 2
-            elif t.startswith("-S") or t.startswith("--split-string"):
+            elif t.startswith(("-S", "--split-string")):
                 raise ShellLineError("`env -S` splits a string into a command at run time; give the command itself.")
-            elif t.startswith("-u") or t.startswith("--unset=") or t.startswith("--chdir="):
+            elif t.startswith(("-u", "--unset=", "--chdir=")):
                 i += 1
             elif t.startswith("-"):
                 raise ShellLineError(f"`env {t}` is an option this tool doesn't know; leave it out.")
@@ -170,11 +170,7 @@ def _wrapper_skip(name: str, words: list[Word]) -> int | None:
             i += 1
         elif t in opts_with_value:
             i += 2
-        elif "=" in t and t.split("=", 1)[0] in opts_with_value:
-            i += 1
-        elif t in opts_flags:
-            i += 1
-        elif len(t) > 2 and t[:2] in opts_with_value:  # -s9, -k5
+        elif ("=" in t and t.split("=", 1)[0] in opts_with_value) or t in opts_flags or (len(t) > 2 and t[:2] in opts_with_value):
             i += 1
         else:
             raise ShellLineError(f"`{name} {t}` is an option this tool doesn't know; leave it out.")
@@ -234,7 +230,7 @@ def _shell(cmd: SimpleCommand, words: list[Word], via: tuple[str, ...], depth: i
         if not script.literal:
             raise ShellLineError(f"the command string of `{name} -c` (`{script.text}`) is decided only when the "
                                  "line runs; write it out.")
-        yield from _script(cmd, script.text, via[:-1] + (f"{name} -c",), depth)
+        yield from _script(cmd, script.text, (*via[:-1], f"{name} -c"), depth)
         return
     if i < len(words):
         raise ShellLineError(f"`{name} {words[i].text}` runs a script file, whose commands can't be checked; "
@@ -295,7 +291,7 @@ def _xargs(cmd: SimpleCommand, words: list[Word], via: tuple[str, ...], depth: i
         t = _need_literal(words[i], "xargs")
         if not t.startswith("-") or t == "-":
             break
-        if t in ("-I", "-i", "--replace") or t.startswith("-I") or t.startswith("--replace=") or t.startswith("-i"):
+        if t in ("-I", "-i", "--replace") or t.startswith(("-I", "--replace=", "-i")):
             raise ShellLineError("`xargs -I` builds commands from its input, which can't be checked; "
                                  "send the commands themselves.")
         if t in ("-n", "-L", "-s", "-P", "-d", "-E", "-a", "--max-args", "--max-lines", "--max-procs",

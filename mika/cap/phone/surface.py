@@ -11,11 +11,12 @@ untrusted (mika.observe.untrusted); the effect line and notes are Mika's, outsid
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any, Mapping
+from typing import Any
 
-from mika.cap.phone.session import PhoneSession
 from mika.cap.phone.fenced import screen_observation
+from mika.cap.phone.session import PhoneSession
 from mika.observe.observation import Observation
 from mika.observe.untrusted import fence, seal
 from mika.tool.declaration import AgentTool, ToolOutcome
@@ -100,7 +101,7 @@ class PhoneSurface:
         if reconnected:
             data["reconnected"] = True
         return replace(outcome, text=text, effect=effect.kind.value, tree_blind=effect.tree_blind or outcome.tree_blind,
-                       data=data, observations=outcome.observations + (obs,))
+                       data=data, observations=(*outcome.observations, obs))
 
     async def _settled(self) -> Screen:
         reader = self.session.reader

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from mika.model.adapters.endpoint import Endpoint
+
+if TYPE_CHECKING:
+    from mika.model.base import Model
 
 KINDS = ("openai-chat", "openai-responses", "anthropic", "gemini")
 
 
-def build_adapter(kind: str, endpoint: Endpoint):  # -> Model
+def build_adapter(kind: str, endpoint: Endpoint) -> Model:
     if kind == "openai-chat":
         from mika.model.adapters.openai_chat import OpenAIChatModel
 

@@ -8,7 +8,8 @@ prefix is billed as a cache read.
 
 from __future__ import annotations
 
-from typing import Any, AsyncIterator
+from collections.abc import AsyncIterator
+from typing import Any
 
 import anthropic
 

@@ -8,7 +8,8 @@ proxies return; the response's content type decides. A function call's
 from __future__ import annotations
 
 import json
-from typing import Any, AsyncIterator
+from collections.abc import AsyncIterator
+from typing import Any
 
 import httpx
 

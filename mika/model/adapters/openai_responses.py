@@ -8,7 +8,8 @@ of the tool calls it preceded, to the same address only.
 
 from __future__ import annotations
 
-from typing import Any, AsyncIterator
+from collections.abc import AsyncIterator
+from typing import Any
 
 import openai
 
@@ -100,9 +101,9 @@ class ResponsesRequestBuilder:
         text = "".join(p.text for p in message.parts if isinstance(p, Text))
         if text:
             out.append({"role": "assistant", "content": text})
-        for p in message.parts:
-            if isinstance(p, ToolCall):
-                out.append({"type": "function_call", "call_id": p.id, "name": p.name, "arguments": arguments_text(p)})
+        for part in message.parts:
+            if isinstance(part, ToolCall):
+                out.append({"type": "function_call", "call_id": part.id, "name": part.name, "arguments": arguments_text(part)})
         return out
 
 

@@ -7,7 +7,8 @@ failures become `ModelError` are the same for all of them, and live here.
 
 from __future__ import annotations
 
-from typing import Any, AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from typing import Any
 
 from mika.model.adapters.bad_reply import bad_reply, reply_object
 from mika.model.adapters.endpoint import Endpoint

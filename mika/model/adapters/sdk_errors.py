@@ -77,9 +77,10 @@ def translate(exc: BaseException, *, provider: str, model: str, started: bool,
         cause = exc.__cause__ or exc
         kind = ModelErrorKind.STREAM_INCOMPLETE if started else ModelErrorKind.NETWORK
         return ModelError(kind, f"{type(cause).__name__}: {cause}".strip(": "), provider=provider)
-    if from_sdk and getattr(exc, "body", None) is not None:
+    body = getattr(exc, "body", None)
+    if from_sdk and body is not None:
         # An `error` event inside a stream (HTTP 200 already sent).
-        return classify_http(None, {"error": exc.body}, None, provider=provider, model=model)
+        return classify_http(None, {"error": body}, None, provider=provider, model=model)
     if isinstance(exc, _TRANSPORT):
         kind = ModelErrorKind.STREAM_INCOMPLETE if started else ModelErrorKind.NETWORK
         return ModelError(kind, f"{name}: {exc}".strip(": "), provider=provider)

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from mika.sim.apps import template as tpl
 from mika.sim.apps import systemui
+from mika.sim.apps import template as tpl
 from mika.sim.apps.layout import IME_H, MARGIN, STATUS_H, TOOLBAR_H, Builder, make_scope
 from mika.sim.world.node import Node, Window
 

@@ -93,7 +93,7 @@ class Builder:
         spare = max(0, (y1 - y0) - fixed)
         nodes = []
         y = y0
-        for spec, h in zip(visible, heights):
+        for spec, h in zip(visible, heights, strict=False):
             if h < 0:
                 h = spare // fills if fills else 0
             node = self.build(spec, scope, x0, y, x1, min(y + h, y1) if h >= 0 else y1)
@@ -152,7 +152,7 @@ class Builder:
             bind = spec["bind"]
             on = bool(tpl.lookup(bind, scope))
             row = Node("android.widget.LinearLayout", b, pkg, rid=rid, clickable=True, focusable=True,
-                       role="row", bind=bind, on_tap=[{"toggle": bind}] + list(taps or []), item=item)
+                       role="row", bind=bind, on_tap=[{"toggle": bind}, *list(taps or [])], item=item)
             row.children.append(Node("android.widget.TextView", (left + MARGIN, top + 24, right - 260, bottom - 24), pkg,
                                      text=tpl.text(spec.get("text", ""), scope), rid=f"{pkg}:id/title", role="row_title"))
             row.children.append(Node("android.widget.Switch", (right - 220, top + 45, right - MARGIN, bottom - 45), pkg,
@@ -162,11 +162,11 @@ class Builder:
         if kind == "check":
             field = spec.get("field")
             bind = spec.get("bind")
-            on = bool(self.activity.fields.get(field)) if field else bool(tpl.lookup(bind, scope))
+            on = bool(self.activity.fields.get(field)) if field else bool(bind and tpl.lookup(bind, scope))
             return Node("android.widget.CheckBox", (left + MARGIN, top + 10, right - MARGIN, bottom - 10), pkg,
                         text=tpl.text(spec.get("text", ""), scope), rid=rid, checkable=True, checked=on,
                         clickable=True, focusable=True, role="check", field=field, bind=bind,
-                        on_tap=[{"toggle": f"fields.{field}" if field else bind}] + list(taps or []), item=item)
+                        on_tap=[{"toggle": f"fields.{field}" if field else bind}, *list(taps or [])], item=item)
         if kind == "field":
             field = spec["field"]
             value = str(self.activity.fields.get(field, "") or "")
@@ -196,12 +196,12 @@ class Builder:
                 weights = [float(k.get("weight", 1)) for k in kids]
                 unit = (right - left) / sum(weights)
                 x = float(left)
-                for child, weight in zip(kids, weights):
-                    x1 = x + weight * unit
-                    node = self.build(child, scope, int(x), top, int(x1), bottom)
+                for child, weight in zip(kids, weights, strict=False):
+                    x_end = x + weight * unit
+                    node = self.build(child, scope, int(x), top, int(x_end), bottom)
                     if node:
                         bar.children.append(node)
-                    x = x1
+                    x = x_end
             return bar
         if kind == "image":
             return Node("android.widget.ImageView", (left + MARGIN, top, right - MARGIN, bottom), pkg, rid=rid, desc=desc,
@@ -225,7 +225,7 @@ class Builder:
         raise tpl.TemplateError(f"unknown node kind {kind!r} in {self.pkg}")
 
     def grid(self, spec: dict[str, Any], scope: dict[str, Any], b: tuple[int, int, int, int]) -> Node:
-        left, top, right, bottom = b
+        left, top, right, _bottom = b
         grid = Node("android.view.ViewGroup", b, self.pkg, rid=self.rid(spec, scope), role="grid")
         items = tpl.render(spec.get("items", []), scope) or []
         cols = int(spec.get("columns", 4))
@@ -266,7 +266,7 @@ class Builder:
                                       text=tpl.text(spec["empty"], scope), rid=f"{self.pkg}:id/empty", role="text", style="muted"))
             return node
         y = top - off
-        for s, h in zip(scopes, heights):
+        for s, h in zip(scopes, heights, strict=False):
             if y + h > top and y < bottom:
                 child = self.build(spec["item"], s, left, y, right, y + h)
                 if child is not None:
@@ -277,7 +277,7 @@ class Builder:
 
 
 def _clip(node: Node, top: int, bottom: int) -> None:
-    l, t, r, b = node.bounds
+    l, t, r, b = node.bounds  # noqa: E741 (left, top, right, bottom)
     node.bounds = (l, max(t, top), r, max(min(b, bottom), max(t, top)))
     for c in node.children:
         _clip(c, top, bottom)

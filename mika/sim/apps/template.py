@@ -8,6 +8,7 @@ otherwise each `{…}` is formatted into the string.
 from __future__ import annotations
 
 import re
+from datetime import UTC
 from typing import Any
 
 _EXPR = re.compile(r"\{([^{}]+)\}")
@@ -166,10 +167,10 @@ def apply_filter(value: Any, name: str, scope: dict[str, Any]) -> Any:
     if name == "full_name":
         return " ".join(str(value.get(k) or "").strip() for k in ("first", "last") if str(value.get(k) or "").strip())
     if name in ("ms_date", "ms_time"):
-        from datetime import datetime, timezone
+        from datetime import datetime
 
         try:
-            dt = datetime.fromtimestamp(int(value) / 1000, tz=timezone.utc)
+            dt = datetime.fromtimestamp(int(value) / 1000, tz=UTC)
         except (TypeError, ValueError):
             return ""
         return dt.strftime("%Y-%m-%d") if name == "ms_date" else dt.strftime("%H:%M")

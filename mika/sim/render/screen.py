@@ -130,7 +130,7 @@ def _text(draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int], text: str, 
 
 def _paint(draw: ImageDraw.ImageDraw, node: Node, c: dict[str, tuple[int, int, int]]) -> dict[str, tuple[int, int, int]]:
     role = node.role
-    l, t, r, b = node.bounds
+    l, t, r, b = node.bounds  # noqa: E741 (left, top, right, bottom)
     if r <= l or b <= t:
         return c
     if role == "page":
@@ -172,8 +172,8 @@ def _paint(draw: ImageDraw.ImageDraw, node: Node, c: dict[str, tuple[int, int, i
         colour = c["fg"] if node.paint else c["muted"]
         _text(draw, (l + 30, t + 8, r - 30, b - 8), shown, 44, colour)
         if node.focused:
-            x = l + 30 + (font(44).getlength(node.paint.split("\n")[-1]) if node.paint else 0)
-            draw.line((x + 4, t + 30, x + 4, b - 30), fill=c["accent"], width=4)
+            caret = l + 30 + (font(44).getlength(node.paint.split("\n")[-1]) if node.paint else 0)
+            draw.line((caret + 4, t + 30, caret + 4, b - 30), fill=c["accent"], width=4)
     elif role == "button":
         if node.style == "flat":
             _text(draw, node.bounds, node.text, 44, c["accent"], align="center", wrap=False)
@@ -232,7 +232,7 @@ def _paint(draw: ImageDraw.ImageDraw, node: Node, c: dict[str, tuple[int, int, i
 
 
 def _paint_text(draw: ImageDraw.ImageDraw, node: Node, c: dict[str, tuple[int, int, int]]) -> None:
-    l, t, r, b = node.bounds
+    l, t, r, b = node.bounds  # noqa: E741 (left, top, right, bottom)
     style = node.style
     if style == "icon":
         cx = (l + r) // 2

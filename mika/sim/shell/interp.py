@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from mika.sim.device import SimStream, StreamClosed
 from mika.sim.shell import commands as _commands  # noqa: F401  (registers every command)
 from mika.sim.shell.context import Ctx, Output
-from mika.sim.shell.parse import AndOr, Pipeline, Simple, ShellSyntaxError, expand, parse
+from mika.sim.shell.parse import AndOr, Pipeline, ShellSyntaxError, Simple, expand, parse
 from mika.sim.shell.registry import lookup
 
 if TYPE_CHECKING:
@@ -57,7 +57,7 @@ class Shell:
 
     async def _and_or(self, item: AndOr, sink: Sink | None) -> int:
         code = await self._pipeline(item.parts[0], sink)
-        for op, part in zip(item.ops, item.parts[1:]):
+        for op, part in zip(item.ops, item.parts[1:], strict=False):
             self.env["?"] = str(code)
             if (op == "&&" and code == 0) or (op == "||" and code != 0):
                 code = await self._pipeline(part, sink)

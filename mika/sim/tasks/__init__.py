@@ -70,4 +70,4 @@ def get_task(task_id: str) -> SimTask:
     raise KeyError(f"no simulated-phone task {task_id!r}; known tasks: {known}")
 
 
-__all__ = ["SimTask", "list_tasks", "get_task", "passes"]
+__all__ = ["SimTask", "get_task", "list_tasks", "passes"]

@@ -48,7 +48,7 @@ def _frames(phone: Phone) -> list[tuple[int, list[Any]]]:
     return [(d, build_frame(w, d)) for d in sorted(w.displays)]
 
 
-def _node(phone: Phone, selector: dict[str, Any]):  # type: ignore[no-untyped-def]
+def _node(phone: Phone, selector: dict[str, Any]):
     windows = [win for _, wins in _frames(phone) for win in wins]
     node = find_one(windows, selector)
     if node is None:
@@ -157,10 +157,7 @@ def _scroll_once(phone: Phone, selector: dict[str, Any], forward: bool, fraction
 
 
 def _scroll_far(phone: Phone, selector: dict[str, Any], forward: bool, max_swipes: int) -> bool:
-    for _ in range(int(max_swipes)):
-        if not _scroll_once(phone, selector, forward):
-            return True
-    return False
+    return any(not _scroll_once(phone, selector, forward) for _ in range(int(max_swipes)))
 
 
 def _scroll_to(phone: Phone, selector: dict[str, Any], target: dict[str, Any]) -> bool:
@@ -174,6 +171,18 @@ def _scroll_to(phone: Phone, selector: dict[str, Any], target: dict[str, Any]) -
     return False
 
 
+def _click_at(phone: Phone, x: Any, y: Any, ms: Any = 0) -> bool:
+    """click(x, y[, ms]): a press of LONG_PRESS_MS or more is a long press, as on a phone."""
+    press = engine.long_press if int(ms) >= engine.LONG_PRESS_MS else engine.tap
+    press(phone.world, 0, int(x), int(y))
+    return True
+
+
+def _set_clipboard(phone: Phone, text: str) -> None:
+    phone.world.data["clipboard"] = text
+    phone.world.changed()
+
+
 def _methods(phone: Phone) -> dict[str, Callable[..., Any]]:
     w = phone.world
     return {
@@ -181,17 +190,17 @@ def _methods(phone: Phone) -> dict[str, Callable[..., Any]]:
         "dumpWindowHierarchy": lambda compressed=False, max_depth=50, root_in_active=None: (
             dump_u2(frames) if (frames := _frames(phone)) else faults.EMPTY_HIERARCHY),
         "takeScreenshot": lambda scale=1, quality=80: _screenshot(phone, scale, quality),
-        "click": lambda *a: _click_node(phone, a[0]) if isinstance(a[0], dict) else (
-            engine.long_press(w, 0, int(a[0]), int(a[1])) if len(a) > 2 and int(a[2]) >= engine.LONG_PRESS_MS
-            else engine.tap(w, 0, int(a[0]), int(a[1]))) or True,
-        "longClick": lambda *a: _click_node(phone, a[0], long=True) if isinstance(a[0], dict) else engine.long_press(w, 0, int(a[0]), int(a[1])) or True,
+        "click": lambda *a: _click_node(phone, a[0]) if isinstance(a[0], dict) else _click_at(
+            phone, a[0], a[1], a[2] if len(a) > 2 else 0),
+        "longClick": lambda *a: _click_node(phone, a[0], long=True) if isinstance(a[0], dict) else _click_at(
+            phone, a[0], a[1], engine.LONG_PRESS_MS),
         "swipe": lambda fx, fy, tx, ty, steps=10: _swipe(phone, fx, fy, tx, ty, steps),
         "swipePoints": lambda pts, steps=10: _swipe(phone, pts[0], pts[1], pts[-2], pts[-1], steps),
         "drag": lambda sx, sy, ex, ey, steps=100: _swipe(phone, sx, sy, ex, ey, max(steps, 120)),
         "injectInputEvent": lambda action, x, y, meta=0: _inject(phone, int(action), x, y, meta),
         "pressKey": lambda name: _key(phone, _KEYS.get(str(name).lower(), str(name).upper())),
         "pressKeyCode": lambda code, meta=0: _key(phone, BY_CODE.get(int(code), "UNKNOWN")),
-        "setClipboard": lambda label, text: w.data.__setitem__("clipboard", text) or w.changed(),
+        "setClipboard": lambda label, text: _set_clipboard(phone, text),
         "getClipboard": lambda: w.data.get("clipboard"),
         "pasteClipboard": lambda: _paste(phone),
         "clearInputText": lambda: _clear_focused(phone),

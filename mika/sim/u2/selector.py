@@ -38,9 +38,8 @@ def _matches(node: Node, index: int, selector: dict[str, Any]) -> bool:
         elif key in _FLAGS:
             if bool(getattr(node, _FLAGS[key])) != bool(value):
                 return False
-        elif key == "index":
-            if index != int(value):
-                return False
+        elif key == "index" and index != int(value):
+            return False
     return True
 
 
@@ -58,7 +57,7 @@ def find_all(windows: list[Window], selector: dict[str, Any]) -> list[Node]:
         walk(window.root, 0)
     chain = selector.get("childOrSibling") or []
     subs = selector.get("childOrSiblingSelector") or []
-    for how, sub in zip(chain, subs):
+    for how, sub in zip(chain, subs, strict=False):
         narrowed: list[Node] = []
         for parent in found:
             pool = parent.children if how == "child" else []
@@ -78,7 +77,7 @@ def find_one(windows: list[Window], selector: dict[str, Any]) -> Node | None:
 
 
 def obj_info(node: Node) -> dict[str, Any]:
-    l, t, r, b = node.bounds
+    l, t, r, b = node.bounds  # noqa: E741 (left, top, right, bottom)
     bounds = {"bottom": b, "left": l, "right": r, "top": t}
     return {
         "bounds": bounds,

@@ -37,7 +37,7 @@ async def serve_http(phone: Phone, stream: SimStream) -> None:
             head, buf = buf.split(b"\r\n\r\n", 1)
             lines = head.decode("latin-1").split("\r\n")
             parts = lines[0].split(" ")
-            method, path = (parts + ["", ""])[:2]
+            method, path = ([*parts, "", ""])[:2]
             headers = {k.strip().lower(): v.strip() for k, _, v in (ln.partition(":") for ln in lines[1:])}
             length = int(headers.get("content-length", "0") or 0)
             while len(buf) < length:

@@ -12,4 +12,4 @@ def make_device(serial: str, scenario: str | None = None, faults: FaultSpec | No
     return Phone(serial, scenario, faults)
 
 
-__all__ = ["make_device", "Phone", "FaultSpec"]
+__all__ = ["FaultSpec", "Phone", "make_device"]

@@ -4,7 +4,7 @@ frozen; tests set or advance it through `simctl set time …`."""
 from __future__ import annotations
 
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 
 class Clock:
@@ -32,7 +32,7 @@ class Clock:
 
     def local(self) -> datetime:
         # The simulated phone's zone is UTC, so what tests set is what the screen shows.
-        return datetime.fromtimestamp(self.now(), tz=timezone.utc)
+        return datetime.fromtimestamp(self.now(), tz=UTC)
 
 
 def parse_time(text: str) -> float:
@@ -41,5 +41,5 @@ def parse_time(text: str) -> float:
         return float(text)
     dt = datetime.fromisoformat(text)
     if dt.tzinfo is None:
-        dt = dt.replace(tzinfo=timezone.utc)
+        dt = dt.replace(tzinfo=UTC)
     return dt.timestamp()

@@ -104,9 +104,8 @@ class MemFiles:
         if path in self._entries:
             return None if parents else f"mkdir: '{path}': File exists"
         parent = posixpath.dirname(path)
-        if not self.is_dir(parent):
-            if not parents:
-                return f"mkdir: '{path}': No such file or directory"
+        if not self.is_dir(parent) and not parents:
+            return f"mkdir: '{path}': No such file or directory"
         self._make_parents(path + "/x", int(time.time()))
         return None
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from mika.sim.device import ConnectionDrop, SimFiles, SimStream, StreamClosed
+from mika.sim.device import ConnectionDrop, SimStream, StreamClosed
 from mika.sim.faults import FaultSpec
 from mika.sim.world.files import MemFiles
 from mika.sim.world.props import banner
@@ -24,7 +24,7 @@ class Phone:
         return banner(self.world.props)
 
     @property
-    def files(self) -> SimFiles:
+    def files(self) -> MemFiles:
         return self._files
 
     @property
@@ -63,7 +63,7 @@ class Phone:
         except StreamClosed:
             return 0
 
-    async def _interactive(self, shell, stream: SimStream) -> int:  # type: ignore[no-untyped-def]
+    async def _interactive(self, shell, stream: SimStream) -> int:
         # A v1 shell is a pty (prompt, echo, CR LF); a v2 raw shell is sh reading a pipe.
         tty = getattr(stream, "pty", True)
         prompt = f"{self.world.props['ro.product.device']}:/ $ ".encode() if tty else b""

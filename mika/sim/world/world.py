@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import zlib
 import json
+import zlib
 from importlib import resources
 from typing import Any
 

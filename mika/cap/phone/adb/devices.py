@@ -53,7 +53,7 @@ class DeviceRow:
 
 def transport_of(serial: str) -> str:
     """adb names wireless-debugging devices by their mDNS instance, `adb connect` ones HOST:PORT."""
-    if "._adb-tls-connect." in serial or serial.startswith("adb-") and "._tcp" in serial:
+    if "._adb-tls-connect." in serial or (serial.startswith("adb-") and "._tcp" in serial):
         return "tls"
     host, _, port = serial.rpartition(":")
     if host and port.isdigit():

@@ -8,13 +8,12 @@ about 40 ms lost on every uiautomator2 call, on a real phone as on the simulated
 from __future__ import annotations
 
 import socket
-from typing import Union
 
 import adbutils
 
 
 class NoDelayDevice(adbutils.AdbDevice):
-    def create_connection(self, network: adbutils.Network, address: Union[int, str]) -> socket.socket:
+    def create_connection(self, network: adbutils.Network, address: int | str) -> socket.socket:
         sock = super().create_connection(network, address)
         if sock.family in (socket.AF_INET, socket.AF_INET6):
             try:

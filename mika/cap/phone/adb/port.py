@@ -24,7 +24,8 @@ import logging
 import shlex
 import threading
 import time
-from typing import Any, Callable, TypeVar
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import adbutils
 
@@ -307,7 +308,8 @@ class AdbPort:
                 raise  # the phone went away: the reconnect logic waits for it
             except Exception as exc:
                 if not _u2_busy(exc):
-                    return self._u2_broke("read the screen", exc)
+                    self._u2_broke("read the screen", exc)
+                    return None
                 last = _u2_reason(exc)
             else:
                 if isinstance(xml, str) and "<node" in xml:
@@ -538,17 +540,17 @@ class AdbPort:
         for flag, value in (("-a", action), ("-d", data), ("-t", mime), ("-n", component)):
             if value:
                 parts += [flag, value]
-        for key, value in (extras or {}).items():
-            if isinstance(value, bool):
-                parts += ["--ez", key, "true" if value else "false"]
-            elif isinstance(value, int):
-                parts += ["--el" if isinstance(value, LongExtra) else "--ei", key, str(int(value))]
-            elif isinstance(value, float):
-                parts += ["--ef", key, str(value)]
-            elif isinstance(value, (list, tuple)):
-                parts += ["--eial", key, ",".join(str(int(v)) for v in value)]
+        for key, extra in (extras or {}).items():
+            if isinstance(extra, bool):
+                parts += ["--ez", key, "true" if extra else "false"]
+            elif isinstance(extra, int):
+                parts += ["--el" if isinstance(extra, LongExtra) else "--ei", key, str(int(extra))]
+            elif isinstance(extra, float):
+                parts += ["--ef", key, str(extra)]
+            elif isinstance(extra, (list, tuple)):
+                parts += ["--eial", key, ",".join(str(int(v)) for v in extra)]
             else:
-                parts += ["--es", key, str(value)]
+                parts += ["--es", key, str(extra)]
         if package:
             parts.append(package)
         result = await self._act(" ".join(shlex.quote(p) for p in parts))
@@ -565,8 +567,8 @@ class AdbPort:
         return ShellResult(0 if ok else 1, out.output)
 
     async def launchable_apps(self) -> dict[str, str]:
-        from mika.cap.phone.adb.parse import parse_packages
         from mika.cap.phone.adb.labels import is_background_package, label_for
+        from mika.cap.phone.adb.parse import parse_packages
 
         query = await self.shell("cmd package query-activities --brief -a android.intent.action.MAIN "
                                  "-c android.intent.category.LAUNCHER")

@@ -9,7 +9,8 @@ later start (RestoreLater), without counting a failed attempt.
 from __future__ import annotations
 
 import shlex
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import adbutils
 

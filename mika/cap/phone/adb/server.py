@@ -30,7 +30,7 @@ class ServerAddress:
     port: int
 
     @classmethod
-    def from_env(cls, env: dict[str, str] | None = None) -> "ServerAddress":
+    def from_env(cls, env: dict[str, str] | None = None) -> ServerAddress:
         env = dict(os.environ) if env is None else env
         spec = env.get("ADB_SERVER_SOCKET", "").strip()
         if spec:

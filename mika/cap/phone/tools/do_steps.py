@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import secrets
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from mika.action.origin import Origin
 from mika.agent.batch import BatchRunner, BatchSpecError, BatchStep, Performed, parse_steps, summary

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from mika.cap.phone.screenshot import ScreenshotError, SecureScreen, is_black
 from mika.cap.phone.fenced import screen_observation
+from mika.cap.phone.screenshot import ScreenshotError, SecureScreen, is_black
 from mika.cap.phone.tools.base import PhoneTool
 from mika.model.messages import Image
 from mika.observe.observation import Observation, ObsKind

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import re
 from datetime import datetime, tzinfo
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from mika.cap.phone.port import LongExtra
 from mika.cap.phone.session import PhoneSession
@@ -175,19 +175,20 @@ class PhoneAddCalendarEvent(PhoneTool):
             return ToolOutcome.error("bad_arguments", str(exc))
         if end < begin:
             return ToolOutcome.error("bad_arguments", "The event ends before it starts.")
-        extras: dict[str, object] = {"title": str(args["title"]), "beginTime": begin, "endTime": end}
+        # beginTime/endTime are longs on Android; `--el` says so.
+        extras: dict[str, object] = {"title": str(args["title"]), "beginTime": LongExtra(begin),
+                                     "endTime": LongExtra(end)}
         if args.get("all_day"):
             extras["allDay"] = True
         if args.get("location"):
             extras["eventLocation"] = str(args["location"])
         if args.get("notes"):
             extras["description"] = str(args["notes"])
-        # beginTime/endTime are longs on Android; `--el` says so.
         result = await session.port.start_activity(
             # Events' content URI and the event type together: some calendars resolve by one, some the other.
             session.display, action="android.intent.action.INSERT", data="content://com.android.calendar/events",
             mime="vnd.android.cursor.dir/event",
-            extras={k: (LongExtra(v) if k in ("beginTime", "endTime") else v) for k, v in extras.items()},
+            extras=extras,
         )
         if result.exit_code != 0:
             return _not_supported(result.output, "new calendar events")

@@ -17,7 +17,6 @@ from mika.cap.phone.tools.base import (
     PhoneTool,
     current_screen,
     point_of,
-    screen_text,
     stale_outcome,
     submit_target,
 )
@@ -57,7 +56,7 @@ def _same_field(screen: Screen, field: Element) -> Element | None:
 def _held_text(field: Element) -> str:
     """What the field really holds: Android reports the hint as the text of an empty field."""
     text = field.node.text or ""
-    return "" if text == (field.node.hint or "") or text == field.label and field.label_source == "hint" else text
+    return "" if text == (field.node.hint or "") or (text == field.label and field.label_source == "hint") else text
 
 
 def field_key(field: Element) -> str:

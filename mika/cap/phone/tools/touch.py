@@ -92,7 +92,7 @@ class PhoneSwipe(PhoneTool):
         session = self.session(ctx)
         ms = max(50, min(int(args.get("ms") or 300), 5000))
         pts = [int(args[k]) for k in ("x1", "y1", "x2", "y2")]
-        await session.port.swipe(session.display, *pts, ms)
+        await session.port.swipe(session.display, pts[0], pts[1], pts[2], pts[3], ms)
         return ToolOutcome(text=f"Swiped from {pts[0]},{pts[1]} to {pts[2]},{pts[3]} in {ms} ms.")
 
 

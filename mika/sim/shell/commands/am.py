@@ -6,7 +6,7 @@ import base64
 import random
 from dataclasses import dataclass, field
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, cast
 
 from mika.sim.apps import engine
 from mika.sim.shell.context import Ctx
@@ -65,7 +65,7 @@ def _typed(kind: str, raw: str) -> Any:
     if kind in ("--eia", "--ela", "--eial", "--elal"):  # arrays and ArrayLists of ints/longs
         return [int(x) for x in raw.split(",") if x]
     if kind in ("--esa", "--esal"):
-        return [x for x in raw.split(",")]
+        return list(raw.split(","))
     return raw
 
 
@@ -75,31 +75,42 @@ def parse_intent(args: list[str]) -> Intent:
     while i < len(args):
         a = args[i]
 
+        # Called only within this iteration, so binding the loop's `i` and `a` late is right.
         def nxt(n: int = 1) -> list[str]:
-            if i + n >= len(args):
-                raise IntentArgError(f"Error: No argument supplied for {a!r}")
-            return args[i + 1 : i + 1 + n]
+            if i + n >= len(args):  # noqa: B023
+                raise IntentArgError(f"Error: No argument supplied for {a!r}")  # noqa: B023
+            return args[i + 1 : i + 1 + n]  # noqa: B023
 
         if a == "-a":
-            it.action = nxt()[0]; i += 2
+            it.action = nxt()[0]
+            i += 2
         elif a == "-d":
-            it.data = nxt()[0]; i += 2
+            it.data = nxt()[0]
+            i += 2
         elif a == "-t":
-            it.mime = nxt()[0]; i += 2
+            it.mime = nxt()[0]
+            i += 2
         elif a == "-c":
-            it.category = nxt()[0]; i += 2
+            it.category = nxt()[0]
+            i += 2
         elif a == "-n":
-            it.component = nxt()[0]; i += 2
+            it.component = nxt()[0]
+            i += 2
         elif a == "-p":
-            it.package = nxt()[0]; i += 2
+            it.package = nxt()[0]
+            i += 2
         elif a in ("-f", "--user", "--windowingMode", "--activityType", "-P", "--start-profiler", "-R", "--receiver-permission"):
-            nxt(); i += 2
+            nxt()
+            i += 2
         elif a == "--display":
-            it.display = int(nxt()[0]); i += 2
+            it.display = int(nxt()[0])
+            i += 2
         elif a == "-W":
-            it.wait = True; i += 1
+            it.wait = True
+            i += 1
         elif a == "-S":
-            it.stop_first = True; i += 1
+            it.stop_first = True
+            i += 1
         elif a in ("--es", "--ei", "--el", "--ef", "--ed", "--ez", "--eia", "--ela", "--eial", "--elal", "--esa",
                    "--esal", "--eu"):
             key, raw = nxt(2)
@@ -109,7 +120,8 @@ def parse_intent(args: list[str]) -> Intent:
                 raise IntentArgError(f"Error: bad value for {a} {key}: {raw!r}") from None
             i += 3
         elif a == "--esn":
-            it.extras[nxt()[0]] = None; i += 2
+            it.extras[nxt()[0]] = None
+            i += 2
         elif a.startswith("-"):
             i += 1  # flags such as --activity-clear-top, -D, --debug-log-resolution
         else:
@@ -160,8 +172,8 @@ def _resolve(world: World, it: Intent) -> tuple[str, dict[str, Any]] | None:
     if app is None:
         return None
     # resolve_intent reads only `.apps`: a view of the world holding just that app.
-    return engine.resolve_intent(SimpleNamespace(apps={app.package: app}), it.action, it.data,  # type: ignore[arg-type]
-                                 it.mime, it.category)
+    only_app = cast(World, SimpleNamespace(apps={app.package: app}))
+    return engine.resolve_intent(only_app, it.action, it.data, it.mime, it.category)
 
 
 def start(ctx: Ctx, it: Intent) -> int:
@@ -325,7 +337,7 @@ async def monkey(ctx: Ctx) -> int:
         ctx.error("** Error: Count not specified")
         return 1
     app = world.apps.get(pkg or "")
-    if pkg is None or app is None or not app.launcher and pkg != "com.android.launcher3":
+    if pkg is None or app is None or (not app.launcher and pkg != "com.android.launcher3"):
         ctx.print("** No activities found to run, monkey aborted.\n")
         return 252
     world.launch(app.package, 0)

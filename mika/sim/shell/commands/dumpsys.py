@@ -55,7 +55,7 @@ def _window(ctx: Ctx, args: list[str]) -> None:
                 ty = {"app": "BASE_APPLICATION", "status": "STATUS_BAR", "ime": "INPUT_METHOD", "dialog": "APPLICATION",
                       "keyguard": "NOTIFICATION_SHADE", "shade": "NOTIFICATION_SHADE", "toast": "TOAST",
                       "popup": "APPLICATION_SUB_PANEL"}[window.kind]
-                l, t, r, b = window.root.bounds
+                l, t, r, b = window.root.bounds  # noqa: E741 (left, top, right, bottom)
                 ctx.print(f"  Window #{n} Window{{{_hex(n + 7)} u0 {name}}}:\n"
                           f"    mDisplayId={display.id} rootTaskId={display.top_task.id if display.top_task else -1} mSession=Session{{{_hex(n + 99)} 2202:u0a10086}}\n"
                           f"    mAttrs={{({l},{t})({r - l}x{b - t}) ty={ty} fmt=TRANSLUCENT{' fl=SECURE' if window.secure else ''}}}\n"
@@ -65,10 +65,10 @@ def _window(ctx: Ctx, args: list[str]) -> None:
         ctx.print("\n")
         fd = world.focused_display
         ime_target = _focus_window(world, fd)
-        ctx.print(f"  mGlobalConfiguration={{1.0 ?mcc?mnc [en_US] ldltr sw392dp w392dp h872dp 440dpi nrml long port finger -keyb/v/h -nav/h}}\n")
+        ctx.print("  mGlobalConfiguration={1.0 ?mcc?mnc [en_US] ldltr sw392dp w392dp h872dp 440dpi nrml long port finger -keyb/v/h -nav/h}\n")
         ctx.print(f"  mHasPermanentDpad=false\n  mTopFocusedDisplayId={fd}\n")
         ctx.print(f"  imeLayeringTarget in display# {fd} {ime_target}\n  imeInputTarget in display# {fd} {ime_target}\n")
-        ctx.print(f"  mInTouchMode=true\n")
+        ctx.print("  mInTouchMode=true\n")
     if section in ("all", "policy", "p"):
         locked = "true" if world.locked else "false"
         ctx.print("WINDOW MANAGER POLICY STATE (dumpsys window policy)\n"
@@ -86,8 +86,8 @@ def _window(ctx: Ctx, args: list[str]) -> None:
                       f"    deferred=false mLayoutNeeded=false mTouchExcludeRegion=SkRegion()\n"
                       f"    mDisplayInfo=DisplayInfo{{\"{display.name}\", displayId {display.id}, real {w} x {h}, largest app {h} x {h}, "
                       f"smallest app {w} x {w}, density {dens} ({dens}.0 x {dens}.0) dpi, rotation 0, state {'ON' if world.screen_on else 'OFF'}}}\n")
-            t = display.top_task
-            ctx.print(f"  mCurrentFocus={_focus_window(world, display.id)}\n  mFocusedApp={_record(world, t, t.top) if t else 'null'}\n")
+            top = display.top_task
+            ctx.print(f"  mCurrentFocus={_focus_window(world, display.id)}\n  mFocusedApp={_record(world, top, top.top) if top else 'null'}\n")
 
 
 def _task_line(world: World, task: Task, visible: bool) -> str:
@@ -182,7 +182,7 @@ def _input_method(ctx: Ctx) -> None:
     fd = world.focused_display
     top = world.top_activity(fd)
     shown = bool(top and top.focus and world.ime_visible and not world.locked)
-    ctx.print(f"Current Input Method Manager state:\n  Input Methods:\n")
+    ctx.print("Current Input Method Manager state:\n  Input Methods:\n")
     for ime in world.imes:
         ctx.print(f"    InputMethod #{world.imes.index(ime)}:\n      mId={ime}\n")
     ctx.print(f"  mCurMethodId={world.ime_id}\n  mCurFocusedWindowSoftInputMode=STATE_UNSPECIFIED|ADJUST_RESIZE\n")

@@ -82,7 +82,7 @@ async def input_(ctx: Ctx) -> int:
         if nums is None:
             return 1
         duration = int(rest[4]) if len(rest) > 4 and rest[4].isdigit() else 300
-        engine.swipe(world, display_id, *nums, duration)
+        engine.swipe(world, display_id, nums[0], nums[1], nums[2], nums[3], duration)
     elif sub == "text":
         if not rest:
             ctx.print(USAGE)

@@ -52,7 +52,7 @@ async def _pm(ctx: Ctx, args: list[str]) -> int:
                 filt = a
             i += 1
         for pkg, system in _packages(ctx):
-            if "-3" in flags and system or "-s" in flags and not system:
+            if ("-3" in flags and system) or ("-s" in flags and not system):
                 continue
             if filt and filt not in pkg:
                 continue
@@ -73,7 +73,7 @@ async def _pm(ctx: Ctx, args: list[str]) -> int:
         if "-c" in rest:
             names = [n for n in names if not n.startswith("android.intent.category")]
         app = world.apps.get(names[-1]) if names else None
-        if app is None or not app.launcher and app.package != "com.android.launcher3":
+        if app is None or (not app.launcher and app.package != "com.android.launcher3"):
             ctx.print("No activity found\n")
             return 0
         comp = app.activity_component(app.main)

@@ -138,13 +138,13 @@ def _display(ctx: Ctx, rest: list[str]) -> int:
             ctx.print(f"{d.id} {w}x{h} {d.override_density or d.density}dpi {d.name}\n")
         return 0
     if rest[0] == "add" and len(rest) >= 2:
-        w, _, h = rest[1].partition("x")
+        ws, _, hs = rest[1].partition("x")
         dpi = rest[2] if len(rest) > 2 else "320"
-        if not (w.isdigit() and h.isdigit() and dpi.isdigit()):
+        if not (ws.isdigit() and hs.isdigit() and dpi.isdigit()):
             ctx.error(f"simctl: display add needs WxH [DPI], e.g. 1080x1920 320; got {' '.join(rest[1:3])!r}")
             return 1
         name = " ".join(rest[3:]) or "Virtual Display"
-        display = world.add_display(int(w), int(h), int(dpi), name)
+        display = world.add_display(int(ws), int(hs), int(dpi), name)
         ctx.print(f"{display.id}\n")
         return 0
     if rest[0] == "remove" and len(rest) == 2 and rest[1].isdigit():

@@ -11,7 +11,6 @@ from mika.sim.shell.registry import command
 from mika.sim.world.hierarchy import dump_plain
 from mika.sim.world.world import World
 
-
 PHYSICAL_ID_BASE = 4619827259835644672
 
 

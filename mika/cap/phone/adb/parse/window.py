@@ -31,7 +31,7 @@ class Component:
     activity: str  # fully qualified; "" for a window that is not an activity
 
     @staticmethod
-    def parse(text: str) -> "Component | None":
+    def parse(text: str) -> Component | None:
         m = _COMPONENT.search(text)
         if not m:
             return None
@@ -134,15 +134,15 @@ def parse_window_focus(data: bytes | str) -> FocusReport:
                 ime[int(m.group(1))] = comp
     displays: list[WindowFocus] = []
     for display_id in sorted(set(found) | set(visible_apps) | set(ime)):
-        slot = found.get(display_id)
-        if slot:
+        entry = found.get(display_id)
+        if entry:
             displays.append(
                 WindowFocus(
                     display_id,
-                    window_title=str(slot.get("title", "")),
-                    focus=slot.get("focus"),  # type: ignore[arg-type]
-                    focused_app=slot.get("app"),  # type: ignore[arg-type]
-                    source="mCurrentFocus" if "title" in slot else "mFocusedApp",
+                    window_title=str(entry.get("title", "")),
+                    focus=entry.get("focus"),  # type: ignore[arg-type]
+                    focused_app=entry.get("app"),  # type: ignore[arg-type]
+                    source="mCurrentFocus" if "title" in entry else "mFocusedApp",
                 )
             )
         elif display_id in ime:
