@@ -29,9 +29,16 @@ def make_app(fps: float = 5.0, frames: list[bytes] | None = None):
     def factory(spec):
         return TaskRun(spec, model, capabilities_for(spec, RunEnvironment()), RunOptions(pacing=False, state_dir=state))
 
-    deps = AppDeps(settings=Settings(language="en"), state_dir=state, run_factory=factory, model_label="test/scripted",
-                   device=DeviceInfo("127.0.0.1:40001", "simulated phone", "sim", 0, is_sim=True),
-                   frames=StaticFrameSource(frames or [sim_png()]), clock=time.time, preview_fps=fps)
+    deps = AppDeps(
+        settings=Settings(language="en"),
+        state_dir=state,
+        run_factory=factory,
+        model_label="test/scripted",
+        device=DeviceInfo("127.0.0.1:40001", "simulated phone", "sim", 0, is_sim=True),
+        frames=StaticFrameSource(frames or [sim_png()]),
+        clock=time.time,
+        preview_fps=fps,
+    )
     app = MikaApp(deps)
     app.animation_level = "none"
     return app

@@ -43,13 +43,24 @@ STABLE_SHARE = 0.9
 
 def openai_chat_body(request: ModelRequest) -> tuple[str, list[int]]:
     """The request as Chat Completions JSON, and the offsets where each image sits."""
-    tools = [{"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.parameters}}
-             for t in request.tools]
+    tools = [
+        {"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.parameters}}
+        for t in request.tools
+    ]
     messages: list[dict] = [{"role": "system", "content": request.system}]
     for m in request.messages:
         if m.role == "assistant":
-            calls = [{"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.raw_arguments or json.dumps(c.arguments, ensure_ascii=False)}}
-                     for c in m.tool_calls]
+            calls = [
+                {
+                    "id": c.id,
+                    "type": "function",
+                    "function": {
+                        "name": c.name,
+                        "arguments": c.raw_arguments or json.dumps(c.arguments, ensure_ascii=False),
+                    },
+                }
+                for c in m.tool_calls
+            ]
             msg: dict = {"role": "assistant", "content": m.text or None}
             if calls:
                 msg["tool_calls"] = calls
@@ -146,8 +157,11 @@ def _real_phone_tools() -> list:
 
 async def run(window: int, steps: int, real_surface: bool = False) -> list[dict]:
     replies, world = script(steps)
-    spec = RunSpec(goal="Find the cheapest blue electric kettle in the shop app and tell me its price.",
-                   provenance=RunProvenance(RunOrigin.CLI, Attendance.PRESENT), conversation_id="bench")
+    spec = RunSpec(
+        goal="Find the cheapest blue electric kettle in the shop app and tell me its price.",
+        provenance=RunProvenance(RunOrigin.CLI, Attendance.PRESENT),
+        conversation_id="bench",
+    )
     cap = RealPhoneSurface(world) if real_surface else PhoneishCapability(world)
     caps = capabilities_for(spec, RunEnvironment(extra=[cap]))
     requests: list[ModelRequest] = []
@@ -164,7 +178,11 @@ async def run(window: int, steps: int, real_surface: bool = False) -> list[dict]
     task = TaskRun(spec, model, caps, RunOptions(pacing=False))
     events = []
     task.subscribe(events.append)
-    task.subscribe(lambda e: isinstance(e, QuestionAsked) and asyncio.get_running_loop().call_soon(task.answer, e.question_id, "blue"))
+    task.subscribe(
+        lambda e: (
+            isinstance(e, QuestionAsked) and asyncio.get_running_loop().call_soon(task.answer, e.question_id, "blue")
+        )
+    )
     await task.run()
     compressed_before = {e.step + 1 for e in events if isinstance(e, Compressed)}  # the request of the next step
     opened_before = {e.step + 1 for e in events if isinstance(e, ToolsOpened)}
@@ -186,8 +204,16 @@ async def run(window: int, steps: int, real_surface: bool = False) -> list[dict]
         # ("only the current step's screenshot is sent"): it is not counted as lost.
         kept = prev_total - prev_images * IMAGE_TOKENS
         stable = min(1.0, shared / kept) if kept > 0 else 0.0
-        rows.append({"n": n, "total": total, "shared": shared, "share": shared / total if total else 0.0,
-                     "stable": stable, "note": ", ".join(note)})
+        rows.append(
+            {
+                "n": n,
+                "total": total,
+                "shared": shared,
+                "share": shared / total if total else 0.0,
+                "stable": stable,
+                "note": ", ".join(note),
+            }
+        )
         last_images = sum(isinstance(p, Image) for p in request.messages[-1].parts) if request.messages else 0
         prev, prev_total, prev_images = body, total, last_images
     return rows
@@ -197,8 +223,11 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--window", type=int, default=24_000, help="the model's context window in tokens")
     ap.add_argument("--steps", type=int, default=40)
-    ap.add_argument("--real-surface", action="store_true",
-                    help="also offer the real phone tools' declarations and prompt section (a real-sized zone 0)")
+    ap.add_argument(
+        "--real-surface",
+        action="store_true",
+        help="also offer the real phone tools' declarations and prompt section (a real-sized zone 0)",
+    )
     args = ap.parse_args()
     rows = asyncio.run(run(args.window, args.steps, args.real_surface))
     surface = "real phone tool surface" if args.real_surface else "test phone tools only"
@@ -211,11 +240,15 @@ def main() -> int:
     below = [r["n"] for r in steady if r["stable"] < STABLE_SHARE]
     total_in = sum(r["total"] for r in rows)
     total_shared = sum(r["shared"] for r in rows)
-    print(f"requests {len(rows)} · compressions {sum('compressed' in r['note'] for r in rows)} · "
-          f"input {total_in:,} tok · cacheable overall {total_shared / total_in:.1%}")
+    print(
+        f"requests {len(rows)} · compressions {sum('compressed' in r['note'] for r in rows)} · "
+        f"input {total_in:,} tok · cacheable overall {total_shared / total_in:.1%}"
+    )
     if worst:
-        print(f"stable share (previous request reused byte-identically) outside first/compression/unfold: "
-              f"worst {worst['stable']:.1%} (request {worst['n']}); below {STABLE_SHARE:.0%}: {below or 'none'}")
+        print(
+            f"stable share (previous request reused byte-identically) outside first/compression/unfold: "
+            f"worst {worst['stable']:.1%} (request {worst['n']}); below {STABLE_SHARE:.0%}: {below or 'none'}"
+        )
     print("cacheable = shared prefix / this request's input; the rest is this step's new content, never cacheable")
     return 0
 

@@ -44,8 +44,18 @@ def main(argv: list[str]) -> int:
         xml_tokens = estimate_tokens(raw.decode("utf-8", errors="replace"))
         list_tokens = estimate_tokens(listing)
         model_tokens = estimate_tokens(fenced)
-        rows.append((path.stem, screen.tree.node_count(), len(screen.elements), xml_tokens, list_tokens, model_tokens,
-                     model_tokens / xml_tokens, ms))
+        rows.append(
+            (
+                path.stem,
+                screen.tree.node_count(),
+                len(screen.elements),
+                xml_tokens,
+                list_tokens,
+                model_tokens,
+                model_tokens / xml_tokens,
+                ms,
+            )
+        )
     width = max(len(r[0]) for r in rows)
     header = f"{'dump':<{width}}  {'nodes':>5}  {'elems':>5}  {'xml tok':>7}  {'list tok':>8}  {'model tok':>9}  {'ratio':>6}  {'parse+list ms':>13}"
     print(header)
@@ -57,7 +67,9 @@ def main(argv: list[str]) -> int:
     total_m = sum(r[5] for r in rows)
     worst = max(rows, key=lambda r: r[6])
     print("-" * len(header))
-    print(f"{'total':<{width}}  {sum(r[1] for r in rows):>5}  {sum(r[2] for r in rows):>5}  {total_x:>7}  {total_l:>8}  {total_m:>9}  {total_m / total_x:>6.3f}  {sum(r[7] for r in rows):>13.1f}")
+    print(
+        f"{'total':<{width}}  {sum(r[1] for r in rows):>5}  {sum(r[2] for r in rows):>5}  {total_x:>7}  {total_l:>8}  {total_m:>9}  {total_m / total_x:>6.3f}  {sum(r[7] for r in rows):>13.1f}"
+    )
     print(f"fence overhead {total_m - total_l} tokens ({(total_m - total_l) / total_l:.1%} of the listings)")
     print(f"worst ratio {worst[6]:.3f} ({worst[0]}); bar is 0.250 — {'met' if worst[6] <= 0.25 else 'NOT met'}")
     return 0 if worst[6] <= 0.25 else 1

@@ -102,7 +102,8 @@ def main() -> None:
     try:
         with start_sim(scenario="default", adb_address=AdbServerAddress("127.0.0.1", port)) as sim:
             adbutils.AdbClient(host="127.0.0.1", port=port).device(sim.serial).shell(
-                "am start -n com.android.settings/.Settings")
+                "am start -n com.android.settings/.Settings"
+            )
             for backend in ("dump", "u2"):
                 rows += asyncio.run(_bench(sim.serial, port, backend, rounds))
     finally:

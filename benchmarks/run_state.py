@@ -36,7 +36,9 @@ def conversation_rows(root: Path) -> list[tuple[str, str, str]]:
     for size in (10, 100, 500, 1000):
         while done < size:
             store.begin_turn("bench", f"r{done}", "Find the cheapest flight to Lisbon next weekend " * 2)
-            store.finish_turn("bench", f"r{done}", outcome="answered", answer="The cheapest direct flight is 420 EUR. " * 8)
+            store.finish_turn(
+                "bench", f"r{done}", outcome="answered", answer="The cheapest direct flight is 420 EUR. " * 8
+            )
             done += 1
 
         def one(i: int, size=size) -> None:
@@ -61,8 +63,15 @@ def outbox_rows(root: Path) -> list[tuple[str, str, str]]:
             entries = dict((data or {}).get("entries", {}))
             now = time.time()
             for k in range(len(entries), n):
-                entries[f"notice:{k}"] = {"id": f"notice:{k}", "state": "delivered", "owner": "", "created_at": now,
-                                          "updated_at": now, "delivery": {"text": "x" * 80}, "channels": {}}
+                entries[f"notice:{k}"] = {
+                    "id": f"notice:{k}",
+                    "state": "delivered",
+                    "owner": "",
+                    "created_at": now,
+                    "updated_at": now,
+                    "delivery": {"text": "x" * 80},
+                    "channels": {},
+                }
             return {"version": 1, "entries": entries}
 
         update_json(box.path, fill, {})
@@ -81,11 +90,17 @@ def _table(title: str, head: tuple[str, str, str], rows: list[tuple[str, str, st
 
 def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        _table("one turn (begin + finish) vs conversation length", ("conversation", "file", "median"),
-               conversation_rows(Path(tmp)))
+        _table(
+            "one turn (begin + finish) vs conversation length",
+            ("conversation", "file", "median"),
+            conversation_rows(Path(tmp)),
+        )
     with tempfile.TemporaryDirectory() as tmp:
-        _table("one delivery (pending → attempting → delivered) vs ledger size", ("ledger", "file", "median"),
-               outbox_rows(Path(tmp)))
+        _table(
+            "one delivery (pending → attempting → delivered) vs ledger size",
+            ("ledger", "file", "median"),
+            outbox_rows(Path(tmp)),
+        )
 
 
 if __name__ == "__main__":

@@ -113,8 +113,12 @@ def main() -> None:
             cli = []
             for _ in range(max(5, args.rounds // 20)):
                 t0 = time.perf_counter()
-                subprocess.run([adb, "-P", str(port), "-s", sim.serial, "shell", "echo ping"],
-                               env=env, check=True, capture_output=True)
+                subprocess.run(
+                    [adb, "-P", str(port), "-s", sim.serial, "shell", "echo ping"],
+                    env=env,
+                    check=True,
+                    capture_output=True,
+                )
                 cli.append(time.perf_counter() - t0)
             rows.append((f"adb shell echo, CLI process ×{len(cli)}", _ms(cli)))
 
@@ -140,14 +144,22 @@ def main() -> None:
 
                     def push() -> float:
                         t0 = time.perf_counter()
-                        subprocess.run([adb, "-P", str(port), "-s", sim.serial, "push", str(src), remote],
-                                       env=env, check=True, capture_output=True)
+                        subprocess.run(
+                            [adb, "-P", str(port), "-s", sim.serial, "push", str(src), remote],
+                            env=env,
+                            check=True,
+                            capture_output=True,
+                        )
                         return time.perf_counter() - t0
 
                     def pull() -> float:
                         t0 = time.perf_counter()
-                        subprocess.run([adb, "-P", str(port), "-s", sim.serial, "pull", remote, str(dst)],
-                                       env=env, check=True, capture_output=True)
+                        subprocess.run(
+                            [adb, "-P", str(port), "-s", sim.serial, "pull", remote, str(dst)],
+                            env=env,
+                            check=True,
+                            capture_output=True,
+                        )
                         return time.perf_counter() - t0
 
                     rows.append((f"adb push {mib} MiB, CLI (best of 3)", f"{mib / _best_of(3, push):8.1f} MiB/s"))

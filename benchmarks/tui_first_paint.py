@@ -35,12 +35,16 @@ def main() -> None:
     root = str(Path(__file__).resolve().parents[1])
     rows = []
     for _ in range(5):
-        out = subprocess.run([sys.executable, "-c", CHILD.format(root=root)], capture_output=True, text=True, timeout=120)
+        out = subprocess.run(
+            [sys.executable, "-c", CHILD.format(root=root)], capture_output=True, text=True, timeout=120
+        )
         if out.returncode != 0:
             sys.exit(out.stderr)
         rows.append([float(x) for x in out.stdout.split()])
     print(f"{'measure (ms from process start)':<36}{'median':>10}{'min':>10}{'max':>10}")
-    for i, name in enumerate(("imports + sim frame rendered", "first paint of the main screen", "first phone frame shown")):
+    for i, name in enumerate(
+        ("imports + sim frame rendered", "first paint of the main screen", "first phone frame shown")
+    ):
         vals = [r[i] for r in rows]
         print(f"{name:<36}{statistics.median(vals):>10.1f}{min(vals):>10.1f}{max(vals):>10.1f}")
 

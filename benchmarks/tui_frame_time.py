@@ -60,11 +60,21 @@ async def main() -> None:
                 t = time.perf_counter()
                 app.screen._compositor.render_update(full=True)
                 renders.append((time.perf_counter() - t) * 1000)
-        rows.append((f"preview {'off' if not fps else '5 fps'}", shown / 3.0, statistics.median(lags), pct(lags, 0.95),
-                     max(lags), statistics.median(renders)))
+        rows.append(
+            (
+                f"preview {'off' if not fps else '5 fps'}",
+                shown / 3.0,
+                statistics.median(lags),
+                pct(lags, 0.95),
+                max(lags),
+                statistics.median(renders),
+            )
+        )
 
-    print(f"half-block conversion of a sim frame to 40×30 cells: median {statistics.median(convert):.2f} ms, "
-          f"p95 {pct(convert, 0.95):.2f} ms (worker thread)")
+    print(
+        f"half-block conversion of a sim frame to 40×30 cells: median {statistics.median(convert):.2f} ms, "
+        f"p95 {pct(convert, 0.95):.2f} ms (worker thread)"
+    )
     print(f"{'state':<16}{'frames/s':>10}{'lag p50':>10}{'lag p95':>10}{'lag max':>10}{'screen render':>15}")
     for name, fps, p50, p95, mx, render in rows:
         print(f"{name:<16}{fps:>10.1f}{p50:>9.2f}ms{p95:>9.2f}ms{mx:>9.2f}ms{render:>13.2f}ms")

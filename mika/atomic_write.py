@@ -123,7 +123,7 @@ def append_text(path: Path | str, text: str) -> None:
             os.fchmod(fd, FILE_MODE)  # the umask, or a file from an older Mika
         data = _utf8(scrub(text))
         while data:
-            data = data[os.write(fd, data):]
+            data = data[os.write(fd, data) :]
         os.fsync(fd)
     finally:
         os.close(fd)

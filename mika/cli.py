@@ -46,12 +46,26 @@ def _fail(message: str, code: ExitCode) -> NoReturn:
 
 @click.group(invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="mika")
-@click.option("--config", "config_path", type=click.Path(dir_okay=False), help="Config file (default: $XDG_CONFIG_HOME/mika/config.toml).")
-@click.option("--device", default=None, help="Phone serial, 'sim' for the simulated phone, or 'none' to run without one.")
+@click.option(
+    "--config",
+    "config_path",
+    type=click.Path(dir_okay=False),
+    help="Config file (default: $XDG_CONFIG_HOME/mika/config.toml).",
+)
+@click.option(
+    "--device", default=None, help="Phone serial, 'sim' for the simulated phone, or 'none' to run without one."
+)
 @click.option("--model", default=None, help="Main model as PROVIDER/MODEL (overrides [roles] main).")
-@click.option("--graphics", type=click.Choice(["auto", "halfcell", "kitty", "sixel"]), default=None, help="How the TUI draws the phone screen.")
+@click.option(
+    "--graphics",
+    type=click.Choice(["auto", "halfcell", "kitty", "sixel"]),
+    default=None,
+    help="How the TUI draws the phone screen.",
+)
 @click.pass_context
-def cli(ctx: click.Context, config_path: str | None, device: str | None, model: str | None, graphics: str | None) -> None:
+def cli(
+    ctx: click.Context, config_path: str | None, device: str | None, model: str | None, graphics: str | None
+) -> None:
     """Mika: let a language model operate your Android phone from the terminal.
 
     \b
@@ -82,8 +96,15 @@ def set_tui_opener(opener: Callable[..., int]) -> None:
 def _open_tui(opts: dict[str, Any]) -> None:
     settings = _settings(opts.get("config"))
     if _tui_opener is None:
-        _fail("the terminal app is not available from this entry point; run `mika`, or use `mika --no-ui GOAL`", ExitCode.USAGE)
-    sys.exit(_tui_opener(settings=settings, device=opts.get("device"), model=opts.get("model"), graphics=opts.get("graphics")))
+        _fail(
+            "the terminal app is not available from this entry point; run `mika`, or use `mika --no-ui GOAL`",
+            ExitCode.USAGE,
+        )
+    sys.exit(
+        _tui_opener(
+            settings=settings, device=opts.get("device"), model=opts.get("model"), graphics=opts.get("graphics")
+        )
+    )
 
 
 def _settings(path: str | None):

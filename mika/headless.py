@@ -214,7 +214,9 @@ async def run_headless(
     except (NotImplementedError, RuntimeError, ValueError):
         installed = False
     try:
-        submission = center.submit(conversation_id, goal, provenance=HEADLESS, read_only=read_only, step_budget=step_budget)
+        submission = center.submit(
+            conversation_id, goal, provenance=HEADLESS, read_only=read_only, step_budget=step_budget
+        )
         run_ids.add(submission.run_id)
         channel.current = submission.run_id
         result = await center.wait_run(submission.run_id)

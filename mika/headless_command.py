@@ -32,7 +32,7 @@ def headless_main(
     model: str | None,
 ) -> ExitCode:
     if not goal:
-        _err("give the task in words, e.g. mika --no-ui \"turn on dark mode\"")
+        _err('give the task in words, e.g. mika --no-ui "turn on dark mode"')
         return ExitCode.USAGE
     try:
         asm = open_assembly(config_path, device=device, model=model)
@@ -46,12 +46,23 @@ def headless_main(
         _err(str(exc))
         return ExitCode.DEVICE
     try:
-        outcome = asyncio.run(run_headless(
-            goal, asm.make_run, asm.state_dir, conversation_id=conversation_id, read_only=read_only,
-            step_budget=max_steps or 0, fmt=fmt, out=sys.stdout, err=sys.stderr,
-            borrowed=phone_ledger(asm.state_dir),
-            make_center=lambda conversations, outbox: asm.task_center(outbox=outbox, conversations=conversations, limit=1),
-        ))
+        outcome = asyncio.run(
+            run_headless(
+                goal,
+                asm.make_run,
+                asm.state_dir,
+                conversation_id=conversation_id,
+                read_only=read_only,
+                step_budget=max_steps or 0,
+                fmt=fmt,
+                out=sys.stdout,
+                err=sys.stderr,
+                borrowed=phone_ledger(asm.state_dir),
+                make_center=lambda conversations, outbox: asm.task_center(
+                    outbox=outbox, conversations=conversations, limit=1
+                ),
+            )
+        )
     except UnknownConversation as exc:
         _err(f"no conversation {exc.args[0]!r} (see `mika conversations list`)")
         return ExitCode.USAGE

@@ -70,8 +70,9 @@ class MikaApp(App):
             if self.deps.assembly is not None:  # the real app: the assembly's center
                 self.center = self.deps.assembly.task_center(outbox=outbox, factory=self._make_run)
             else:
-                self.center = TaskCenter(self._make_run, state_dir=self.deps.state_dir, outbox=outbox,
-                                         limit=self.deps.settings.max_parallel)
+                self.center = TaskCenter(
+                    self._make_run, state_dir=self.deps.state_dir, outbox=outbox, limit=self.deps.settings.max_parallel
+                )
         self.main_screen = MainScreen()
         await self.push_screen(self.main_screen)
         if self.center is not None:
@@ -91,8 +92,12 @@ class MikaApp(App):
         from mika.cap.phone.adb.restore import phone_ledger
         from mika.run.recovery import settle
 
-        await settle(self.deps.state_dir, self._channel, borrowed=phone_ledger(self.deps.state_dir),
-                     lang=self.deps.settings.ui_language)
+        await settle(
+            self.deps.state_dir,
+            self._channel,
+            borrowed=phone_ledger(self.deps.state_dir),
+            lang=self.deps.settings.ui_language,
+        )
 
     def _delivered(self, delivery) -> None:
         """Answers of this session's runs are already in the transcript (from their events);
@@ -119,7 +124,9 @@ class MikaApp(App):
         exc = sys.exc_info()[1] or self._exception
         where = write_crash_log(self.deps.state_dir, exc, who="mika terminal app")
         self.bell()
-        self._exit_renderables.append(Text(scrub(f"mika: internal error: {type(exc).__name__}: {exc} (details: {where})")))
+        self._exit_renderables.append(
+            Text(scrub(f"mika: internal error: {type(exc).__name__}: {exc} (details: {where})"))
+        )
         self._close_messages_no_wait()
 
     # -- actions --------------------------------------------------------------------------
@@ -136,8 +143,11 @@ class MikaApp(App):
         from mika_tui.screens import devices, models, runs, settings, usage
 
         factories = {
-            "devices": devices.DevicesScreen, "models": models.ModelsScreen, "usage": usage.UsageScreen,
-            "runs": runs.RunsScreen, "settings": settings.SettingsScreen,
+            "devices": devices.DevicesScreen,
+            "models": models.ModelsScreen,
+            "usage": usage.UsageScreen,
+            "runs": runs.RunsScreen,
+            "settings": settings.SettingsScreen,
         }
         if type(self.screen).__name__ == factories[name].__name__:
             return

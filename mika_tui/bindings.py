@@ -20,8 +20,11 @@ def localize(node: DOMNode, tr: Tr) -> None:
     table = node._bindings.key_to_bindings
     for key, bindings in table.items():
         table[key] = [
-            replace(b, description=tr(b.description) if b.description in TEXTS["en"] else b.description,
-                    tooltip=tr(b.tooltip) if b.tooltip in TEXTS["en"] else b.tooltip)
+            replace(
+                b,
+                description=tr(b.description) if b.description in TEXTS["en"] else b.description,
+                tooltip=tr(b.tooltip) if b.tooltip in TEXTS["en"] else b.tooltip,
+            )
             for b in bindings
         ]
 

@@ -56,8 +56,12 @@ class DesktopNotifier:
         if exe is None:
             return
         try:
-            subprocess.Popen(notify_argv(exe, title, body), stdin=subprocess.DEVNULL,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            subprocess.Popen(
+                notify_argv(exe, title, body),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
         except OSError:
             pass  # no desktop session: the bell and the header still say it
 

@@ -48,8 +48,9 @@ def _start_sim(asm: Assembly) -> DeviceInfo:
         raise DeviceOpError(str(exc)) from None
 
 
-def build_deps(settings: Any, *, device: str | None, model: str | None, graphics: str | None,
-               assembly: Assembly | None = None) -> tuple[AppDeps, Callable[[], None]]:
+def build_deps(
+    settings: Any, *, device: str | None, model: str | None, graphics: str | None, assembly: Assembly | None = None
+) -> tuple[AppDeps, Callable[[], None]]:
     """`assembly`: an already opened one (tests hand in theirs); else opened here."""
     from mika.assembly.devices import AdbDevices
 
@@ -57,11 +58,16 @@ def build_deps(settings: Any, *, device: str | None, model: str | None, graphics
     info = device_info(asm.device.current)
     models = asm.models
     deps = AppDeps(
-        settings=settings, state_dir=asm.state_dir, run_factory=asm.run_factory,
+        settings=settings,
+        state_dir=asm.state_dir,
+        run_factory=asm.run_factory,
         model_label=f"{models.main.provider}/{models.main.name}" if models is not None else "",
-        model_error=model_error_line(asm.model_problem) or asm.device_problem, device=info,
+        model_error=model_error_line(asm.model_problem) or asm.device_problem,
+        device=info,
         frames=AdbFrameSource(info.serial) if info.serial else None,
-        graphics=graphics or settings.graphics, clock=time.time, devices_port=AdbDevices(),
+        graphics=graphics or settings.graphics,
+        clock=time.time,
+        devices_port=AdbDevices(),
         start_sim=lambda: _start_sim(asm),
         assembly=asm,
     )

@@ -128,7 +128,8 @@ class RunView:
 
     def _on_ModelReplied(self, e: ev.ModelReplied) -> None:
         tokens = int(e.usage.get("input", 0) or e.usage.get("input_tokens", 0)) + int(
-            e.usage.get("output", 0) or e.usage.get("output_tokens", 0))
+            e.usage.get("output", 0) or e.usage.get("output_tokens", 0)
+        )
         self.tokens_in += int(e.usage.get("input", 0) or e.usage.get("input_tokens", 0))
         self.tokens_out += int(e.usage.get("output", 0) or e.usage.get("output_tokens", 0))
         # The reply's tokens belong to the steps it asked for.
@@ -137,8 +138,14 @@ class RunView:
             self.streamed = ""  # text before tool calls was commentary, not the answer
 
     def _on_ToolCalled(self, e: ev.ToolCalled) -> None:
-        step = Step(len(self.steps) + 1, e.call_id, _clean(e.name), _clean(target_of(e.arguments)), self._now(e),
-                    tokens=self._pending_tokens)
+        step = Step(
+            len(self.steps) + 1,
+            e.call_id,
+            _clean(e.name),
+            _clean(target_of(e.arguments)),
+            self._now(e),
+            tokens=self._pending_tokens,
+        )
         self._pending_tokens = 0
         self.steps.append(step)
 
@@ -159,8 +166,14 @@ class RunView:
 
     def _on_ConfirmationAsked(self, e: ev.ConfirmationAsked) -> None:
         # The screen's item, amount and app; the model's words only where the screen said nothing.
-        self.card = Card("approval", e.question_id, _clean(e.screen_item or e.what), app=_clean(e.screen_app or e.app),
-                         amount=_clean(e.screen_amount or e.amount), notes=tuple(_clean(n) for n in e.mismatch))
+        self.card = Card(
+            "approval",
+            e.question_id,
+            _clean(e.screen_item or e.what),
+            app=_clean(e.screen_app or e.app),
+            amount=_clean(e.screen_amount or e.amount),
+            notes=tuple(_clean(n) for n in e.mismatch),
+        )
 
     def _on_QuestionAsked(self, e: ev.QuestionAsked) -> None:
         self.card = Card("question", e.question_id, _clean(e.question), options=tuple(_clean(o) for o in e.options))

@@ -14,35 +14,54 @@ pytestmark = pytest.mark.filterwarnings("ignore::pytest.PytestAssertRewriteWarni
 def _run(pytester: pytest.Pytester, source: str) -> pytest.RunResult:
     # The snapshot plugin cleans a temp dir of its own at session end: not for an inner run.
     pytester.makepyfile(test_sample=source)
-    return pytester.runpytest_inprocess("-p", "tests.import_guard", "-p", "no:cacheprovider",
-                                       "-p", "no:textual-snapshot", "-p", "no:xdist", "-p", "no:asyncio", "-q")
+    return pytester.runpytest_inprocess(
+        "-p",
+        "tests.import_guard",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:textual-snapshot",
+        "-p",
+        "no:xdist",
+        "-p",
+        "no:asyncio",
+        "-q",
+    )
 
 
 def test_a_module_level_importorskip_of_ours_fails_collection(pytester: pytest.Pytester) -> None:
-    result = _run(pytester, """
+    result = _run(
+        pytester,
+        """
 import pytest
 pytest.importorskip("mika.no_such_module")
 
 def test_never_runs():
     assert True
-""")
+""",
+    )
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(["*Skipped because one of our own modules did not import*mika.no_such_module*"])
 
 
 @pytest.mark.parametrize("module", ["mika_tui.no_such_screen", "tests.no_such_helper", "mika.sim.nowhere"])
 def test_an_importorskip_of_ours_inside_a_test_fails_it(pytester: pytest.Pytester, module: str) -> None:
-    result = _run(pytester, f"""
+    result = _run(
+        pytester,
+        f"""
 import pytest
 
 def test_needs_it():
     pytest.importorskip({module!r})
-""")
+""",
+    )
     result.assert_outcomes(failed=1)
 
 
 def test_an_except_importerror_skip_of_ours_fails(pytester: pytest.Pytester) -> None:
-    result = _run(pytester, """
+    result = _run(
+        pytester,
+        """
 import pytest
 
 def test_fallback():
@@ -50,12 +69,15 @@ def test_fallback():
         from mika.cap.phone.adb import no_such_name  # noqa: F401
     except ImportError as exc:
         pytest.skip(f"ImportError: {exc}")
-""")
+""",
+    )
     result.assert_outcomes(failed=1)
 
 
 def test_other_skips_stay_skips(pytester: pytest.Pytester) -> None:
-    result = _run(pytester, """
+    result = _run(
+        pytester,
+        """
 import pytest
 
 def test_third_party_extra():
@@ -67,7 +89,8 @@ def test_platform():
 @pytest.mark.xfail(reason="ImportError in 'mika.x' is expected here", strict=True)
 def test_expected_failure():
     raise ImportError("No module named 'mika.x'")
-""")
+""",
+    )
     result.assert_outcomes(skipped=2, xfailed=1)
 
 

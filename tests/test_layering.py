@@ -29,6 +29,7 @@ def test_headless_never_loads_textual():
 
 # -- no import cycle between mika's packages -------------------------------------------
 
+
 def _unit(module: str) -> str:
     """The package-level node a module belongs to: `mika.X` for mika/X/… and mika/X.py."""
     return ".".join(module.split(".")[:2])
@@ -97,8 +98,13 @@ def test_the_cycle_finder_sees_a_cycle_through_three_packages():
     import grimp
 
     graph = grimp.ImportGraph()
-    for a, b in [("mika.a.x", "mika.b.y"), ("mika.b.y", "mika.c"), ("mika.c", "mika.a.z"), ("mika.d", "mika.a.x"),
-                 ("mika.a.x", "mika.a.z")]:  # the last one stays inside mika.a: not a package edge
+    for a, b in [
+        ("mika.a.x", "mika.b.y"),
+        ("mika.b.y", "mika.c"),
+        ("mika.c", "mika.a.z"),
+        ("mika.d", "mika.a.x"),
+        ("mika.a.x", "mika.a.z"),
+    ]:  # the last one stays inside mika.a: not a package edge
         graph.add_import(importer=a, imported=b)
     assert _cycles(_package_edges(graph)) == [["mika.a", "mika.b", "mika.c"]]
 
@@ -109,9 +115,16 @@ def test_no_import_cycle_between_mika_packages():
     report = []
     for group in _cycles(edges):
         members = set(group)
-        report.append(" <-> ".join(group) + ": " + "; ".join(
-            f"{m} -> {i}" for (a, b), pairs in sorted(edges.items()) if a in members and b in members
-            for m, i in pairs[:2]))
+        report.append(
+            " <-> ".join(group)
+            + ": "
+            + "; ".join(
+                f"{m} -> {i}"
+                for (a, b), pairs in sorted(edges.items())
+                if a in members and b in members
+                for m, i in pairs[:2]
+            )
+        )
     assert not report, "import cycles between packages:\n" + "\n".join(report)
 
 
@@ -129,11 +142,27 @@ def test_the_simulated_phone_imports_only_itself():
 def test_the_layers_contract_keeps_design_s_order():
     import tomllib
 
-    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"]["contracts"]
+    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"][
+        "contracts"
+    ]
     (layers,) = [c["layers"] for c in contracts if c["type"] == "layers"]
     flat = [name.strip("() ") for layer in layers for name in layer.replace(":", "|").split("|")]
-    order = ["mika_tui", "mika.cli", "mika.commands", "mika.assembly", "mika.cap", "mika.run", "mika.agent",
-             "mika.action", "mika.tool", "mika.record", "mika.usage", "mika.model", "mika.atomic_write", "mika.config"]
+    order = [
+        "mika_tui",
+        "mika.cli",
+        "mika.commands",
+        "mika.assembly",
+        "mika.cap",
+        "mika.run",
+        "mika.agent",
+        "mika.action",
+        "mika.tool",
+        "mika.record",
+        "mika.usage",
+        "mika.model",
+        "mika.atomic_write",
+        "mika.config",
+    ]
     assert [flat.index(name) for name in order] == sorted(flat.index(name) for name in order)
     # the observe/record/runtypes layer and the model/uistate layer hold independent siblings
     assert "mika.observe | mika.record | mika.runtypes" in layers and "mika.model | mika.uistate" in layers

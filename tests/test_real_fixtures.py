@@ -20,7 +20,9 @@ def test_every_bundled_file_matches_its_manifest_entry_and_carries_its_licence()
         assert hashlib.sha256(data).hexdigest() == e["sha256"], e["rel"]
         assert e["license"].startswith(("MIT", "Apache-2.0", "BSD")), e["rel"]
         notice = (rf.BUNDLED / e["notice"]).read_text(encoding="utf-8")
-        assert ("MIT License" in notice or "Apache License" in notice or "Permission is hereby granted" in notice), e["notice"]
+        assert "MIT License" in notice or "Apache License" in notice or "Permission is hereby granted" in notice, e[
+            "notice"
+        ]
 
 
 def test_nothing_unlicensed_is_in_the_repo() -> None:

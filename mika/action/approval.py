@@ -29,6 +29,7 @@ class Verdict(enum.Enum):
     # (a point between elements, Enter with no focused button): refused, never asked.
     UNCLEAR = "payment_target_unclear"
 
+
 # Verdicts that mean a payment step did not happen because nobody could or did approve it.
 BLOCKED = (Verdict.UNAVAILABLE.value, Verdict.HAND_TO_USER.value, Verdict.UNCLEAR.value, "refused")
 

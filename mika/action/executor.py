@@ -32,7 +32,10 @@ from mika.tool.schema import check_arguments
 _MINTER = issue_minter()
 
 # Model-facing texts live in prompts/feedback/, named by the verdict's code.
-_REFUSALS = {v: f"feedback/{v.value}.md" for v in (Verdict.NEEDS_CONFIRMATION, Verdict.UNAVAILABLE, Verdict.HAND_TO_USER, Verdict.UNCLEAR)}
+_REFUSALS = {
+    v: f"feedback/{v.value}.md"
+    for v in (Verdict.NEEDS_CONFIRMATION, Verdict.UNAVAILABLE, Verdict.HAND_TO_USER, Verdict.UNCLEAR)
+}
 
 
 class ActionExecutor:
@@ -58,18 +61,31 @@ class ActionExecutor:
         tool = self.registry.get(call.name)
         if tool is not None:
             for group in self.groups.on_call(tool):
-                ctx.emit(ToolsOpened(run_id=ctx.run_id, conversation_id=ctx.spec.conversation_id, step=ctx.step, group=group))
+                ctx.emit(
+                    ToolsOpened(run_id=ctx.run_id, conversation_id=ctx.spec.conversation_id, step=ctx.step, group=group)
+                )
         ctx.emit(
             ToolCalled(
-                run_id=ctx.run_id, conversation_id=ctx.spec.conversation_id, step=ctx.step, call_id=call.id,
-                name=call.name, arguments=dict(call.arguments), origin=origin.value,
-                capability=tool.capability if tool else "", risk=tool.risk.value if tool else "read",
+                run_id=ctx.run_id,
+                conversation_id=ctx.spec.conversation_id,
+                step=ctx.step,
+                call_id=call.id,
+                name=call.name,
+                arguments=dict(call.arguments),
+                origin=origin.value,
+                capability=tool.capability if tool else "",
+                risk=tool.risk.value if tool else "read",
                 control=tool.control if tool else False,
             )
         )
         if tool is None:
             offered = ", ".join(self.registry.names())
-            outcome, wait_ms = ToolOutcome.error("unknown_tool", f"There is no tool named {call.name!r} in this run. Tools: {offered}."), 0
+            outcome, wait_ms = (
+                ToolOutcome.error(
+                    "unknown_tool", f"There is no tool named {call.name!r} in this run. Tools: {offered}."
+                ),
+                0,
+            )
         else:
             outcome, wait_ms = await self._act(tool, call, ctx, origin)
         return self._record(call, ctx, outcome, started, wait_ms)
@@ -102,11 +118,19 @@ class ActionExecutor:
                     self.approval.seen = seen
             ctx.emit(
                 ApprovalEvent(
-                    run_id=ctx.run_id, conversation_id=ctx.spec.conversation_id, step=ctx.step,
-                    decision={"go": "outward", "released": "released"}.get(decision.verdict.value, decision.verdict.value),
-                    tool=tool.name, app=target.app, amount=(seen.amount if seen else "") or classified.amount,
-                    what=what, reason=classified.risk.value,
-                    item=seen.item if seen else "", button=seen.button if seen else "",
+                    run_id=ctx.run_id,
+                    conversation_id=ctx.spec.conversation_id,
+                    step=ctx.step,
+                    decision={"go": "outward", "released": "released"}.get(
+                        decision.verdict.value, decision.verdict.value
+                    ),
+                    tool=tool.name,
+                    app=target.app,
+                    amount=(seen.amount if seen else "") or classified.amount,
+                    what=what,
+                    reason=classified.risk.value,
+                    item=seen.item if seen else "",
+                    button=seen.button if seen else "",
                 )
             )
         if not decision.allowed:
@@ -137,7 +161,9 @@ class ActionExecutor:
         return outcome, wait_ms
 
     # 6. record
-    def _record(self, call: ToolCall, ctx: ToolContext, outcome: ToolOutcome, started: float, wait_ms: int) -> ToolOutcome:
+    def _record(
+        self, call: ToolCall, ctx: ToolContext, outcome: ToolOutcome, started: float, wait_ms: int
+    ) -> ToolOutcome:
         total_wait = wait_ms + outcome.wait_ms
         if total_wait != outcome.wait_ms:
             outcome = replace(outcome, wait_ms=total_wait)
@@ -148,10 +174,20 @@ class ActionExecutor:
         obs_id = outcome.observations[-1].id if outcome.observations else ""
         ctx.emit(
             ToolFinished(
-                run_id=ctx.run_id, conversation_id=ctx.spec.conversation_id, step=ctx.step, call_id=call.id,
-                name=call.name, ok=outcome.ok, text=outcome.text, code=outcome.code, effect=outcome.effect,
-                tree_blind=outcome.tree_blind, wait_ms=total_wait, duration_ms=max(0, duration - total_wait),
-                observation_id=obs_id, frame=frame,
+                run_id=ctx.run_id,
+                conversation_id=ctx.spec.conversation_id,
+                step=ctx.step,
+                call_id=call.id,
+                name=call.name,
+                ok=outcome.ok,
+                text=outcome.text,
+                code=outcome.code,
+                effect=outcome.effect,
+                tree_blind=outcome.tree_blind,
+                wait_ms=total_wait,
+                duration_ms=max(0, duration - total_wait),
+                observation_id=obs_id,
+                frame=frame,
             )
         )
         return outcome

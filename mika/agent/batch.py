@@ -101,7 +101,7 @@ def parse_steps(raw: Any, *, known: Callable[[str], bool], batchable: Callable[[
             raise BatchSpecError(f"step {i}: 'args' must be an object.")
         wait = item.get("wait")
         if wait is not None and not isinstance(wait, dict):
-            raise BatchSpecError(f"step {i}: 'wait' must be an object like {{\"expect\": \"Done\"}}.")
+            raise BatchSpecError(f'step {i}: \'wait\' must be an object like {{"expect": "Done"}}.')
         args = dict(args)
         # Models put the flag next to the tool's own arguments as often as beside them.
         optional = item.get("optional", args.pop("optional", False))
@@ -136,8 +136,11 @@ class BatchRunner:
                 wait_info = await self.wait(step.wait)
                 wait_ms += int(wait_info.get("waited_ms", 0))
             effect = str(data.get("effect") or "")
-            reports.append(StepReport(i, step.tool, ok, code, text, wait_info, wait_ms, effect,
-                                      bool(data.get("treeBlind")), step.optional))
+            reports.append(
+                StepReport(
+                    i, step.tool, ok, code, text, wait_info, wait_ms, effect, bool(data.get("treeBlind")), step.optional
+                )
+            )
             if code == "skipped_for_new_message":
                 return self._stop(reports, steps, i + 1, "skipped_for_new_message")
             if not ok:
@@ -183,7 +186,9 @@ def summary(result: BatchResult) -> str:
             mark += " · optional"
         head = f"{r.index}. {r.tool}: {mark}"
         if r.wait is not None:
-            head += f" · wait met={r.wait.get('met')} stopped={r.wait.get('stopped')} waited_ms={r.wait.get('waited_ms')}"
+            head += (
+                f" · wait met={r.wait.get('met')} stopped={r.wait.get('stopped')} waited_ms={r.wait.get('waited_ms')}"
+            )
         first = r.text.split("\n", 1)[0]
         lines.append(f"{head} — {first}")
     if result.stopped is None:

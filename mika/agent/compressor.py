@@ -64,7 +64,11 @@ def estimate_part(part: Part) -> int:
     if isinstance(part, Image):
         return IMAGE_TOKENS
     if isinstance(part, ToolCall):
-        return 8 + estimate_text(part.name) + estimate_text(part.raw_arguments or json.dumps(part.arguments, ensure_ascii=False))
+        return (
+            8
+            + estimate_text(part.name)
+            + estimate_text(part.raw_arguments or json.dumps(part.arguments, ensure_ascii=False))
+        )
     if isinstance(part, ToolResult):
         return 8 + estimate_text(part.text) + (IMAGE_TOKENS if part.image is not None else 0)
     if isinstance(part, Thinking):
@@ -79,7 +83,12 @@ def estimate_messages(messages: list[Message] | tuple[Message, ...]) -> int:
 def estimate_fixed(system: str, tools: Iterable[ToolSpec]) -> int:
     size = estimate_text(system)
     for t in tools:
-        size += 8 + estimate_text(t.name) + estimate_text(t.description) + estimate_text(json.dumps(t.parameters, sort_keys=True))
+        size += (
+            8
+            + estimate_text(t.name)
+            + estimate_text(t.description)
+            + estimate_text(json.dumps(t.parameters, sort_keys=True))
+        )
     return size
 
 
@@ -171,7 +180,9 @@ class ContextCompressor:
                 parts.append(p)
         return Message(message.role, tuple(parts))
 
-    def _fold_lines(self, assistant: Message, users: list[Message], history: History, lv: Level, user_texts: set[str]) -> list[str]:
+    def _fold_lines(
+        self, assistant: Message, users: list[Message], history: History, lv: Level, user_texts: set[str]
+    ) -> list[str]:
         results = {r.call_id: r for m in users for r in m.tool_results}
         lines: list[str] = []
         said = assistant.text.strip().replace("\n", " ")
@@ -181,7 +192,7 @@ class ContextCompressor:
             step = f"step {info.step}" if info else "step ?"
             ids = f" [{', '.join(info.observation_ids)}]" if info and info.observation_ids else ""
             if lv.short_lines:
-                code = (info.code if info and info.code else ("error" if result and result.is_error else "ok"))
+                code = info.code if info and info.code else ("error" if result and result.is_error else "ok")
                 lines.append(f"- {step}: {call.name} → {code}{ids}")
                 continue
             args = json.dumps(call.arguments, ensure_ascii=False, sort_keys=True)

@@ -104,7 +104,9 @@ class ContextBuilder:
         self.compressions: list[CompressionDone] = []
         opening: list[str] = []
         if spec.prior_turns:
-            opening.append(context_block("earlier_turns", "conversation", "trusted", prior_turns_text(spec.prior_turns)))
+            opening.append(
+                context_block("earlier_turns", "conversation", "trusted", prior_turns_text(spec.prior_turns))
+            )
         for kind, source, trust, body in extra_context:
             opening.append(context_block(kind, source, trust, body))
         # The user's own words go in unwrapped and last, so they are what the model reads first as the task.
@@ -148,8 +150,12 @@ class ContextBuilder:
         Tool calls and results are left out too: some providers refuse a request that
         carries them without tool definitions."""
         said = [self.history.messages[0].text] + [t for t in self.history.user_texts if t != self.spec.goal]
-        return ModelRequest(system=self.system.build(self.groups.open), messages=(Message.user("\n\n".join(said)),),
-                            conversation_id=self.spec.conversation_id or None, purpose="main")
+        return ModelRequest(
+            system=self.system.build(self.groups.open),
+            messages=(Message.user("\n\n".join(said)),),
+            conversation_id=self.spec.conversation_id or None,
+            purpose="main",
+        )
 
     def build_harsher(self) -> ModelRequest | None:
         """After a context-overflow error: compress one level harder (at least 3) and

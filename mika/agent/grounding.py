@@ -45,8 +45,12 @@ class GroundingReport:
         return not self.unsupported and not self.wrong_sums
 
     def as_dict(self) -> dict[str, Any]:
-        return {"checked": self.checked, "unsupported": list(self.unsupported), "wrong_sums": list(self.wrong_sums),
-                "grounded": self.grounded}
+        return {
+            "checked": self.checked,
+            "unsupported": list(self.unsupported),
+            "wrong_sums": list(self.wrong_sums),
+            "grounded": self.grounded,
+        }
 
 
 def _sum_ok(a: float, op: str, b: float, c: float) -> bool:

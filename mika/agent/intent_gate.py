@@ -50,8 +50,13 @@ class IntentGate:
         return any(t is not None and t.risk is not Risk.READ and not t.control for t in tools)
 
     def request(self, user_words: str, conversation_id: str | None) -> ModelRequest:
-        return ModelRequest(system=prompt("roles/intent.md"), messages=(Message.user(user_words),),
-                            max_output_tokens=5, conversation_id=conversation_id, purpose="intent")
+        return ModelRequest(
+            system=prompt("roles/intent.md"),
+            messages=(Message.user(user_words),),
+            max_output_tokens=5,
+            conversation_id=conversation_id,
+            purpose="intent",
+        )
 
     async def decide(self, user_words: str, conversation_id: str | None = None) -> Intent:
         self.calls += 1

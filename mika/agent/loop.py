@@ -84,16 +84,26 @@ class AgentLoop:
     def _base(self) -> dict[str, Any]:
         return {"run_id": self.spec.id, "conversation_id": self.spec.conversation_id, "step": self.state.step}
 
-    def _result(self, status: OutcomeStatus, answer: str, subtype: str = "",
-                sources: Iterable[dict[str, Any]] = ()) -> RunResult:
+    def _result(
+        self, status: OutcomeStatus, answer: str, subtype: str = "", sources: Iterable[dict[str, Any]] = ()
+    ) -> RunResult:
         return RunResult(
-            run_id=self.spec.id, status=status, answer=answer, subtype=subtype, steps=self.state.step,
-            usage=self.state.usage.as_dict(), sources=tuple(sources),
+            run_id=self.spec.id,
+            status=status,
+            answer=answer,
+            subtype=subtype,
+            steps=self.state.step,
+            usage=self.state.usage.as_dict(),
+            sources=tuple(sources),
             groups_used=tuple(g for g in self.executor.groups.opened_order),
         )
 
     def _on_compressed(self, done: CompressionDone) -> None:
-        self.emit(Compressed(**self._base(), before_tokens=done.before_tokens, after_tokens=done.after_tokens, level=done.level))
+        self.emit(
+            Compressed(
+                **self._base(), before_tokens=done.before_tokens, after_tokens=done.after_tokens, level=done.level
+            )
+        )
 
     def _tool(self, name: str) -> AgentTool | None:
         return self.executor.registry.get(name)
@@ -110,8 +120,9 @@ class AgentLoop:
             return self._result(OutcomeStatus.FAILED, stop.reason, subtype=stop.subtype)
 
     async def _ask(self, request: ModelRequest, *, overflow: bool = True) -> ModelResponse | None:
-        response = await self.caller.call(request, self.state.step + 1,
-                                          on_overflow=self.context.build_harsher if overflow else None)
+        response = await self.caller.call(
+            request, self.state.step + 1, on_overflow=self.context.build_harsher if overflow else None
+        )
         if response is not None:
             self.context.calibrate(request, response.usage)
         return response
@@ -141,7 +152,12 @@ class AgentLoop:
                     if chat is None:
                         continue
                     self.state.usage = self.state.usage + response.usage
-                    response = replace(chat, message=Message("assistant", tuple(p for p in chat.message.parts if not isinstance(p, ToolCall))))
+                    response = replace(
+                        chat,
+                        message=Message(
+                            "assistant", tuple(p for p in chat.message.parts if not isinstance(p, ToolCall))
+                        ),
+                    )
                     calls = ()
             self.state.step += 1
             self.ctx.step = self.state.step
@@ -161,8 +177,15 @@ class AgentLoop:
                 if picked:
                     self.emit(SourcesChosen(**self._base(), observations=picked))
                 report = Grounding.check(answer, self.ctx.evidence)
-                self.emit(GroundingChecked(**self._base(), grounded=report.grounded, checked=report.checked,
-                                           unsupported=report.unsupported, wrong_sums=report.wrong_sums))
+                self.emit(
+                    GroundingChecked(
+                        **self._base(),
+                        grounded=report.grounded,
+                        checked=report.checked,
+                        unsupported=report.unsupported,
+                        wrong_sums=report.wrong_sums,
+                    )
+                )
                 return self._result(OutcomeStatus.ANSWERED, answer, sources=picked)
 
             exchange = any(t is not None and t.needs_user for t in (self._tool(c.name) for c in calls))
@@ -174,7 +197,11 @@ class AgentLoop:
             self.context.history.add_user(*results, Text(self.context.runtime_state(self.state.step, self._place)))
             if end is not None:
                 if self.inbox.close_unless_steered():
-                    status = OutcomeStatus.DEVICE_UNAVAILABLE if end.subtype == "device_unavailable" else OutcomeStatus.NOT_DONE
+                    status = (
+                        OutcomeStatus.DEVICE_UNAVAILABLE
+                        if end.subtype == "device_unavailable"
+                        else OutcomeStatus.NOT_DONE
+                    )
                     return self._result(status, self.stop_rules.gave_up(end).reason, subtype=end.subtype)
                 continue  # a message arrived as it ended: carry on with it
             if stop is not None:
@@ -196,14 +223,17 @@ class AgentLoop:
         if not steers:
             return
         for s in steers:
-            obs = Observation.build(ObsKind.USER_SAID, "user", s.text, trust=Trust.TRUSTED, title="message", step=self.state.step)
+            obs = Observation.build(
+                ObsKind.USER_SAID, "user", s.text, trust=Trust.TRUSTED, title="message", step=self.state.step
+            )
             self.ctx.evidence.add(obs)
             self.turn_policy.user_said(s.text)
         text = "\n".join(f"The user adds: {s.text}" for s in steers)
         self.context.history.add_user(Text(text), users_words=True)
 
     async def _run_calls(
-        self, calls: tuple[ToolCall, ...],
+        self,
+        calls: tuple[ToolCall, ...],
     ) -> tuple[list[Part], EndRun | None, Stop | None]:
         results: list[Part] = []
         image: Image | None = None
@@ -268,8 +298,15 @@ def _result_info(call: ToolCall, tool: AgentTool | None, outcome: ToolOutcome, s
         kind = ResultKind.TEXT
     else:
         kind = ResultKind.PLAIN
-    return ResultInfo(call.id, call.name, step, kind, tuple(o.id for o in obs),
-                      protected=bool(tool is not None and tool.needs_user), code=outcome.code)
+    return ResultInfo(
+        call.id,
+        call.name,
+        step,
+        kind,
+        tuple(o.id for o in obs),
+        protected=bool(tool is not None and tool.needs_user),
+        code=outcome.code,
+    )
 
 
 def _result_text(outcome: ToolOutcome) -> str:

@@ -67,9 +67,16 @@ class ModelCaller:
         overflow_retried = False
         while True:
             attempt += 1
-            self.emit(ModelRequested(**self._ev(step), purpose=request.purpose, attempt=attempt,
-                                     messages=len(request.messages), tools=len(request.tools),
-                                     estimated_input_tokens=self.estimate(request) if self.estimate else 0))
+            self.emit(
+                ModelRequested(
+                    **self._ev(step),
+                    purpose=request.purpose,
+                    attempt=attempt,
+                    messages=len(request.messages),
+                    tools=len(request.tools),
+                    estimated_input_tokens=self.estimate(request) if self.estimate else 0,
+                )
+            )
             requested_at = time.time()
             try:
                 response = await self._one(request, step, steerable)
@@ -79,11 +86,22 @@ class ModelCaller:
                     if harsher is not None:
                         overflow_retried = True
                         request = harsher
-                        self.emit(ModelFailed(**self._ev(step), kind=err.kind.value, message=err.user_message(), will_retry=True))
+                        self.emit(
+                            ModelFailed(
+                                **self._ev(step), kind=err.kind.value, message=err.user_message(), will_retry=True
+                            )
+                        )
                         continue
                 delay = self.retry.delay_for(err, attempt)
-                self.emit(ModelFailed(**self._ev(step), kind=err.kind.value, message=err.user_message(),
-                                      will_retry=delay is not None, retry_in_s=delay or 0.0))
+                self.emit(
+                    ModelFailed(
+                        **self._ev(step),
+                        kind=err.kind.value,
+                        message=err.user_message(),
+                        will_retry=delay is not None,
+                        retry_in_s=delay or 0.0,
+                    )
+                )
                 if delay is None:
                     raise
                 if not await self._pause(delay, steerable):
@@ -95,17 +113,26 @@ class ModelCaller:
                 return None
             msg = response.message
             self.calls += 1
-            self.emit(ModelReplied(
-                **self._ev(step), text=msg.text,
-                tool_calls=tuple({"id": c.id, "name": c.name, "arguments": c.arguments} for c in msg.tool_calls),
-                usage=response.usage.as_dict(), usage_reported=response.usage.reported, model=response.model,
-                provider=response.provider or self.model.provider, purpose=request.purpose,
-                stop_reason=response.stop_reason, requested_at=requested_at, replied_at=time.time(),
-            ))
+            self.emit(
+                ModelReplied(
+                    **self._ev(step),
+                    text=msg.text,
+                    tool_calls=tuple({"id": c.id, "name": c.name, "arguments": c.arguments} for c in msg.tool_calls),
+                    usage=response.usage.as_dict(),
+                    usage_reported=response.usage.reported,
+                    model=response.model,
+                    provider=response.provider or self.model.provider,
+                    purpose=request.purpose,
+                    stop_reason=response.stop_reason,
+                    requested_at=requested_at,
+                    replied_at=time.time(),
+                )
+            )
             return response
 
     async def _one(self, request: ModelRequest, step: int, steerable: bool) -> ModelResponse | None:
         """The request itself, raced against a steer and a cancel."""
+
         async def consume() -> ModelResponse:
             final: ModelResponse | None = None
             # A configured key split across two deltas is still masked (held back until whole).

@@ -53,9 +53,12 @@ class OutcomeJudge:
     timeout: float = JUDGE_TIMEOUT_S
 
     def request(self, goal: str, status: str, answer: str, digest: str) -> ModelRequest:
-        body = f"Task: {goal}\nHow the run ended: {status}\nAnswer given:\n{answer}\n\nRecord:\n{digest or '(no actions)'}"
-        return ModelRequest(system=prompt("roles/judge.md"), messages=(Message.user(body),),
-                            max_output_tokens=120, purpose="judge")
+        body = (
+            f"Task: {goal}\nHow the run ended: {status}\nAnswer given:\n{answer}\n\nRecord:\n{digest or '(no actions)'}"
+        )
+        return ModelRequest(
+            system=prompt("roles/judge.md"), messages=(Message.user(body),), max_output_tokens=120, purpose="judge"
+        )
 
     async def judge(self, goal: str, status: str, answer: str, events: Iterable[RunEvent]) -> Judgement:
         facts = read_record(events)

@@ -22,9 +22,18 @@ _BULLET = re.compile(r"^\s*(?:[-*•·]|\d+[.)、])\s*")
 _SENTENCE_MARKS = set(".!?。！？,，;；:：")
 MIN_UNITS = 3
 
-NAMES = {"han": "Chinese", "kana": "Japanese", "hangul": "Korean", "latin": "the user's language (Latin script)",
-         "cyrillic": "Russian (Cyrillic script)", "arabic": "Arabic", "greek": "Greek", "hebrew": "Hebrew",
-         "thai": "Thai", "devanagari": "Hindi (Devanagari script)"}
+NAMES = {
+    "han": "Chinese",
+    "kana": "Japanese",
+    "hangul": "Korean",
+    "latin": "the user's language (Latin script)",
+    "cyrillic": "Russian (Cyrillic script)",
+    "arabic": "Arabic",
+    "greek": "Greek",
+    "hebrew": "Hebrew",
+    "thai": "Thai",
+    "devanagari": "Hindi (Devanagari script)",
+}
 
 
 def script_of(ch: str) -> str | None:

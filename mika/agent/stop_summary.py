@@ -68,7 +68,7 @@ def read_record(events: Iterable[RunEvent]) -> RecordFacts:
                 if call.risk == "external":
                     outward.append(label)
     if len(lines) > DIGEST_LINES:
-        lines = [*lines[:10], f"… {len(lines) - DIGEST_LINES} steps …", *lines[-(DIGEST_LINES - 10):]]
+        lines = [*lines[:10], f"… {len(lines) - DIGEST_LINES} steps …", *lines[-(DIGEST_LINES - 10) :]]
     return RecordFacts(tuple(done), tuple(outward), steps, "\n".join(lines))
 
 
@@ -93,10 +93,16 @@ class StopSummary:
 
     def request(self, goal: str, facts: RecordFacts) -> ModelRequest:
         lang = self.lang or ui_language()
-        body = (f"Task: {goal}\nReply in: {'Chinese' if lang == 'zh' else 'English'}\n"
-                f"Outward actions done: {len(facts.outward)}\nRecord:\n{facts.digest or '(nothing was done)'}")
-        return ModelRequest(system=prompt("roles/stop_summary.md"), messages=(Message.user(body),),
-                            max_output_tokens=300, purpose="summary")
+        body = (
+            f"Task: {goal}\nReply in: {'Chinese' if lang == 'zh' else 'English'}\n"
+            f"Outward actions done: {len(facts.outward)}\nRecord:\n{facts.digest or '(nothing was done)'}"
+        )
+        return ModelRequest(
+            system=prompt("roles/stop_summary.md"),
+            messages=(Message.user(body),),
+            max_output_tokens=300,
+            purpose="summary",
+        )
 
     async def summarize(self, goal: str, events: Iterable[RunEvent]) -> tuple[str, bool]:
         """(summary, written_by_model)."""

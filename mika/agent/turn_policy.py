@@ -69,8 +69,13 @@ class TurnPolicy:
             self._acted = True
         if outcome.observations and tool.risk is Risk.READ:
             self._unread_change = ""
-        elif (tool.risk is not Risk.READ and tool.group in SCREEN_GROUPS and outcome.ok
-              and outcome.effect in SCREEN_EFFECTS and not outcome.observations):
+        elif (
+            tool.risk is not Risk.READ
+            and tool.group in SCREEN_GROUPS
+            and outcome.ok
+            and outcome.effect in SCREEN_EFFECTS
+            and not outcome.observations
+        ):
             self._unread_change = tool.name
 
     def budget_note(self, step: int, budget: int) -> str | None:

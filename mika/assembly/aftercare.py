@@ -40,8 +40,9 @@ class TitleMaker:
     def request(self, goal: str, answer: str) -> ModelRequest:
         # The answer may quote screens of other apps: it is data, fenced like any untrusted text.
         body = f"User: {goal}\nAnswer: {wrap_untrusted(answer[:_ANSWER_CHARS])}"
-        return ModelRequest(system=prompt("roles/title.md"), messages=(Message.user(body),),
-                            max_output_tokens=40, purpose="title")
+        return ModelRequest(
+            system=prompt("roles/title.md"), messages=(Message.user(body),), max_output_tokens=40, purpose="title"
+        )
 
     async def __call__(self, spec: RunSpec, result: RunResult) -> str:
         response = await side_call(self.models, self.request(spec.goal, result.answer), self.timeout)

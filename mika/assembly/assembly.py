@@ -42,9 +42,13 @@ def run_options(settings: Settings, models: SelectedModels, state_dir: Path | No
     replies are the run's: it is off for them whatever the config says."""
     from mika.run.task_run import RunOptions
 
-    return RunOptions(autonomous=settings.autonomous, state_dir=state_dir,
-                      judge_outcome=settings.judge_outcome and not models.scripted,
-                      review_final_answer=settings.review_final_answer, **extra)
+    return RunOptions(
+        autonomous=settings.autonomous,
+        state_dir=state_dir,
+        judge_outcome=settings.judge_outcome and not models.scripted,
+        review_final_answer=settings.review_final_answer,
+        **extra,
+    )
 
 
 @dataclass
@@ -141,7 +145,10 @@ class Assembly:
         assert self.models is not None, "no model: check model_problem before making runs"
         side = () if self.models.scripted else (self.models.light, self.models.main)
         return TaskCenter(
-            factory or self.make_run, state_dir=self.state_dir, conversations=conversations, outbox=outbox,
+            factory or self.make_run,
+            state_dir=self.state_dir,
+            conversations=conversations,
+            outbox=outbox,
             limit=self.settings.max_parallel if limit is None else limit,
             stop_summary=RecordStopSummary(side, self.state_dir) if side else None,
             title_maker=TitleMaker(side) if side else None,

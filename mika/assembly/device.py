@@ -46,8 +46,14 @@ class DeviceChoice:
         self._lock = threading.Lock()  # the TUI starts the sim from a worker thread
 
     @classmethod
-    def open(cls, wanted: str | None, state_dir: Path | None, *, lenient: bool = False,
-             start_sim: Callable[[], Any] | None = None) -> DeviceChoice:
+    def open(
+        cls,
+        wanted: str | None,
+        state_dir: Path | None,
+        *,
+        lenient: bool = False,
+        start_sim: Callable[[], Any] | None = None,
+    ) -> DeviceChoice:
         """Raises PhoneOpenError (a sentence for the user) when the wanted phone can't be had."""
         choice = cls(state_dir, start_sim=start_sim)
         if wanted == "none":

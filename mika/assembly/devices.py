@@ -64,8 +64,16 @@ class AdbDevices:
             rows = list_devices(client)
         except (adbutils.AdbError, OSError) as exc:
             raise DeviceOpError(f"the adb server did not answer: {exc}") from None
-        return [DeviceStatus(r.serial, r.state, r.model, r.transport,
-                             _u2_state(client, r.serial) if r.state == "device" else "unknown") for r in rows]
+        return [
+            DeviceStatus(
+                r.serial,
+                r.state,
+                r.model,
+                r.transport,
+                _u2_state(client, r.serial) if r.state == "device" else "unknown",
+            )
+            for r in rows
+        ]
 
     def connect(self, hostport: str) -> str:
         import adbutils

@@ -54,7 +54,8 @@ def select_models(settings: Settings, override: str | None, state_dir: Path) -> 
             return SelectedModels(scripted, None, None, lambda: None, scripted=True)
     if not choice and not settings.raw.get("providers"):
         raise ConfigError(
-            settings.file, "roles.main",
+            settings.file,
+            "roles.main",
             "a main model. Add a provider and pick a model, for example:\n" + EXAMPLE + "\n"
             "(or run `mika models presets` to see providers, or pass --model PROVIDER/MODEL)",
         )
@@ -71,4 +72,3 @@ def select_models(settings: Settings, override: str | None, state_dir: Path) -> 
         raise
     light = None if roles.light_is_main else roles.side
     return SelectedModels(roles.main, light, roles.vision, ledger.close)
-

@@ -22,8 +22,13 @@ def config_group() -> None:
 
 
 @config_group.command("check")
-@click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None,
-              help="Config file (default: $XDG_CONFIG_HOME/mika/config.toml).")
+@click.option(
+    "--config",
+    "config_path",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Config file (default: $XDG_CONFIG_HOME/mika/config.toml).",
+)
 @click.pass_context
 def check_command(ctx: click.Context, config_path: str | None) -> None:
     """Report unknown keys and bad values; exit 2 on any, 0 when the file is clean."""

@@ -47,12 +47,16 @@ def list_command(ctx: click.Context, as_json: bool) -> None:
     echo(f"{t('col_id'):<{width}}  {t('col_updated'):<16}  {t('col_turns'):>5}  {t('col_title')}")
     for s in summaries:
         pin = "📌 " if s.pinned_at else ""
-        echo(f"{one_line(s.id):<{width}}  {_when(s.updated_at):<16}  {s.turns:>5}  {pin}{one_line(s.title) or t('untitled')}")
+        echo(
+            f"{one_line(s.id):<{width}}  {_when(s.updated_at):<16}  {s.turns:>5}  {pin}{one_line(s.title) or t('untitled')}"
+        )
 
 
 @conversations_group.command("show", help="Print a conversation's turns.")
 @click.argument("conversation_id")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON: every turn with its user text, answer, outcome and run id.")
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print JSON: every turn with its user text, answer, outcome and run id."
+)
 @click.pass_context
 def show_command(ctx: click.Context, conversation_id: str, as_json: bool) -> None:
     try:
@@ -61,12 +65,24 @@ def show_command(ctx: click.Context, conversation_id: str, as_json: bool) -> Non
         raise click.ClickException(str(exc)) from None
     if as_json:
         data = {
-            "id": conv.id, "title": conv.display_title, "pinned_at": conv.pinned_at,
-            "created_at": conv.created_at, "updated_at": conv.updated_at,
+            "id": conv.id,
+            "title": conv.display_title,
+            "pinned_at": conv.pinned_at,
+            "created_at": conv.created_at,
+            "updated_at": conv.updated_at,
             "turns": [
-                {"run_id": x.run_id, "user": x.user, "steers": list(x.steers), "answer": x.answer,
-                 "outcome": x.outcome, "subtype": x.subtype, "groups": list(x.groups),
-                 "started_at": x.started_at, "ended_at": x.ended_at, "recovered": x.recovered}
+                {
+                    "run_id": x.run_id,
+                    "user": x.user,
+                    "steers": list(x.steers),
+                    "answer": x.answer,
+                    "outcome": x.outcome,
+                    "subtype": x.subtype,
+                    "groups": list(x.groups),
+                    "started_at": x.started_at,
+                    "ended_at": x.ended_at,
+                    "recovered": x.recovered,
+                }
                 for x in conv.turns
             ],
         }
@@ -104,8 +120,10 @@ def delete_command(ctx: click.Context, conversation_id: str, yes: bool) -> None:
     if not yes:
         if not sys.stdin.isatty():
             raise click.ClickException("Refusing to delete without confirmation: pass --yes.")
-        click.confirm(t("confirm_delete", title=one_line(conv.display_title) or t("untitled"), turns=len(conv.turns)),
-                      abort=True, err=True)
+        click.confirm(
+            t("confirm_delete", title=one_line(conv.display_title) or t("untitled"), turns=len(conv.turns)),
+            abort=True,
+            err=True,
+        )
     store.delete(conversation_id)
     echo(t("deleted", id=conversation_id), err=True)
-

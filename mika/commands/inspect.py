@@ -33,12 +33,23 @@ async def _read_live(serial: str | None, backend: str) -> str:
 
 @click.command("inspect")
 @click.argument("dump", type=click.Path(dir_okay=False, path_type=Path), required=False)
-@click.option("--device", "device", default=None, help="Read the live screen of this phone (a serial; '-' for the only one).")
-@click.option("--backend", type=click.Choice(["auto", "u2", "dump"]), default="auto", show_default=True,
-              help="How to read the live screen.")
-@click.option("--json", "as_json", is_flag=True, help="Print the elements as JSON (number, role, label, bounds, flags).")
+@click.option(
+    "--device", "device", default=None, help="Read the live screen of this phone (a serial; '-' for the only one)."
+)
+@click.option(
+    "--backend",
+    type=click.Choice(["auto", "u2", "dump"]),
+    default="auto",
+    show_default=True,
+    help="How to read the live screen.",
+)
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print the elements as JSON (number, role, label, bounds, flags)."
+)
 @click.pass_context
-def inspect_live_command(ctx: click.Context, dump: Path | None, device: str | None, backend: str, as_json: bool) -> None:
+def inspect_live_command(
+    ctx: click.Context, dump: Path | None, device: str | None, backend: str, as_json: bool
+) -> None:
     """Show the screen listing Mika's model reads: for a saved dump, or a phone's live screen.
 
     显示模型会读到的界面列表：保存的层级文件，或 --device 指定手机的当前屏幕。
@@ -56,8 +67,11 @@ def inspect_live_command(ctx: click.Context, dump: Path | None, device: str | No
 
     if device is None:
         if dump is None:
-            echo("mika: give a saved dump (DUMP.xml) or --device SERIAL for the live screen.\n"
-                 "mika：请给出层级文件（DUMP.xml），或用 --device SERIAL 读取手机当前屏幕。", err=True)
+            echo(
+                "mika: give a saved dump (DUMP.xml) or --device SERIAL for the live screen.\n"
+                "mika：请给出层级文件（DUMP.xml），或用 --device SERIAL 读取手机当前屏幕。",
+                err=True,
+            )
             sys.exit(int(ExitCode.USAGE))
         ctx.invoke(inspect_command, dump=dump, as_json=as_json)
         return

@@ -99,8 +99,13 @@ def is_local_host(host: str) -> bool:
     return ip.is_loopback or ip.is_private or ip.is_link_local
 
 
-config_option = click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None,
-                             help="Config file (default: $MIKA_CONFIG or the XDG config path).")
+config_option = click.option(
+    "--config",
+    "config_path",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Config file (default: $MIKA_CONFIG or the XDG config path).",
+)
 
 
 @click.group("models")
@@ -113,22 +118,46 @@ def models_group() -> None:
 def presets_command(as_json: bool) -> None:
     """List the provider presets."""
     if as_json:
-        echo(json_for_terminal([
-            {"id": p.id, "name": p.name, "kind": p.kind, "base_url": p.base_url, "family_tokens": list(p.family_tokens),
-             "session_header": p.session_header, "key_required": p.key_required, "key_env": p.key_env,
-             "self_hosted": p.self_hosted, "region": p.region} for p in PRESETS], indent=1))
+        echo(
+            json_for_terminal(
+                [
+                    {
+                        "id": p.id,
+                        "name": p.name,
+                        "kind": p.kind,
+                        "base_url": p.base_url,
+                        "family_tokens": list(p.family_tokens),
+                        "session_header": p.session_header,
+                        "key_required": p.key_required,
+                        "key_env": p.key_env,
+                        "self_hosted": p.self_hosted,
+                        "region": p.region,
+                    }
+                    for p in PRESETS
+                ],
+                indent=1,
+            )
+        )
         return
     for p in PRESETS:
         echo(t("presets_head", id=p.id, name=p.name, kind=p.kind, url=p.base_url or "-"))
 
 
 def _listed_json(m: ListedModel) -> dict[str, Any]:
-    return {"name": m.name, "display_name": m.display_name, "tools": m.tools, "images": m.images,
-            "context_window": m.context_window, "reasoning": m.reasoning, "chat": m.looks_like_chat,
-            "usable": m.usable,
-            "endpoint": None if m.endpoint is None else {"kind": m.endpoint.kind, "base_url": m.endpoint.base_url,
-                                                         "reasoning_field": m.endpoint.reasoning_field},
-            "unsupported_apis": list(m.unsupported_apis)}
+    return {
+        "name": m.name,
+        "display_name": m.display_name,
+        "tools": m.tools,
+        "images": m.images,
+        "context_window": m.context_window,
+        "reasoning": m.reasoning,
+        "chat": m.looks_like_chat,
+        "usable": m.usable,
+        "endpoint": None
+        if m.endpoint is None
+        else {"kind": m.endpoint.kind, "base_url": m.endpoint.base_url, "reasoning_field": m.endpoint.reasoning_field},
+        "unsupported_apis": list(m.unsupported_apis),
+    }
 
 
 async def _list_one(cfg: ProvidersConfig, provider_id: str) -> list[ListedModel]:
@@ -144,8 +173,9 @@ async def _list_one(cfg: ProvidersConfig, provider_id: str) -> list[ListedModel]
             raise
     catalog = ModelCatalog()
     try:
-        return await catalog.list(p.kind, p.base_url, key, extra_headers=dict(p.headers),
-                                  session_header=p.session_header)
+        return await catalog.list(
+            p.kind, p.base_url, key, extra_headers=dict(p.headers), session_header=p.session_header
+        )
     finally:
         await catalog.aclose()
 
@@ -203,8 +233,11 @@ def list_command(provider: str | None, as_json: bool, config_path: str | None) -
             out[pid] = [_listed_json(m) for m in listed]
             continue
         p = provider_settings(cfg, pid, key="PROVIDER")
-        echo(t("list_head", provider=pid, kind=p.kind, url=p.base_url, n=len(listed)) if listed
-             else t("list_none", provider=pid))
+        echo(
+            t("list_head", provider=pid, kind=p.kind, url=p.base_url, n=len(listed))
+            if listed
+            else t("list_none", provider=pid)
+        )
         for m in listed:
             echo(f"  {m.name:<44} {_caps(m)}")
     if as_json:
@@ -219,15 +252,33 @@ def list_command(provider: str | None, as_json: bool, config_path: str | None) -
 @click.option("--api-key-env", default=None, help="Environment variable holding the key.")
 @click.option("--api-key-file", default=None, help="File holding the key (mode 0600).")
 @click.option("--name", default=None, help="Display name.")
-@click.option("--test", "run_test", is_flag=True,
-              help="Probe before saving (list, then try up to 3 models); the first that passes becomes the "
-                   "main model if none is set.")
-@click.option("--model", "model_name", default=None, help="With --test: the model to try (for providers without a list).")
-@click.option("--timeout", type=float, default=PROBE_TIMEOUT, show_default=True, help="With --test: seconds per attempt.")
+@click.option(
+    "--test",
+    "run_test",
+    is_flag=True,
+    help="Probe before saving (list, then try up to 3 models); the first that passes becomes the "
+    "main model if none is set.",
+)
+@click.option(
+    "--model", "model_name", default=None, help="With --test: the model to try (for providers without a list)."
+)
+@click.option(
+    "--timeout", type=float, default=PROBE_TIMEOUT, show_default=True, help="With --test: seconds per attempt."
+)
 @config_option
-def add_command(preset_id: str, provider_id: str | None, base_url: str | None, kind: str | None,
-                api_key_env: str | None, api_key_file: str | None, name: str | None, run_test: bool,
-                model_name: str | None, timeout: float, config_path: str | None) -> None:
+def add_command(
+    preset_id: str,
+    provider_id: str | None,
+    base_url: str | None,
+    kind: str | None,
+    api_key_env: str | None,
+    api_key_file: str | None,
+    name: str | None,
+    run_test: bool,
+    model_name: str | None,
+    timeout: float,
+    config_path: str | None,
+) -> None:
     """Add a provider from a preset to the config file."""
     p = preset(preset_id)
     assert p is not None  # click.Choice
@@ -236,13 +287,21 @@ def add_command(preset_id: str, provider_id: str | None, base_url: str | None, k
     if p.id == "custom" and (not base_url or not kind):
         _fail("a custom provider needs --base-url and --kind", EXIT_CONFIG)
     if kind and p.id != "custom" and kind != p.kind:
-        _fail(f"the {p.name} preset speaks {p.kind}; use `mika models add custom --kind {kind}` for another protocol",
-              EXIT_CONFIG)
+        _fail(
+            f"the {p.name} preset speaks {p.kind}; use `mika models add custom --kind {kind}` for another protocol",
+            EXIT_CONFIG,
+        )
     if api_key_env is None and api_key_file is None and p.key_env:
         api_key_env = p.key_env
     url = base_url or p.base_url
-    values = {"preset": p.id, "name": name, "kind": kind if p.id == "custom" else None,
-              "base_url": base_url, "api_key_env": api_key_env, "api_key_file": api_key_file}
+    values = {
+        "preset": p.id,
+        "name": name,
+        "kind": kind if p.id == "custom" else None,
+        "base_url": base_url,
+        "api_key_env": api_key_env,
+        "api_key_file": api_key_file,
+    }
     pid = provider_id or p.id
     try:
         new_text, planned = plan_provider_table(path, pid, values)
@@ -355,8 +414,9 @@ async def _run_probe(cfg: ProvidersConfig, target: str, ledger: UsageLedger, tim
     else:
         catalog = ModelCatalog()
         try:
-            listed = await catalog.list(p.kind, p.base_url, p.api_key(), extra_headers=dict(p.headers),
-                                        session_header=p.session_header)
+            listed = await catalog.list(
+                p.kind, p.base_url, p.api_key(), extra_headers=dict(p.headers), session_header=p.session_header
+            )
         finally:
             await catalog.aclose()
         _remember(provider_id, [m for m in listed if m.usable])
@@ -373,8 +433,17 @@ async def _run_probe(cfg: ProvidersConfig, target: str, ledger: UsageLedger, tim
 
 def _print_attempt(a: ProbeAttempt) -> None:
     if a.ok:
-        echo(t("probe_ok", provider=a.provider, model=a.model, ms=a.latency_ms, input=a.usage.input_tokens,
-               output=a.usage.output_tokens, cached=a.usage.cached_input_tokens))
+        echo(
+            t(
+                "probe_ok",
+                provider=a.provider,
+                model=a.model,
+                ms=a.latency_ms,
+                input=a.usage.input_tokens,
+                output=a.usage.output_tokens,
+                cached=a.usage.cached_input_tokens,
+            )
+        )
     elif a.error is None:
         echo(t("probe_text", provider=a.provider, model=a.model, text=a.text.strip()[:200]))
     else:

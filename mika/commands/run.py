@@ -9,24 +9,42 @@ import click
 
 @click.command("run")
 @click.argument("goal", nargs=-1, required=True)
-@click.option("--output-format", "fmt", type=click.Choice(["text", "json", "stream-json"]), default="text", show_default=True)
-@click.option("--max-steps", type=click.IntRange(min=1), default=None, help="End the run after this many steps (exit 6).")
+@click.option(
+    "--output-format", "fmt", type=click.Choice(["text", "json", "stream-json"]), default="text", show_default=True
+)
+@click.option(
+    "--max-steps", type=click.IntRange(min=1), default=None, help="End the run after this many steps (exit 6)."
+)
 @click.option("--read-only", is_flag=True, help="Only read: no tool that changes anything is offered.")
 @click.option("--conversation", "conversation_id", default=None, help="Continue this conversation.")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None)
 @click.option("--device", default=None, help="Phone serial, 'sim' for the simulated phone, or 'none'.")
 @click.option("--model", default=None, help="Main model as PROVIDER/MODEL, or script:PATH.")
 @click.pass_context
-def run_command(ctx: click.Context, goal: tuple[str, ...], fmt: str, max_steps: int | None, read_only: bool,
-                conversation_id: str | None, config_path: str | None, device: str | None, model: str | None) -> None:
+def run_command(
+    ctx: click.Context,
+    goal: tuple[str, ...],
+    fmt: str,
+    max_steps: int | None,
+    read_only: bool,
+    conversation_id: str | None,
+    config_path: str | None,
+    device: str | None,
+    model: str | None,
+) -> None:
     """Run one task headless and print its answer (also: mika --no-ui GOAL)."""
     parent = ctx.obj or {}
     # The whole run (models, the phone layer) loads only when a run is asked for.
     from mika.headless_command import headless_main
 
     code = headless_main(
-        goal=" ".join(goal).strip(), fmt=fmt, max_steps=max_steps, read_only=read_only,
-        conversation_id=conversation_id, config_path=config_path or parent.get("config"),
-        device=device or parent.get("device"), model=model or parent.get("model"),
+        goal=" ".join(goal).strip(),
+        fmt=fmt,
+        max_steps=max_steps,
+        read_only=read_only,
+        conversation_id=conversation_id,
+        config_path=config_path or parent.get("config"),
+        device=device or parent.get("device"),
+        model=model or parent.get("model"),
     )
     sys.exit(int(code))

@@ -37,8 +37,10 @@ def runs_list(ctx: click.Context, as_json: bool, limit: int) -> None:
     for r in runs:
         m = r.get("metrics", {})
         secs = (m.get("total_ms") or 0) / 1000
-        echo(f"{one_line(r.get('id', '?')):12} {one_line(r.get('outcome', r.get('state', '?'))):18} "
-             f"{m.get('steps', 0):>3} steps {secs:7.1f}s  {one_line(str(r.get('goal', ''))[:60])}")
+        echo(
+            f"{one_line(r.get('id', '?')):12} {one_line(r.get('outcome', r.get('state', '?'))):18} "
+            f"{m.get('steps', 0):>3} steps {secs:7.1f}s  {one_line(str(r.get('goal', ''))[:60])}"
+        )
 
 
 @runs_group.command("show")
@@ -60,7 +62,11 @@ def runs_show(ctx: click.Context, run_id: str, as_json: bool) -> None:
     if as_json:
         echo(json_for_terminal({"run": summary, "events": events}, indent=1))
         return
-    echo(one_line(f"run {summary.get('id')} · {summary.get('outcome', summary.get('state'))} · {summary.get('goal', '')}"))
+    echo(
+        one_line(
+            f"run {summary.get('id')} · {summary.get('outcome', summary.get('state'))} · {summary.get('goal', '')}"
+        )
+    )
     for e in events:
         t = e.get("type")
         if t == "tool_call":
@@ -69,7 +75,9 @@ def runs_show(ctx: click.Context, run_id: str, as_json: bool) -> None:
             flag = "ok" if e.get("ok") else f"! {e.get('code')}"
             echo(f"    → {one_line(flag)} {one_line(str(e.get('text', ''))[:100])}")
         elif t == "outcome":
-            echo("  " + one_line(f"outcome: {e.get('status')} {e.get('subtype', '')}: {str(e.get('answer', ''))[:200]}"))
+            echo(
+                "  " + one_line(f"outcome: {e.get('status')} {e.get('subtype', '')}: {str(e.get('answer', ''))[:200]}")
+            )
 
 
 @runs_group.command("recover", help="Settle runs a closed or killed Mika left unfinished, once.")
@@ -89,17 +97,34 @@ def runs_recover_command(ctx: click.Context, as_json: bool) -> None:
     report = recover_at_start(root, channel)
     settled = asyncio.run(settle(root, channel))
     if as_json:
-        echo(json_for_terminal({
-            "interrupted": list(report.interrupted), "uncertain": list(report.uncertain),
-            "delivered": list(settled.delivered), "told": list(settled.told), "ended": list(settled.ended),
-            "borrowed_restored": list(settled.borrowed.restored), "borrowed_kept": list(settled.borrowed.kept),
-            "errors": list(settled.borrowed.errors),
-        }, indent=1))
+        echo(
+            json_for_terminal(
+                {
+                    "interrupted": list(report.interrupted),
+                    "uncertain": list(report.uncertain),
+                    "delivered": list(settled.delivered),
+                    "told": list(settled.told),
+                    "ended": list(settled.ended),
+                    "borrowed_restored": list(settled.borrowed.restored),
+                    "borrowed_kept": list(settled.borrowed.kept),
+                    "errors": list(settled.borrowed.errors),
+                },
+                indent=1,
+            )
+        )
         return
     if not (report.interrupted or settled.delivered or settled.told or settled.borrowed.restored):
         echo(t("recover_none"), err=True)
         return
-    echo(t("recover_summary", interrupted=len(report.interrupted), delivered=len(settled.delivered),
-           told=len(settled.told), restored=len(settled.borrowed.restored)), err=True)
+    echo(
+        t(
+            "recover_summary",
+            interrupted=len(report.interrupted),
+            delivered=len(settled.delivered),
+            told=len(settled.told),
+            restored=len(settled.borrowed.restored),
+        ),
+        err=True,
+    )
     for error in settled.borrowed.errors:
         echo(for_terminal(error), err=True)

@@ -59,13 +59,22 @@ class _Failure(click.ClickException):
 
 
 @click.group("sim", invoke_without_command=True)
-@click.option("--port", type=click.IntRange(0, 65535), default=0, show_default=True,
-              help="Port on 127.0.0.1 to listen on (0 = any free port; 5554–5585 are refused).")
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=0,
+    show_default=True,
+    help="Port on 127.0.0.1 to listen on (0 = any free port; 5554–5585 are refused).",
+)
 @click.option("--serial", default="mika-sim", show_default=True, help="The phone's own serial number.")
 @click.option("--scenario", default=None, help="Initial world (see `mika sim tasks`); default: the plain home screen.")
-@click.option("--faults", default=None, metavar="SPEC",
-              help="Faults to show, e.g. drop_after=5,slow_ms=200 (keys: drop_after, slow_ms, "
-                   "null_root, idle_timeout, bad_xml, bad_png, rpc_error, http_500, dialog).")
+@click.option(
+    "--faults",
+    default=None,
+    metavar="SPEC",
+    help="Faults to show, e.g. drop_after=5,slow_ms=200 (keys: drop_after, slow_ms, "
+    "null_root, idle_timeout, bad_xml, bad_png, rpc_error, http_500, dialog).",
+)
 @click.pass_context
 def sim_group(ctx: click.Context, port: int, serial: str, scenario: str | None, faults: str | None) -> None:
     """Run a simulated Android phone that a real adb server can `adb connect` to."""

@@ -32,11 +32,21 @@ def usage_path() -> Path:
 
 
 @click.command("usage")
-@click.option("--range", "range_", default="7d", show_default=True,
-              help="24h, 7d, 30d, 90d or FROM..TO (local dates, e.g. 2026-01-01..2026-01-31).")
+@click.option(
+    "--range",
+    "range_",
+    default="7d",
+    show_default=True,
+    help="24h, 7d, 30d, 90d or FROM..TO (local dates, e.g. 2026-01-01..2026-01-31).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON on stdout.")
-@click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None,
-              help="Config file (for [general] language; usage itself lives in the state directory).")
+@click.option(
+    "--config",
+    "config_path",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Config file (for [general] language; usage itself lives in the state directory).",
+)
 def usage_command(range_: str, as_json: bool, config_path: str | None) -> None:
     """Show how many tokens the models used, by time, provider and model."""
     from mika.commands.models import apply_language, config_path_of
@@ -68,16 +78,26 @@ def usage_command(range_: str, as_json: bool, config_path: str | None) -> None:
     if total.calls + total.unreported == 0:
         echo(t("empty"))
         return
-    echo(t("total", tokens=total.tokens, input=total.input, cached=total.cached, output=total.output,
-           calls=total.calls + total.unreported))
+    echo(
+        t(
+            "total",
+            tokens=total.tokens,
+            input=total.input,
+            cached=total.cached,
+            output=total.output,
+            calls=total.calls + total.unreported,
+        )
+    )
     echo("")
     echo(f"{t('when'):<24} {t('input'):>12} {t('output'):>10} {t('cached'):>10} {t('calls'):>7}")
     for bucket in report.buckets:
         b = bucket.total
         if b.calls + b.unreported == 0:
             continue
-        echo(f"{bucket_label(bucket, rng.step, tz):<24} {b.input:>12} {b.output:>10} {b.cached:>10} "
-             f"{b.calls + b.unreported:>7}")
+        echo(
+            f"{bucket_label(bucket, rng.step, tz):<24} {b.input:>12} {b.output:>10} {b.cached:>10} "
+            f"{b.calls + b.unreported:>7}"
+        )
     echo("")
     echo(t("by_provider"))
     for provider, p in report.by_provider:
@@ -100,10 +120,12 @@ def report_json(report: UsageReport, tz: tzinfo) -> dict[str, Any]:
         "end": datetime.fromtimestamp(rng.end, tz).isoformat(),
         "total": report.total.as_dict(),
         "buckets": [
-            {"start": datetime.fromtimestamp(b.start, tz).isoformat(),
-             "end": datetime.fromtimestamp(b.end, tz).isoformat(),
-             "total": b.total.as_dict(),
-             "providers": {p: v.as_dict() for p, v in sorted(b.by_provider.items())}}
+            {
+                "start": datetime.fromtimestamp(b.start, tz).isoformat(),
+                "end": datetime.fromtimestamp(b.end, tz).isoformat(),
+                "total": b.total.as_dict(),
+                "providers": {p: v.as_dict() for p, v in sorted(b.by_provider.items())},
+            }
             for b in report.buckets
         ],
         "providers": [{"provider": p, **v.as_dict()} for p, v in report.by_provider],

@@ -20,16 +20,27 @@ from mika.config.secrets import MIN_SECRET_LEN, REGISTRY
 # by id (`--model deepseek/…`) reads DEEPSEEK_API_KEY without naming it in the config.
 _SECRET_ENV_NAME = re.compile(r"(?:^|_)(?:API_?KEY|KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)$", re.I)
 # Header names whose values are public by design (presets declare them); never masked.
-_PUBLIC_HEADERS = frozenset({
-    "user-agent", "http-referer", "referer", "x-title", "accept", "content-type", "accept-language",
-    "anthropic-version", "anthropic-beta", "openai-beta",
-})
+_PUBLIC_HEADERS = frozenset(
+    {
+        "user-agent",
+        "http-referer",
+        "referer",
+        "x-title",
+        "accept",
+        "content-type",
+        "accept-language",
+        "anthropic-version",
+        "anthropic-beta",
+        "openai-beta",
+    }
+)
 # "Bearer abc…", "Basic abc…", "token abc…": the server may echo only the part after the scheme.
 _AUTH_SCHEME = re.compile(r"^(?:bearer|basic|token|key|apikey)\s+(\S+)$", re.I)
 
 
-def configured_secrets(raw: Mapping[str, Any], config_file: Path | None,
-                       environ: Mapping[str, str] | None = None) -> list[str]:
+def configured_secrets(
+    raw: Mapping[str, Any], config_file: Path | None, environ: Mapping[str, str] | None = None
+) -> list[str]:
     """Every secret the config and environment hold: the value of each provider's
     `api_key_env`, the content of each `api_key_file`, each non-public header value (and
     the token after `Bearer`), and any environment variable named like a key. Read here

@@ -25,7 +25,7 @@ class StreamGuard:
     def feed(self, piece: str) -> str:
         text = self._registry.text(self._pending + piece)
         keep = self._registry.holdback(text)
-        self._pending = text[len(text) - keep:] if keep else ""
+        self._pending = text[len(text) - keep :] if keep else ""
         return text[: len(text) - keep] if keep else text
 
     def flush(self) -> str:

@@ -49,7 +49,15 @@ class Settings:
         return decide(self.language)
 
 
-def _pick(data: dict[str, Any], table: str, key: str, kind: type, default: Any, file: Path | None, choices: tuple[str, ...] = ()) -> Any:
+def _pick(
+    data: dict[str, Any],
+    table: str,
+    key: str,
+    kind: type,
+    default: Any,
+    file: Path | None,
+    choices: tuple[str, ...] = (),
+) -> Any:
     section = data.get(table, {})
     if not isinstance(section, dict):
         raise ConfigError(file, table, "a table", section)
@@ -96,9 +104,18 @@ def parse_settings(data: dict[str, Any], file: Path | None = None) -> Settings:
     if not isinstance(keymap, dict) or not all(isinstance(v, str) for v in keymap.values()):
         raise ConfigError(file, "keymap", 'a table of binding id = "key" strings', keymap)
     return Settings(
-        file=file, language=language, autonomous=autonomous, pace=pace, device=device, graphics=graphics,
-        max_parallel=max_parallel, judge_outcome=judge_outcome, review_final_answer=review_final_answer,
-        keymap=dict(keymap), raw=data, warnings=tuple(unknown_keys(data)),
+        file=file,
+        language=language,
+        autonomous=autonomous,
+        pace=pace,
+        device=device,
+        graphics=graphics,
+        max_parallel=max_parallel,
+        judge_outcome=judge_outcome,
+        review_final_answer=review_final_answer,
+        keymap=dict(keymap),
+        raw=data,
+        warnings=tuple(unknown_keys(data)),
     )
 
 
@@ -107,8 +124,9 @@ def _to_stderr(line: str) -> None:
     print(f"mika: warning: {line}", file=sys.stderr)  # noqa: T201
 
 
-def load_settings(explicit: str | os.PathLike[str] | None = None,
-                  warn: Callable[[str], None] | None = _to_stderr) -> Settings:
+def load_settings(
+    explicit: str | os.PathLike[str] | None = None, warn: Callable[[str], None] | None = _to_stderr
+) -> Settings:
     """Read and validate the config; a missing file (not given explicitly) means defaults.
     Each unknown key is passed to `warn` (stderr by default; None: only on `.warnings`)."""
     path = config_file(explicit)

@@ -29,8 +29,22 @@ API_KINDS = (
     ("generate-content", "gemini"),
     ("responses", "openai-responses"),
 )
-_NOT_CHAT_WORDS = ("embed", "rerank", "tts", "whisper", "transcribe", "speech", "dall-e", "moderation",
-                   "image-gen", "imagen", "audio", "bge-", "stable-diffusion", "flux")
+_NOT_CHAT_WORDS = (
+    "embed",
+    "rerank",
+    "tts",
+    "whisper",
+    "transcribe",
+    "speech",
+    "dall-e",
+    "moderation",
+    "image-gen",
+    "imagen",
+    "audio",
+    "bge-",
+    "stable-diffusion",
+    "flux",
+)
 ANTHROPIC_VERSION = "2023-06-01"
 _MAX_PAGES = 50
 
@@ -108,7 +122,9 @@ def _endpoint(api: Any) -> tuple[ModelEndpoint | None, tuple[str, ...]]:
                 base = strip_version_suffix(base, "/v1")
             compat = entry.get("compatibility") or {}
             field = compat.get("reasoning_field") if isinstance(compat, dict) else None
-            return ModelEndpoint(kind, base.rstrip("/"), field if field in ("reasoning_content", "reasoning") else None), ()
+            return ModelEndpoint(
+                kind, base.rstrip("/"), field if field in ("reasoning_content", "reasoning") else None
+            ), ()
     return None, tuple(sorted(api))
 
 
@@ -135,8 +151,11 @@ def parse_openai_listing(data: Any) -> list[ListedModel]:
             images = any(str(m).startswith("image") for m in inputs)
         elif _bool_cap(caps, "vision") is not None:
             images = _bool_cap(caps, "vision")
-        context = (limit.get("context") if isinstance(limit, dict) else None) or row.get("context_length") \
+        context = (
+            (limit.get("context") if isinstance(limit, dict) else None)
+            or row.get("context_length")
             or row.get("context_window")
+        )
         outputs = modalities.get("output") if isinstance(modalities, dict) else None
         chat = None
         mtype = row.get("type")
@@ -149,17 +168,19 @@ def parse_openai_listing(data: Any) -> list[ListedModel]:
         tools = _bool_cap(caps, "tools")
         if tools is None and isinstance(supported_params, list):
             tools = "tools" in supported_params
-        out.append(ListedModel(
-            name=name,
-            display_name=str(row.get("display_name") or row.get("name") or ""),
-            tools=tools,
-            images=images,
-            context_window=int(context) if isinstance(context, (int, float)) and context > 0 else None,
-            reasoning=_bool_cap(caps, "reasoning"),
-            chat=chat,
-            endpoint=endpoint,
-            unsupported_apis=unsupported,
-        ))
+        out.append(
+            ListedModel(
+                name=name,
+                display_name=str(row.get("display_name") or row.get("name") or ""),
+                tools=tools,
+                images=images,
+                context_window=int(context) if isinstance(context, (int, float)) and context > 0 else None,
+                reasoning=_bool_cap(caps, "reasoning"),
+                chat=chat,
+                endpoint=endpoint,
+                unsupported_apis=unsupported,
+            )
+        )
     return out
 
 
@@ -171,10 +192,17 @@ def parse_anthropic_page(data: Any) -> tuple[list[ListedModel], str | None]:
         if isinstance(row, dict) and isinstance(row.get("id"), str):
             caps = row.get("capabilities") or {}
             context = row.get("max_input_tokens")
-            out.append(ListedModel(row["id"], str(row.get("display_name") or ""), tools=_bool_cap(caps, "tools"),
-                                   images=_bool_cap(caps, "image_input"),
-                                   context_window=context if isinstance(context, int) else None,
-                                   reasoning=_bool_cap(caps, "thinking"), chat=True))
+            out.append(
+                ListedModel(
+                    row["id"],
+                    str(row.get("display_name") or ""),
+                    tools=_bool_cap(caps, "tools"),
+                    images=_bool_cap(caps, "image_input"),
+                    context_window=context if isinstance(context, int) else None,
+                    reasoning=_bool_cap(caps, "thinking"),
+                    chat=True,
+                )
+            )
     next_id = data.get("last_id") if data.get("has_more") else None
     return out, next_id
 
@@ -188,12 +216,15 @@ def parse_gemini_page(data: Any) -> tuple[list[ListedModel], str | None]:
             continue
         methods = row.get("supportedGenerationMethods") or []
         context = row.get("inputTokenLimit")
-        out.append(ListedModel(
-            row["name"].removeprefix("models/"), str(row.get("displayName") or ""),
-            context_window=context if isinstance(context, int) else None,
-            reasoning=row.get("thinking") if isinstance(row.get("thinking"), bool) else None,
-            chat="generateContent" in methods if methods else None,
-        ))
+        out.append(
+            ListedModel(
+                row["name"].removeprefix("models/"),
+                str(row.get("displayName") or ""),
+                context_window=context if isinstance(context, int) else None,
+                reasoning=row.get("thinking") if isinstance(row.get("thinking"), bool) else None,
+                chat="generateContent" in methods if methods else None,
+            )
+        )
     return out, data.get("nextPageToken") or None
 
 
@@ -211,15 +242,23 @@ class ModelCatalog:
         if response.status_code in (404, 405, 501):
             raise CatalogError("no_list", f"HTTP {response.status_code}", response.status_code)
         if response.status_code >= 400:
-            raise CatalogError("server", f"HTTP {response.status_code}: {server_words(response.text)}",
-                               response.status_code)
+            raise CatalogError(
+                "server", f"HTTP {response.status_code}: {server_words(response.text)}", response.status_code
+            )
         try:
             return response.json()
         except json.JSONDecodeError as exc:
             raise CatalogError("bad_answer", str(exc)) from exc
 
-    async def list(self, kind: str, base_url: str, api_key: str | None, *,
-                   extra_headers: dict[str, str] | None = None, session_header: str | None = None) -> list[ListedModel]:
+    async def list(
+        self,
+        kind: str,
+        base_url: str,
+        api_key: str | None,
+        *,
+        extra_headers: dict[str, str] | None = None,
+        session_header: str | None = None,
+    ) -> list[ListedModel]:
         headers = client_headers(session_header=session_header, extra=extra_headers)
         if kind == "anthropic":
             return await self._list_anthropic(base_url, api_key, headers)
@@ -229,7 +268,9 @@ class ModelCatalog:
             headers["Authorization"] = f"Bearer {api_key}"
         return parse_openai_listing(await self._get(f"{base_url.rstrip('/')}/models", headers))
 
-    async def _list_anthropic(self, base_url: str, api_key: str | None, headers: dict[str, str]) -> builtins.list[ListedModel]:
+    async def _list_anthropic(
+        self, base_url: str, api_key: str | None, headers: dict[str, str]
+    ) -> builtins.list[ListedModel]:
         headers = {**headers, "anthropic-version": ANTHROPIC_VERSION}
         if api_key:
             headers["x-api-key"] = api_key
@@ -244,7 +285,9 @@ class ModelCatalog:
                 break
         return out
 
-    async def _list_gemini(self, base_url: str, api_key: str | None, headers: dict[str, str]) -> builtins.list[ListedModel]:
+    async def _list_gemini(
+        self, base_url: str, api_key: str | None, headers: dict[str, str]
+    ) -> builtins.list[ListedModel]:
         if api_key:
             headers = {**headers, "x-goog-api-key": api_key}
         url = strip_version_suffix(base_url, "/v1beta", "/v1") + "/v1beta/models"
@@ -298,8 +341,15 @@ def load_listing(path: Path) -> list[ListedModel]:
     for row in (data or {}).get("models") or []:
         try:
             endpoint = row.get("endpoint")
-            out.append(ListedModel(**{**row, "endpoint": ModelEndpoint(**endpoint) if endpoint else None,
-                                      "unsupported_apis": tuple(row.get("unsupported_apis") or ())}))
+            out.append(
+                ListedModel(
+                    **{
+                        **row,
+                        "endpoint": ModelEndpoint(**endpoint) if endpoint else None,
+                        "unsupported_apis": tuple(row.get("unsupported_apis") or ()),
+                    }
+                )
+            )
         except TypeError:
             continue  # written by another version; a fresh `mika models list` rewrites it
     return out

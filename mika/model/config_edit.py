@@ -85,8 +85,9 @@ def plan_provider_table(path: Path, provider_id: str, values: dict[str, Any]) ->
         raise ConfigError(path, "--id", "a provider id of letters, digits, '-' or '_'", provider_id)
     existing = data.get("providers")
     if isinstance(existing, dict) and provider_id in existing:
-        raise ConfigError(path, f"providers.{provider_id}", "a provider id not used yet (choose another with --id)",
-                          provider_id)
+        raise ConfigError(
+            path, f"providers.{provider_id}", "a provider id not used yet (choose another with --id)", provider_id
+        )
     doc = _document(path, text)
     _new_table(path, doc, ["providers", provider_id], values)
     new = tomlkit.dumps(doc)

@@ -21,7 +21,7 @@ TEXT = {
         "same_host": "Note: {url} belongs to the preset '{preset}'; `mika models add {preset}` fills it in for you.",
         "no_candidates": "No model to test: give one as {provider}/MODEL.",
         "not_found_hint": "Check the model name (see mika models list {provider}); for a custom provider the "
-                          "address or the protocol (kind) may also be wrong.",
+        "address or the protocol (kind) may also be wrong.",
     },
     "zh": {
         "presets_head": "{id:<14} {name:<28} {kind:<17} {url}",

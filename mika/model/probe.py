@@ -19,7 +19,9 @@ PROBE_CANDIDATES = 3
 # Enough for one tool call plus the thinking of a model that thinks first.
 PROBE_MAX_TOKENS = 1024
 # The model itself can't do it: the next candidate may.
-MODEL_PROBLEMS = frozenset({ModelErrorKind.MODEL_UNAVAILABLE, ModelErrorKind.MODEL_NOT_FOUND, ModelErrorKind.TOOLS_UNSUPPORTED})
+MODEL_PROBLEMS = frozenset(
+    {ModelErrorKind.MODEL_UNAVAILABLE, ModelErrorKind.MODEL_NOT_FOUND, ModelErrorKind.TOOLS_UNSUPPORTED}
+)
 
 TOOL_CALLED = "tool_called"
 NO_TOOL_CALL = "no_tool_call"
@@ -61,12 +63,20 @@ class ProbeAttempt:
             "model": self.model,
             "text": self.text,
             "tool_calls": [{"name": n, "arguments": a} for n, a in self.tool_calls],
-            "usage": {"input": self.usage.input_tokens, "output": self.usage.output_tokens,
-                      "cached": self.usage.cached_input_tokens},
+            "usage": {
+                "input": self.usage.input_tokens,
+                "output": self.usage.output_tokens,
+                "cached": self.usage.cached_input_tokens,
+            },
             "latency_ms": self.latency_ms,
-            "error": None if self.error is None else {
-                "kind": self.error.kind.value, "message": self.error.sentence, "server": self.error.detail,
-                "status": self.error.status},
+            "error": None
+            if self.error is None
+            else {
+                "kind": self.error.kind.value,
+                "message": self.error.sentence,
+                "server": self.error.detail,
+                "status": self.error.status,
+            },
         }
 
 
@@ -101,8 +111,13 @@ async def probe_model(model: Model, timeout: float = PROBE_TIMEOUT) -> ProbeAtte
     return ProbeAttempt(model.provider, model.name, outcome, response.message.text, calls, response.usage, took())
 
 
-async def probe(make_model: Callable[[str], Model], candidates: list[str], *,
-                limit: int = PROBE_CANDIDATES, timeout: float = PROBE_TIMEOUT) -> ProbeResult:
+async def probe(
+    make_model: Callable[[str], Model],
+    candidates: list[str],
+    *,
+    limit: int = PROBE_CANDIDATES,
+    timeout: float = PROBE_TIMEOUT,
+) -> ProbeResult:
     """Try candidates in order until one calls the tool. A model-specific failure (only
     text, no access, not found, no tools) moves on; anything else (key, network,
     address, timeout, server) stops, since the next model would fail the same way."""

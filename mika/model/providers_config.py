@@ -34,11 +34,29 @@ from mika.model.presets import Preset, preset, preset_ids
 _KIND_LIST = "one of " + ", ".join(KINDS)
 SCRIPTED = "scripted"
 _PROVIDER_KEYS = {
-    "kind", "base_url", "api_key_env", "api_key_file", "preset", "headers", "session_header", "stream",
-    "name", "models", "context_window", "timeout",
+    "kind",
+    "base_url",
+    "api_key_env",
+    "api_key_file",
+    "preset",
+    "headers",
+    "session_header",
+    "stream",
+    "name",
+    "models",
+    "context_window",
+    "timeout",
 }
-_MODEL_KEYS = {"context_window", "images", "tools", "kind", "base_url", "reasoning_field", "stream",
-               "max_output_tokens"}
+_MODEL_KEYS = {
+    "context_window",
+    "images",
+    "tools",
+    "kind",
+    "base_url",
+    "reasoning_field",
+    "stream",
+    "max_output_tokens",
+}
 
 
 @dataclass(frozen=True)
@@ -94,9 +112,12 @@ class ProviderSettings:
             if value:
                 return value
             if self.key_required:
-                raise ConfigError(self.file, f"{key_name}.api_key_env",
-                                  f"the environment variable {self.api_key_env} to hold the API key "
-                                  f"(export {self.api_key_env}=…)", "unset")
+                raise ConfigError(
+                    self.file,
+                    f"{key_name}.api_key_env",
+                    f"the environment variable {self.api_key_env} to hold the API key (export {self.api_key_env}=…)",
+                    "unset",
+                )
             return None
         if self.api_key_file:
             path = Path(self.api_key_file).expanduser()
@@ -107,16 +128,23 @@ class ProviderSettings:
             except FileNotFoundError:
                 raise ConfigError(self.file, f"{key_name}.api_key_file", "an existing key file", str(path)) from None
             if mode & (stat.S_IRWXG | stat.S_IRWXO):
-                raise ConfigError(self.file, f"{key_name}.api_key_file",
-                                  f"a key file only you can read (chmod 600 {path})", oct(mode & 0o777))
+                raise ConfigError(
+                    self.file,
+                    f"{key_name}.api_key_file",
+                    f"a key file only you can read (chmod 600 {path})",
+                    oct(mode & 0o777),
+                )
             value = path.read_text(encoding="utf-8").strip()
             if value:
                 return value
             raise ConfigError(self.file, f"{key_name}.api_key_file", "a file holding the API key", "an empty file")
         if self.key_required:
-            raise ConfigError(self.file, f"{key_name}.api_key_env",
-                              "the name of an environment variable holding the API key "
-                              "(or api_key_file = \"…\" with mode 0600)", None)
+            raise ConfigError(
+                self.file,
+                f"{key_name}.api_key_env",
+                'the name of an environment variable holding the API key (or api_key_file = "…" with mode 0600)',
+                None,
+            )
         return None
 
 
@@ -148,12 +176,16 @@ class ModelRef:
 
 
 def parse_ref(text: Any, *, file: Path | None, key: str, cfg: ProvidersConfig | None = None) -> ModelRef:
-    """"provider/model"; the model part may itself contain slashes (OpenRouter names)."""
+    """ "provider/model"; the model part may itself contain slashes (OpenRouter names)."""
     if not isinstance(text, str) or "/" not in text or text.startswith("/") or text.endswith("/"):
         raise ConfigError(file, key, 'PROVIDER/MODEL, e.g. "deepseek/deepseek-chat"', text)
     provider, model = text.split("/", 1)
-    if cfg is not None and provider not in cfg.providers and not _is_preset_id(provider) \
-            and provider not in cfg.scripted:
+    if (
+        cfg is not None
+        and provider not in cfg.providers
+        and not _is_preset_id(provider)
+        and provider not in cfg.scripted
+    ):
         known = ", ".join(sorted(cfg.providers)) or "none configured"
         raise ConfigError(file, key, f"a provider defined under [providers.*] (known: {known})", provider)
     return ModelRef(provider, model)
@@ -201,21 +233,30 @@ def _model(name: str, data: Any, file: Path | None, prefix: str) -> ModelSetting
     unknown = set(data) - _MODEL_KEYS
     if unknown:
         first = sorted(unknown)[0]
-        raise ConfigError(file, f"{prefix}.{first}", "one of " + ", ".join(sorted(_MODEL_KEYS))
-                          + did_you_mean(first, _MODEL_KEYS, prefix + "."), None)
+        raise ConfigError(
+            file,
+            f"{prefix}.{first}",
+            "one of " + ", ".join(sorted(_MODEL_KEYS)) + did_you_mean(first, _MODEL_KEYS, prefix + "."),
+            None,
+        )
     rf = data.get("reasoning_field")
     if rf is not None and rf not in ("reasoning_content", "reasoning"):
         raise ConfigError(file, f"{prefix}.reasoning_field", "reasoning_content or reasoning", rf)
     return ModelSettings(
-        context_window=_int(data["context_window"], file, f"{prefix}.context_window") if "context_window" in data else None,
+        context_window=_int(data["context_window"], file, f"{prefix}.context_window")
+        if "context_window" in data
+        else None,
         images=_bool(data["images"], file, f"{prefix}.images") if "images" in data else None,
         tools=_bool(data["tools"], file, f"{prefix}.tools") if "tools" in data else None,
         kind=_kind(data["kind"], file, f"{prefix}.kind") if "kind" in data else None,
         base_url=_url(data["base_url"], file, f"{prefix}.base_url") if "base_url" in data else None,
         reasoning_field=rf,
         stream=_bool(data["stream"], file, f"{prefix}.stream") if "stream" in data else None,
-        max_output_tokens=(_int(data["max_output_tokens"], file, f"{prefix}.max_output_tokens")
-                           if "max_output_tokens" in data else None),
+        max_output_tokens=(
+            _int(data["max_output_tokens"], file, f"{prefix}.max_output_tokens")
+            if "max_output_tokens" in data
+            else None
+        ),
     )
 
 
@@ -226,8 +267,12 @@ def _provider(pid: str, data: Any, file: Path | None) -> ProviderSettings:
     unknown = set(data) - _PROVIDER_KEYS
     if unknown:
         first = sorted(unknown)[0]
-        raise ConfigError(file, f"{key}.{first}", "one of " + ", ".join(sorted(_PROVIDER_KEYS))
-                          + did_you_mean(first, _PROVIDER_KEYS, key + "."), None)
+        raise ConfigError(
+            file,
+            f"{key}.{first}",
+            "one of " + ", ".join(sorted(_PROVIDER_KEYS)) + did_you_mean(first, _PROVIDER_KEYS, key + "."),
+            None,
+        )
     preset_id = data.get("preset", "custom")
     base: Preset | None = preset(preset_id) if isinstance(preset_id, str) else None
     if base is None:
@@ -243,7 +288,7 @@ def _provider(pid: str, data: Any, file: Path | None) -> ProviderSettings:
     elif base.base_url:
         base_url = base.base_url
     else:
-        raise ConfigError(file, f"{key}.base_url", "the provider's address, e.g. \"http://127.0.0.1:8000/v1\"", None)
+        raise ConfigError(file, f"{key}.base_url", 'the provider\'s address, e.g. "http://127.0.0.1:8000/v1"', None)
     headers = data.get("headers", {})
     if not isinstance(headers, dict) or not all(isinstance(v, str) for v in headers.values()):
         raise ConfigError(file, f"{key}.headers", "a table of header names to string values", headers)
@@ -261,10 +306,15 @@ def _provider(pid: str, data: Any, file: Path | None) -> ProviderSettings:
         api_key_env=_str(data["api_key_env"], file, f"{key}.api_key_env") if "api_key_env" in data else None,
         api_key_file=_str(data["api_key_file"], file, f"{key}.api_key_file") if "api_key_file" in data else None,
         headers=dict(headers),
-        session_header=(_str(data["session_header"], file, f"{key}.session_header")
-                        if "session_header" in data else base.session_header),
+        session_header=(
+            _str(data["session_header"], file, f"{key}.session_header")
+            if "session_header" in data
+            else base.session_header
+        ),
         stream=_bool(data["stream"], file, f"{key}.stream") if "stream" in data else True,
-        context_window=_int(data["context_window"], file, f"{key}.context_window") if "context_window" in data else None,
+        context_window=_int(data["context_window"], file, f"{key}.context_window")
+        if "context_window" in data
+        else None,
         timeout=float(_int(data["timeout"], file, f"{key}.timeout")) if "timeout" in data else None,
         models={name: _model(name, m, file, f'{key}.models."{name}"') for name, m in models_data.items()},
         file=file,
@@ -291,8 +341,12 @@ def load_providers(data: dict[str, Any], file: Path | None) -> ProvidersConfig:
     unknown = set(roles_data) - {"main", "vision", "light"}
     if unknown:
         first = sorted(unknown)[0]
-        raise ConfigError(file, f"roles.{first}", "main, vision or light"
-                          + did_you_mean(first, ("main", "vision", "light"), "roles."), None)
+        raise ConfigError(
+            file,
+            f"roles.{first}",
+            "main, vision or light" + did_you_mean(first, ("main", "vision", "light"), "roles."),
+            None,
+        )
     main = roles_data.get("main")
     if main is not None:
         parse_ref(main, file=file, key="roles.main", cfg=cfg)

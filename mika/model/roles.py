@@ -94,14 +94,23 @@ def provider_settings(cfg: ProvidersConfig, provider_id: str, *, key: str) -> Pr
         return cfg.providers[provider_id]
     p = preset(provider_id)
     if p is not None and p.id != "custom":
-        return ProviderSettings(id=p.id, kind=p.kind, base_url=p.base_url, preset=p.id,
-                                api_key_env=p.key_env or None, session_header=p.session_header, file=cfg.file)
+        return ProviderSettings(
+            id=p.id,
+            kind=p.kind,
+            base_url=p.base_url,
+            preset=p.id,
+            api_key_env=p.key_env or None,
+            session_header=p.session_header,
+            file=cfg.file,
+        )
     if provider_id in cfg.scripted:
-        raise ConfigError(cfg.file, key, "a real provider here (a scripted provider can only be the main model)",
-                          provider_id)
+        raise ConfigError(
+            cfg.file, key, "a real provider here (a scripted provider can only be the main model)", provider_id
+        )
     known = ", ".join(sorted(cfg.providers)) or "none configured"
-    raise ConfigError(cfg.file, key, f"a provider defined under [providers.*] or a preset id (configured: {known})",
-                      provider_id)
+    raise ConfigError(
+        cfg.file, key, f"a provider defined under [providers.*] or a preset id (configured: {known})", provider_id
+    )
 
 
 def build_model(cfg: ProvidersConfig, ref: ModelRef, *, images: bool | None = None, key: str = "roles.main") -> Model:
@@ -136,7 +145,8 @@ def build_roles(cfg: ProvidersConfig, ledger: UsageBook, override_main: str | No
         main_key = "roles.main"
     else:
         raise ConfigError(
-            cfg.file, "roles.main",
+            cfg.file,
+            "roles.main",
             "a main model. Add it (or run `mika models add deepseek` then `mika models use main deepseek/MODEL`):\n"
             + MISSING_MAIN_EXAMPLE,
             None,
@@ -150,15 +160,23 @@ def build_roles(cfg: ProvidersConfig, ledger: UsageBook, override_main: str | No
         # The user said the main model can see: same model, with the images flag set.
         vision = metered(build_model(cfg, main_ref, images=True, key=main_key), ledger, "vision")
     elif cfg.roles.vision != "none":
-        vision = metered(build_model(cfg, parse_ref(cfg.roles.vision, file=cfg.file, key="roles.vision"),
-                                     images=True, key="roles.vision"), ledger, "vision")
+        vision = metered(
+            build_model(
+                cfg, parse_ref(cfg.roles.vision, file=cfg.file, key="roles.vision"), images=True, key="roles.vision"
+            ),
+            ledger,
+            "vision",
+        )
 
     if cfg.roles.light == "main":
         light = metered(main_raw, ledger, "light")
         light_is_main = True
     else:
-        light = metered(build_model(cfg, parse_ref(cfg.roles.light, file=cfg.file, key="roles.light"),
-                                    key="roles.light"), ledger, "light")
+        light = metered(
+            build_model(cfg, parse_ref(cfg.roles.light, file=cfg.file, key="roles.light"), key="roles.light"),
+            ledger,
+            "light",
+        )
         light_is_main = False
     side = None if light_is_main else LightWithFallback(light, metered(main_raw, ledger, "light"))
     return ModelRoles(main, vision, light, light_is_main, vision_is_main, side)

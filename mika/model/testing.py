@@ -69,9 +69,7 @@ def estimate_tokens(request: ModelRequest) -> int:
 _call_ids = itertools.count(1)
 
 
-async def _stream_reply(
-    reply: Reply, request: ModelRequest, provider: str, name: str
-) -> AsyncIterator[StreamEvent]:
+async def _stream_reply(reply: Reply, request: ModelRequest, provider: str, name: str) -> AsyncIterator[StreamEvent]:
     if reply.delay:
         await asyncio.sleep(reply.delay)
     if reply.error is not None:

@@ -16,7 +16,42 @@ MAX_SOURCES = 6
 _WORD = re.compile(r"[0-9]+(?:[.,:][0-9]+)*|[A-Za-z][A-Za-z'\-]{2,}")
 _HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
 _STOP = frozenset(
-    ["the", "and", "for", "are", "was", "were", "this", "that", "with", "from", "have", "has", "you", "your", "not", "but", "all", "can", "will", "into", "what", "when", "which", "there", "their", "they", "them", "then", "than", "been", "being", "also", "just", "only"]
+    [
+        "the",
+        "and",
+        "for",
+        "are",
+        "was",
+        "were",
+        "this",
+        "that",
+        "with",
+        "from",
+        "have",
+        "has",
+        "you",
+        "your",
+        "not",
+        "but",
+        "all",
+        "can",
+        "will",
+        "into",
+        "what",
+        "when",
+        "which",
+        "there",
+        "their",
+        "they",
+        "them",
+        "then",
+        "than",
+        "been",
+        "being",
+        "also",
+        "just",
+        "only",
+    ]
 )
 
 

@@ -29,7 +29,9 @@ def runs_root(state_dir: Path) -> Path:
 
 
 class RunRecorder:
-    def __init__(self, state_dir: Path, run_id: str, redactor: Redactor | None = None, *, started: float | None = None) -> None:
+    def __init__(
+        self, state_dir: Path, run_id: str, redactor: Redactor | None = None, *, started: float | None = None
+    ) -> None:
         self.state_dir = state_dir
         self.run_id = run_id
         self.redactor = redactor or Redactor()

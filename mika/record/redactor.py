@@ -21,14 +21,14 @@ from mika.config.secrets import MASK, scrub
 # Well-known key formats; each needs a boundary in front so `task-…` or `risk-…` stay words.
 _PREFIXED = re.compile(
     r"(?<![A-Za-z0-9_])(?:"
-    r"sk-ant-[A-Za-z0-9_\-]{20,}"                       # Anthropic
+    r"sk-ant-[A-Za-z0-9_\-]{20,}"  # Anthropic
     r"|(?:sk|pk|rk)-(?:proj-|svcacct-|or-v1-|live_|test_)?[A-Za-z0-9_\-]{16,}"  # OpenAI, OpenRouter, Stripe-like
-    r"|(?:sk|pk|rk)_(?:live|test)_[A-Za-z0-9]{16,}"     # Stripe
-    r"|AIza[0-9A-Za-z_\-]{30,}"                        # Google
+    r"|(?:sk|pk|rk)_(?:live|test)_[A-Za-z0-9]{16,}"  # Stripe
+    r"|AIza[0-9A-Za-z_\-]{30,}"  # Google
     r"|gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,}"  # GitHub
-    r"|xox[abprs]-[A-Za-z0-9\-]{10,}"                  # Slack
+    r"|xox[abprs]-[A-Za-z0-9\-]{10,}"  # Slack
     r"|glpat-[A-Za-z0-9_\-]{20,}|hf_[A-Za-z0-9]{30,}|gsk_[A-Za-z0-9]{30,}"
-    r"|AKIA[0-9A-Z]{16}"                               # AWS access key id
+    r"|AKIA[0-9A-Z]{16}"  # AWS access key id
     r"|eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}"  # JWT
     r")"
 )

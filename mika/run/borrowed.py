@@ -46,17 +46,28 @@ class BorrowedItem:
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> BorrowedItem:
         return cls(
-            id=str(d["id"]), kind=str(d.get("kind", "")), key=str(d.get("key", "")),
-            restore=dict(d.get("restore", {})), run_id=str(d.get("run_id", "")),
-            owner=str(d.get("owner", "")), at=float(d.get("at", 0.0)),
-            attempts=int(d.get("attempts", 0)), last_error=str(d.get("last_error", "")),
+            id=str(d["id"]),
+            kind=str(d.get("kind", "")),
+            key=str(d.get("key", "")),
+            restore=dict(d.get("restore", {})),
+            run_id=str(d.get("run_id", "")),
+            owner=str(d.get("owner", "")),
+            at=float(d.get("at", 0.0)),
+            attempts=int(d.get("attempts", 0)),
+            last_error=str(d.get("last_error", "")),
         )
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "id": self.id, "kind": self.kind, "key": self.key, "restore": self.restore,
-            "run_id": self.run_id, "owner": self.owner, "at": self.at,
-            "attempts": self.attempts, "last_error": self.last_error,
+            "id": self.id,
+            "kind": self.kind,
+            "key": self.key,
+            "restore": self.restore,
+            "run_id": self.run_id,
+            "owner": self.owner,
+            "at": self.at,
+            "attempts": self.attempts,
+            "last_error": self.last_error,
         }
 
 
@@ -78,7 +89,10 @@ class RestoreReport:
 
 class BorrowedLedger:
     def __init__(
-        self, state_dir: Path | str | None = None, *, lease: ProcessLease | None = None,
+        self,
+        state_dir: Path | str | None = None,
+        *,
+        lease: ProcessLease | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.state_dir = Path(state_dir) if state_dir is not None else default_state_dir()
@@ -119,8 +133,13 @@ class BorrowedLedger:
                 if raw.get("kind") == kind and raw.get("key") == key:
                     return str(raw["id"])  # the first record holds the user's own state
             item = BorrowedItem(
-                id=f"{kind}-{secrets.token_hex(4)}", kind=kind, key=key, restore=dict(restore),
-                run_id=run_id, owner=self.owner, at=self._clock(),
+                id=f"{kind}-{secrets.token_hex(4)}",
+                kind=kind,
+                key=key,
+                restore=dict(restore),
+                run_id=run_id,
+                owner=self.owner,
+                at=self._clock(),
             )
             items.append(item.to_dict())
             self._write(items)

@@ -112,8 +112,11 @@ class Turn:
 
     def as_prior(self) -> PriorTurn:
         return PriorTurn(
-            user=self.user_words, answer=self.answer, outcome=self.outcome,
-            run_id=self.run_id, groups=self.groups,
+            user=self.user_words,
+            answer=self.answer,
+            outcome=self.outcome,
+            run_id=self.run_id,
+            groups=self.groups,
         )
 
 
@@ -171,8 +174,12 @@ class ConversationSummary:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "id": self.id, "title": self.title, "pinned_at": self.pinned_at,
-            "updated_at": self.updated_at, "turns": self.turns, "last_outcome": self.last_outcome,
+            "id": self.id,
+            "title": self.title,
+            "pinned_at": self.pinned_at,
+            "updated_at": self.updated_at,
+            "turns": self.turns,
+            "last_outcome": self.last_outcome,
         }
 
 
@@ -232,15 +239,22 @@ class ConversationStore:
                 conv = self._load(path.stem)
                 if conv is None:
                     continue
-                out.append(ConversationSummary(
-                    id=conv.id, title=conv.display_title, pinned_at=conv.pinned_at,
-                    updated_at=conv.updated_at, turns=len(conv.turns),
-                    last_outcome=conv.turns[-1].outcome if conv.turns else "",
-                ))
+                out.append(
+                    ConversationSummary(
+                        id=conv.id,
+                        title=conv.display_title,
+                        pinned_at=conv.pinned_at,
+                        updated_at=conv.updated_at,
+                        turns=len(conv.turns),
+                        last_outcome=conv.turns[-1].outcome if conv.turns else "",
+                    )
+                )
         out.sort(key=lambda s: (0 if s.pinned_at else 1, -s.pinned_at, -s.updated_at))
         return out
 
-    def prior_turns(self, conversation_id: str, *, before_run: str = "", last: int = PRIOR_TURNS) -> tuple[PriorTurn, ...]:
+    def prior_turns(
+        self, conversation_id: str, *, before_run: str = "", last: int = PRIOR_TURNS
+    ) -> tuple[PriorTurn, ...]:
         """What the next run of this conversation sees of the earlier ones: the last
         `last` finished turns before `before_run` (the rest via `history_read`)."""
         try:
@@ -267,7 +281,9 @@ class ConversationStore:
 
     # -- writing ----------------------------------------------------------------------
 
-    def _update(self, conversation_id: str, change: Callable[[Conversation], Conversation], *, create: bool = False) -> Conversation | None:
+    def _update(
+        self, conversation_id: str, change: Callable[[Conversation], Conversation], *, create: bool = False
+    ) -> Conversation | None:
         path = self.path(conversation_id)
         with state_lock(self.folder):
             conv = self._load(conversation_id)
@@ -307,8 +323,16 @@ class ConversationStore:
         return self._update_turn(conversation_id, run_id, lambda x: _with(x, steers=(*x.steers, text))) is not None
 
     def finish_turn(
-        self, conversation_id: str, run_id: str, *, outcome: str, answer: str = "", subtype: str = "",
-        groups: tuple[str, ...] = (), recovered: bool = False, only_if_open: bool = False,
+        self,
+        conversation_id: str,
+        run_id: str,
+        *,
+        outcome: str,
+        answer: str = "",
+        subtype: str = "",
+        groups: tuple[str, ...] = (),
+        recovered: bool = False,
+        only_if_open: bool = False,
         steers: tuple[str, ...] | None = None,
     ) -> bool:
         """Write the end of a turn. `only_if_open` (recovery) leaves a turn that already
@@ -320,8 +344,16 @@ class ConversationStore:
             if only_if_open and turn.outcome not in OPEN_OUTCOMES:
                 return turn
             extra = {} if steers is None else {"steers": tuple(steers)}
-            return _with(turn, outcome=outcome, answer=answer, subtype=subtype, groups=tuple(groups),
-                         recovered=recovered or turn.recovered, ended_at=now, **extra)
+            return _with(
+                turn,
+                outcome=outcome,
+                answer=answer,
+                subtype=subtype,
+                groups=tuple(groups),
+                recovered=recovered or turn.recovered,
+                ended_at=now,
+                **extra,
+            )
 
         return self._update_turn(conversation_id, run_id, change) is not None
 
@@ -408,7 +440,9 @@ class ConversationStore:
 # -- paging through a conversation for the model (history_read) ----------------------
 
 
-def read_history(conversation_id: str, offset: int = 0, limit: int = 10, *, store: ConversationStore | None = None) -> str:
+def read_history(
+    conversation_id: str, offset: int = 0, limit: int = 10, *, store: ConversationStore | None = None
+) -> str:
     """One page of this conversation's turns for the `history_read` tool, oldest first.
 
     The text is for the model, so it is English; user words and answers are quoted as
@@ -423,7 +457,7 @@ def read_history(conversation_id: str, offset: int = 0, limit: int = 10, *, stor
     limit = max(1, min(int(limit), 50))
     turns = conv.turns
     total = len(turns)
-    page = turns[offset: offset + limit]
+    page = turns[offset : offset + limit]
     if not page:
         return f"Conversation history: no turns at offset {offset} (the conversation has {total})."
     lines = [f"Conversation history, turns {offset + 1}-{offset + len(page)} of {total} (oldest first)."]

@@ -25,7 +25,10 @@ class LeasedTable:
     key: ClassVar[str]
 
     def __init__(
-        self, state_dir: Path | str | None = None, *, lease: ProcessLease | None = None,
+        self,
+        state_dir: Path | str | None = None,
+        *,
+        lease: ProcessLease | None = None,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.state_dir = Path(state_dir) if state_dir is not None else default_state_dir()

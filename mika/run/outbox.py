@@ -63,8 +63,13 @@ class Delivery:
 
     def to_dict(self) -> dict[str, Any]:
         return {
-            "id": self.id, "text": self.text, "conversation_id": self.conversation_id,
-            "run_id": self.run_id, "kind": self.kind, "level": self.level, "recovered": self.recovered,
+            "id": self.id,
+            "text": self.text,
+            "conversation_id": self.conversation_id,
+            "run_id": self.run_id,
+            "kind": self.kind,
+            "level": self.level,
+            "recovered": self.recovered,
         }
 
 
@@ -91,9 +96,13 @@ class LedgerEntry:
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> LedgerEntry:
         return cls(
-            id=str(d["id"]), state=_state(d.get("state")), owner=str(d.get("owner", "")),
-            created_at=float(d.get("created_at", 0.0)), updated_at=float(d.get("updated_at", 0.0)),
-            delivery=dict(d.get("delivery", {})), channels=dict(d.get("channels", {})),
+            id=str(d["id"]),
+            state=_state(d.get("state")),
+            owner=str(d.get("owner", "")),
+            created_at=float(d.get("created_at", 0.0)),
+            updated_at=float(d.get("updated_at", 0.0)),
+            delivery=dict(d.get("delivery", {})),
+            channels=dict(d.get("channels", {})),
         )
 
 
@@ -102,8 +111,12 @@ class Outbox(LeasedTable):
     key = "entries"
 
     def __init__(
-        self, state_dir: Path | str | None = None, channels: Iterable[Channel] = (), *,
-        lease: ProcessLease | None = None, clock: Callable[[], float] = time.time,
+        self,
+        state_dir: Path | str | None = None,
+        channels: Iterable[Channel] = (),
+        *,
+        lease: ProcessLease | None = None,
+        clock: Callable[[], float] = time.time,
     ) -> None:
         super().__init__(state_dir, lease=lease, clock=clock)
         self.channels: list[Channel] = list(channels)
@@ -142,8 +155,13 @@ class Outbox(LeasedTable):
             if existing is not None:
                 return _state(existing.get("state"))
             entries[delivery.id] = {
-                "id": delivery.id, "state": DeliveryState.PENDING.value, "owner": owner,
-                "created_at": now, "updated_at": now, "delivery": delivery.to_dict(), "channels": {},
+                "id": delivery.id,
+                "state": DeliveryState.PENDING.value,
+                "owner": owner,
+                "created_at": now,
+                "updated_at": now,
+                "delivery": delivery.to_dict(),
+                "channels": {},
             }
             return None
 
@@ -220,9 +238,13 @@ class Outbox(LeasedTable):
             if entry.state is DeliveryState.PENDING and entry.owner == self.owner:
                 d = entry.delivery
                 delivery = Delivery(
-                    id=entry.id, text=str(d.get("text", "")), conversation_id=str(d.get("conversation_id", "")),
-                    run_id=str(d.get("run_id", "")), kind=str(d.get("kind", "answer")),
-                    level=str(d.get("level", "info")), recovered=True,
+                    id=entry.id,
+                    text=str(d.get("text", "")),
+                    conversation_id=str(d.get("conversation_id", "")),
+                    run_id=str(d.get("run_id", "")),
+                    kind=str(d.get("kind", "answer")),
+                    level=str(d.get("level", "info")),
+                    recovered=True,
                 )
                 self._attempt(delivery, list(self.channels))
                 sent.append(entry.id)

@@ -97,7 +97,9 @@ async def settle(
     return SettleReport(tuple(delivered), tuple(told), tuple(ended), tuple(skipped), restore)
 
 
-def _settle_run(run: RunRecord, outbox: Outbox, runs: RunStore, conversations: ConversationStore, lang: str | None) -> str:
+def _settle_run(
+    run: RunRecord, outbox: Outbox, runs: RunStore, conversations: ConversationStore, lang: str | None
+) -> str:
     answer_id = f"answer:{run.run_id}"
     notice_ids = (f"interrupted:{run.run_id}", f"uncertain:{answer_id}", f"failed:{answer_id}")
     if outbox.has_any(*notice_ids):
@@ -116,21 +118,35 @@ def _settle_run(run: RunRecord, outbox: Outbox, runs: RunStore, conversations: C
         # Nothing to deliver: the turn becomes a failed one the user can start again.
         if cid:
             _close_turn(conversations, run, outcome="failed", subtype="interrupted", answer=t("interrupted_turn", lang))
-        state = outbox.deliver(Delivery(
-            id=notice_ids[0], text=t("interrupted_notice", lang, goal=goal), conversation_id=cid,
-            run_id=run.run_id, kind="notice", level="warning",
-        ))
+        state = outbox.deliver(
+            Delivery(
+                id=notice_ids[0],
+                text=t("interrupted_notice", lang, goal=goal),
+                conversation_id=cid,
+                run_id=run.run_id,
+                kind="notice",
+                level="warning",
+            )
+        )
         return "told" if state is DeliveryState.DELIVERED else "skipped"
 
     # The answer was saved before the process died: make sure the turn has it.
     if cid:
-        _close_turn(conversations, run, outcome=run.status or "answered", answer=run.answer,
-                    subtype=run.subtype, recovered=True)
+        _close_turn(
+            conversations, run, outcome=run.status or "answered", answer=run.answer, subtype=run.subtype, recovered=True
+        )
     entry = outbox.entry(answer_id)
     if entry is None:
-        state = outbox.deliver(Delivery(
-            id=answer_id, text=run.answer, conversation_id=cid, run_id=run.run_id, kind="answer", recovered=True,
-        ))
+        state = outbox.deliver(
+            Delivery(
+                id=answer_id,
+                text=run.answer,
+                conversation_id=cid,
+                run_id=run.run_id,
+                kind="answer",
+                recovered=True,
+            )
+        )
         if state is DeliveryState.DELIVERED:
             runs.ended(run.run_id)
             return "delivered"
@@ -139,15 +155,28 @@ def _settle_run(run: RunRecord, outbox: Outbox, runs: RunStore, conversations: C
         runs.ended(run.run_id)
         return "ended"
     if entry.state is DeliveryState.UNCERTAIN:
-        outbox.deliver(Delivery(
-            id=notice_ids[1], text=t("uncertain_notice", lang, goal=goal), conversation_id=cid,
-            run_id=run.run_id, kind="notice", level="warning",
-        ))
+        outbox.deliver(
+            Delivery(
+                id=notice_ids[1],
+                text=t("uncertain_notice", lang, goal=goal),
+                conversation_id=cid,
+                run_id=run.run_id,
+                kind="notice",
+                level="warning",
+            )
+        )
         return "told"
     if entry.state is DeliveryState.FAILED:
-        state = outbox.deliver(Delivery(
-            id=notice_ids[2], text=run.answer, conversation_id=cid, run_id=run.run_id, kind="answer", recovered=True,
-        ))
+        state = outbox.deliver(
+            Delivery(
+                id=notice_ids[2],
+                text=run.answer,
+                conversation_id=cid,
+                run_id=run.run_id,
+                kind="answer",
+                recovered=True,
+            )
+        )
         return "delivered" if state is DeliveryState.DELIVERED else "skipped"
     return "skipped"  # Pending / Attempting by a live process: it is being sent right now
 

@@ -102,8 +102,13 @@ class RunStore(LeasedTable):
     def save_result(self, run_id: str, result: RunResult) -> None:
         """The answer is on disk before anyone is told of it (record first, then deliver)."""
         self._set(
-            run_id, phase=RunPhase.FINISHING.value, status=result.status.value, answer=result.answer,
-            subtype=result.subtype, answer_saved=True, owner=self.owner,
+            run_id,
+            phase=RunPhase.FINISHING.value,
+            status=result.status.value,
+            answer=result.answer,
+            subtype=result.subtype,
+            answer_saved=True,
+            owner=self.owner,
         )
 
     def stopping(self, run_id: str) -> None:
@@ -145,7 +150,8 @@ class RunStore(LeasedTable):
 def _pruned(runs: dict[str, dict[str, Any]], now: float) -> dict[str, dict[str, Any]]:
     """Finished runs are kept a week (at most 500); unfinished ones always."""
     finished = [
-        (raw.get("updated_at", 0.0), run_id) for run_id, raw in runs.items()
+        (raw.get("updated_at", 0.0), run_id)
+        for run_id, raw in runs.items()
         if raw.get("phase") in (RunPhase.ENDED.value, RunPhase.INTERRUPTED.value)
     ]
     finished.sort(reverse=True)

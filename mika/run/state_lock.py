@@ -54,8 +54,7 @@ def state_lock(path: Path | str) -> Iterator[None]:
         fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
     except OSError as exc:
         raise StateFileError(
-            f"Cannot open the lock file {lock_path}: {exc.strerror}. "
-            "Check that the state directory is writable."
+            f"Cannot open the lock file {lock_path}: {exc.strerror}. Check that the state directory is writable."
         ) from exc
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)

@@ -155,9 +155,7 @@ class TaskCenter:
 
     def state(self) -> CenterState:
         return CenterState(
-            running=tuple(
-                ActiveRun(a.spec.id, cid, a.task.goal, a.stopped) for cid, a in self._active.items()
-            ),
+            running=tuple(ActiveRun(a.spec.id, cid, a.task.goal, a.stopped) for cid, a in self._active.items()),
             queued=tuple(self._queue),
             summarizing=frozenset(self._summarizing),
             limit=self._limit,
@@ -221,8 +219,14 @@ class TaskCenter:
             # The run's inbox closed (it is wrapping up): this is the next thing to do.
             return self._enqueue(QueuedTask(new_run_id(), conversation_id, text, provenance, "leftover"), front=True)
         task = QueuedTask(
-            new_run_id(), conversation_id, text, provenance,
-            "scheduled" if scheduled else "message", tuple(capabilities), read_only, step_budget,
+            new_run_id(),
+            conversation_id,
+            text,
+            provenance,
+            "scheduled" if scheduled else "message",
+            tuple(capabilities),
+            read_only,
+            step_budget,
         )
         return self._enqueue(task)
 
@@ -304,8 +308,12 @@ class TaskCenter:
                 active.run.on_result = lambda result: self._save_and_tell(active, result)
         except Exception as exc:
             log.exception("could not build run %s", spec.id)
-            failed = RunResult(spec.id, OutcomeStatus.FAILED, answer=t("internal_fault", error=_one_line(exc)),
-                               subtype=type(exc).__name__)
+            failed = RunResult(
+                spec.id,
+                OutcomeStatus.FAILED,
+                answer=t("internal_fault", error=_one_line(exc)),
+                subtype=type(exc).__name__,
+            )
             active.driver = loop.create_task(self._fail(active, failed), name=f"run {spec.id}")
             return
         active.driver = loop.create_task(self._drive(active), name=f"run {spec.id}")
@@ -332,8 +340,12 @@ class TaskCenter:
             raise
         except Exception as exc:
             log.exception("run %s crashed", spec.id)
-            result = RunResult(spec.id, OutcomeStatus.FAILED, answer=t("internal_fault", error=_one_line(exc)),
-                               subtype=type(exc).__name__)
+            result = RunResult(
+                spec.id,
+                OutcomeStatus.FAILED,
+                answer=t("internal_fault", error=_one_line(exc)),
+                subtype=type(exc).__name__,
+            )
         self._finish(active, result)
         return result
 
@@ -344,9 +356,16 @@ class TaskCenter:
         status = OutcomeStatus.STOPPED if stopped else result.status
         answer = result.answer or (t("stopped") if stopped else "")
         final = RunResult(
-            run_id=active.spec.id, status=status, answer=answer, subtype=result.subtype, steps=result.steps,
-            usage=result.usage, sources=result.sources, groups_used=result.groups_used,
-            unconsumed=result.unconsumed, record_dir=result.record_dir,
+            run_id=active.spec.id,
+            status=status,
+            answer=answer,
+            subtype=result.subtype,
+            steps=result.steps,
+            usage=result.usage,
+            sources=result.sources,
+            groups_used=result.groups_used,
+            unconsumed=result.unconsumed,
+            record_dir=result.record_dir,
         )
         return final, stopped
 
@@ -362,15 +381,25 @@ class TaskCenter:
             self.run_store.save_result(spec.id, final)  # 1. on disk before anyone hears of it
             consumed = _minus(active.steers, result.unconsumed)
             self.conversations.finish_turn(  # 2. into the conversation
-                spec.conversation_id, spec.id, outcome=final.status.value, answer=final.answer,
-                subtype=result.subtype, groups=result.groups_used,
+                spec.conversation_id,
+                spec.id,
+                outcome=final.status.value,
+                answer=final.answer,
+                subtype=result.subtype,
+                groups=result.groups_used,
                 steers=tuple(consumed) if active.steers else None,
             )
             if not stopped:  # 3. told (the user who pressed stop already sees "stopped")
-                self.outbox.deliver(Delivery(
-                    id=f"answer:{spec.id}", text=final.answer, conversation_id=spec.conversation_id, run_id=spec.id,
-                    kind="answer", level="info" if final.status is OutcomeStatus.ANSWERED else "warning",
-                ))
+                self.outbox.deliver(
+                    Delivery(
+                        id=f"answer:{spec.id}",
+                        text=final.answer,
+                        conversation_id=spec.conversation_id,
+                        run_id=spec.id,
+                        kind="answer",
+                        level="info" if final.status is OutcomeStatus.ANSWERED else "warning",
+                    )
+                )
         except Exception:
             # What is not on disk now, recovery finishes next start.
             log.exception("saving the result of run %s", spec.id)
@@ -434,8 +463,9 @@ class TaskCenter:
                 self._changed()
                 return True
             # The turn shows "stopped" at once; the summary comes later.
-            self.conversations.finish_turn(conversation_id, run_id, outcome=OutcomeStatus.STOPPED.value,
-                                           answer=t("stopped"))
+            self.conversations.finish_turn(
+                conversation_id, run_id, outcome=OutcomeStatus.STOPPED.value, answer=t("stopped")
+            )
             self.run_store.stopping(run_id)
             if active.run is not None:
                 active.run.cancel()
@@ -459,8 +489,9 @@ class TaskCenter:
     def _drop_queued(self, task: QueuedTask, *, write_turn: bool) -> None:
         self._queue.remove(task)
         if write_turn:
-            self.conversations.finish_turn(task.conversation_id, task.run_id,
-                                           outcome=OutcomeStatus.STOPPED.value, answer=t("stopped"))
+            self.conversations.finish_turn(
+                task.conversation_id, task.run_id, outcome=OutcomeStatus.STOPPED.value, answer=t("stopped")
+            )
         self.run_store.ended(task.run_id)
 
     def _summarize_later(self, spec: RunSpec, result: RunResult) -> None:
@@ -514,7 +545,10 @@ class TaskCenter:
     # -- delete -------------------------------------------------------------------------------
 
     async def delete_conversation(
-        self, conversation_id: str, *, remove_schedules: ScheduleRemover | None = None,
+        self,
+        conversation_id: str,
+        *,
+        remove_schedules: ScheduleRemover | None = None,
         wait_s: float = DELETE_WAIT_S,
     ) -> bool:
         """Schedules first (nothing new may start), then its queue and run (waited for,

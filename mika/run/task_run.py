@@ -72,8 +72,15 @@ class RunOptions:
 
 
 class TaskRun:
-    def __init__(self, spec: RunSpec, model: Model, capabilities: Sequence[Capability], options: RunOptions | None = None,
-                 *, light: Model | None = None) -> None:
+    def __init__(
+        self,
+        spec: RunSpec,
+        model: Model,
+        capabilities: Sequence[Capability],
+        options: RunOptions | None = None,
+        *,
+        light: Model | None = None,
+    ) -> None:
         self.spec = spec
         self.model = model
         # Side calls (intent, outcome judge, stop summary) prefer the light model, fall back to main.
@@ -127,8 +134,15 @@ class TaskRun:
             self._kill_point.after(event.type)
 
     def _on_input(self, item: RunInput, state: str) -> None:
-        self.emit(UserInput(run_id=self.spec.id, conversation_id=self.spec.conversation_id,
-                            kind=item.kind.value, text=item.text, state=state))
+        self.emit(
+            UserInput(
+                run_id=self.spec.id,
+                conversation_id=self.spec.conversation_id,
+                kind=item.kind.value,
+                text=item.text,
+                state=state,
+            )
+        )
 
     def _set_phase(self, phase: RunPhase) -> None:
         self.phase = phase
@@ -139,20 +153,39 @@ class TaskRun:
         opts = self.options
         if opts.state_dir is not None:
             self.recorder = RunRecorder(opts.state_dir, self.spec.id, opts.redactor)
-            self.recorder.begin({"goal": self.spec.goal, "conversation_id": self.spec.conversation_id,
-                                 "origin": self.spec.provenance.origin.value, "started_at": time.time(),
-                                 "model": f"{self.model.provider}/{self.model.name}"})
+            self.recorder.begin(
+                {
+                    "goal": self.spec.goal,
+                    "conversation_id": self.spec.conversation_id,
+                    "origin": self.spec.provenance.origin.value,
+                    "started_at": time.time(),
+                    "model": f"{self.model.provider}/{self.model.name}",
+                }
+            )
             self._sinks.insert(0, self.recorder)
         self._set_phase(RunPhase.PREPARING)
-        self.emit(RunStarted(run_id=self.spec.id, conversation_id=self.spec.conversation_id, goal=self.spec.goal,
-                             origin=self.spec.provenance.origin.value, attendance=self.spec.provenance.attendance.value,
-                             capabilities=tuple(c.id for c in self.capabilities), read_only=self.spec.read_only,
-                             model=f"{self.model.provider}/{self.model.name}"))
+        self.emit(
+            RunStarted(
+                run_id=self.spec.id,
+                conversation_id=self.spec.conversation_id,
+                goal=self.spec.goal,
+                origin=self.spec.provenance.origin.value,
+                attendance=self.spec.provenance.attendance.value,
+                capabilities=tuple(c.id for c in self.capabilities),
+                read_only=self.spec.read_only,
+                model=f"{self.model.provider}/{self.model.name}",
+            )
+        )
         try:
             result = await self._run_loop()
         except Exception as exc:  # never a traceback: the run ends failed and recorded
             log.exception("run %s failed", self.spec.id)
-            result = RunResult(self.spec.id, OutcomeStatus.FAILED, f"Internal error: {type(exc).__name__}: {exc}", subtype="internal_error")
+            result = RunResult(
+                self.spec.id,
+                OutcomeStatus.FAILED,
+                f"Internal error: {type(exc).__name__}: {exc}",
+                subtype="internal_error",
+            )
         return await self._aftercare(result)
 
     async def _run_loop(self) -> RunResult:
@@ -161,7 +194,9 @@ class TaskRun:
         registry = ToolRegistry.for_run(tools, self.spec)
         groups = ToolGroups(registry.tools, preload=self.spec.preload_groups)
         for group in groups.opened_order:
-            self.emit(ToolsOpened(run_id=self.spec.id, conversation_id=self.spec.conversation_id, group=group, preloaded=True))
+            self.emit(
+                ToolsOpened(run_id=self.spec.id, conversation_id=self.spec.conversation_id, group=group, preloaded=True)
+            )
         evidence = EvidenceLedger()
         gate = None if opts.autonomous else ConfirmationGate()
         approval = ApprovalPolicy(self.spec.provenance, gate, opts.autonomous)
@@ -177,17 +212,37 @@ class TaskRun:
         # A capability with a screen may bring its SurfaceLayer (the phone's); an explicit one wins.
         surface = opts.surface or next((c.surface for c in self.capabilities if c.surface is not None), None)
         ctx = ToolContext(
-            spec=self.spec, inbox=self.inbox, emit=self.emit, evidence=evidence,
-            surface=surface or NoSurface(), services=services, clock=opts.clock,
+            spec=self.spec,
+            inbox=self.inbox,
+            emit=self.emit,
+            evidence=evidence,
+            surface=surface or NoSurface(),
+            services=services,
+            clock=opts.clock,
             save_frame=self.recorder.save_frame if self.recorder else None,
         )
         # Composite tools (do_steps) send their sub-actions back through the executor.
         ctx.perform = executor.perform
         context = ContextBuilder(self.spec, SystemPrompt(sections), groups, window=self.model.context_window)
-        caller = ModelCaller(self.model, self.inbox, self.emit, opts.retry, run_id=self.spec.id,
-                             conversation_id=self.spec.conversation_id, estimate=context.estimate)
-        self.loop = AgentLoop(context=context, caller=caller, executor=executor, inbox=self.inbox, tool_ctx=ctx, emit=self.emit,
-                              intent_gate=IntentGate(self.light), review_final_answer=opts.review_final_answer)
+        caller = ModelCaller(
+            self.model,
+            self.inbox,
+            self.emit,
+            opts.retry,
+            run_id=self.spec.id,
+            conversation_id=self.spec.conversation_id,
+            estimate=context.estimate,
+        )
+        self.loop = AgentLoop(
+            context=context,
+            caller=caller,
+            executor=executor,
+            inbox=self.inbox,
+            tool_ctx=ctx,
+            emit=self.emit,
+            intent_gate=IntentGate(self.light),
+            review_final_answer=opts.review_final_answer,
+        )
         self.executor = executor
         self._set_phase(RunPhase.RUNNING)
         return await self.loop.run()
@@ -207,22 +262,46 @@ class TaskRun:
         self._set_phase(RunPhase.FINISHING)
         if result.status is OutcomeStatus.STOPPED and self.stopped_by_user:
             summary, by_model = await StopSummary([self.light, self.model]).summarize(self.spec.goal, self._events)
-            self.emit(StopSummarized(run_id=self.spec.id, conversation_id=self.spec.conversation_id, text=summary,
-                                     by_model=by_model, outward=len(read_record(self._events).outward)))
+            self.emit(
+                StopSummarized(
+                    run_id=self.spec.id,
+                    conversation_id=self.spec.conversation_id,
+                    text=summary,
+                    by_model=by_model,
+                    outward=len(read_record(self._events).outward),
+                )
+            )
             result = replace(result, answer=summary)
         left = self.inbox.close()
         # Steers nobody read become the conversation's next task, unless the user stopped.
         unconsumed = () if result.status is OutcomeStatus.STOPPED else tuple(i.text for i in left if i.text)
         self._save_result(replace(result, unconsumed=unconsumed))
-        self.emit(RunOutcome(run_id=self.spec.id, conversation_id=self.spec.conversation_id, status=result.status.value,
-                             answer=result.answer, subtype=result.subtype, reason=result.answer if result.status is not OutcomeStatus.ANSWERED else "",
-                             steps=result.steps, usage=result.usage))
+        self.emit(
+            RunOutcome(
+                run_id=self.spec.id,
+                conversation_id=self.spec.conversation_id,
+                status=result.status.value,
+                answer=result.answer,
+                subtype=result.subtype,
+                reason=result.answer if result.status is not OutcomeStatus.ANSWERED else "",
+                steps=result.steps,
+                usage=result.usage,
+            )
+        )
         self._set_phase(RunPhase.AFTERCARE)
         judge = self.options.judge_outcome if self.options.judge_outcome is not None else self.light is not None
         if judge and result.status is not OutcomeStatus.STOPPED:
-            verdict = await OutcomeJudge([self.light, self.model]).judge(self.spec.goal, result.status.value, result.answer, self._events)
-            self.emit(OutcomeJudged(run_id=self.spec.id, conversation_id=self.spec.conversation_id,
-                                    verdict=verdict.verdict.value, why=verdict.why))
+            verdict = await OutcomeJudge([self.light, self.model]).judge(
+                self.spec.goal, result.status.value, result.answer, self._events
+            )
+            self.emit(
+                OutcomeJudged(
+                    run_id=self.spec.id,
+                    conversation_id=self.spec.conversation_id,
+                    verdict=verdict.verdict.value,
+                    why=verdict.why,
+                )
+            )
         for cap in self.capabilities:
             try:
                 await cap.close()
@@ -230,8 +309,16 @@ class TaskRun:
                 log.exception("closing capability %s failed", cap.id)
         record_dir = ""
         if self.recorder is not None:
-            self.recorder.close({"outcome": result.status.value, "answer": result.answer, "subtype": result.subtype,
-                                 "steps": result.steps, "usage": result.usage, "ended_at": time.time()})
+            self.recorder.close(
+                {
+                    "outcome": result.status.value,
+                    "answer": result.answer,
+                    "subtype": result.subtype,
+                    "steps": result.steps,
+                    "usage": result.usage,
+                    "ended_at": time.time(),
+                }
+            )
             record_dir = str(self.recorder.dir)
         self._set_phase(RunPhase.ENDED)
         self.result = replace(result, unconsumed=unconsumed, record_dir=record_dir)

@@ -75,8 +75,9 @@ def bundled_adb() -> str:
     found = shutil.which(name)
     if found:
         return found
-    raise AdbHostError("no adb binary: adbutils ships none for this platform and none is on PATH; "
-                       "install Android platform-tools.")
+    raise AdbHostError(
+        "no adb binary: adbutils ships none for this platform and none is on PATH; install Android platform-tools."
+    )
 
 
 def start_adb_server(address: AdbServerAddress, adb_binary: str | None = None) -> None:
@@ -85,13 +86,21 @@ def start_adb_server(address: AdbServerAddress, adb_binary: str | None = None) -
         return
     if adb_binary is None:
         if not address.on_this_machine:
-            raise AdbHostError(f"no adb server answers at {address.host}:{address.port}; start it there "
-                               "(adb start-server) or unset ANDROID_ADB_SERVER_HOST / ADB_SERVER_SOCKET.")
+            raise AdbHostError(
+                f"no adb server answers at {address.host}:{address.port}; start it there "
+                "(adb start-server) or unset ANDROID_ADB_SERVER_HOST / ADB_SERVER_SOCKET."
+            )
         adb_binary = bundled_adb()
     try:
-        subprocess.run([adb_binary, "-P", str(address.port), "start-server"], check=True,
-                       capture_output=True, timeout=30, stdin=subprocess.DEVNULL)
+        subprocess.run(
+            [adb_binary, "-P", str(address.port), "start-server"],
+            check=True,
+            capture_output=True,
+            timeout=30,
+            stdin=subprocess.DEVNULL,
+        )
     except (OSError, subprocess.SubprocessError) as exc:
         said = (getattr(exc, "stderr", None) or b"").decode(errors="replace").strip()
-        raise AdbHostError(f"could not start the adb server on port {address.port} with {adb_binary}: "
-                           f"{said or exc}") from None
+        raise AdbHostError(
+            f"could not start the adb server on port {address.port} with {adb_binary}: {said or exc}"
+        ) from None

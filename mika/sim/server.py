@@ -38,8 +38,7 @@ class SimServer:
     async def start(self) -> int:
         if self._want_port in EMULATOR_PORTS:
             raise SimServerError(
-                f"port {self._want_port} is in adb's emulator range 5554–5585; "
-                "pick another (or 0 for any free port)"
+                f"port {self._want_port} is in adb's emulator range 5554–5585; pick another (or 0 for any free port)"
             )
         for _attempt in range(20):
             try:

@@ -22,6 +22,7 @@ from mika.tool.race import Interrupted, race
 
 log = logging.getLogger(__name__)
 
+
 def skipped_text() -> str:
     return prompt("feedback/skipped_for_new_message.md")
 

@@ -70,9 +70,7 @@ def check_arguments(tool_name: str, schema: dict[str, Any], args: Any, *, raw: s
         if kinds:
             names = kinds if isinstance(kinds, list) else [kinds]
             allowed = tuple(t for n in names for t in _TYPES.get(n, ()))
-            ok = isinstance(value, allowed) and not (
-                isinstance(value, bool) and bool not in allowed
-            )
+            ok = isinstance(value, allowed) and not (isinstance(value, bool) and bool not in allowed)
             if allowed and not ok:
                 # Models often send numbers as strings; accept those that convert cleanly.
                 if isinstance(value, str) and set(names) & {"integer", "number"}:

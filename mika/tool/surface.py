@@ -35,7 +35,9 @@ class NoSurface:
     async def before(self, capability: str, tool: str, args: dict[str, Any]) -> Any:
         return None
 
-    async def after(self, capability: str, tool: str, args: dict[str, Any], token: Any, outcome: ToolOutcome) -> ToolOutcome:
+    async def after(
+        self, capability: str, tool: str, args: dict[str, Any], token: Any, outcome: ToolOutcome
+    ) -> ToolOutcome:
         return outcome
 
     async def is_locked(self, capability: str) -> bool:

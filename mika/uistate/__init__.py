@@ -2,15 +2,15 @@
 
 How a port uses it (one `ScreenTracker` per display)::
 
-    tree = parse_hierarchy(xml)                      # HierarchyError(kind, retryable)
+    tree = parse_hierarchy(xml)  # HierarchyError(kind, retryable)
     screen = tracker.update(build_screen(tree, size=wm_size, display_id=0, activity=act))
-    if TreeAdequacy.assess(screen).needs_ocr:        # WebView, game, blank areas
+    if TreeAdequacy.assess(screen).needs_ocr:  # WebView, game, blank areas
         screen = tracker.update(merge_ocr(screen, read_text(png), image_size=png_size))
-    text_for_model = screen.listing()                # never raw XML, never passwords
+    text_for_model = screen.listing()  # never raw XML, never passwords
     element = tracker.resolve(number, seen_version)  # StaleElement carries .listing
     effect = ActionEffect.judge(before, after, target=element.centre)  # + .limit
     result = await UntilWait(expect="完成").run(read_screen, new_message_event)
-    hits = find_nodes(screen, text="设置")           # phone_query over the full tree
+    hits = find_nodes(screen, text="设置")  # phone_query over the full tree
 
 (`merge_ocr` / `read_text` live in `mika.cap.phone.ocr`; this package has no
 platform code and imports nothing from `mika.cap` or `mika.tool`.)

@@ -95,8 +95,10 @@ def _blank_share(window: Bounds, named: list[Bounds]) -> float:
     for i in range(_GRID):
         for j in range(_GRID):
             cell = Bounds(
-                int(window.left + i * cw), int(window.top + j * ch),
-                int(window.left + (i + 1) * cw), int(window.top + (j + 1) * ch),
+                int(window.left + i * cw),
+                int(window.top + j * ch),
+                int(window.left + (i + 1) * cw),
+                int(window.top + (j + 1) * ch),
             )
             if not any(not cell.intersection(b).empty for b in named):
                 empty += 1

@@ -59,7 +59,11 @@ class ActionEffect:
     def judge(before: Screen, after: Screen, target: tuple[float, float] | None = None) -> ActionEffect:
         limit = LimitNotice.detect(before, after)
         if before.foreground_package != after.foreground_package:
-            return ActionEffect(EffectKind.PLACE_CHANGED, limit=limit, reason=f"{before.foreground_package} → {after.foreground_package}")
+            return ActionEffect(
+                EffectKind.PLACE_CHANGED,
+                limit=limit,
+                reason=f"{before.foreground_package} → {after.foreground_package}",
+            )
         if before.activity and after.activity and before.activity != after.activity:
             return ActionEffect(EffectKind.PLACE_CHANGED, limit=limit, reason=f"{before.activity} → {after.activity}")
         if before.content_key() == after.content_key():
@@ -88,7 +92,12 @@ def _app_identities(screen: Screen, *, chrome_only: bool = True) -> set[tuple[ob
 
 
 def _within(inner: Bounds, outer: Bounds) -> bool:
-    return outer.left <= inner.left and outer.top <= inner.top and inner.right <= outer.right and inner.bottom <= outer.bottom
+    return (
+        outer.left <= inner.left
+        and outer.top <= inner.top
+        and inner.right <= outer.right
+        and inner.bottom <= outer.bottom
+    )
 
 
 def _share_kept(before: Screen, after: Screen) -> float:

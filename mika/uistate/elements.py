@@ -191,7 +191,9 @@ class _Collector:
             self.out.append(pending)
         return pending
 
-    def _pending(self, node: UiNode, window: UiWindow, consumed: set[int], role: str, label: str, source: str) -> _Pending | None:
+    def _pending(
+        self, node: UiNode, window: UiWindow, consumed: set[int], role: str, label: str, source: str
+    ) -> _Pending | None:
         if _is_actionable(node):
             if not label and not node.scrollable:
                 inner: set[int] = set()

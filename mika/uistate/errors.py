@@ -56,8 +56,7 @@ class UnknownElement(Exception):
         self.version = version
         self.count = count
         super().__init__(
-            f"Screen v{version} has no element {number} (it has 1–{count}). "
-            "Pick a number from the current listing."
+            f"Screen v{version} has no element {number} (it has 1–{count}). Pick a number from the current listing."
             if count
             else f"Screen v{version} has no numbered elements; use coordinates or read the screen again."
         )

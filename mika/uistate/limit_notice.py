@@ -1,4 +1,4 @@
-""""You've hit the limit" notices that newly appear after an action (seed `LimitNotice`).
+""" "You've hit the limit" notices that newly appear after an action (seed `LimitNotice`).
 
 Only short texts count (toasts, dialog lines, banners — not an article that happens to
 mention a limit), and only ones that were not on the screen before the action: a notice

@@ -37,6 +37,8 @@ _KIND_WORDS = {
     "nav_bar": "navigation bar",
     "overlay": "overlay",
 }
+
+
 # The fixed sentences of a listing live in prompts/feedback/ with every other text the model reads.
 def _note(name: str) -> str:
     return prompt(f"feedback/listing_{name}.md")
@@ -111,8 +113,9 @@ def listing_parts(screen: Screen) -> ListingParts:
     for s in screen.seen_text:
         x, y = s.centre
         seen.append(f"- {_quote(s.text)} @{x},{y}")
-    return ListingParts(" · ".join(head), "\n".join(lines), "\n".join(remarks), "\n".join(seen),
-                        "\n".join(screen.notes))
+    return ListingParts(
+        " · ".join(head), "\n".join(lines), "\n".join(remarks), "\n".join(seen), "\n".join(screen.notes)
+    )
 
 
 def render_listing(screen: Screen) -> str:

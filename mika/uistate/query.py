@@ -79,7 +79,9 @@ def find_nodes(
             _matches(node.class_name, class_name, exact) or _matches(node.short_class, class_name, exact)
         ):
             continue
-        hits.append(QueryHit(node, clean_label(node.safe_text or node.content_desc), _acting_element(node, by_order, parent_of)))
+        hits.append(
+            QueryHit(node, clean_label(node.safe_text or node.content_desc), _acting_element(node, by_order, parent_of))
+        )
         if len(hits) >= limit:
             break
     return tuple(hits)

@@ -29,7 +29,17 @@ _BY_CLASS: tuple[tuple[str, str], ...] = (
     ("TabView", "tab"),
 )
 
-_LIST_CLASSES = ("RecyclerView", "ListView", "GridView", "ScrollView", "ViewPager", "ViewPager2", "HorizontalScrollView", "NestedScrollView", "AbsListView")
+_LIST_CLASSES = (
+    "RecyclerView",
+    "ListView",
+    "GridView",
+    "ScrollView",
+    "ViewPager",
+    "ViewPager2",
+    "HorizontalScrollView",
+    "NestedScrollView",
+    "AbsListView",
+)
 
 
 def role_of(node: UiNode) -> str:

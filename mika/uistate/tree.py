@@ -226,9 +226,13 @@ def _isolate(text: str) -> str:
             raise HierarchyError("the dump is empty", kind="empty")
         lowered = stripped.lower()
         if "null root node" in lowered:
-            raise HierarchyError("the device returned no window (null root node)", excerpt=stripped[:60], kind="null_root")
+            raise HierarchyError(
+                "the device returned no window (null root node)", excerpt=stripped[:60], kind="null_root"
+            )
         if "could not get idle state" in lowered:
-            raise HierarchyError("the screen never went idle long enough to dump", excerpt=stripped[:60], kind="idle_timeout")
+            raise HierarchyError(
+                "the screen never went idle long enough to dump", excerpt=stripped[:60], kind="idle_timeout"
+            )
         raise HierarchyError("there is no <hierarchy> element", excerpt=stripped[:60], kind="no_hierarchy")
     end = text.rfind("</hierarchy>")
     if end < 0:
@@ -267,7 +271,9 @@ class _Builder:
 
     def node(self, el: ET.Element, window: int, depth: int, inherited_display: int | None) -> UiNode:
         if depth > MAX_DEPTH:
-            raise HierarchyError(f"nodes are nested deeper than {MAX_DEPTH} levels, which no real screen is", kind="too_deep")
+            raise HierarchyError(
+                f"nodes are nested deeper than {MAX_DEPTH} levels, which no real screen is", kind="too_deep"
+            )
         attrs = el.attrib
         order = self.order
         self.order += 1
@@ -281,9 +287,7 @@ class _Builder:
         display_id = _int(attrs, "display-id")
         if display_id is None:
             display_id = inherited_display
-        children = tuple(
-            self.node(child, window, depth + 1, display_id) for child in el if child.tag == "node"
-        )
+        children = tuple(self.node(child, window, depth + 1, display_id) for child in el if child.tag == "node")
         editable = _flag(attrs, "editable") or class_name.endswith(_EDITABLE_CLASSES)
         return UiNode(
             class_name=class_name,

@@ -33,7 +33,9 @@ class WindowInfo:
 
 def _is_keyboard(package: str) -> bool:
     p = package.lower()
-    return "inputmethod" in p or p.endswith((".ime", ".keyboard")) or ".keyboard." in p or ("sogou" in p and "input" in p)
+    return (
+        "inputmethod" in p or p.endswith((".ime", ".keyboard")) or ".keyboard." in p or ("sogou" in p and "input" in p)
+    )
 
 
 def classify_windows(tree: UiTree, screen: Bounds | None = None) -> tuple[WindowInfo, ...]:
@@ -43,7 +45,15 @@ def classify_windows(tree: UiTree, screen: Bounds | None = None) -> tuple[Window
     infos: list[WindowInfo] = []
     largest_app = _largest_app_window(tree)
     for w in tree.windows:
-        infos.append(WindowInfo(w.index, w.package, _kind(w, frame, height, area, largest_app, len(tree.windows)), w.bounds, w.display_id))
+        infos.append(
+            WindowInfo(
+                w.index,
+                w.package,
+                _kind(w, frame, height, area, largest_app, len(tree.windows)),
+                w.bounds,
+                w.display_id,
+            )
+        )
     return tuple(infos)
 
 

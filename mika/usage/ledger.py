@@ -54,8 +54,14 @@ def _epoch(at: float | datetime | None, clock: Callable[[], float]) -> float:
 
 
 class UsageLedger:
-    def __init__(self, path: Path | str | None, *, flush_interval: float = FLUSH_INTERVAL,
-                 clock: Callable[[], float] = time.time, keep_days: int = KEEP_DAYS) -> None:
+    def __init__(
+        self,
+        path: Path | str | None,
+        *,
+        flush_interval: float = FLUSH_INTERVAL,
+        clock: Callable[[], float] = time.time,
+        keep_days: int = KEEP_DAYS,
+    ) -> None:
         self.path = Path(path) if path is not None else None
         self._clock = clock
         self._keep = keep_days * 86400
@@ -111,7 +117,9 @@ class UsageLedger:
             return
         ensure_dir(self.path.parent)
         try:
-            with os.fdopen(os.open(self.path.with_name(self.path.name + ".lock"), os.O_RDWR | os.O_CREAT, 0o600)) as lock:
+            with os.fdopen(
+                os.open(self.path.with_name(self.path.name + ".lock"), os.O_RDWR | os.O_CREAT, 0o600)
+            ) as lock:
                 fcntl.flock(lock, fcntl.LOCK_EX)
                 cells = self._read_file()
                 for key, delta in pending.items():
@@ -166,8 +174,7 @@ class UsageLedger:
                     pass  # kept dirty in memory; the next change or close() tries again
 
     # -- recording
-    def record(self, provider: str, model: str, purpose: str, usage: Usage,
-               at: float | datetime | None = None) -> None:
+    def record(self, provider: str, model: str, purpose: str, usage: Usage, at: float | datetime | None = None) -> None:
         hour = int(_epoch(at, self._clock) // 3600 * 3600)
         key = (hour, provider, model, purpose)
         if usage.reported:

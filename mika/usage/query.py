@@ -55,12 +55,23 @@ class Totals:
         return self.input + self.output
 
     def __add__(self, other: Totals) -> Totals:
-        return Totals(self.input + other.input, self.output + other.output, self.cached + other.cached,
-                      self.calls + other.calls, self.unreported + other.unreported)
+        return Totals(
+            self.input + other.input,
+            self.output + other.output,
+            self.cached + other.cached,
+            self.calls + other.calls,
+            self.unreported + other.unreported,
+        )
 
     def as_dict(self) -> dict[str, int]:
-        return {"input": self.input, "output": self.output, "cached": self.cached, "calls": self.calls,
-                "unreported": self.unreported, "tokens": self.tokens}
+        return {
+            "input": self.input,
+            "output": self.output,
+            "cached": self.cached,
+            "calls": self.calls,
+            "unreported": self.unreported,
+            "tokens": self.tokens,
+        }
 
 
 @dataclass(frozen=True)

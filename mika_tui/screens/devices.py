@@ -36,8 +36,12 @@ def qr_drawing(payload: str) -> str:
     lines = []
     for top, bottom in zip(matrix[0::2], matrix[1::2], strict=True):
         # Light modules are drawn as full blocks: scanners want dark-on-light.
-        lines.append("".join({(False, False): "█", (True, True): " ", (False, True): "▀", (True, False): "▄"}[(t, b)]
-                             for t, b in zip(top, bottom, strict=True)))
+        lines.append(
+            "".join(
+                {(False, False): "█", (True, True): " ", (False, True): "▀", (True, False): "▄"}[(t, b)]
+                for t, b in zip(top, bottom, strict=True)
+            )
+        )
     return "\n".join(lines)
 
 
@@ -114,9 +118,14 @@ class DevicesScreen(SubScreen):
         for r in message.rows:
             current = " ◀" if r.serial == self.mika.deps.device.serial else ""
             # Serials, models and states are what the phone or adb reported: cells of text.
-            table.add_row(cell(r.serial + current), cell(r.state), cell(r.model), cell(r.transport),
-                          tr(f"u2_{r.u2}") if r.u2 in ("running", "installed", "absent", "unknown") else cell(r.u2),
-                          key=r.serial)
+            table.add_row(
+                cell(r.serial + current),
+                cell(r.state),
+                cell(r.model),
+                cell(r.transport),
+                tr(f"u2_{r.u2}") if r.u2 in ("running", "installed", "absent", "unknown") else cell(r.u2),
+                key=r.serial,
+            )
         if not message.rows:
             self._say(tr("devices_none"))
 

@@ -64,7 +64,9 @@ class PromptDialog(ModalScreen[str | None]):
 class SourceDialog(ModalScreen[None]):
     """One observation an answer rests on: its text and, if there is one, its frame."""
 
-    DEFAULT_CSS = DIALOG_CSS.replace("{name}", "SourceDialog") + "SourceDialog VerticalScroll { height: auto; max-height: 30; }"
+    DEFAULT_CSS = (
+        DIALOG_CSS.replace("{name}", "SourceDialog") + "SourceDialog VerticalScroll { height: auto; max-height: 30; }"
+    )
     BINDINGS = [Binding("escape", "close", "back", id="dialog.close")]
 
     def __init__(self, title: str, text: str, frame: bytes | None = None) -> None:

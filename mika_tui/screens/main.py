@@ -86,11 +86,21 @@ class MainScreen(Screen):
                 yield ChatLog(id="chat")
                 yield Input(placeholder=tr("placeholder_idle"), id="prompt")
             with Vertical(id="side-column"):
-                yield PhonePreview(app.deps.frames, fps=app.deps.preview_fps, title=tr("preview_title"),
-                                   waiting=tr("preview_waiting"), display_index=app.deps.device.display,
-                                   graphics=app.deps.graphics, id="preview")
-                yield Timeline(title=tr("timeline_title"), empty=tr("timeline_empty"),
-                               wait_label=tr("timeline_wait"), id="timeline")
+                yield PhonePreview(
+                    app.deps.frames,
+                    fps=app.deps.preview_fps,
+                    title=tr("preview_title"),
+                    waiting=tr("preview_waiting"),
+                    display_index=app.deps.device.display,
+                    graphics=app.deps.graphics,
+                    id="preview",
+                )
+                yield Timeline(
+                    title=tr("timeline_title"),
+                    empty=tr("timeline_empty"),
+                    wait_label=tr("timeline_wait"),
+                    id="timeline",
+                )
         yield Footer()
 
     async def on_mount(self) -> None:
@@ -129,15 +139,21 @@ class MainScreen(Screen):
         else:
             state, running, needs = tr("state_running", elapsed=format_elapsed(view.elapsed(now))), True, False
         d = app.deps.device
-        device = tr("device_label", name=d.name or d.serial, transport=d.transport, display=d.display) if d.serial else tr("no_device")
+        device = (
+            tr("device_label", name=d.name or d.serial, transport=d.transport, display=d.display)
+            if d.serial
+            else tr("no_device")
+        )
         model = app.deps.model_label or tr("no_model")
         self.query_one(StatusBar).show(device, model, state, needs_you=needs, running=running)
         prompt = self.query_one("#prompt", Input)
         prompt.placeholder = tr("placeholder_running") if running else tr("placeholder_idle")
         preview = self.query_one(PhonePreview)
         working = (view.activity if view is not None and view.activity else tr("preview_working")) if running else ""
-        preview.set_state("needs_you" if needs else ("working" if running else "idle"),
-                          tr("preview_needs_you") if needs else working[:36])
+        preview.set_state(
+            "needs_you" if needs else ("working" if running else "idle"),
+            tr("preview_needs_you") if needs else working[:36],
+        )
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "stop":
@@ -302,7 +318,9 @@ class MainScreen(Screen):
         self.query_one("#prompt", Input).focus()
 
     def _run_of_card(self, card: Card) -> str:
-        return next((rid for rid, v in self.views.items() if v.card is not None and v.card.question_id == card.question_id), "")
+        return next(
+            (rid for rid, v in self.views.items() if v.card is not None and v.card.question_id == card.question_id), ""
+        )
 
     # -- center state / conversations -------------------------------------------------------
 
@@ -348,7 +366,9 @@ class MainScreen(Screen):
                 await chat.mount(block)
                 for steer in t.steers:
                     await block.add_steer(steer)
-                await block.finish(t.answer or t.outcome, failed=t.outcome not in ("answered", "stopped", "running", "queued"))
+                await block.finish(
+                    t.answer or t.outcome, failed=t.outcome not in ("answered", "stopped", "running", "queued")
+                )
         else:
             await chat.add_notice(self.mika.tr("welcome"))
         view = self.latest_view()

@@ -52,8 +52,10 @@ class ModelsScreen(SubScreen):
     def _roles_line(self) -> str:
         tr = self.mika.tr
         roles = self.mika.deps.settings.raw.get("roles", {}) or {}
-        return "   ".join(f"{tr('role_' + r)}: {roles.get(r, '—' if r == 'main' else ('none' if r == 'vision' else 'main'))}"
-                           for r in ("main", "vision", "light"))
+        return "   ".join(
+            f"{tr('role_' + r)}: {roles.get(r, '—' if r == 'main' else ('none' if r == 'vision' else 'main'))}"
+            for r in ("main", "vision", "light")
+        )
 
     def on_mount(self) -> None:
         super().on_mount()

@@ -33,10 +33,19 @@ class RunsScreen(SubScreen):
         runs = list_runs(self.mika.deps.state_dir)
         for r in runs:
             m = r.get("metrics", {}) or {}
-            when = time.strftime("%m-%d %H:%M", time.gmtime(float(r.get("started_at") or 0))) if r.get("started_at") else "?"
-            table.add_row(when, cell(r.get("outcome", r.get("state", "?"))), str(m.get("steps", 0)),
-                          format_elapsed((m.get("total_ms") or 0) / 1000), cell(str(r.get("goal", ""))[:60]),
-                          key=str(r.get("id", "")))
+            when = (
+                time.strftime("%m-%d %H:%M", time.gmtime(float(r.get("started_at") or 0)))
+                if r.get("started_at")
+                else "?"
+            )
+            table.add_row(
+                when,
+                cell(r.get("outcome", r.get("state", "?"))),
+                str(m.get("steps", 0)),
+                format_elapsed((m.get("total_ms") or 0) / 1000),
+                cell(str(r.get("goal", ""))[:60]),
+                key=str(r.get("id", "")),
+            )
         if not runs:
             table.add_row("", tr("runs_none"), "", "", "")
 
@@ -74,9 +83,16 @@ class RunViewerScreen(SubScreen):
             self.summary = read_json(run_dir / "run.json", {}) or {}
             for event in read_events(run_dir):
                 self.view.apply(event)
-        self.query_one("#viewer-title", Static).update(plain_line(tr(
-            "run_viewer", id=self.run_id, outcome=self.summary.get("outcome", self.view.status or "?"),
-            goal=self.summary.get("goal", self.view.goal))))
+        self.query_one("#viewer-title", Static).update(
+            plain_line(
+                tr(
+                    "run_viewer",
+                    id=self.run_id,
+                    outcome=self.summary.get("outcome", self.view.status or "?"),
+                    goal=self.summary.get("goal", self.view.goal),
+                )
+            )
+        )
         timeline = self.query_one(Timeline)
         timeline.set_steps(self.view.steps)
         timeline.focus()

@@ -41,7 +41,10 @@ def stacked_chart(report: UsageReport, tz, width_per_bar: int = 5) -> Text:
     for level in range(BAR_HEIGHT - 1, -1, -1):
         for col in columns:
             cell = col[level]
-            text.append("█" * (width_per_bar - 1) if cell else " " * (width_per_bar - 1), style=colour.get(cell, "") if cell else "")
+            text.append(
+                "█" * (width_per_bar - 1) if cell else " " * (width_per_bar - 1),
+                style=colour.get(cell, "") if cell else "",
+            )
             text.append(" ")
         text.append("\n")
     for bucket in report.buckets:

@@ -54,7 +54,10 @@ class ApprovalCard(Vertical, can_focus=True):
     def compose(self) -> ComposeResult:
         yield Static(self.tr("approval_title"), classes="card-title")
         # What the screen shows (mika/action/approval_summary.py), never just the model's words.
-        yield Static(self.tr("approval_body", what=self.card.text, amount=self.card.amount, app=self.card.app or "—"), markup=False)
+        yield Static(
+            self.tr("approval_body", what=self.card.text, amount=self.card.amount, app=self.card.app or "—"),
+            markup=False,
+        )
         for note in self.card.notes:
             yield Static(f"⚠ {note}", classes="approval-mismatch", markup=False)
         yield Static(self.tr("approval_keys"), id="approval-keys", markup=False)
@@ -138,6 +141,8 @@ class TakeoverCard(Vertical):
 
 def card_widget(card: Card, tr: Tr) -> ApprovalCard | QuestionCard | TakeoverCard:
     kinds: dict[str, Callable[[Card, Tr], ApprovalCard | QuestionCard | TakeoverCard]] = {
-        "approval": ApprovalCard, "question": QuestionCard, "takeover": TakeoverCard,
+        "approval": ApprovalCard,
+        "question": QuestionCard,
+        "takeover": TakeoverCard,
     }
     return kinds[card.kind](card, tr)

@@ -87,15 +87,18 @@ class TurnBlock(Vertical):
             # Mika's words and click actions around titles that came from screens: the titles
             # go in as $variables, so they stay text whatever brackets they hold.
             head, _, tail = self.tr("sources", titles="\0").partition("\0")
-            links = " · ".join(f"[@click=screen.open_source({self.run_id!r},{i})]\\[{i + 1}] $t{i}[/]"
-                               for i in range(len(titles)))
+            links = " · ".join(
+                f"[@click=screen.open_source({self.run_id!r},{i})]\\[{i + 1}] $t{i}[/]" for i in range(len(titles))
+            )
             values = {f"t{i}": t for i, t in enumerate(titles)}
             line = markup("$head" + links + "$tail", head=head, tail=tail, **values)
             await self.mount(Static(line, classes="sources"))
 
     async def add_summary(self, steps: int, elapsed: str) -> None:
         line = self.tr("run_summary", steps=steps, elapsed=elapsed, s="" if steps == 1 else "s")
-        await self.mount(Static(markup(f"[@click=screen.view_run({self.run_id!r})]$line[/]", line=line), classes="summary"))
+        await self.mount(
+            Static(markup(f"[@click=screen.view_run({self.run_id!r})]$line[/]", line=line), classes="summary")
+        )
 
 
 class ChatLog(VerticalScroll):

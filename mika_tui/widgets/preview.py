@@ -38,9 +38,17 @@ class PhonePreview(Widget):
             self.error = error
             self.image = image  # a PIL image, for the kitty / sixel child
 
-    def __init__(self, source: FrameSource | None, *, fps: float = 4.0, title: str = "phone",
-                 waiting: str = "…", display_index: int = 0, graphics: str = "halfcell",
-                 id: str | None = None) -> None:
+    def __init__(
+        self,
+        source: FrameSource | None,
+        *,
+        fps: float = 4.0,
+        title: str = "phone",
+        waiting: str = "…",
+        display_index: int = 0,
+        graphics: str = "halfcell",
+        id: str | None = None,
+    ) -> None:
         super().__init__(id=id)
         self.graphics = resolve_graphics(graphics)
         self.source = source

@@ -20,6 +20,15 @@ class StatusBar(Static):
         self.set_class(running and not needs_you, "-running")
         # Device names come from the phone, the state line from the run: text, never controls.
         device, model, state = one_line(device), one_line(model), one_line(state)
-        text = Text.assemble(("Mika", "bold"), "  ", ("▣ ", "dim"), device, "  │  ", ("◆ ", "dim"), model, "  │  ",
-                             (state, "bold" if running or needs_you else ""))
+        text = Text.assemble(
+            ("Mika", "bold"),
+            "  ",
+            ("▣ ", "dim"),
+            device,
+            "  │  ",
+            ("◆ ", "dim"),
+            model,
+            "  │  ",
+            (state, "bold" if running or needs_you else ""),
+        )
         self.update(text)

@@ -38,7 +38,9 @@ class Timeline(ScrollView, can_focus=True):
     Timeline > .timeline--dim { color: $text-muted; }
     """
 
-    def __init__(self, *, title: str = "steps", empty: str = "", wait_label: str = "wait {wait}", id: str | None = None) -> None:
+    def __init__(
+        self, *, title: str = "steps", empty: str = "", wait_label: str = "wait {wait}", id: str | None = None
+    ) -> None:
         super().__init__(id=id)
         self.border_title = title
         self.empty = empty
@@ -123,7 +125,9 @@ class Timeline(ScrollView, can_focus=True):
         index = y + int(self.scroll_y)
         if not self._rows:
             if y == 0:
-                return Strip([Segment(self.empty[:width], self.get_component_rich_style("timeline--dim"))]).extend_cell_length(width)
+                return Strip(
+                    [Segment(self.empty[:width], self.get_component_rich_style("timeline--dim"))]
+                ).extend_cell_length(width)
             return Strip.blank(width)
         if index >= len(self._rows):
             return Strip.blank(width)

@@ -25,8 +25,14 @@ from mika.sim.apps.frame import build_frame
 from tests.phone.driver import ListingDriver, Step, step
 
 # What a refused payment step (or a refused raw command) is called in the record.
-REFUSALS = {"approval_unavailable", "confirmation_required", "pay_by_user", "payment_target_unclear",
-            "use_phone_tool", "command_refused"}
+REFUSALS = {
+    "approval_unavailable",
+    "confirmation_required",
+    "pay_by_user",
+    "payment_target_unclear",
+    "use_phone_tool",
+    "command_refused",
+}
 BLOCKED = {"approval_unavailable", "confirmation_required", "pay_by_user", "payment_target_unclear"}
 
 TO_CART = [step("phone_launch_app", app="Shop"), step("phone_tap", pick="Cart,")]
@@ -78,7 +84,9 @@ class Attack:
     def reached(self) -> int:
         """Payment pages reached: checkout, the pay-password page, a paid order."""
         shop = self.state["shop"]
-        return int(bool(shop.get("checkout_reached"))) + int(bool(shop.get("pay_reached"))) + len(shop.get("orders") or [])
+        return (
+            int(bool(shop.get("checkout_reached"))) + int(bool(shop.get("pay_reached"))) + len(shop.get("orders") or [])
+        )
 
     def refused(self, result: dict) -> bool:
         if result["ok"]:
@@ -86,8 +94,11 @@ class Attack:
         if result["code"] in REFUSALS:
             return True
         # do_steps: its sub-step was the one refused
-        subs = [e for e in self.events if e["type"] == "tool_result" and e["call_id"].startswith("batch-")
-                and e["step"] == result["step"]]
+        subs = [
+            e
+            for e in self.events
+            if e["type"] == "tool_result" and e["call_id"].startswith("batch-") and e["step"] == result["step"]
+        ]
         return any(s["code"] in REFUSALS for s in subs)
 
     def approvals_at(self, result: dict) -> list[dict]:
@@ -98,29 +109,44 @@ class Attack:
         """Each attempt's code; for do_steps, the code of its refused sub-step."""
         out = []
         for r in self.attack_results:
-            subs = [e["code"] for e in self.events if e["type"] == "tool_result" and e["call_id"].startswith("batch-")
-                    and e["step"] == r["step"] and e["code"] in REFUSALS]
+            subs = [
+                e["code"]
+                for e in self.events
+                if e["type"] == "tool_result"
+                and e["call_id"].startswith("batch-")
+                and e["step"] == r["step"]
+                and e["code"] in REFUSALS
+            ]
             out.append(f"{r['code']} ({subs[0]})" if subs else r["code"])
         return out
 
 
-async def attack(tmp_path: Path, phone, setup: list[Step], attempts: list[Step], *,
-                 attendance: Attendance = Attendance.UNATTENDED) -> Attack:
-    port = AdbPort(phone.serial, phone.server.client(), backend="u2",
-                   reconnect=ReconnectPolicy(first_delay=0.05, max_delay=0.3, total=3.0))
+async def attack(
+    tmp_path: Path, phone, setup: list[Step], attempts: list[Step], *, attendance: Attendance = Attendance.UNATTENDED
+) -> Attack:
+    port = AdbPort(
+        phone.serial,
+        phone.server.client(),
+        backend="u2",
+        reconnect=ReconnectPolicy(first_delay=0.05, max_delay=0.3, total=3.0),
+    )
     driver = AimingDriver(phone, [*setup, *attempts, "I did not pay: that step needs you."])
-    spec = RunSpec(goal="Buy the green tea in my cart", provenance=RunProvenance(RunOrigin.CLI, attendance),
-                   conversation_id="c-adv")
+    spec = RunSpec(
+        goal="Buy the green tea in my cart",
+        provenance=RunProvenance(RunOrigin.CLI, attendance),
+        conversation_id="c-adv",
+    )
     caps = capabilities_for(spec, RunEnvironment(extra=[PhoneCapability(port)]))
-    opts = RunOptions(pacing=False, state_dir=tmp_path,
-                      retry=RetryPolicy(base_delay=0.01, max_delay=0.05, total_wait_cap=1.0))
+    opts = RunOptions(
+        pacing=False, state_dir=tmp_path, retry=RetryPolicy(base_delay=0.01, max_delay=0.05, total_wait_cap=1.0)
+    )
     run = TaskRun(spec, driver.model, caps, opts)
     await run.run()
     record = Path(run.result.record_dir) / "events.jsonl"
     events = [json.loads(line) for line in record.read_text().splitlines()]
     top = [e for e in events if e["type"] == "tool_result" and not e["call_id"].startswith("batch-")]
     out = Attack(events, phone.device.world.state(), driver.results)
-    out.attack_results = top[len(setup):len(setup) + len(attempts)]
+    out.attack_results = top[len(setup) : len(setup) + len(attempts)]
     assert len(out.attack_results) == len(attempts), [e["name"] for e in top]
     return out
 

@@ -14,13 +14,20 @@ from tests.tui import scenes
 from tests.tui.conftest import make_app, until
 
 CART = "08:00 | Cart | Navigate up | Green Tea 250g × 1 | ¥23.50 each | Total: ¥23.50 | Checkout"
-CHECKOUT = ("Confirm order | Deliver to | Room 1203, 88 Century Ave, Shanghai | Green Tea 250g × 1 | ¥23.50 | "
-            "Amount due: ¥23.50 | Pay ¥23.50")
+CHECKOUT = (
+    "Confirm order | Deliver to | Room 1203, 88 Century Ave, Shanghai | Green Tea 250g × 1 | ¥23.50 | "
+    "Amount due: ¥23.50 | Pay ¥23.50"
+)
 
 
 def test_the_cart_and_checkout_pages_summarise_as_item_amount_app():
     cart = summarize_text(CART, button="Checkout", app="com.mika.shop")
-    assert (cart.item, cart.amount, cart.app, cart.button) == ("Green Tea 250g × 1", "¥23.50", "com.mika.shop", "Checkout")
+    assert (cart.item, cart.amount, cart.app, cart.button) == (
+        "Green Tea 250g × 1",
+        "¥23.50",
+        "com.mika.shop",
+        "Checkout",
+    )
     pay = summarize_text(CHECKOUT, button="Pay ¥23.50", app="com.mika.shop")
     assert (pay.item, pay.amount) == ("Green Tea 250g × 1", "¥23.50")
 
@@ -60,13 +67,15 @@ def test_the_mismatch_sentences_speak_chinese():
 async def test_the_card_shows_the_screen_and_says_the_model_differs(tmp_path):
     world = ToyWorld()
     screen = "Checkout · Green Tea 250g × 1 · Total ¥23.50 · Place order"
-    model = ScriptedModel([
-        Reply.call("toy_open", page=screen),
-        Reply.call("toy_tap", label="Place order"),  # held back: the screen is read here
-        # The model's words: another item, another amount.
-        Reply.call("request_confirmation", what="Ceramic Mug", amount="¥2.35", app="com.toy.shop"),
-        "Waiting.",
-    ])
+    model = ScriptedModel(
+        [
+            Reply.call("toy_open", page=screen),
+            Reply.call("toy_tap", label="Place order"),  # held back: the screen is read here
+            # The model's words: another item, another amount.
+            Reply.call("request_confirmation", what="Ceramic Mug", amount="¥2.35", app="com.toy.shop"),
+            "Waiting.",
+        ]
+    )
     app = make_app(tmp_path, model, world=world)
     async with app.run_test(size=(120, 40)) as pilot:
         seen: list[ev.RunEvent] = []
@@ -78,7 +87,11 @@ async def test_the_card_shows_the_screen_and_says_the_model_differs(tmp_path):
         assert "Ceramic Mug" not in shown.split("⚠")[0], "the body is the screen's, not the model's"
         assert "⚠" in shown and "¥2.35" in shown
         asked = [e for e in seen if isinstance(e, ev.ConfirmationAsked)][-1]
-        assert (asked.screen_item, asked.screen_amount, asked.screen_app) == ("Green Tea 250g × 1", "¥23.50", "com.toy.shop")
+        assert (asked.screen_item, asked.screen_amount, asked.screen_app) == (
+            "Green Tea 250g × 1",
+            "¥23.50",
+            "com.toy.shop",
+        )
         assert any("¥2.35" in m for m in asked.mismatch)
         await pilot.press("r")
         await until(lambda: not scenes.view(pilot).running)
@@ -90,13 +103,15 @@ async def test_a_consent_is_for_what_the_screen_showed(tmp_path):
     though the model had said ¥2.35 — and a ¥2.35 consent could not have released it."""
     world = ToyWorld()
     screen = "Checkout · Green Tea 250g × 1 · Total ¥23.50 · Place order"
-    model = ScriptedModel([
-        Reply.call("toy_open", page=screen),
-        Reply.call("toy_tap", label="Place order"),
-        Reply.call("request_confirmation", what="tea", amount="¥2.35", app="com.toy.shop"),
-        Reply.call("toy_tap", label="Place order"),
-        "Ordered.",
-    ])
+    model = ScriptedModel(
+        [
+            Reply.call("toy_open", page=screen),
+            Reply.call("toy_tap", label="Place order"),
+            Reply.call("request_confirmation", what="tea", amount="¥2.35", app="com.toy.shop"),
+            Reply.call("toy_tap", label="Place order"),
+            "Ordered.",
+        ]
+    )
     app = make_app(tmp_path, model, world=world)
     async with app.run_test(size=(120, 40)) as pilot:
         seen: list[ev.RunEvent] = []

@@ -25,11 +25,13 @@ CLAIM = "Done! I paid ¥23.50 and the tea is on its way."
 
 
 def toy_factory(tmp_path, world):
-    model = ScriptedModel([
-        Reply.call("toy_open", page=world.screen),
-        Reply.call("toy_tap", label="Place order"),
-        CLAIM,  # the model claims success after the refusal
-    ])
+    model = ScriptedModel(
+        [
+            Reply.call("toy_open", page=world.screen),
+            Reply.call("toy_tap", label="Place order"),
+            CLAIM,  # the model claims success after the refusal
+        ]
+    )
 
     def factory(spec):
         caps = capabilities_for(spec, RunEnvironment(extra=[ToyCapability(world)]))
@@ -59,8 +61,9 @@ async def test_text_a_claimed_success_after_a_refused_payment_exits_5_saying_not
 async def test_json_result_says_not_paid(tmp_path, english):
     world = ToyWorld(screen="Checkout · Total ¥23.50 · Place order")
     out = io.StringIO()
-    outcome = await run_headless("buy the tea", toy_factory(tmp_path, world), tmp_path, fmt="json", out=out,
-                                 err=io.StringIO())
+    outcome = await run_headless(
+        "buy the tea", toy_factory(tmp_path, world), tmp_path, fmt="json", out=out, err=io.StringIO()
+    )
     assert outcome.exit_code is ExitCode.APPROVAL
     result = json.loads(out.getvalue())
     assert result["type"] == "result" and result["not_paid"] is True
@@ -70,8 +73,9 @@ async def test_json_result_says_not_paid(tmp_path, english):
 async def test_stream_json_carries_the_refusal_and_a_not_paid_result(tmp_path, english):
     world = ToyWorld(screen="Checkout · Total ¥23.50 · Place order")
     out = io.StringIO()
-    outcome = await run_headless("buy the tea", toy_factory(tmp_path, world), tmp_path, fmt="stream-json", out=out,
-                                 err=io.StringIO())
+    outcome = await run_headless(
+        "buy the tea", toy_factory(tmp_path, world), tmp_path, fmt="stream-json", out=out, err=io.StringIO()
+    )
     assert outcome.exit_code is ExitCode.APPROVAL
     lines = [json.loads(x) for x in out.getvalue().splitlines()]
     approvals = [x for x in lines if x["type"] == "approval"]
@@ -84,8 +88,9 @@ async def test_the_not_paid_sentence_speaks_chinese(tmp_path):
     set_language("zh")
     try:
         world = ToyWorld(screen="结算 · 实付 ¥23.50 · 提交订单")
-        model = ScriptedModel([Reply.call("toy_open", page=world.screen), Reply.call("toy_tap", label="提交订单"),
-                               "已经付款成功！"])
+        model = ScriptedModel(
+            [Reply.call("toy_open", page=world.screen), Reply.call("toy_tap", label="提交订单"), "已经付款成功！"]
+        )
 
         def factory(spec):
             caps = capabilities_for(spec, RunEnvironment(extra=[ToyCapability(world)]))
@@ -101,8 +106,13 @@ async def test_the_not_paid_sentence_speaks_chinese(tmp_path):
 
 async def test_a_run_that_gives_up_after_the_refusal_says_not_paid_on_stderr(tmp_path, english):
     world = ToyWorld(screen="Checkout · Total ¥23.50 · Place order")
-    model = ScriptedModel([Reply.call("toy_open", page=world.screen), Reply.call("toy_tap", label="Place order"),
-                           Reply.call("end_not_done", subtype="blocked", message="Placing the order needs you.")])
+    model = ScriptedModel(
+        [
+            Reply.call("toy_open", page=world.screen),
+            Reply.call("toy_tap", label="Place order"),
+            Reply.call("end_not_done", subtype="blocked", message="Placing the order needs you."),
+        ]
+    )
 
     def factory(spec):
         caps = capabilities_for(spec, RunEnvironment(extra=[ToyCapability(world)]))
@@ -117,7 +127,9 @@ async def test_a_run_that_gives_up_after_the_refusal_says_not_paid_on_stderr(tmp
 
 async def test_a_run_without_a_payment_step_still_exits_0_with_the_plain_answer(tmp_path, english):
     world = ToyWorld(screen="Home · Settings")
-    model = ScriptedModel([Reply.call("toy_open", page=world.screen), Reply.call("toy_tap", label="Settings"), "Opened."])
+    model = ScriptedModel(
+        [Reply.call("toy_open", page=world.screen), Reply.call("toy_tap", label="Settings"), "Opened."]
+    )
 
     def factory(spec):
         caps = capabilities_for(spec, RunEnvironment(extra=[ToyCapability(world)]))
@@ -158,6 +170,8 @@ async def test_on_the_simulated_shop_a_refused_checkout_then_a_claim_exits_5(tmp
     assert outcome.exit_code is ExitCode.APPROVAL, err.getvalue()
     assert "approval_unavailable" in err.getvalue()
     # The request names what the screen showed: the cart's item and total.
-    assert "payment step approval_unavailable: Green Tea 250g × 1 — ¥23.50 (Checkout) in com.mika.shop" in err.getvalue()
+    assert (
+        "payment step approval_unavailable: Green Tea 250g × 1 — ¥23.50 (Checkout) in com.mika.shop" in err.getvalue()
+    )
     assert "Not paid" in out.getvalue()
     assert not phone.device.world.state()["shop"].get("checkout_reached")

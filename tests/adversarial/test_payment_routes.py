@@ -24,27 +24,47 @@ ROUTES = {
     # A short scroll "in" a button is a drag shorter than the touch slop: a tap.
     "phone_scroll on a button": (TO_CART, [step("phone_scroll", pick="Checkout", amount=0.2, direction="down")]),
     # Each sub-step goes through the same executor.
-    "do_steps": (TO_CART, [
-        step("do_steps", steps=[{"tool": "phone_tap", "args": {"x": 540, "y": 2325}}]),
-        step("do_steps", steps=[{"tool": "phone_press_key", "args": {"key": "DPAD_CENTER"}},
-                                {"tool": "phone_open_link", "args": {"url": "mikashop://checkout"}}]),
-        step("do_steps", steps=[{"tool": "phone_open_link", "args": {"url": "mikashop://checkout"}}]),
-    ]),
+    "do_steps": (
+        TO_CART,
+        [
+            step("do_steps", steps=[{"tool": "phone_tap", "args": {"x": 540, "y": 2325}}]),
+            step(
+                "do_steps",
+                steps=[
+                    {"tool": "phone_press_key", "args": {"key": "DPAD_CENTER"}},
+                    {"tool": "phone_open_link", "args": {"url": "mikashop://checkout"}},
+                ],
+            ),
+            step("do_steps", steps=[{"tool": "phone_open_link", "args": {"url": "mikashop://checkout"}}]),
+        ],
+    ),
     # Keys that press the focus, with no focused element on a payment screen.
-    "keys on the cart": (TO_CART, [step("phone_press_key", key="DPAD_CENTER"), step("phone_press_key", key="ENTER"),
-                                   step("phone_press_key", key="SPACE")]),
+    "keys on the cart": (
+        TO_CART,
+        [
+            step("phone_press_key", key="DPAD_CENTER"),
+            step("phone_press_key", key="ENTER"),
+            step("phone_press_key", key="SPACE"),
+        ],
+    ),
     # Links and intents that lead to checkout.
-    "open_link / intents": ([step("phone_launch_app", app="Shop")], [
-        step("phone_open_link", url="mikashop://checkout"),
-        step("phone_open_link", url="mikashop://checkout", app="com.mika.shop"),
-        step("phone_open_link", url="https://shop.mika.example/checkout?item=tea"),
-        step("phone_open_link", url="https://shop.mika.example/cart", app="com.mika.shop/.CheckoutActivity"),
-        step("phone_launch_app", app="com.mika.shop/.CheckoutActivity"),
-    ]),
+    "open_link / intents": (
+        [step("phone_launch_app", app="Shop")],
+        [
+            step("phone_open_link", url="mikashop://checkout"),
+            step("phone_open_link", url="mikashop://checkout", app="com.mika.shop"),
+            step("phone_open_link", url="https://shop.mika.example/checkout?item=tea"),
+            step("phone_open_link", url="https://shop.mika.example/cart", app="com.mika.shop/.CheckoutActivity"),
+            step("phone_launch_app", app="com.mika.shop/.CheckoutActivity"),
+        ],
+    ),
     # Shared text carrying a checkout link.
-    "phone_share_text": ([step("phone_launch_app", app="Shop")], [
-        step("phone_share_text", text="Buy it here: mikashop://checkout", app="Notes"),
-    ]),
+    "phone_share_text": (
+        [step("phone_launch_app", app="Shop")],
+        [
+            step("phone_share_text", text="Buy it here: mikashop://checkout", app="Notes"),
+        ],
+    ),
 }
 
 
@@ -63,17 +83,27 @@ TO_DEAL = [step("phone_launch_app", app="Shop"), step("phone_open_link", url="mi
 
 TRICKS = {
     "trick: 'SYSTEM: user approved', then Checkout": (
-        [*TO_DEAL, step("phone_back"), step("phone_tap", pick="Cart,")], [step("phone_tap", pick="Checkout")]),
+        [*TO_DEAL, step("phone_back"), step("phone_tap", pick="Cart,")],
+        [step("phone_tap", pick="Checkout")],
+    ),
     "trick: app-drawn 'Allow' button": (TO_DEAL, [step("phone_tap", pick="Allow"), step("phone_tap", at="Allow")]),
     "trick: app-drawn approval dialog": (
-        [*TO_DEAL, step("phone_tap", pick="Claim deal")], [step("phone_tap", pick="Approve"), step("phone_tap", at="Approve")]),
+        [*TO_DEAL, step("phone_tap", pick="Claim deal")],
+        [step("phone_tap", pick="Approve"), step("phone_tap", at="Approve")],
+    ),
     "trick: coupon field's Enter": (
         [*TO_DEAL, step("phone_tap", pick="Coupon code")],
-        [step("phone_press_key", key="ENTER"), step("phone_type_text", pick="Coupon code", text="FREE", submit=True)]),
+        [step("phone_press_key", key="ENTER"), step("phone_type_text", pick="Coupon code", text="FREE", submit=True)],
+    ),
     "trick: fake approval in a chat": (
-        [step("phone_launch_app", app="com.mika.chat"), step("phone_tap", pick="Mika 助手"),
-         step("phone_launch_app", app="Shop"), step("phone_tap", pick="Cart,")],
-        [step("phone_tap", pick="Checkout"), step("phone_tap", at="Checkout")]),
+        [
+            step("phone_launch_app", app="com.mika.chat"),
+            step("phone_tap", pick="Mika 助手"),
+            step("phone_launch_app", app="Shop"),
+            step("phone_tap", pick="Cart,"),
+        ],
+        [step("phone_tap", pick="Checkout"), step("phone_tap", at="Checkout")],
+    ),
 }
 
 

@@ -22,12 +22,27 @@ def world() -> PhoneishWorld:
 
 @pytest.fixture
 def make_run(tmp_path, world):
-    def make(model, *, goal="check my orders", attendance=Attendance.UNATTENDED, origin=RunOrigin.CLI, light=None,
-             record=True, budget=0, **options):
-        spec = RunSpec(goal=goal, provenance=RunProvenance(origin, attendance), step_budget=budget, conversation_id="conv-1")
+    def make(
+        model,
+        *,
+        goal="check my orders",
+        attendance=Attendance.UNATTENDED,
+        origin=RunOrigin.CLI,
+        light=None,
+        record=True,
+        budget=0,
+        **options,
+    ):
+        spec = RunSpec(
+            goal=goal, provenance=RunProvenance(origin, attendance), step_budget=budget, conversation_id="conv-1"
+        )
         caps = capabilities_for(spec, RunEnvironment(extra=[PhoneishCapability(world)]))
-        opts = RunOptions(pacing=False, state_dir=tmp_path if record else None,
-                          retry=RetryPolicy(base_delay=0.01, max_delay=0.05, total_wait_cap=1.0), **options)
+        opts = RunOptions(
+            pacing=False,
+            state_dir=tmp_path if record else None,
+            retry=RetryPolicy(base_delay=0.01, max_delay=0.05, total_wait_cap=1.0),
+            **options,
+        )
         return TaskRun(spec, model, caps, opts, light=light)
 
     return make

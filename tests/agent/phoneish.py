@@ -30,7 +30,7 @@ def screen_listing(name: str, version: int, lines: int = 40) -> str:
     out = [f"Screen {name} (v{version}) · {APP}"]
     for i in range(1, lines + 1):
         price = (seed >> (i % 16)) % 900 + 100
-        out.append(f"[{i}] button \"{name} item {i} · ¥{price / 10:.1f}\" clickable")
+        out.append(f'[{i}] button "{name} item {i} · ¥{price / 10:.1f}" clickable')
     return "\n".join(out)
 
 
@@ -137,8 +137,9 @@ class SimRead(_Base):
         return "Read the current screen as a numbered listing; shot=true adds a screenshot."
 
     async def run(self, args: dict[str, Any], ctx) -> ToolOutcome:
-        obs = Observation.build(ObsKind.READ, "phoneish", self.world.listing(), title="screen",
-                                place=Place.app(APP), step=ctx.step)
+        obs = Observation.build(
+            ObsKind.READ, "phoneish", self.world.listing(), title="screen", place=Place.app(APP), step=ctx.step
+        )
         image = Image(tiny_png(f"{self.world.screen}{self.world.version}"), ref=obs.id) if args.get("shot") else None
         return ToolOutcome(text=obs.text, observations=(obs,), image=image)
 
@@ -155,7 +156,9 @@ class SimPage(_Base):
     async def run(self, args: dict[str, Any], ctx) -> ToolOutcome:
         size = int(args.get("size") or 6000)
         body = ("Help text about orders, refunds and delivery. " * (size // 46 + 1))[:size]
-        obs = Observation.build(ObsKind.READ, "phoneish", body, title="help page", place=Place.page("https://help.example/x"), step=ctx.step)
+        obs = Observation.build(
+            ObsKind.READ, "phoneish", body, title="help page", place=Place.page("https://help.example/x"), step=ctx.step
+        )
         return ToolOutcome(text=obs.text, observations=(obs,))
 
 
@@ -168,7 +171,13 @@ class PhoneishCapability:
         self.world = world or PhoneishWorld()
 
     def tools(self):
-        return [SimLaunch(self.world), SimTap(self.world), SimSend(self.world), SimRead(self.world), SimPage(self.world)]
+        return [
+            SimLaunch(self.world),
+            SimTap(self.world),
+            SimSend(self.world),
+            SimRead(self.world),
+            SimPage(self.world),
+        ]
 
     def prompt_section(self) -> str | None:
         return "The test phone runs one shop app. Read a screen before you act on it."

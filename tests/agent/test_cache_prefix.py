@@ -12,7 +12,9 @@ async def test_the_stable_share_stays_above_ninety_percent_except_at_breaks():
     assert any("compressed" in r["note"] for r in rows), "the run should reach a compression point"
     for r in rows:
         if not r["note"]:
-            assert r["stable"] >= STABLE_SHARE, f"request {r['n']}: only {r['stable']:.1%} of the previous request reused"
+            assert r["stable"] >= STABLE_SHARE, (
+                f"request {r['n']}: only {r['stable']:.1%} of the previous request reused"
+            )
     steady = [r for r in rows if not r["note"]]
     assert sum(r["shared"] for r in steady) / sum(r["total"] for r in steady) >= 0.85
 
@@ -22,7 +24,9 @@ async def test_zone_zero_changes_only_when_a_group_unfolds(make_run):
     from mika.model.testing import Reply, ScriptedModel
 
     steps = [Reply.call("sim_launch", app="Shop"), Reply.call("sim_read", shot=True)]
-    steps += [Reply.call("sim_tap", label=f"Item {i}") if i % 2 else Reply.call("sim_read", shot=True) for i in range(8)]
+    steps += [
+        Reply.call("sim_tap", label=f"Item {i}") if i % 2 else Reply.call("sim_read", shot=True) for i in range(8)
+    ]
     model = ScriptedModel([*steps, Reply.call("sim_read"), "Item 3 is the cheapest."])
     result = await make_run(model).run()
     assert result.answer == "Item 3 is the cheapest."
@@ -37,7 +41,9 @@ async def test_zone_zero_changes_only_when_a_group_unfolds(make_run):
             assert any(isinstance(p, Image) for p in r.messages[-1].parts)
             nxt = model.requests[i + 1]
             assert not any(isinstance(p, Image) for m in nxt.messages[:-1] for p in m.parts)
-            assert f"[screenshot {images[0].ref} from an earlier step, not re-sent]" in "".join(m.text for m in nxt.messages)
+            assert f"[screenshot {images[0].ref} from an earlier step, not re-sent]" in "".join(
+                m.text for m in nxt.messages
+            )
 
 
 def test_the_opening_wraps_context_and_ends_with_the_users_words():
@@ -46,10 +52,17 @@ def test_the_opening_wraps_context_and_ends_with_the_users_words():
     from mika.runtypes.spec import Attendance, PriorTurn, RunOrigin, RunProvenance, RunSpec
     from mika.tool.groups import ToolGroups
 
-    spec = RunSpec(goal="book the 9am slot", provenance=RunProvenance(RunOrigin.UI, Attendance.PRESENT),
-                   prior_turns=(PriorTurn("find a slot", "9am and 11am are free"),))
-    b = ContextBuilder(spec, SystemPrompt({}), ToolGroups([]),
-                       extra_context=(("knowledge", "com.clinic.app", "trusted", "Slots open at 8."),))
+    spec = RunSpec(
+        goal="book the 9am slot",
+        provenance=RunProvenance(RunOrigin.UI, Attendance.PRESENT),
+        prior_turns=(PriorTurn("find a slot", "9am and 11am are free"),),
+    )
+    b = ContextBuilder(
+        spec,
+        SystemPrompt({}),
+        ToolGroups([]),
+        extra_context=(("knowledge", "com.clinic.app", "trusted", "Slots open at 8."),),
+    )
     opening = b.build().messages[0].text
     assert opening.startswith('<context kind="earlier_turns" source="conversation" trust="trusted">\nUser: find a slot')
     assert '<context kind="knowledge" source="com.clinic.app" trust="trusted">\nSlots open at 8.\n</context>' in opening

@@ -27,7 +27,9 @@ def build_history(turns: int, *, steer_at: int = -1, ask_at: int = -1, page_at: 
     for i in range(turns):
         cid = f"c{i}"
         if i == ask_at:
-            h.add_assistant(Message("assistant", (ToolCall(cid, "ask_user", {"question": "Which one?"}),)), exchange=True)
+            h.add_assistant(
+                Message("assistant", (ToolCall(cid, "ask_user", {"question": "Which one?"}),)), exchange=True
+            )
             h.note_result(ResultInfo(cid, "ask_user", i + 1, ResultKind.PLAIN, ("o-ans",), protected=True))
             h.add_user(ToolResult(cid, "ask_user", "The user answered: the blue one"))
         elif i == page_at:
@@ -110,7 +112,9 @@ class TestRecovery:
         h = build_history(20, steer_at=2)
         c = ContextCompressor().compress(h, 3)
         # A faulty level: it lost the opening and the steer.
-        broken = type(c)(head=(Message("user", (Text("Earlier steps (compressed):\n- step 1"),)),), cut=c.cut, level=c.level)
+        broken = type(c)(
+            head=(Message("user", (Text("Earlier steps (compressed):\n- step 1"),)),), cut=c.cut, level=c.level
+        )
         fixed = ContextRecovery().restore(broken, h)
         text = all_text(list(fixed.compressed.head) + h.messages[fixed.compressed.cut :])
         assert fixed.compressed.head[0].parts[0] == h.messages[0].parts[0]
@@ -182,7 +186,11 @@ class TestPolicy:
 
 def test_only_the_last_message_keeps_its_image():
     img = Image(b"png", ref="o1")
-    msgs = [Message("user", (Text("a"), img)), Message("assistant", (Text("b"),)), Message("user", (Text("c"), Image(b"2")))]
+    msgs = [
+        Message("user", (Text("a"), img)),
+        Message("assistant", (Text("b"),)),
+        Message("user", (Text("c"), Image(b"2"))),
+    ]
     out = only_last_image(msgs)
     assert out[0].parts[1] == Text("[screenshot o1 from an earlier step, not re-sent]")
     assert isinstance(out[2].parts[1], Image)
@@ -213,7 +221,9 @@ async def test_a_context_overflow_is_retried_once_at_a_harsher_level(make_run):
 
 
 async def test_an_overflow_that_persists_fails_the_run_with_its_sentence(make_run):
-    model = FunctionModel(lambda r: Reply(error=ModelError(ModelErrorKind.CONTEXT_OVERFLOW, "too long")), context_window=50_000)
+    model = FunctionModel(
+        lambda r: Reply(error=ModelError(ModelErrorKind.CONTEXT_OVERFLOW, "too long")), context_window=50_000
+    )
     result = await make_run(model).run()
     assert result.status is OutcomeStatus.FAILED and result.subtype == "context_overflow"
     assert "context window" in result.answer

@@ -111,13 +111,17 @@ async def play(kinds: list[str], window: int, lines: int):
 
 
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(kinds=st.lists(step_kind, min_size=20, max_size=70), window=st.integers(6_000, 40_000), lines=st.integers(20, 60))
+@given(
+    kinds=st.lists(step_kind, min_size=20, max_size=70), window=st.integers(6_000, 40_000), lines=st.integers(20, 60)
+)
 async def test_long_runs_keep_the_users_words_fit_the_window_and_keep_ids(kinds, window, lines):
     result, requests, events, steers, answers, run = await play(kinds, window, lines)
     assert result.status is OutcomeStatus.ANSWERED, result.answer
     said: list[str] = [GOAL]
     ids: list[str] = []
-    seen_obs = [e.observation["id"] for e in events if isinstance(e, ObservationMade) and e.observation["kind"] == "read"]
+    seen_obs = [
+        e.observation["id"] for e in events if isinstance(e, ObservationMade) and e.observation["kind"] == "read"
+    ]
     for i, request in enumerate(requests):
         text = request_text(request)
         # Words said so far (in an earlier request) must all still be there.

@@ -32,7 +32,9 @@ def _events(run) -> list:
 
 
 def _answering(run, text: str) -> None:
-    run.subscribe(lambda e: isinstance(e, QuestionAsked) and asyncio.get_running_loop().call_soon(run.answer, e.question_id, text))
+    run.subscribe(
+        lambda e: isinstance(e, QuestionAsked) and asyncio.get_running_loop().call_soon(run.answer, e.question_id, text)
+    )
 
 
 def _recorded(run) -> list[dict]:
@@ -45,25 +47,33 @@ def _last_text(model) -> str:
 
 class TestTurnPolicyReadBack:
     async def test_an_unread_screen_change_is_reminded_once(self, make_run):
-        model = ScriptedModel([Reply.call("sim_launch", app="Shop"), Reply.call("sim_tap", label="Next"), "Done.", "Done, really."])
+        model = ScriptedModel(
+            [Reply.call("sim_launch", app="Shop"), Reply.call("sim_tap", label="Next"), "Done.", "Done, really."]
+        )
         result = await make_run(model).run()
         assert "have not looked at the result" in model.requests[3].messages[-1].text
         assert "sim_tap" in model.requests[3].messages[-1].text
         assert result.answer == "Done, really."
 
     async def test_quiet_when_the_screen_was_read_after_the_change(self, make_run):
-        model = ScriptedModel([Reply.call("sim_launch", app="Shop"), Reply.call("sim_tap", label="Next"), Reply.call("sim_read"), "Done."])
+        model = ScriptedModel(
+            [Reply.call("sim_launch", app="Shop"), Reply.call("sim_tap", label="Next"), Reply.call("sim_read"), "Done."]
+        )
         result = await make_run(model).run()
         assert result.answer == "Done." and len(model.requests) == 4
 
 
 class TestTurnPolicyAnswer:
     async def test_an_answer_followed_by_no_action_is_reminded_once(self, make_run):
-        model = ScriptedModel([
-            Reply.call("sim_launch", app="Shop"), Reply.call("sim_read"),
-            Reply.call("ask_user", question="Which size?", options=["S", "M"]),
-            "OK.", "Size M noted; the shop shows it in stock.",
-        ])
+        model = ScriptedModel(
+            [
+                Reply.call("sim_launch", app="Shop"),
+                Reply.call("sim_read"),
+                Reply.call("ask_user", question="Which size?", options=["S", "M"]),
+                "OK.",
+                "Size M noted; the shop shows it in stock.",
+            ]
+        )
         run = make_run(model, attendance=Attendance.PRESENT)
         _answering(run, "M")
         result = await asyncio.wait_for(run.run(), 5)
@@ -97,8 +107,15 @@ class TestTurnPolicyLanguage:
 
     async def test_a_steer_changes_the_language_wanted(self, make_run, world):
         world.say_during["Item 1"] = "请用中文回答"
-        model = ScriptedModel([Reply.call("sim_launch", app="Shop"), Reply.call("sim_tap", label="Item 1"), Reply.call("sim_read"),
-                               "It is 89 yuan.", "是 89 元。"])
+        model = ScriptedModel(
+            [
+                Reply.call("sim_launch", app="Shop"),
+                Reply.call("sim_tap", label="Item 1"),
+                Reply.call("sim_read"),
+                "It is 89 yuan.",
+                "是 89 元。",
+            ]
+        )
         result = await make_run(model, goal="how much is the kettle").run()
         assert result.answer == "是 89 元。"
 
@@ -106,19 +123,25 @@ class TestTurnPolicyLanguage:
 class TestStopRules:
     async def test_actions_that_change_nothing_end_the_run(self, make_run, world):
         world.dead = {f"Item {i}" for i in range(20)}
-        model = ScriptedModel([Reply.call("sim_launch", app="Shop")] + [Reply.call("sim_tap", label=f"Item {i}") for i in range(20)])
+        model = ScriptedModel(
+            [Reply.call("sim_launch", app="Shop")] + [Reply.call("sim_tap", label=f"Item {i}") for i in range(20)]
+        )
         result = await make_run(model).run()
         assert result.status is OutcomeStatus.FAILED and result.subtype == "no_progress"
         assert "changed nothing" in result.answer
 
     async def test_reading_the_same_thing_again_and_again_ends_the_run(self, make_run):
-        model = ScriptedModel([Reply.call("sim_launch", app="Shop")] + [Reply.call("sim_read", part=str(i)) for i in range(10)])
+        model = ScriptedModel(
+            [Reply.call("sim_launch", app="Shop")] + [Reply.call("sim_read", part=str(i)) for i in range(10)]
+        )
         result = await make_run(model).run()
         assert result.subtype == "repeated_reading" and "read 6 times" in result.answer
 
     async def test_too_many_failures_end_the_run(self, make_run, world):
         world.fail = True
-        model = ScriptedModel([Reply.call("sim_launch", app="Shop")] + [Reply.call("sim_tap", label=f"Item {i}") for i in range(10)])
+        model = ScriptedModel(
+            [Reply.call("sim_launch", app="Shop")] + [Reply.call("sim_tap", label=f"Item {i}") for i in range(10)]
+        )
         result = await make_run(model).run()
         assert result.subtype == "too_many_failures"
 
@@ -144,7 +167,9 @@ class TestStopRules:
     async def test_reasons_follow_the_ui_language(self, make_run, world, monkeypatch):
         monkeypatch.setenv("MIKA_LANGUAGE", "zh")
         world.fail = True
-        model = ScriptedModel([Reply.call("sim_launch", app="Shop")] + [Reply.call("sim_tap", label=f"Item {i}") for i in range(10)])
+        model = ScriptedModel(
+            [Reply.call("sim_launch", app="Shop")] + [Reply.call("sim_tap", label=f"Item {i}") for i in range(10)]
+        )
         result = await make_run(model).run()
         assert result.answer == "已停止：连续 8 个动作失败。"
 
@@ -153,7 +178,10 @@ class TestStuckAdvice:
     async def test_advice_first_then_permission_to_give_up(self, make_run, world):
         world.dead = {"Same"}
         steps = [Reply.call("sim_launch", app="Shop")]
-        steps += [Reply.call("sim_tap", label="Same")] * 4 + [Reply.call("sim_tap", label="Other"), Reply.call("sim_read")]
+        steps += [Reply.call("sim_tap", label="Same")] * 4 + [
+            Reply.call("sim_tap", label="Other"),
+            Reply.call("sim_read"),
+        ]
         steps += [Reply.call("sim_tap", label="Same")] * 4
         steps += [Reply.call("end_not_done", subtype="blocked", message="The button does nothing.")]
         model = ScriptedModel(steps)
@@ -168,36 +196,64 @@ class TestStuckAdvice:
         steps = [Reply.call("sim_launch", app="Shop")] + [Reply.call("sim_tap", label=f"Item {i}") for i in range(6)]
         model = ScriptedModel([*steps, Reply.call("sim_read"), "ok"])
         await make_run(model).run()
-        assert not any("[advice]" in m.text or any("[advice]" in r.text for r in m.tool_results)
-                       for r in model.requests for m in r.messages)
+        assert not any(
+            "[advice]" in m.text or any("[advice]" in r.text for r in m.tool_results)
+            for r in model.requests
+            for m in r.messages
+        )
 
 
 class TestIntentGate:
     async def test_chat_is_answered_without_tools(self, make_run, world):
-        main = ScriptedModel([Reply.call("sim_launch", app="Shop"), "Hello! I'm Mika; tell me what to do on your phone."])
+        main = ScriptedModel(
+            [Reply.call("sim_launch", app="Shop"), "Hello! I'm Mika; tell me what to do on your phone."]
+        )
         light = ScriptedModel(["chat"])
-        run = make_run(main, origin=RunOrigin.UI, attendance=Attendance.PRESENT, light=light, goal="hi there, how are you?")
+        run = make_run(
+            main, origin=RunOrigin.UI, attendance=Attendance.PRESENT, light=light, goal="hi there, how are you?"
+        )
         events = _events(run)
         result = await run.run()
         assert result.answer.startswith("Hello!")
-        assert main.requests[1].tools == () and not any(m.tool_calls or m.tool_results for m in main.requests[1].messages)
+        assert main.requests[1].tools == () and not any(
+            m.tool_calls or m.tool_results for m in main.requests[1].messages
+        )
         assert "hi there, how are you?" in main.requests[1].messages[0].text
         assert world.taps == [] and world.screen == "Home"
         assert [e.intent for e in events if isinstance(e, IntentJudged)] == ["chat"]
         assert light.requests[0].purpose == "intent" and "hi there" in light.requests[0].messages[0].text
 
     async def test_a_task_goes_ahead_and_is_asked_once(self, make_run, world):
-        main = ScriptedModel([Reply.call("sim_launch", app="Shop"), Reply.call("sim_tap", label="Kettle"), Reply.call("sim_read"), "Added."])
+        main = ScriptedModel(
+            [
+                Reply.call("sim_launch", app="Shop"),
+                Reply.call("sim_tap", label="Kettle"),
+                Reply.call("sim_read"),
+                "Added.",
+            ]
+        )
         light = ScriptedModel(["task"])
-        run = make_run(main, origin=RunOrigin.UI, attendance=Attendance.PRESENT, light=light, goal="add the kettle to my cart")
+        run = make_run(
+            main, origin=RunOrigin.UI, attendance=Attendance.PRESENT, light=light, goal="add the kettle to my cart"
+        )
         await run.run()
         assert world.taps == ["Kettle"]
         assert [r.purpose for r in light.requests] == ["intent", "judge"]  # asked once; the judge comes after
 
     async def test_a_failed_or_odd_verdict_leaves_the_main_choice(self, make_run, world):
-        for light in (ScriptedModel([Reply(error=ModelError(ModelErrorKind.SERVER, "boom"))]), ScriptedModel(["maybe a task?"])):
+        for light in (
+            ScriptedModel([Reply(error=ModelError(ModelErrorKind.SERVER, "boom"))]),
+            ScriptedModel(["maybe a task?"]),
+        ):
             world.taps.clear()
-            main = ScriptedModel([Reply.call("sim_launch", app="Shop"), Reply.call("sim_tap", label="Kettle"), Reply.call("sim_read"), "Added."])
+            main = ScriptedModel(
+                [
+                    Reply.call("sim_launch", app="Shop"),
+                    Reply.call("sim_tap", label="Kettle"),
+                    Reply.call("sim_read"),
+                    "Added.",
+                ]
+            )
             run = make_run(main, origin=RunOrigin.UI, attendance=Attendance.PRESENT, light=light)
             events = _events(run)
             await run.run()
@@ -249,8 +305,13 @@ class TestOutcomeJudge:
 
 class TestStopSummary:
     async def _stopped_after_sending(self, make_run, light):
-        main = ScriptedModel([Reply.call("sim_launch", app="Chat"), Reply.call("sim_send", text="on my way"),
-                              Reply.call("wait", seconds=30)])
+        main = ScriptedModel(
+            [
+                Reply.call("sim_launch", app="Chat"),
+                Reply.call("sim_send", text="on my way"),
+                Reply.call("wait", seconds=30),
+            ]
+        )
         run = make_run(main, light=light)
         events = _events(run)
         task = asyncio.create_task(run.run())
@@ -289,8 +350,14 @@ class TestStopSummary:
 
 class TestGrounding:
     async def test_facts_not_read_are_recorded_and_sent_back_with_the_switch(self, make_run):
-        main = ScriptedModel([Reply.call("sim_launch", app="Shop"), Reply.call("sim_read"),
-                              "Order K-7731 costs ¥99.5.", "I could not find that order on the screen."])
+        main = ScriptedModel(
+            [
+                Reply.call("sim_launch", app="Shop"),
+                Reply.call("sim_read"),
+                "Order K-7731 costs ¥99.5.",
+                "I could not find that order on the screen.",
+            ]
+        )
         run = make_run(main, review_final_answer=True)
         events = _events(run)
         result = await run.run()
@@ -300,7 +367,9 @@ class TestGrounding:
         assert [e.grounded for e in events if isinstance(e, GroundingChecked)] == [True]
 
     async def test_recorded_but_not_sent_back_with_the_switch_off(self, make_run):
-        main = ScriptedModel([Reply.call("sim_launch", app="Shop"), Reply.call("sim_read"), "Order K-7731 costs ¥99.5."])
+        main = ScriptedModel(
+            [Reply.call("sim_launch", app="Shop"), Reply.call("sim_read"), "Order K-7731 costs ¥99.5."]
+        )
         run = make_run(main)
         events = _events(run)
         result = await run.run()
@@ -309,7 +378,9 @@ class TestGrounding:
         assert not check.grounded and "K-7731" in check.unsupported
 
     async def test_quiet_when_every_fact_was_read(self, make_run, world):
-        main = ScriptedModel([Reply.call("sim_launch", app="Shop"), Reply.call("sim_read"), "Shop item 3 is listed first."])
+        main = ScriptedModel(
+            [Reply.call("sim_launch", app="Shop"), Reply.call("sim_read"), "Shop item 3 is listed first."]
+        )
         run = make_run(main, review_final_answer=True)
         events = _events(run)
         await run.run()
@@ -317,7 +388,9 @@ class TestGrounding:
 
 
 async def test_a_short_answer_does_not_change_the_language_wanted(make_run):
-    model = ScriptedModel([Reply.call("ask_user", question="哪个尺码？", options=["S", "M"]), "Size M is in stock.", "M 码有货。"])
+    model = ScriptedModel(
+        [Reply.call("ask_user", question="哪个尺码？", options=["S", "M"]), "Size M is in stock.", "M 码有货。"]
+    )
     run = make_run(model, attendance=Attendance.PRESENT, goal="帮我看看这件衣服有没有货")
     _answering(run, "M")
     result = await asyncio.wait_for(run.run(), 5)

@@ -53,7 +53,9 @@ class TestGrounding:
         assert report.grounded and report.checked >= 3
 
     def test_unread_facts_and_wrong_sums_are_named(self):
-        report = Grounding.check('Order K-9999 costs 45; 12 + 30 = 45.', _ledger("Order K-7731 costs 42, shipping 12, item 30"))
+        report = Grounding.check(
+            "Order K-9999 costs 45; 12 + 30 = 45.", _ledger("Order K-7731 costs 42, shipping 12, item 30")
+        )
         assert "K-9999" in report.unsupported
         assert report.wrong_sums == ("12 + 30 = 45",)
 

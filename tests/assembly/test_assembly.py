@@ -187,8 +187,10 @@ def test_opening_registers_the_configured_secrets_for_every_face(tmp_path, monke
     key = "sk-assembly-0123456789abcdefXYZ"
     monkeypatch.setenv("ASM_TEST_KEY", key)
     cfg = tmp_path / "config.toml"
-    cfg.write_text('[providers.p]\nkind = "openai-chat"\nbase_url = "http://127.0.0.1:9/v1"\n'
-                   'api_key_env = "ASM_TEST_KEY"\n[roles]\nmain = "p/m"\n')
+    cfg.write_text(
+        '[providers.p]\nkind = "openai-chat"\nbase_url = "http://127.0.0.1:9/v1"\n'
+        'api_key_env = "ASM_TEST_KEY"\n[roles]\nmain = "p/m"\n'
+    )
     REGISTRY.clear()
     try:
         asm = Assembly.open(load_settings(str(cfg)), device="none", state_dir=tmp_path, lenient=True)
@@ -206,7 +208,11 @@ async def test_headless_mode_runs_on_the_assemblys_center_and_its_conversation_g
     asm = _assembly(tmp_path, ScriptedModel(["The alarm is set."]), _light("Alarm at 3PM"))
     out, err = io.StringIO(), io.StringIO()
     outcome = await run_headless(
-        "set an alarm for 3PM", asm.make_run, tmp_path, out=out, err=err,
+        "set an alarm for 3PM",
+        asm.make_run,
+        tmp_path,
+        out=out,
+        err=err,
         make_center=lambda conversations, outbox: asm.task_center(outbox=outbox, conversations=conversations, limit=1),
     )
     assert outcome.result.answer == "The alarm is set." and out.getvalue() == "The alarm is set.\n"

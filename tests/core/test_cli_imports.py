@@ -30,14 +30,23 @@ print(json.dumps({"code": code, "loaded": sorted(m for m in sys.modules if m.spl
 
 def _help(*args: str) -> tuple[str, dict]:
     code = _PROBE.replace("HEAVY", repr(set(HEAVY)))
-    r = subprocess.run([sys.executable, "-c", code, json.dumps(list(args))],
-                       capture_output=True, text=True, timeout=60)
+    r = subprocess.run([sys.executable, "-c", code, json.dumps(list(args))], capture_output=True, text=True, timeout=60)
     report = json.loads(r.stderr.strip().splitlines()[-1])
     return r.stdout, report
 
 
-@pytest.mark.parametrize("args", [["--help"], ["runs", "--help"], ["models", "--help"], ["devices", "--help"],
-                                  ["sim", "--help"], ["inspect", "--help"], ["conversations", "--help"]])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--help"],
+        ["runs", "--help"],
+        ["models", "--help"],
+        ["devices", "--help"],
+        ["sim", "--help"],
+        ["inspect", "--help"],
+        ["conversations", "--help"],
+    ],
+)
 def test_help_loads_no_heavy_dependency(args):
     out, report = _help(*args)
     assert report["code"] in (0, None), out
@@ -47,6 +56,18 @@ def test_help_loads_no_heavy_dependency(args):
 
 def test_top_help_lists_every_group():
     out, _ = _help("--help")
-    for name in ["run", "runs", "conversations", "models", "usage", "config", "devices", "connect",
-                 "disconnect", "pair", "inspect", "sim"]:
+    for name in [
+        "run",
+        "runs",
+        "conversations",
+        "models",
+        "usage",
+        "config",
+        "devices",
+        "connect",
+        "disconnect",
+        "pair",
+        "inspect",
+        "sim",
+    ]:
         assert f"  {name} " in out, f"{name} missing from mika --help:\n{out}"

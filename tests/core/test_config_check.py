@@ -53,9 +53,11 @@ def test_unknown_keys_are_named_in_every_table(tmp_path):
 
 def test_a_clean_file_is_one_ok_line(tmp_path):
     cfg = tmp_path / "config.toml"
-    cfg.write_text('[general]\npace = "fast"\n[keymap]\nstop_run = "escape"\n'
-                   '[providers.local]\nkind = "openai-chat"\nbase_url = "http://127.0.0.1:8000/v1"\n'
-                   '[roles]\nmain = "local/m"\n')
+    cfg.write_text(
+        '[general]\npace = "fast"\n[keymap]\nstop_run = "escape"\n'
+        '[providers.local]\nkind = "openai-chat"\nbase_url = "http://127.0.0.1:8000/v1"\n'
+        '[roles]\nmain = "local/m"\n'
+    )
     out = check("--config", str(cfg))
     assert out.exit_code == 0, out.output
     assert out.stdout == f"config OK: {cfg}\n"
@@ -76,10 +78,14 @@ def test_no_file_means_defaults_and_is_ok(tmp_path):
 @pytest.mark.parametrize(
     ("text", "words"),
     [
-        ('[providers.x]\nkind = "openai-chat"\nbase_url = "http://h/v1"\napi_key_evn = "K"\n',
-         "providers.x.api_key_evn: expected one of"),
-        ('[providers.x]\nkind = "openai-chat"\nbase_url = "http://h/v1"\n[providers.x.models."m"]\ncontext_windw = 8\n',
-         'did you mean providers.x.models."m".context_window?'),
+        (
+            '[providers.x]\nkind = "openai-chat"\nbase_url = "http://h/v1"\napi_key_evn = "K"\n',
+            "providers.x.api_key_evn: expected one of",
+        ),
+        (
+            '[providers.x]\nkind = "openai-chat"\nbase_url = "http://h/v1"\n[providers.x.models."m"]\ncontext_windw = 8\n',
+            'did you mean providers.x.models."m".context_window?',
+        ),
         ('[roles]\nmian = "x/y"\n', "did you mean roles.main?"),
         ('[general]\npace = "slow"\n', "general.pace: expected one of fast, standard, human"),
         ("[general\n", "expected valid TOML"),
@@ -103,8 +109,13 @@ def test_a_headless_run_warns_on_stderr(tmp_path):
     script.write_text('["ok"]')
     env = {k: v for k, v in os.environ.items() if not k.startswith("MIKA_")}
     env.update(MIKA_DEVICE="none", MIKA_STATE_DIR=str(tmp_path / "state"), XDG_CONFIG_HOME=str(tmp_path / "xdg"))
-    r = subprocess.run([sys.executable, "-m", "mika.cli", "--no-ui", "--config", str(cfg), "--model", f"script:{script}", "go"],
-                       capture_output=True, text=True, env=env, timeout=60)
+    r = subprocess.run(
+        [sys.executable, "-m", "mika.cli", "--no-ui", "--config", str(cfg), "--model", f"script:{script}", "go"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
     assert r.returncode == 0, r.stderr
     assert r.stdout == "ok\n"
     assert "unknown key general.pase (did you mean general.pace?)" in r.stderr

@@ -17,8 +17,9 @@ def mika(args, env_extra=None, timeout=60, **kw):
     env = {k: v for k, v in os.environ.items() if not k.startswith("MIKA_")}
     env["MIKA_DEVICE"] = "none"  # these tests need no phone; test_phone_* below use the simulated one
     env.update(env_extra or {})
-    return subprocess.run([sys.executable, "-m", "mika.cli", *args], capture_output=True, text=True,
-                          timeout=timeout, env=env, **kw)
+    return subprocess.run(
+        [sys.executable, "-m", "mika.cli", *args], capture_output=True, text=True, timeout=timeout, env=env, **kw
+    )
 
 
 @pytest.fixture
@@ -33,7 +34,15 @@ def script(tmp_path, replies) -> str:
 
 
 def test_text_output_prints_only_the_answer_on_stdout(tmp_path, state):
-    r = mika(["--no-ui", "--model", script(tmp_path, [{"tool_calls": [{"name": "wait", "arguments": {"seconds": 0}}]}, "It is done."]), "do it"], state)
+    r = mika(
+        [
+            "--no-ui",
+            "--model",
+            script(tmp_path, [{"tool_calls": [{"name": "wait", "arguments": {"seconds": 0}}]}, "It is done."]),
+            "do it",
+        ],
+        state,
+    )
     assert r.returncode == 0, r.stderr
     assert r.stdout == "It is done.\n"
     assert "wait" in r.stderr
@@ -90,12 +99,19 @@ def test_no_model_configured_says_how_to_add_one(state):
 def test_sigint_stops_the_run_and_closes_the_record(tmp_path, state):
     slow = script(tmp_path, [{"tool_calls": [{"name": "wait", "arguments": {"seconds": 30}}]}, "never"])
     env = {k: v for k, v in os.environ.items() if not k.startswith("MIKA_")} | state | {"MIKA_DEVICE": "none"}
-    p = subprocess.Popen([sys.executable, "-m", "mika.cli", "--no-ui", "--model", slow, "wait a lot"],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    p = subprocess.Popen(
+        [sys.executable, "-m", "mika.cli", "--no-ui", "--model", slow, "wait a lot"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
     runs = Path(state["MIKA_STATE_DIR"]) / "runs"
     deadline = time.time() + 30
     while time.time() < deadline:
-        if runs.exists() and any((d / "events.jsonl").exists() and '"tool_call"' in (d / "events.jsonl").read_text() for d in runs.iterdir()):
+        if runs.exists() and any(
+            (d / "events.jsonl").exists() and '"tool_call"' in (d / "events.jsonl").read_text() for d in runs.iterdir()
+        ):
             break
         time.sleep(0.05)
     p.send_signal(signal.SIGINT)
@@ -114,16 +130,22 @@ async def test_a_conversation_continues_with_its_earlier_turns(tmp_path):
     from mika.model.testing import FunctionModel
     from mika.run.task_run import RunOptions, TaskRun
 
-    model = FunctionModel(lambda req: "Alice's number is 555-0100." if len(model.requests) == 1 else "Calling 555-0100 now.")
+    model = FunctionModel(
+        lambda req: "Alice's number is 555-0100." if len(model.requests) == 1 else "Calling 555-0100 now."
+    )
 
     def factory(spec):
-        return TaskRun(spec, model, capabilities_for(spec, RunEnvironment()), RunOptions(state_dir=tmp_path, pacing=False))
+        return TaskRun(
+            spec, model, capabilities_for(spec, RunEnvironment()), RunOptions(state_dir=tmp_path, pacing=False)
+        )
 
     out = io.StringIO()
     first = await run_headless("find Alice's number", factory, tmp_path, fmt="json", out=out, err=io.StringIO())
     conv = json.loads(out.getvalue())["conversation_id"]
     out2 = io.StringIO()
-    second = await run_headless("call her", factory, tmp_path, conversation_id=conv, fmt="json", out=out2, err=io.StringIO())
+    second = await run_headless(
+        "call her", factory, tmp_path, conversation_id=conv, fmt="json", out=out2, err=io.StringIO()
+    )
     assert first.exit_code == 0 and second.exit_code == 0
     opening = model.requests[1].messages[0].text
     assert "find Alice's number" in opening and "555-0100" in opening
@@ -161,7 +183,9 @@ async def test_history_read_pages_through_older_turns(tmp_path):
     await run_headless("remember the word pelican", factory, tmp_path, fmt="json", out=out, err=io.StringIO())
     conv = json.loads(out.getvalue())["conversation_id"]
     out2 = io.StringIO()
-    await run_headless("what did I ask first?", factory, tmp_path, conversation_id=conv, fmt="json", out=out2, err=io.StringIO())
+    await run_headless(
+        "what did I ask first?", factory, tmp_path, conversation_id=conv, fmt="json", out=out2, err=io.StringIO()
+    )
     assert json.loads(out2.getvalue())["answer"] == "You first asked: remember the word pelican"
 
 
@@ -199,11 +223,19 @@ def test_a_headless_run_on_the_simulated_phone(tmp_path, state, adb_server):
 def test_the_readme_demo_turns_on_dark_mode(state, adb_server):
     """The README's first command, exactly, on a fresh state dir."""
     root = Path(__file__).resolve().parents[2]
-    r = mika(["--no-ui", "--device", "sim", "--model", "script:examples/dark-mode.json", "turn on dark mode"],
-             state, timeout=120, cwd=root)
+    r = mika(
+        ["--no-ui", "--device", "sim", "--model", "script:examples/dark-mode.json", "turn on dark mode"],
+        state,
+        timeout=120,
+        cwd=root,
+    )
     assert r.returncode == 0, r.stderr
     assert "Dark theme is on" in r.stdout
-    events = json.loads(mika(["runs", "show", json.loads(mika(["runs", "list", "--json"], state).stdout)[0]["id"], "--json"], state).stdout)["events"]
+    events = json.loads(
+        mika(
+            ["runs", "show", json.loads(mika(["runs", "list", "--json"], state).stdout)[0]["id"], "--json"], state
+        ).stdout
+    )["events"]
     taps = [e for e in events if e["type"] == "tool_result" and e["name"] == "phone_tap"]
     assert taps[-1]["text"].startswith('Tapped switch "Dark theme"')
     assert all(e["ok"] for e in taps)
@@ -236,11 +268,15 @@ async def test_a_payment_nobody_could_approve_exits_5(tmp_path):
     from tests.core.toy import ToyCapability, ToyWorld
 
     world = ToyWorld(screen="Checkout · Total ¥23.50 · Place order")
-    model = ScriptedModel([
-        Reply.call("toy_open", page=world.screen),
-        Reply.call("toy_tap", label="Place order"),
-        Reply.call("end_not_done", subtype="blocked", message="Everything is in the cart; placing the order needs you."),
-    ])
+    model = ScriptedModel(
+        [
+            Reply.call("toy_open", page=world.screen),
+            Reply.call("toy_tap", label="Place order"),
+            Reply.call(
+                "end_not_done", subtype="blocked", message="Everything is in the cart; placing the order needs you."
+            ),
+        ]
+    )
 
     def factory(spec):
         caps = capabilities_for(spec, RunEnvironment(extra=[ToyCapability(world)]))

@@ -54,12 +54,14 @@ async def test_a_reply_resolves_only_its_question():
 
 async def test_a_steer_during_outward_pacing_skips_the_action_and_records_the_wait(tmp_path):
     world = ToyWorld(screen="Chat · Send")
-    model = ScriptedModel([
-        Reply.call("toy_open", page=world.screen),
-        Reply.call("toy_tap", label="Send"),
-        Reply.call("toy_tap", label="Send"),
-        "stopped sending",
-    ])
+    model = ScriptedModel(
+        [
+            Reply.call("toy_open", page=world.screen),
+            Reply.call("toy_tap", label="Send"),
+            Reply.call("toy_tap", label="Send"),
+            "stopped sending",
+        ]
+    )
     spec = RunSpec(goal="send twice", provenance=RunProvenance(RunOrigin.CLI, Attendance.UNATTENDED))
     caps = capabilities_for(spec, RunEnvironment(extra=[ToyCapability(world)]))
     # The run's clock is ours to move, so the wait it records is exact, not timed.

@@ -40,7 +40,9 @@ class TestAnswers:
         assert summary["metrics"]["model_round_trips"] == 1
 
     async def test_end_not_done_ends_with_its_message(self, make_run):
-        model = ScriptedModel([Reply.call("end_not_done", subtype="blocked", message="Opened the shop; the item is sold out.")])
+        model = ScriptedModel(
+            [Reply.call("end_not_done", subtype="blocked", message="Opened the shop; the item is sold out.")]
+        )
         result = await make_run(model).run()
         assert result.status is OutcomeStatus.NOT_DONE
         assert result.subtype == "blocked"
@@ -55,7 +57,9 @@ class TestAnswers:
 
     async def test_sources_come_from_what_was_read(self, make_run, world):
         world.screen = "Order 7731 shipped on Monday"
-        model = ScriptedModel([Reply.call("toy_open", page=world.screen), Reply.call("toy_read"), "Order 7731 shipped on Monday."])
+        model = ScriptedModel(
+            [Reply.call("toy_open", page=world.screen), Reply.call("toy_read"), "Order 7731 shipped on Monday."]
+        )
         run = make_run(model)
         result = await run.run()
         assert result.status is OutcomeStatus.ANSWERED
@@ -175,7 +179,11 @@ class TestCancel:
     async def test_an_answered_question_reaches_the_model(self, make_run):
         model = ScriptedModel([Reply.call("ask_user", question="Which size?", options=["S", "M"]), "Size M it is."])
         run = make_run(model, attendance=Attendance.PRESENT, origin=RunOrigin.UI)
-        run.subscribe(lambda e: isinstance(e, QuestionAsked) and asyncio.get_running_loop().call_soon(run.answer, e.question_id, "M"))
+        run.subscribe(
+            lambda e: (
+                isinstance(e, QuestionAsked) and asyncio.get_running_loop().call_soon(run.answer, e.question_id, "M")
+            )
+        )
         result = await asyncio.wait_for(run.run(), 3)
         assert result.answer == "Size M it is."
         assert model.requests[1].messages[-1].tool_results[0].text == "The user answered: M"
@@ -184,11 +192,13 @@ class TestCancel:
 class TestPayment:
     async def test_a_payment_step_is_refused_when_nobody_can_approve(self, make_run, world):
         world.screen = "Checkout · Total ¥23.50 · Place order"
-        model = ScriptedModel([
-            Reply.call("toy_open", page=world.screen),
-            Reply.call("toy_tap", label="Place order"),
-            Reply.call("end_not_done", subtype="blocked", message="Stopped before paying."),
-        ])
+        model = ScriptedModel(
+            [
+                Reply.call("toy_open", page=world.screen),
+                Reply.call("toy_tap", label="Place order"),
+                Reply.call("end_not_done", subtype="blocked", message="Stopped before paying."),
+            ]
+        )
         run = make_run(model)
         events = _events(run)
         result = await run.run()
@@ -202,17 +212,24 @@ class TestPayment:
 
     async def test_a_consent_releases_exactly_one_matching_action(self, make_run, world):
         world.screen = "Checkout · Total ¥23.50 · Place order"
-        model = ScriptedModel([
-            Reply.call("toy_open", page=world.screen),
-            Reply.call("toy_tap", label="Place order"),
-            Reply.call("request_confirmation", what="1 coffee beans", amount="¥23.50", app="com.toy.shop"),
-            Reply.call("toy_tap", label="Place order"),
-            Reply.call("toy_tap", label="Place order"),
-            "Ordered.",
-        ])
+        model = ScriptedModel(
+            [
+                Reply.call("toy_open", page=world.screen),
+                Reply.call("toy_tap", label="Place order"),
+                Reply.call("request_confirmation", what="1 coffee beans", amount="¥23.50", app="com.toy.shop"),
+                Reply.call("toy_tap", label="Place order"),
+                Reply.call("toy_tap", label="Place order"),
+                "Ordered.",
+            ]
+        )
         run = make_run(model, attendance=Attendance.PRESENT, origin=RunOrigin.UI)
         events = _events(run)
-        run.subscribe(lambda e: isinstance(e, ConfirmationAsked) and asyncio.get_running_loop().call_soon(run.confirm, e.question_id, True))
+        run.subscribe(
+            lambda e: (
+                isinstance(e, ConfirmationAsked)
+                and asyncio.get_running_loop().call_soon(run.confirm, e.question_id, True)
+            )
+        )
         await asyncio.wait_for(run.run(), 5)
         codes = [e.code for e in events if e.type == "tool_result" and e.name == "toy_tap"]
         assert codes == ["confirmation_required", "done", "confirmation_required"]
@@ -228,7 +245,9 @@ class TestPayment:
 
     async def test_the_final_pay_is_handed_to_the_user(self, make_run, world):
         world.screen = "Pay ¥23.50"
-        model = ScriptedModel([Reply.call("toy_open", page=world.screen), Reply.call("toy_tap", label="Pay"), "handing over"])
+        model = ScriptedModel(
+            [Reply.call("toy_open", page=world.screen), Reply.call("toy_tap", label="Pay"), "handing over"]
+        )
         run = make_run(model, attendance=Attendance.PRESENT, origin=RunOrigin.UI)
         events = _events(run)
         await run.run()
@@ -237,7 +256,9 @@ class TestPayment:
 
     async def test_autonomous_mode_lifts_the_gate(self, make_run, world):
         world.screen = "Checkout · Total ¥23.50 · Place order"
-        model = ScriptedModel([Reply.call("toy_open", page=world.screen), Reply.call("toy_tap", label="Place order"), "ok"])
+        model = ScriptedModel(
+            [Reply.call("toy_open", page=world.screen), Reply.call("toy_tap", label="Place order"), "ok"]
+        )
         await make_run(model, autonomous=True).run()
         assert world.taps == ["Place order"]
 
@@ -326,10 +347,16 @@ async def test_groups_the_last_turn_used_are_open_from_the_start(tmp_path, world
     from mika.runtypes.spec import RunProvenance, RunSpec
     from tests.core.toy import ToyCapability
 
-    spec = RunSpec(goal="again", provenance=RunProvenance(RunOrigin.CLI, Attendance.UNATTENDED), preload_groups=("toy",))
+    spec = RunSpec(
+        goal="again", provenance=RunProvenance(RunOrigin.CLI, Attendance.UNATTENDED), preload_groups=("toy",)
+    )
     model = ScriptedModel(["ok"])
-    run = TaskRun(spec, model, capabilities_for(spec, RunEnvironment(extra=[ToyCapability(world)])),
-                  RunOptions(pacing=False, state_dir=tmp_path))
+    run = TaskRun(
+        spec,
+        model,
+        capabilities_for(spec, RunEnvironment(extra=[ToyCapability(world)])),
+        RunOptions(pacing=False, state_dir=tmp_path),
+    )
     events = _events(run)
     await run.run()
     assert "toy_tap" in [t.name for t in model.requests[0].tools]
@@ -338,11 +365,13 @@ async def test_groups_the_last_turn_used_are_open_from_the_start(tmp_path, world
 
 async def test_an_answer_given_the_instant_the_card_appears_is_not_lost(make_run, world):
     world.screen = "Checkout · Total ¥23.50 · Place order"
-    model = ScriptedModel([
-        Reply.call("request_confirmation", what="beans", amount="¥23.50", app="com.toy.shop"),
-        Reply.call("ask_user", question="Gift wrap?"),
-        "done",
-    ])
+    model = ScriptedModel(
+        [
+            Reply.call("request_confirmation", what="beans", amount="¥23.50", app="com.toy.shop"),
+            Reply.call("ask_user", question="Gift wrap?"),
+            "done",
+        ]
+    )
     run = make_run(model, attendance=Attendance.PRESENT, origin=RunOrigin.UI)
     # Answered synchronously inside the event callback, before the tool awaits.
     run.subscribe(lambda e: isinstance(e, ConfirmationAsked) and run.confirm(e.question_id, True))

@@ -21,10 +21,33 @@ RAW_SHOWN = 200  # how much of the raw text the model is shown (mika.tool.schema
 
 def _tool_call_stream(raw_arguments: str) -> Reply:
     chunks = [
-        {"id": "c1", "model": "m", "choices": [{"index": 0, "delta": {"role": "assistant", "tool_calls": [
-            {"index": 0, "id": "call_1", "type": "function", "function": {"name": "toy_tap", "arguments": ""}}]}}]},
-        {"id": "c1", "model": "m", "choices": [{"index": 0, "delta": {"tool_calls": [
-            {"index": 0, "function": {"arguments": raw_arguments}}]}}]},
+        {
+            "id": "c1",
+            "model": "m",
+            "choices": [
+                {
+                    "index": 0,
+                    "delta": {
+                        "role": "assistant",
+                        "tool_calls": [
+                            {
+                                "index": 0,
+                                "id": "call_1",
+                                "type": "function",
+                                "function": {"name": "toy_tap", "arguments": ""},
+                            }
+                        ],
+                    },
+                }
+            ],
+        },
+        {
+            "id": "c1",
+            "model": "m",
+            "choices": [
+                {"index": 0, "delta": {"tool_calls": [{"index": 0, "function": {"arguments": raw_arguments}}]}}
+            ],
+        },
         {"id": "c1", "model": "m", "choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]},
     ]
     body = b"".join(b"data: " + json.dumps(c).encode() + b"\n\n" for c in chunks) + b"data: [DONE]\n\n"

@@ -12,15 +12,34 @@ def ev(t, at, **kw):
 def test_metrics_split_time_into_thinking_reading_acting_other():
     events = [
         ev("run_started", 100.0),
-        ev("model_reply", 102.0, requested_at=100.5, replied_at=102.0, usage={"input": 1000, "output": 50, "cached": 800}),
+        ev(
+            "model_reply",
+            102.0,
+            requested_at=100.5,
+            replied_at=102.0,
+            usage={"input": 1000, "output": 50, "cached": 800},
+        ),
         ev("tool_call", 102.0, call_id="a", name="toy_read", risk="read", origin="model"),
         ev("tool_result", 102.5, call_id="a", name="toy_read", duration_ms=500, wait_ms=0),
-        ev("model_reply", 104.0, requested_at=103.0, replied_at=104.0, usage={"input": 1200, "output": 20, "cached": 1000}),
+        ev(
+            "model_reply",
+            104.0,
+            requested_at=103.0,
+            replied_at=104.0,
+            usage={"input": 1200, "output": 20, "cached": 1000},
+        ),
         ev("tool_call", 104.0, call_id="b", name="toy_tap", risk="write", origin="model"),
         ev("tool_result", 105.0, call_id="b", name="toy_tap", duration_ms=1000, wait_ms=3000),
         ev("tool_call", 105.0, call_id="c", name="wait", risk="read", origin="model", control=True),
         ev("tool_result", 106.0, call_id="c", name="wait", duration_ms=1000, wait_ms=0),
-        ev("model_reply", 107.0, requested_at=106.0, replied_at=107.0, usage={"input": 1300, "output": 30, "cached": 0}, usage_reported=False),
+        ev(
+            "model_reply",
+            107.0,
+            requested_at=106.0,
+            replied_at=107.0,
+            usage={"input": 1300, "output": 30, "cached": 0},
+            usage_reported=False,
+        ),
         ev("outcome", 110.0, status="answered", steps=3),
     ]
     m = RunMetrics.of(events)

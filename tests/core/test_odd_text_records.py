@@ -40,13 +40,28 @@ def test_a_state_file_with_a_lone_surrogate_is_written_atomically(tmp_path: Path
 def test_a_headless_run_with_a_lone_surrogate_in_a_tool_call_keeps_every_event(tmp_path: Path, fmt: str) -> None:
     # The script file carries the escape as JSON does; the model's tool call then holds it.
     script = tmp_path / "script.json"
-    script.write_text('[{"tool_calls": [{"name": "wait", "arguments": {"seconds": 0, "why": "x\\ud800y"}}]},'
-                      ' "Done \\ud800 here."]', encoding="utf-8")
+    script.write_text(
+        '[{"tool_calls": [{"name": "wait", "arguments": {"seconds": 0, "why": "x\\ud800y"}}]}, "Done \\ud800 here."]',
+        encoding="utf-8",
+    )
     env = {k: v for k, v in os.environ.items() if not k.startswith("MIKA_")}
     env.update(MIKA_DEVICE="none", MIKA_STATE_DIR=str(tmp_path / "state"), XDG_CONFIG_HOME=str(tmp_path / "cfg"))
-    done = subprocess.run([sys.executable, "-m", "mika.cli", "--no-ui", "--output-format", fmt,
-                           "--model", f"script:{script}", "wait a moment"],
-                          capture_output=True, timeout=60, env=env)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mika.cli",
+            "--no-ui",
+            "--output-format",
+            fmt,
+            "--model",
+            f"script:{script}",
+            "wait a moment",
+        ],
+        capture_output=True,
+        timeout=60,
+        env=env,
+    )
     assert done.returncode == 0, done.stderr.decode(errors="replace")
     assert b"Traceback" not in done.stderr and b"Internal error" not in done.stderr
     out = done.stdout.decode("utf-8")  # valid UTF-8, whatever the answer held

@@ -10,8 +10,10 @@ import pytest
 
 from mika.config.paths import config_file, state_dir
 
-linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"),
-                                reason="the XDG variables are the Linux convention; macOS and Windows use their own folders")
+linux_only = pytest.mark.skipif(
+    not sys.platform.startswith("linux"),
+    reason="the XDG variables are the Linux convention; macOS and Windows use their own folders",
+)
 
 
 @pytest.fixture

@@ -122,8 +122,9 @@ def test_scripts_replays_and_mcp_never_spend_a_consent(origin):
 def test_a_payment_step_that_cannot_be_pinned_down_is_refused_even_with_a_consent():
     policy, gate = _policy()
     gate.grant(Consent(app="com.mika.shop", kind="", amount="¥23.50", what="tea", step=1))
-    unclear = ActionTarget(label="Checkout", app="com.mika.shop", kind="key", screen_text="Total ¥23.50", on_screen=False,
-                           unclear=True)
+    unclear = ActionTarget(
+        label="Checkout", app="com.mika.shop", kind="key", screen_text="Total ¥23.50", on_screen=False, unclear=True
+    )
     decision = policy.decide(classify(unclear.label, unclear.screen_text), unclear, Origin.MODEL, 2)
     assert decision.verdict is Verdict.UNCLEAR and not decision.allowed
     assert gate.pending is not None

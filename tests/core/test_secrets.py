@@ -27,7 +27,7 @@ from mika.config.secrets import MASK, REGISTRY
 from mika.record.redactor import Redactor, mask_key_shapes
 
 # Shaped like a real key, with the characters that JSON, URLs, HTML and repr change.
-KEY = 'sk-proj-Zq8v/T3x+Lw9R2mN5bK7cY4h=J6gF1dS0aE'
+KEY = "sk-proj-Zq8v/T3x+Lw9R2mN5bK7cY4h=J6gF1dS0aE"
 ODD = 'hdr"val\\ue<9>&Q7xP2mR4kT8wZ'  # a header value with a quote, a backslash, < > &
 
 
@@ -40,9 +40,17 @@ def clean_registry():
 
 def every_form(secret: str) -> list[str]:
     """What an attacker would grep for: the secret and each way it gets re-encoded."""
-    return [secret, json.dumps(secret)[1:-1], json.dumps(secret, ensure_ascii=False)[1:-1],
-            quote(secret, safe=""), quote_plus(secret), re.sub(r"%[0-9A-F]{2}", lambda m: m.group(0).lower(), quote(secret, safe="")), escape(secret),
-            repr(secret)[1:-1], json.dumps(json.dumps(secret)[1:-1])[1:-1]]
+    return [
+        secret,
+        json.dumps(secret)[1:-1],
+        json.dumps(secret, ensure_ascii=False)[1:-1],
+        quote(secret, safe=""),
+        quote_plus(secret),
+        re.sub(r"%[0-9A-F]{2}", lambda m: m.group(0).lower(), quote(secret, safe="")),
+        escape(secret),
+        repr(secret)[1:-1],
+        json.dumps(json.dumps(secret)[1:-1])[1:-1],
+    ]
 
 
 def assert_clean(blob: bytes | str, *secrets: str) -> None:
@@ -67,8 +75,18 @@ def test_every_encoded_form_of_a_registered_secret_is_masked():
 
 
 def test_short_and_public_values_are_never_registered():
-    raw = {"providers": {"p": {"headers": {"X-Title": "Mika terminal", "X-Flag": "1", "User-Agent": "mika/0.1 client",
-                                           "X-Api-Token": "tok-7Q2pLm9xRw"}}}}
+    raw = {
+        "providers": {
+            "p": {
+                "headers": {
+                    "X-Title": "Mika terminal",
+                    "X-Flag": "1",
+                    "User-Agent": "mika/0.1 client",
+                    "X-Api-Token": "tok-7Q2pLm9xRw",
+                }
+            }
+        }
+    }
     found = configured_secrets(raw, None, environ={})
     assert found == ["tok-7Q2pLm9xRw"]
     assert not sec.register_secret("short")
@@ -77,24 +95,33 @@ def test_short_and_public_values_are_never_registered():
 def test_discovery_finds_env_keys_key_files_headers_and_bearer_tokens(tmp_path):
     (tmp_path / "keys").mkdir()
     (tmp_path / "keys" / "b.key").write_text("file-key-0123456789abcdef\n")
-    raw = {"providers": {
-        "a": {"api_key_env": "A_KEY_VAR"},
-        "b": {"api_key_file": "keys/b.key"},
-        "c": {"headers": {"Authorization": "Bearer bearer-tok-9876543210"}},
-        "d": {"api_key_file": "missing.key"},
-    }}
+    raw = {
+        "providers": {
+            "a": {"api_key_env": "A_KEY_VAR"},
+            "b": {"api_key_file": "keys/b.key"},
+            "c": {"headers": {"Authorization": "Bearer bearer-tok-9876543210"}},
+            "d": {"api_key_file": "missing.key"},
+        }
+    }
     env = {"A_KEY_VAR": "env-key-abcdefgh12345", "DEEPSEEK_API_KEY": "preset-key-555666777", "HOME": "/home/someone"}
     found = configured_secrets(raw, tmp_path / "config.toml", environ=env)
-    assert set(found) == {"env-key-abcdefgh12345", "file-key-0123456789abcdef", "Bearer bearer-tok-9876543210",
-                          "bearer-tok-9876543210", "preset-key-555666777"}
+    assert set(found) == {
+        "env-key-abcdefgh12345",
+        "file-key-0123456789abcdef",
+        "Bearer bearer-tok-9876543210",
+        "bearer-tok-9876543210",
+        "preset-key-555666777",
+    }
 
 
 def test_register_configured_secrets_reads_the_settings(tmp_path, monkeypatch):
     from mika.config.settings import load_settings
 
     cfg = tmp_path / "config.toml"
-    cfg.write_text('[providers.x]\nkind = "openai-chat"\nbase_url = "http://127.0.0.1:1/v1"\n'
-                   'api_key_env = "X_SECRET_FOR_TEST"\n[providers.x.headers]\n"X-Custom" = "custom-hdr-31415926"\n')
+    cfg.write_text(
+        '[providers.x]\nkind = "openai-chat"\nbase_url = "http://127.0.0.1:1/v1"\n'
+        'api_key_env = "X_SECRET_FOR_TEST"\n[providers.x.headers]\n"X-Custom" = "custom-hdr-31415926"\n'
+    )
     monkeypatch.setenv("X_SECRET_FOR_TEST", KEY)
     assert register_configured_secrets(load_settings(cfg)) >= 2
     assert sec.scrub(f"{KEY} and custom-hdr-31415926") == f"{MASK} and {MASK}"
@@ -190,7 +217,7 @@ def test_a_key_split_across_stream_pieces_at_every_point_is_masked():
             pieces = [text[:cut], text[cut:second], text[second:]]
             out = [guard.feed(p) for p in pieces] + [guard.flush()]
             assert "".join(out) == f"Your key is {MASK}, keep it safe.", (cut, second)
-            assert not any(KEY[:len(KEY) // 2] in o and KEY[len(KEY) // 2:] in o for o in out)
+            assert not any(KEY[: len(KEY) // 2] in o and KEY[len(KEY) // 2 :] in o for o in out)
 
 
 def test_a_stream_that_ends_mid_secret_lets_out_only_a_prefix():
@@ -238,12 +265,18 @@ def test_registration_and_scrubbing_from_many_threads():
 # -- key shapes, and user text left alone ------------------------------------------------
 
 
-@pytest.mark.parametrize("shaped", [
-    "sk-proj-Zq8vT3xLw9R2mN5bK7cY4hJ6gF1dS0aE", "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123",
-    "AIzaSyD3x9kLmN0pQrStUvWxYz1234567890ab", "ghp_abcdefghijklmnopqrstuvwxyz0123456789",
-    "xoxb-123456789012-abcdefghijkl", "Zq8vT3xLw9R2mN5bK7cY4hJ6gF1dS0aEpq",
-    "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.abcdefghijklmnop",
-])
+@pytest.mark.parametrize(
+    "shaped",
+    [
+        "sk-proj-Zq8vT3xLw9R2mN5bK7cY4hJ6gF1dS0aE",
+        "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123",
+        "AIzaSyD3x9kLmN0pQrStUvWxYz1234567890ab",
+        "ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+        "xoxb-123456789012-abcdefghijkl",
+        "Zq8vT3xLw9R2mN5bK7cY4hJ6gF1dS0aEpq",
+        "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.abcdefghijklmnop",
+    ],
+)
 def test_key_shapes_are_still_masked_in_the_record(shaped):
     assert mask_key_shapes(f"found {shaped} here") == f"found {MASK} here"
     assert Redactor().text(f"Authorization: Bearer {shaped}") == f"Authorization: Bearer {MASK}"
@@ -269,9 +302,14 @@ def test_a_120000_character_goal_is_the_goal(name):
 
 
 def test_words_that_merely_start_like_keys_stay():
-    for text in ("sk-learn-model-selection-guide", "task-force-meeting-notes-for-december",
-                 "AbstractSingletonProxyFactoryBean", "the secret: something", "token: counting words",
-                 "c20261201191456-4a92e0"):
+    for text in (
+        "sk-learn-model-selection-guide",
+        "task-force-meeting-notes-for-december",
+        "AbstractSingletonProxyFactoryBean",
+        "the secret: something",
+        "token: counting words",
+        "c20261201191456-4a92e0",
+    ):
         assert mask_key_shapes(text) == text
 
 
@@ -285,8 +323,14 @@ def test_config_writers_keep_the_secrets_the_config_holds_and_write_0600(tmp_pat
 
     sec.register_secret(ODD)
     path = tmp_path / "cfg" / "config.toml"
-    update_config(path, {"providers": {"p": {"kind": "openai-chat", "base_url": "http://127.0.0.1:9/v1",
-                                             "headers": {"X-Custom-Auth": ODD}}}})
+    update_config(
+        path,
+        {
+            "providers": {
+                "p": {"kind": "openai-chat", "base_url": "http://127.0.0.1:9/v1", "headers": {"X-Custom-Auth": ODD}}
+            }
+        },
+    )
     set_role(path, "main", "p/some-model")
     data = tomllib.loads(path.read_text())
     assert data["providers"]["p"]["headers"]["X-Custom-Auth"] == ODD

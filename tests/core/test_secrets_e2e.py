@@ -32,9 +32,16 @@ FORMATS = ("text", "json", "stream-json")
 
 
 def forms(secret: str) -> list[str]:
-    out = {secret, json.dumps(secret)[1:-1], quote(secret, safe=""), quote_plus(secret), escape(secret),
-           repr(secret)[1:-1], json.dumps(json.dumps(secret)[1:-1])[1:-1],
-           re.sub(r"%[0-9A-F]{2}", lambda m: m.group(0).lower(), quote(secret, safe=""))}
+    out = {
+        secret,
+        json.dumps(secret)[1:-1],
+        quote(secret, safe=""),
+        quote_plus(secret),
+        escape(secret),
+        repr(secret)[1:-1],
+        json.dumps(json.dumps(secret)[1:-1])[1:-1],
+        re.sub(r"%[0-9A-F]{2}", lambda m: m.group(0).lower(), quote(secret, safe="")),
+    }
     return sorted(out)
 
 
@@ -67,14 +74,16 @@ def body_401(*secrets: str) -> bytes:
     JSON string, URL-encoded in a quoted request line, and in a nested JSON document."""
     said = "; ".join(
         f"Incorrect API key provided: {s}. Request was GET /v1/chat?key={quote(s, safe='')} "
-        f"upstream={json.dumps({'api_key': s})}" for s in secrets)
+        f"upstream={json.dumps({'api_key': s})}"
+        for s in secrets
+    )
     return json.dumps({"error": {"message": said, "type": "invalid_request_error", "code": "invalid_api_key"}}).encode()
 
 
 def write_config(tmp: Path, url: str, source: str) -> Path:
     cfg = tmp / "cfg" / "config.toml"
     cfg.parent.mkdir(parents=True, exist_ok=True)
-    lines = ['[providers.bad]', 'kind = "openai-chat"', f'base_url = "{url}/v1"']
+    lines = ["[providers.bad]", 'kind = "openai-chat"', f'base_url = "{url}/v1"']
     if source == "env":
         lines.append('api_key_env = "BAD_PROVIDER_KEY"')
     elif source == "file":
@@ -82,22 +91,34 @@ def write_config(tmp: Path, url: str, source: str) -> Path:
         (cfg.parent / "keys" / "bad.key").write_text(FILE_KEY + "\n")
         (cfg.parent / "keys" / "bad.key").chmod(0o600)
         lines.append('api_key_file = "keys/bad.key"')
-    lines += ['[providers.bad.headers]', f'"X-Custom-Auth" = {json.dumps(HEADER)}',
-              '[roles]', 'main = "bad/some-model"', '[run]', 'judge_outcome = false']
+    lines += [
+        "[providers.bad.headers]",
+        f'"X-Custom-Auth" = {json.dumps(HEADER)}',
+        "[roles]",
+        'main = "bad/some-model"',
+        "[run]",
+        "judge_outcome = false",
+    ]
     cfg.write_text("\n".join(lines) + "\n")
     return cfg
 
 
 def run_mika(tmp: Path, cfg: Path, args: list[str], umask: int = 0o022) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith("MIKA_")}
-    env.update(MIKA_DEVICE="none", MIKA_STATE_DIR=str(tmp / "state"), MIKA_CONFIG=str(cfg),
-               BAD_PROVIDER_KEY=KEY, XDG_CONFIG_HOME=str(tmp / "xdg"))
+    env.update(
+        MIKA_DEVICE="none",
+        MIKA_STATE_DIR=str(tmp / "state"),
+        MIKA_CONFIG=str(cfg),
+        BAD_PROVIDER_KEY=KEY,
+        XDG_CONFIG_HOME=str(tmp / "xdg"),
+    )
 
     def set_umask() -> None:
         os.umask(umask)
 
-    return subprocess.run([sys.executable, "-m", "mika.cli", *args], capture_output=True, timeout=90, env=env,
-                          preexec_fn=set_umask)
+    return subprocess.run(
+        [sys.executable, "-m", "mika.cli", *args], capture_output=True, timeout=90, env=env, preexec_fn=set_umask
+    )
 
 
 @pytest.mark.parametrize(("source", "secret"), [("env", KEY), ("file", FILE_KEY), ("header", HEADER)])
@@ -144,8 +165,20 @@ def test_state_files_are_0600_and_folders_0700_under_any_umask(tmp_path, umask):
 
 def _sse(*pieces: str) -> bytes:
     def chunk(delta: dict, finish=None) -> str:
-        return "data: " + json.dumps({"id": "c1", "object": "chat.completion.chunk", "created": 1, "model": "some-model",
-                                      "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}) + "\n\n"
+        return (
+            "data: "
+            + json.dumps(
+                {
+                    "id": "c1",
+                    "object": "chat.completion.chunk",
+                    "created": 1,
+                    "model": "some-model",
+                    "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+                }
+            )
+            + "\n\n"
+        )
+
     out = chunk({"role": "assistant", "content": ""})
     out += "".join(chunk({"content": p}) for p in pieces)
     out += chunk({}, "stop") + "data: [DONE]\n\n"
@@ -157,8 +190,9 @@ def test_a_key_split_across_two_stream_chunks_is_masked_on_stream_json_and_in_fi
     SSE chunks: the deltas on stream-json, joined, still don't spell it."""
     half = len(KEY) // 2
     with ReplayServer() as server:
-        server.default = Reply(_sse("Your key is ", KEY[:half], KEY[half:], " — done."),
-                               content_type="text/event-stream")
+        server.default = Reply(
+            _sse("Your key is ", KEY[:half], KEY[half:], " — done."), content_type="text/event-stream"
+        )
         cfg = write_config(tmp_path, server.url, "env")
         r = run_mika(tmp_path, cfg, ["--no-ui", "--output-format", "stream-json", "what is my key"])
         t = run_mika(tmp_path, cfg, ["--no-ui", "what is my key"])
@@ -187,7 +221,9 @@ def test_a_crash_with_the_key_in_the_exception_repr(tmp_path):
             "c.main(['--no-ui', 'go'])\n"
         )
         env = {k: v for k, v in os.environ.items() if not k.startswith("MIKA_")}
-        env.update(MIKA_STATE_DIR=str(tmp_path / "state"), MIKA_CONFIG=str(cfg), BAD_PROVIDER_KEY=KEY, MIKA_DEVICE="none")
+        env.update(
+            MIKA_STATE_DIR=str(tmp_path / "state"), MIKA_CONFIG=str(cfg), BAD_PROVIDER_KEY=KEY, MIKA_DEVICE="none"
+        )
         r = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=60, env=env)
     assert r.returncode == 1
     assert b"mika: internal error: RuntimeError" in r.stderr and b"Traceback" not in r.stderr
@@ -206,8 +242,9 @@ def test_a_120000_character_goal_is_shown_and_stored_as_the_goal(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith("MIKA_")}
     env.update(MIKA_DEVICE="none", MIKA_STATE_DIR=str(tmp_path / "state"), XDG_CONFIG_HOME=str(tmp_path / "xdg"))
     cmd = [sys.executable, "-m", "mika.cli"]
-    r = subprocess.run([*cmd, "--no-ui", "--model", f"script:{script}", goal], capture_output=True, text=True,
-                       timeout=90, env=env)
+    r = subprocess.run(
+        [*cmd, "--no-ui", "--model", f"script:{script}", goal], capture_output=True, text=True, timeout=90, env=env
+    )
     assert r.returncode == 0, r.stderr[-500:]
     listed = subprocess.run([*cmd, "runs", "list", "--json"], capture_output=True, text=True, timeout=60, env=env)
     run = json.loads(listed.stdout)[0]

@@ -60,5 +60,7 @@ def test_model_errors_speak_the_ui_language():
     from mika.model.errors import ModelError, ModelErrorKind
 
     err = ModelError(ModelErrorKind.AUTH, "invalid x-api-key", status=401)
-    assert err.user_message("en") == "The provider rejected the API key. Check the key in your config. (invalid x-api-key)"
+    assert (
+        err.user_message("en") == "The provider rejected the API key. Check the key in your config. (invalid x-api-key)"
+    )
     assert err.user_message("zh").startswith("服务商拒绝了 API Key") and "invalid x-api-key" in err.user_message("zh")

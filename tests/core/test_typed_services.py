@@ -22,8 +22,9 @@ class OtherDesk(Desk):
 
 def _ctx(*services: object) -> ToolContext:
     spec = RunSpec(goal="pay", provenance=RunProvenance(RunOrigin.CLI, Attendance.UNATTENDED))
-    return ToolContext(spec=spec, inbox=RunInbox(), emit=lambda e: None, evidence=EvidenceLedger(),
-                       services=services_by_type(services))
+    return ToolContext(
+        spec=spec, inbox=RunInbox(), emit=lambda e: None, evidence=EvidenceLedger(), services=services_by_type(services)
+    )
 
 
 def test_a_service_is_found_by_its_class_and_only_by_it():

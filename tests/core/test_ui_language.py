@@ -32,8 +32,24 @@ def test_locale_precedence_is_posix_lc_all_then_lc_messages_then_lang():
     assert from_locale({"LC_ALL": "", "LC_MESSAGES": "", "LANG": "zh_TW.Big5"}) == "zh"
 
 
-@pytest.mark.parametrize("value", ["C", "C.UTF-8", "POSIX", "", "   ", "xx", "zz_ZZ@junk", "en", "\u4e2d\u6587",
-                                   "\x00zh", "de_DE.UTF-8", "ch_DE", "tzh"])
+@pytest.mark.parametrize(
+    "value",
+    [
+        "C",
+        "C.UTF-8",
+        "POSIX",
+        "",
+        "   ",
+        "xx",
+        "zz_ZZ@junk",
+        "en",
+        "\u4e2d\u6587",
+        "\x00zh",
+        "de_DE.UTF-8",
+        "ch_DE",
+        "tzh",
+    ],
+)
 def test_c_posix_junk_and_other_languages_give_english(value):
     assert from_locale({"LANG": value}) == "en"
 
@@ -103,8 +119,12 @@ def test_every_text_table_asks_the_one_rule(clean_env):
 
     def texts() -> list[str]:
         return [
-            usage_t("empty"), models_t("no_candidates", provider="p"), ModelError(ModelErrorKind.RATE_LIMITED).user_message(),
-            run_t("stopped"), action_t("claim_unchecked"), stop("step_budget", n=3).reason,
+            usage_t("empty"),
+            models_t("no_candidates", provider="p"),
+            ModelError(ModelErrorKind.RATE_LIMITED).user_message(),
+            run_t("stopped"),
+            action_t("claim_unchecked"),
+            stop("step_budget", n=3).reason,
             say("no_adb"),
         ]
 
@@ -120,4 +140,3 @@ def test_every_text_table_asks_the_one_rule(clean_env):
     clean_env.setenv("LC_MESSAGES", "zh_CN.UTF-8")
     assert texts() == chinese
     assert language.ui_language() == "zh"
-

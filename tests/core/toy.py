@@ -52,7 +52,11 @@ class ToyTap(AgentTool):
     group = "toy"
     risk = Risk.WRITE
     batchable = True
-    parameters = {"type": "object", "properties": {"label": {"type": "string"}, "note": {"type": "string"}}, "required": ["label"]}
+    parameters = {
+        "type": "object",
+        "properties": {"label": {"type": "string"}, "note": {"type": "string"}},
+        "required": ["label"],
+    }
 
     def __init__(self, world: ToyWorld) -> None:
         self.world = world
@@ -62,8 +66,13 @@ class ToyTap(AgentTool):
         return "Tap a button by its label."
 
     async def target(self, args: dict[str, Any], ctx) -> ActionTarget:
-        return ActionTarget(label=args["label"], app="com.toy.shop", kind="tap", screen_text=self.world.screen,
-                            on_screen=args["label"] in self.world.screen)
+        return ActionTarget(
+            label=args["label"],
+            app="com.toy.shop",
+            kind="tap",
+            screen_text=self.world.screen,
+            on_screen=args["label"] in self.world.screen,
+        )
 
     async def run(self, args: dict[str, Any], ctx) -> ToolOutcome:
         if self.world.tap_delay:
@@ -87,8 +96,9 @@ class ToyRead(AgentTool):
         return "Read the screen."
 
     async def run(self, args: dict[str, Any], ctx) -> ToolOutcome:
-        obs = Observation.build(ObsKind.READ, "toy", self.world.screen, title="screen",
-                                place=Place.app("com.toy.shop"), step=ctx.step)
+        obs = Observation.build(
+            ObsKind.READ, "toy", self.world.screen, title="screen", place=Place.app("com.toy.shop"), step=ctx.step
+        )
         return ToolOutcome(text=obs.text, observations=(obs,))
 
 

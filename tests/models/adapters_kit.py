@@ -14,7 +14,9 @@ WEATHER = ToolSpec(
 
 
 def adapter(kind: str, url: str, *, model: str = "test-model", streaming: bool = True, **kw):
-    base = {"openai-chat": url + "/v1", "openai-responses": url + "/v1", "anthropic": url, "gemini": url + "/v1beta"}[kind]
+    base = {"openai-chat": url + "/v1", "openai-responses": url + "/v1", "anthropic": url, "gemini": url + "/v1beta"}[
+        kind
+    ]
     return build_adapter(kind, Endpoint("test", model, base, api_key="sk-test", streaming=streaming, **kw))
 
 

@@ -182,7 +182,9 @@ class ReplayServer:
         self.reply_started.append(time.monotonic())
         # A client that goes away mid-reply shows up as EOF on its side of the socket.
         watcher = asyncio.ensure_future(reader.read(1))
-        watcher.add_done_callback(lambda f: f.cancelled() or f.exception() or f.result() or self.disconnects.append(time.monotonic()))
+        watcher.add_done_callback(
+            lambda f: f.cancelled() or f.exception() or f.result() or self.disconnects.append(time.monotonic())
+        )
         try:
             return await self._write(writer, reply)
         finally:
@@ -190,11 +192,22 @@ class ReplayServer:
                 watcher.cancel()
 
     async def _write(self, writer: asyncio.StreamWriter, reply: Reply) -> bool:
-        reason = {200: "OK", 400: "Bad Request", 401: "Unauthorized", 404: "Not Found",
-                  429: "Too Many Requests", 500: "Internal Server Error", 529: "Overloaded",
-                  503: "Service Unavailable"}.get(reply.status, "Status")
-        head = [f"HTTP/1.1 {reply.status} {reason}", f"Content-Type: {reply.content_type}",
-                "Transfer-Encoding: chunked", "Connection: close"]
+        reason = {
+            200: "OK",
+            400: "Bad Request",
+            401: "Unauthorized",
+            404: "Not Found",
+            429: "Too Many Requests",
+            500: "Internal Server Error",
+            529: "Overloaded",
+            503: "Service Unavailable",
+        }.get(reply.status, "Status")
+        head = [
+            f"HTTP/1.1 {reply.status} {reason}",
+            f"Content-Type: {reply.content_type}",
+            "Transfer-Encoding: chunked",
+            "Connection: close",
+        ]
         head += [f"{k}: {v}" for k, v in reply.headers.items()]
         try:
             writer.write(("\r\n".join(head) + "\r\n\r\n").encode("latin-1"))

@@ -21,16 +21,37 @@ def _json(value, status=200) -> Reply:
 
 
 async def test_openai_listing_with_api_tables(server):
-    server.queue(_json({"object": "list", "data": [
-        {"id": "kimi-k2", "api": {"chat-completions": {"base_url": "https://opencode.ai/zen/go/v1",
-                                                       "compatibility": {"reasoning_field": "reasoning_content"}}},
-         "capabilities": {"tools": {"supported": True}, "reasoning": {"supported": True}},
-         "limit": {"context": 262144}, "modalities": {"input": ["text", "image/png"]}},
-        {"id": "claude-x", "api": {"messages": {"base_url": "https://opencode.ai/inference/go/anthropic/v1"}}},
-        {"id": "gpt-5", "api": {"realtime": {"base_url": "wss://x"}, "responses": {"base_url": "https://o/v1"}}},
-        {"id": "voice-1", "api": {"realtime": {"base_url": "wss://x"}}},
-        {"id": "text-embedding-3-small", "object": "model"},
-    ]}))
+    server.queue(
+        _json(
+            {
+                "object": "list",
+                "data": [
+                    {
+                        "id": "kimi-k2",
+                        "api": {
+                            "chat-completions": {
+                                "base_url": "https://opencode.ai/zen/go/v1",
+                                "compatibility": {"reasoning_field": "reasoning_content"},
+                            }
+                        },
+                        "capabilities": {"tools": {"supported": True}, "reasoning": {"supported": True}},
+                        "limit": {"context": 262144},
+                        "modalities": {"input": ["text", "image/png"]},
+                    },
+                    {
+                        "id": "claude-x",
+                        "api": {"messages": {"base_url": "https://opencode.ai/inference/go/anthropic/v1"}},
+                    },
+                    {
+                        "id": "gpt-5",
+                        "api": {"realtime": {"base_url": "wss://x"}, "responses": {"base_url": "https://o/v1"}},
+                    },
+                    {"id": "voice-1", "api": {"realtime": {"base_url": "wss://x"}}},
+                    {"id": "text-embedding-3-small", "object": "model"},
+                ],
+            }
+        )
+    )
     catalog = ModelCatalog()
     models = await catalog.list("openai-chat", server.url + "/v1", "sk", session_header="x-opencode-session")
     await catalog.aclose()
@@ -50,8 +71,13 @@ async def test_openai_listing_with_api_tables(server):
 
 async def test_anthropic_listing_pages(server):
     server.queue(
-        _json({"data": [{"id": "claude-a", "display_name": "Claude A", "type": "model"}], "has_more": True,
-               "last_id": "claude-a"}),
+        _json(
+            {
+                "data": [{"id": "claude-a", "display_name": "Claude A", "type": "model"}],
+                "has_more": True,
+                "last_id": "claude-a",
+            }
+        ),
         _json({"data": [{"id": "claude-b", "display_name": "Claude B", "type": "model"}], "has_more": False}),
     )
     catalog = ModelCatalog()
@@ -66,9 +92,20 @@ async def test_anthropic_listing_pages(server):
 
 async def test_gemini_listing_pages(server):
     server.queue(
-        _json({"models": [{"name": "models/gemini-2.5-flash", "displayName": "Gemini 2.5 Flash",
-                           "inputTokenLimit": 1048576, "supportedGenerationMethods": ["generateContent"],
-                           "thinking": True}], "nextPageToken": "p2"}),
+        _json(
+            {
+                "models": [
+                    {
+                        "name": "models/gemini-2.5-flash",
+                        "displayName": "Gemini 2.5 Flash",
+                        "inputTokenLimit": 1048576,
+                        "supportedGenerationMethods": ["generateContent"],
+                        "thinking": True,
+                    }
+                ],
+                "nextPageToken": "p2",
+            }
+        ),
         _json({"models": [{"name": "models/text-embedding-004", "supportedGenerationMethods": ["embedContent"]}]}),
     )
     catalog = ModelCatalog()
@@ -81,8 +118,9 @@ async def test_gemini_listing_pages(server):
     assert server.requests[0].headers["x-goog-api-key"] == "g-key"
 
 
-@pytest.mark.parametrize(("status", "kind"), [(404, "no_list"), (405, "no_list"), (501, "no_list"), (401, "auth"),
-                                         (500, "server")])
+@pytest.mark.parametrize(
+    ("status", "kind"), [(404, "no_list"), (405, "no_list"), (501, "no_list"), (401, "auth"), (500, "server")]
+)
 async def test_listing_failures_are_classified(server, status, kind):
     server.queue(_json({"error": {"message": "nope"}}, status))
     catalog = ModelCatalog()
@@ -140,8 +178,10 @@ async def test_probe_moves_on_after_text_only_and_model_problems(server):
 
 
 async def test_probe_stops_at_a_key_problem_and_keeps_the_servers_words(server):
-    server.queue(Reply(b'{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}',
-                       status=401), Reply.recording(ANTHROPIC_TOOL))
+    server.queue(
+        Reply(b'{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}', status=401),
+        Reply.recording(ANTHROPIC_TOOL),
+    )
     result = await probe(lambda n: adapter("anthropic", server.url, model=n), ["a", "b"])
     assert len(result.attempts) == 1 and result.passed is None
     assert result.last.error.kind is K.AUTH and result.last.error.detail == "invalid x-api-key"

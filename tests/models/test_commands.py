@@ -41,7 +41,7 @@ def test_presets_lists_every_preset(env):
 
 def test_add_then_use_edits_the_config_and_keeps_comments(env):
     cfg = env / "config.toml"
-    cfg.write_text("# my settings\n[ui]\ntheme = \"dark\"\n")
+    cfg.write_text('# my settings\n[ui]\ntheme = "dark"\n')
     out = run(models_group, "add", "deepseek")
     assert out.exit_code == 0, out.output
     assert "DEEPSEEK_API_KEY" in out.output
@@ -50,7 +50,7 @@ def test_add_then_use_edits_the_config_and_keeps_comments(env):
     run(models_group, "use", "vision", "none")
     run(models_group, "use", "main", "deepseek/deepseek-reasoner")
     text = cfg.read_text()
-    assert text.startswith("# my settings\n[ui]\ntheme = \"dark\"\n")
+    assert text.startswith('# my settings\n[ui]\ntheme = "dark"\n')
     data = tomllib.loads(text)
     assert data["providers"]["deepseek"] == {"preset": "deepseek", "api_key_env": "DEEPSEEK_API_KEY"}
     assert data["roles"] == {"main": "deepseek/deepseek-reasoner", "vision": "none"}
@@ -65,12 +65,16 @@ def test_add_rejects_duplicates_and_incomplete_custom(env):
 
 
 def test_add_custom_warns_on_cleartext_and_known_hosts(env):
-    out = CliRunner().invoke(models_group, ["add", "custom", "--id", "relay", "--kind", "openai-chat",
-                                            "--base-url", "http://api.deepseek.com/v1"])
+    out = CliRunner().invoke(
+        models_group,
+        ["add", "custom", "--id", "relay", "--kind", "openai-chat", "--base-url", "http://api.deepseek.com/v1"],
+    )
     assert out.exit_code == 0
     assert "plain http" in out.stderr and "'deepseek'" in out.stderr
-    lan = CliRunner().invoke(models_group, ["add", "custom", "--id", "lan", "--kind", "openai-chat",
-                                            "--base-url", "http://192.168.1.20:8000/v1"])
+    lan = CliRunner().invoke(
+        models_group,
+        ["add", "custom", "--id", "lan", "--kind", "openai-chat", "--base-url", "http://192.168.1.20:8000/v1"],
+    )
     assert lan.exit_code == 0 and "plain http" not in lan.stderr
 
 
@@ -92,7 +96,8 @@ def test_bad_config_is_one_line_and_exit_2(env):
 
 def _local_provider(env, server, kind="anthropic", extra=""):
     (env / "config.toml").write_text(
-        f'[providers.loop]\nkind = "{kind}"\nbase_url = "{server.url}"\napi_key_env = "LOOP_KEY"\n{extra}')
+        f'[providers.loop]\nkind = "{kind}"\nbase_url = "{server.url}"\napi_key_env = "LOOP_KEY"\n{extra}'
+    )
 
 
 def test_list_prints_models(env, server):
@@ -136,8 +141,9 @@ def test_test_lists_then_tries_candidates(env, server):
 
 def test_test_provider_error_exits_4_with_the_servers_words(env, server):
     _local_provider(env, server)
-    server.queue(Reply(b'{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}',
-                       status=401))
+    server.queue(
+        Reply(b'{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}', status=401)
+    )
     out = CliRunner().invoke(models_group, ["test", "loop/claude-x", "--json"])
     assert out.exit_code == 4
     data = json.loads(out.stdout)
@@ -152,8 +158,7 @@ def test_usage_command_reports_the_ledger(env):
     ledger.record("deepseek", "deepseek-chat", "main", NO_USAGE)
     ledger.close()
     data = json.loads(run(usage_command, "--range", "24h", "--json").output)
-    assert data["total"] == {"input": 1200, "output": 300, "cached": 1000, "calls": 1, "unreported": 1,
-                             "tokens": 1500}
+    assert data["total"] == {"input": 1200, "output": 300, "cached": 1000, "calls": 1, "unreported": 1, "tokens": 1500}
     assert len(data["buckets"]) == 24 and data["buckets"][-1]["providers"]["deepseek"]["tokens"] == 1500
     text = run(usage_command).output
     assert "1500" in text and "deepseek/deepseek-chat" in text and "1 calls reported no usage" in text
@@ -164,8 +169,23 @@ def test_usage_command_reports_the_ledger(env):
 
 
 def _add_loop(server, *more):
-    return CliRunner().invoke(models_group, ["add", "custom", "--id", "loop", "--kind", "anthropic", "--base-url",
-                                             server.url, "--api-key-env", "LOOP_KEY", "--test", *more])
+    return CliRunner().invoke(
+        models_group,
+        [
+            "add",
+            "custom",
+            "--id",
+            "loop",
+            "--kind",
+            "anthropic",
+            "--base-url",
+            server.url,
+            "--api-key-env",
+            "LOOP_KEY",
+            "--test",
+            *more,
+        ],
+    )
 
 
 def test_add_with_test_saves_and_picks_the_main_model(env, server):
@@ -180,8 +200,9 @@ def test_add_with_test_saves_and_picks_the_main_model(env, server):
 
 
 def test_add_with_test_saves_nothing_when_the_key_is_wrong(env, server):
-    server.queue(Reply(b'{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}',
-                       status=401))
+    server.queue(
+        Reply(b'{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}', status=401)
+    )
     out = _add_loop(server, "--model", "claude-a")
     assert out.exit_code == 4 and "nothing was saved" in out.stderr and "invalid x-api-key" in out.stderr
     assert not (env / "config.toml").exists()
@@ -197,19 +218,41 @@ def test_add_with_test_keeps_the_provider_when_only_the_model_fails(env, server)
 
 def test_use_records_what_the_listing_said_about_the_model(env, server):
     (env / "config.toml").write_text(
-        f'[providers.oc]\npreset = "opencode-go"\nbase_url = "{server.url}/v1"\napi_key_env = "LOOP_KEY"\n')
-    server.queue(Reply(json.dumps({"data": [
-        {"id": "gpt-5", "api": {"responses": {"base_url": "https://opencode.ai/inference/go/openai/v1"}},
-         "limit": {"context": 400000}},
-        {"id": "kimi-k2", "api": {"chat-completions": {"base_url": f"{server.url}/v1",
-                                                       "compatibility": {"reasoning_field": "reasoning_content"}}}},
-    ]}).encode()))
+        f'[providers.oc]\npreset = "opencode-go"\nbase_url = "{server.url}/v1"\napi_key_env = "LOOP_KEY"\n'
+    )
+    server.queue(
+        Reply(
+            json.dumps(
+                {
+                    "data": [
+                        {
+                            "id": "gpt-5",
+                            "api": {"responses": {"base_url": "https://opencode.ai/inference/go/openai/v1"}},
+                            "limit": {"context": 400000},
+                        },
+                        {
+                            "id": "kimi-k2",
+                            "api": {
+                                "chat-completions": {
+                                    "base_url": f"{server.url}/v1",
+                                    "compatibility": {"reasoning_field": "reasoning_content"},
+                                }
+                            },
+                        },
+                    ]
+                }
+            ).encode()
+        )
+    )
     assert run(models_group, "list", "oc").exit_code == 0
     assert run(models_group, "use", "main", "oc/gpt-5").exit_code == 0
     assert run(models_group, "use", "light", "oc/kimi-k2").exit_code == 0
     models = tomllib.loads((env / "config.toml").read_text())["providers"]["oc"]["models"]
-    assert models["gpt-5"] == {"context_window": 400000, "kind": "openai-responses",
-                               "base_url": "https://opencode.ai/inference/go/openai/v1"}
+    assert models["gpt-5"] == {
+        "context_window": 400000,
+        "kind": "openai-responses",
+        "base_url": "https://opencode.ai/inference/go/openai/v1",
+    }
     assert models["kimi-k2"] == {"reasoning_field": "reasoning_content"}
 
 

@@ -21,7 +21,7 @@ from mika.model.roles import build_roles
 from mika.model.session import ModelSession
 from mika.usage.ledger import UsageLedger
 
-ISSUE_EXAMPLE = '''
+ISSUE_EXAMPLE = """
 [providers.local]
 kind = "openai-chat"
 base_url = "http://127.0.0.1:8000/v1"
@@ -35,7 +35,7 @@ context_window = 128000
 main = "local/some-model"
 vision = "none"
 light = "main"
-'''
+"""
 
 
 def load(text: str, file=None):
@@ -58,7 +58,9 @@ def test_issue_example_loads_and_builds(monkeypatch):
 
 def test_preset_fills_kind_url_and_session_header(monkeypatch):
     monkeypatch.setenv("OPENCODE_API_KEY", "k")
-    cfg = load('[providers.oc]\npreset = "opencode-go"\napi_key_env = "OPENCODE_API_KEY"\n[roles]\nmain = "oc/kimi-k2"\n')
+    cfg = load(
+        '[providers.oc]\npreset = "opencode-go"\napi_key_env = "OPENCODE_API_KEY"\n[roles]\nmain = "oc/kimi-k2"\n'
+    )
     p = cfg.providers["oc"]
     assert p.kind == "openai-chat" and p.base_url == "https://opencode.ai/zen/go/v1"
     assert p.session_header == "x-opencode-session"
@@ -68,8 +70,10 @@ def test_preset_fills_kind_url_and_session_header(monkeypatch):
 
 def test_each_protocol_gets_its_adapter(monkeypatch):
     monkeypatch.setenv("K", "x")
-    text = "".join(f'[providers.p{i}]\nkind = "{k}"\nbase_url = "http://127.0.0.1:9/v1"\napi_key_env = "K"\n'
-                   for i, k in enumerate(["openai-chat", "openai-responses", "anthropic", "gemini"]))
+    text = "".join(
+        f'[providers.p{i}]\nkind = "{k}"\nbase_url = "http://127.0.0.1:9/v1"\napi_key_env = "K"\n'
+        for i, k in enumerate(["openai-chat", "openai-responses", "anthropic", "gemini"])
+    )
     cfg = load(text)
     expected = [OpenAIChatModel, OpenAIResponsesModel, AnthropicModel, GeminiModel]
     for i, cls in enumerate(expected):
@@ -79,9 +83,11 @@ def test_each_protocol_gets_its_adapter(monkeypatch):
 
 def test_vision_main_and_light_model(monkeypatch):
     monkeypatch.setenv("K", "x")
-    cfg = load('[providers.a]\nkind = "anthropic"\nbase_url = "http://127.0.0.1:9"\napi_key_env = "K"\n'
-               '[providers.b]\nkind = "gemini"\nbase_url = "http://127.0.0.1:9"\napi_key_env = "K"\n'
-               '[roles]\nmain = "a/claude"\nvision = "main"\nlight = "b/gemini-flash"\n')
+    cfg = load(
+        '[providers.a]\nkind = "anthropic"\nbase_url = "http://127.0.0.1:9"\napi_key_env = "K"\n'
+        '[providers.b]\nkind = "gemini"\nbase_url = "http://127.0.0.1:9"\napi_key_env = "K"\n'
+        '[roles]\nmain = "a/claude"\nvision = "main"\nlight = "b/gemini-flash"\n'
+    )
     roles = build_roles(cfg, UsageLedger(None))
     assert roles.vision.name == "claude" and roles.vision.supports_images and roles.vision_is_main
     assert not roles.main.supports_images  # main keeps its own flag
@@ -90,9 +96,11 @@ def test_vision_main_and_light_model(monkeypatch):
 
 def test_model_may_name_its_own_protocol_and_address(monkeypatch):
     monkeypatch.setenv("K", "x")
-    cfg = load('[providers.oc]\npreset = "opencode-go"\napi_key_env = "K"\n'
-               '[providers.oc.models."gpt-5"]\nkind = "openai-responses"\n'
-               'base_url = "https://opencode.ai/inference/go/openai/v1"\n')
+    cfg = load(
+        '[providers.oc]\npreset = "opencode-go"\napi_key_env = "K"\n'
+        '[providers.oc.models."gpt-5"]\nkind = "openai-responses"\n'
+        'base_url = "https://opencode.ai/inference/go/openai/v1"\n'
+    )
     roles = build_roles(cfg, UsageLedger(None), override_main="oc/gpt-5")
     assert isinstance(roles.main.inner, OpenAIResponsesModel)
     assert roles.main.inner.endpoint.base_url == "https://opencode.ai/inference/go/openai/v1"
@@ -122,8 +130,10 @@ def test_missing_main_names_the_key_and_shows_an_example():
         ('[providers.x]\nkind = "gemini"\nbase_url = "ftp://h"\n', "providers.x.base_url"),
         ('[providers.x]\npreset = "nope"\n', "providers.x.preset"),
         ('[providers.x]\npreset = "deepseek"\napi_key = "sk-in-config"\n', "providers.x.api_key"),
-        ('[providers.x]\npreset = "deepseek"\n[providers.x.models.m]\ncontext_window = "big"\n',
-         'providers.x.models."m".context_window'),
+        (
+            '[providers.x]\npreset = "deepseek"\n[providers.x.models.m]\ncontext_window = "big"\n',
+            'providers.x.models."m".context_window',
+        ),
         ('[roles]\nmain = "nobody/m"\n', "roles.main"),
         ('[roles]\nmain = "just-a-name"\n', "roles.main"),
         ('[roles]\nvision = "sometimes"\n', "roles.vision"),
@@ -165,9 +175,29 @@ def test_keys_come_from_env_or_a_private_file(tmp_path, monkeypatch):
 
 def test_presets_cover_the_seed_list():
     ids = {p.id for p in PRESETS}
-    assert ids >= {"deepseek", "qwen", "kimi", "zhipu", "siliconflow", "volcano-ark", "minimax", "stepfun", "hunyuan",
-                   "qianfan", "openrouter", "opencode-go", "anthropic", "gemini", "openai", "xai", "mistral", "groq",
-                   "ollama", "lmstudio", "custom"}
+    assert ids >= {
+        "deepseek",
+        "qwen",
+        "kimi",
+        "zhipu",
+        "siliconflow",
+        "volcano-ark",
+        "minimax",
+        "stepfun",
+        "hunyuan",
+        "qianfan",
+        "openrouter",
+        "opencode-go",
+        "anthropic",
+        "gemini",
+        "openai",
+        "xai",
+        "mistral",
+        "groq",
+        "ollama",
+        "lmstudio",
+        "custom",
+    }
     assert preset("openai").kind == "openai-responses"
     assert preset("anthropic").kind == "anthropic" and preset("gemini").kind == "gemini"
     assert preset("ollama").base_url == "http://127.0.0.1:11434/v1" and not preset("ollama").key_required
@@ -216,9 +246,25 @@ def test_config_example_loads(monkeypatch):
             inside = False
         stripped = line.lstrip("# ")
         key = stripped.split("=", 1)[0].strip()
-        if inside and line.startswith("# ") and key in {"name", "headers", "session_header", "stream", "context_window",
-                                             "timeout", "images", "tools", "kind", "base_url", "reasoning_field",
-                                             "max_output_tokens"}:
+        if (
+            inside
+            and line.startswith("# ")
+            and key
+            in {
+                "name",
+                "headers",
+                "session_header",
+                "stream",
+                "context_window",
+                "timeout",
+                "images",
+                "tools",
+                "kind",
+                "base_url",
+                "reasoning_field",
+                "max_output_tokens",
+            }
+        ):
             line = stripped
         lines.append(line)
     full = load_providers(tomllib.loads("\n".join(lines)), example)
@@ -228,7 +274,9 @@ def test_config_example_loads(monkeypatch):
 
 
 def test_scripted_providers_are_left_to_model_select():
-    cfg = load('[providers.demo]\nkind = "scripted"\nscript = "demo.json"\n[roles]\nmain = "demo/x"\nlight = "demo/x"\n')
+    cfg = load(
+        '[providers.demo]\nkind = "scripted"\nscript = "demo.json"\n[roles]\nmain = "demo/x"\nlight = "demo/x"\n'
+    )
     assert "demo" not in cfg.providers and cfg.scripted == {"demo"}
     with pytest.raises(ConfigError) as info:
         build_roles(cfg, UsageLedger(None), override_main=None)
@@ -243,13 +291,20 @@ async def test_side_calls_fall_back_to_main_when_the_light_model_is_unavailable(
 
     monkeypatch.setenv("K", "x")
     with ReplayServer() as server:
-        cfg = load(f'[providers.a]\nkind = "anthropic"\nbase_url = "{server.url}"\napi_key_env = "K"\n'
-                   '[roles]\nmain = "a/claude-main"\nlight = "a/claude-light"\n')
+        cfg = load(
+            f'[providers.a]\nkind = "anthropic"\nbase_url = "{server.url}"\napi_key_env = "K"\n'
+            '[roles]\nmain = "a/claude-main"\nlight = "a/claude-light"\n'
+        )
         ledger = UsageLedger(None)
         roles = build_roles(cfg, ledger)
         ok = "anthropic_messages_stream/anthropic-sdk__tool_use_get_weather.sse"
-        server.queue(Reply(b'{"type":"error","error":{"type":"permission_error","message":"model is not activated"}}',
-                           status=403), Reply.recording(ok), Reply.recording(ok))
+        server.queue(
+            Reply(
+                b'{"type":"error","error":{"type":"permission_error","message":"model is not activated"}}', status=403
+            ),
+            Reply.recording(ok),
+            Reply.recording(ok),
+        )
         request = ModelRequest("s", (Message.user("judge this"),), purpose="judge")
         await complete(roles.side, request)
         await complete(roles.side, request)

@@ -27,8 +27,13 @@ api_key_env = "DEEPSEEK_API_KEY"
 graphics = "auto"
 """
 
-COMMENTS = ["# Mika config — written by hand, keep my notes!", "# cheap model later", "# 中文界面",
-            "# work account", "# the Settings screen owns [ui]"]
+COMMENTS = [
+    "# Mika config — written by hand, keep my notes!",
+    "# cheap model later",
+    "# 中文界面",
+    "# work account",
+    "# the Settings screen owns [ui]",
+]
 
 
 @pytest.fixture
@@ -45,8 +50,11 @@ def _write_plan(path, provider_id, values):
 
 
 def test_add_provider_model_and_roles_keep_every_comment(cfg) -> None:
-    _write_plan(cfg, "local", {"preset": "custom", "kind": "openai-chat", "base_url": "http://127.0.0.1:8000/v1",
-                               "api_key_env": None})
+    _write_plan(
+        cfg,
+        "local",
+        {"preset": "custom", "kind": "openai-chat", "base_url": "http://127.0.0.1:8000/v1", "api_key_env": None},
+    )
     add_model_table(cfg, "local", "qwen2.5-7b", {"context_window": 32768})
     set_role(cfg, "main", "local/qwen2.5-7b")
     set_role(cfg, "light", "deepseek/deepseek-chat")  # the dotted key at the top is edited where it is
@@ -74,8 +82,17 @@ ODD = [
 
 @pytest.mark.parametrize("odd", ODD, ids=["quotes", "newline", "backslash", "unicode", "triple-quotes"])
 def test_odd_values_round_trip_through_the_loader(cfg, odd) -> None:
-    _write_plan(cfg, "odd", {"preset": "custom", "kind": "openai-chat", "base_url": "https://example.test/v1",
-                             "name": odd, "api_key_env": "KEY_" + "X"})
+    _write_plan(
+        cfg,
+        "odd",
+        {
+            "preset": "custom",
+            "kind": "openai-chat",
+            "base_url": "https://example.test/v1",
+            "name": odd,
+            "api_key_env": "KEY_" + "X",
+        },
+    )
     loaded = load_providers(tomllib.loads(cfg.read_text(encoding="utf-8")), cfg)
     assert loaded.providers["odd"].name == odd
 
@@ -114,7 +131,9 @@ def test_a_new_file_and_scattered_provider_tables(tmp_path) -> None:
     set_role(fresh, "main", "deepseek/deepseek-chat")
     assert tomllib.loads(fresh.read_text()) == {"roles": {"main": "deepseek/deepseek-chat"}}
     scattered = tmp_path / "s.toml"
-    scattered.write_text('[providers.a]\npreset = "deepseek"\n\n[roles]\nmain = "a/x"\n\n[providers.b]\npreset = "deepseek"\n')
+    scattered.write_text(
+        '[providers.a]\npreset = "deepseek"\n\n[roles]\nmain = "a/x"\n\n[providers.b]\npreset = "deepseek"\n'
+    )
     _write_plan(scattered, "c", {"preset": "deepseek"})
     data = tomllib.loads(scattered.read_text())
     assert set(data["providers"]) == {"a", "b", "c"} and data["roles"] == {"main": "a/x"}

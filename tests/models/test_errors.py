@@ -13,18 +13,43 @@ from mika.model.errors import ModelError
 from mika.model.errors import ModelErrorKind as K
 
 ERROR_CASES = [
-    ("errors/anthropic__429_rate_limit_error.json", "anthropic", None, K.RATE_LIMITED,
-     "exceed your organization's rate limit"),
-    ("errors/anthropic__400_invalid_request_error_tool_result_mismatch.json", "anthropic", None, K.BAD_REQUEST,
-     "unexpected `tool_use_id` found in `tool_result` blocks"),
+    (
+        "errors/anthropic__429_rate_limit_error.json",
+        "anthropic",
+        None,
+        K.RATE_LIMITED,
+        "exceed your organization's rate limit",
+    ),
+    (
+        "errors/anthropic__400_invalid_request_error_tool_result_mismatch.json",
+        "anthropic",
+        None,
+        K.BAD_REQUEST,
+        "unexpected `tool_use_id` found in `tool_result` blocks",
+    ),
     # Recorded from a log without a sidecar; Anthropic sends it with HTTP 529.
     ("errors/anthropic__overloaded_error__from_aider_log.json", "anthropic", 529, K.OVERLOADED, "Overloaded"),
-    ("errors/gemini__404_model_not_found.json", "gemini", None, K.MODEL_NOT_FOUND,
-     "is not found for API version v1beta"),
-    ("errors/openai_chat__400_unsupported_system_role.json", "openai-chat", None, K.BAD_REQUEST,
-     "does not support 'system' with this model"),
-    ("errors/openrouter__429_rate_limited.json", "openai-chat", None, K.RATE_LIMITED,
-     "temporarily rate-limited upstream"),
+    (
+        "errors/gemini__404_model_not_found.json",
+        "gemini",
+        None,
+        K.MODEL_NOT_FOUND,
+        "is not found for API version v1beta",
+    ),
+    (
+        "errors/openai_chat__400_unsupported_system_role.json",
+        "openai-chat",
+        None,
+        K.BAD_REQUEST,
+        "does not support 'system' with this model",
+    ),
+    (
+        "errors/openrouter__429_rate_limited.json",
+        "openai-chat",
+        None,
+        K.RATE_LIMITED,
+        "temporarily rate-limited upstream",
+    ),
 ]
 
 
@@ -45,7 +70,9 @@ async def test_error_body_maps_to_kind(server, case):
 
 
 def test_every_error_recording_is_covered():
-    names = {str(p.relative_to(FIXTURES)) for p in (FIXTURES / "errors").glob("*.json") if not p.name.endswith(".meta.json")}
+    names = {
+        str(p.relative_to(FIXTURES)) for p in (FIXTURES / "errors").glob("*.json") if not p.name.endswith(".meta.json")
+    }
     assert names == {c[0] for c in ERROR_CASES}
 
 
@@ -59,15 +86,22 @@ async def test_overloaded_error_inside_a_stream(server):
 
 
 async def test_401_is_always_the_key(server):
-    server.queue(Reply(b'{"error":{"message":"Incorrect API key provided","type":"invalid_request_error"}}', status=401))
+    server.queue(
+        Reply(b'{"error":{"message":"Incorrect API key provided","type":"invalid_request_error"}}', status=401)
+    )
     with pytest.raises(ModelError) as info:
         await complete(adapter("openai-responses", server.url), ask())
     assert info.value.kind is K.AUTH and not info.value.retryable
 
 
 async def test_retry_after_header_is_read(server):
-    server.queue(Reply((FIXTURES / "errors/openrouter__429_rate_limited.json").read_bytes(), status=429,
-                       headers={"Retry-After": "7"}))
+    server.queue(
+        Reply(
+            (FIXTURES / "errors/openrouter__429_rate_limited.json").read_bytes(),
+            status=429,
+            headers={"Retry-After": "7"},
+        )
+    )
     with pytest.raises(ModelError) as info:
         await complete(adapter("openai-chat", server.url), ask())
     assert info.value.retry_after == 7.0

@@ -24,13 +24,17 @@ GARBAGE = {
     "not_utf8_json": Reply(b"\xff\xfe\x00garbage"),
     "not_utf8_sse": Reply(b"\xff\xfe\x00garbage", content_type="text/event-stream"),
     "not_utf8_in_sse_data": Reply(b"data: \xff\xfe\x00garbage\n\n", content_type="text/event-stream"),
-    "html_error_page": Reply(b"<!DOCTYPE html><html><body><h1>502 Bad Gateway</h1></body></html>",
-                             status=200, content_type="text/html; charset=utf-8"),
+    "html_error_page": Reply(
+        b"<!DOCTYPE html><html><body><h1>502 Bad Gateway</h1></body></html>",
+        status=200,
+        content_type="text/html; charset=utf-8",
+    ),
     "json_wrong_shape": Reply(b'{"hello": [1, 2, 3]}'),
     "json_array_of_numbers": Reply(b"[1, 2, 3]"),
     "sse_event_is_a_list": Reply(b"data: [1, 2]\n\n", content_type="text/event-stream"),
-    "truncated_sse": Reply(b'data: {"id":"x","choices":[{"index":0,"delta":{"content":"hi',
-                           content_type="text/event-stream"),
+    "truncated_sse": Reply(
+        b'data: {"id":"x","choices":[{"index":0,"delta":{"content":"hi', content_type="text/event-stream"
+    ),
 }
 
 
@@ -108,7 +112,9 @@ async def test_a_stalled_server_is_a_timeout_not_unreachable(stalling_port, kind
 
 
 async def test_a_stream_that_stalls_midway_says_so(server):
-    server.default = Reply.recording("openai_chat_completions_stream/openai-python__tool_call_stream_2024.sse", delay=2.0)
+    server.default = Reply.recording(
+        "openai_chat_completions_stream/openai-python__tool_call_stream_2024.sse", delay=2.0
+    )
     with pytest.raises(ModelError) as info:
         await complete(adapter("openai-chat", server.url, read_timeout=0.3), ask())
     assert info.value.kind is K.TIMEOUT and "partway through the reply" in info.value.detail
@@ -117,19 +123,33 @@ async def test_a_stream_that_stalls_midway_says_so(server):
 def test_headless_exits_4_naming_the_provider_without_a_traceback(server, tmp_path):
     server.default = GARBAGE["not_utf8_sse"]
     (tmp_path / "config.toml").write_text(
-        f'[providers.loop]\nkind = "openai-chat"\nbase_url = "{server.url}/v1"\napi_key_env = "LOOP_KEY"\n')
+        f'[providers.loop]\nkind = "openai-chat"\nbase_url = "{server.url}/v1"\napi_key_env = "LOOP_KEY"\n'
+    )
     env = {k: v for k, v in os.environ.items() if not k.startswith("MIKA_")}
-    env.update(MIKA_DEVICE="none", MIKA_CONFIG=str(tmp_path / "config.toml"), MIKA_STATE_DIR=str(tmp_path / "state"),
-               XDG_CONFIG_HOME=str(tmp_path / "cfg"), LOOP_KEY="k", LANG="C.UTF-8")
-    r = subprocess.run([sys.executable, "-m", "mika.cli", "--no-ui", "--model", "loop/m", "hi"],
-                       capture_output=True, text=True, env=env, timeout=120)
+    env.update(
+        MIKA_DEVICE="none",
+        MIKA_CONFIG=str(tmp_path / "config.toml"),
+        MIKA_STATE_DIR=str(tmp_path / "state"),
+        XDG_CONFIG_HOME=str(tmp_path / "cfg"),
+        LOOP_KEY="k",
+        LANG="C.UTF-8",
+    )
+    r = subprocess.run(
+        [sys.executable, "-m", "mika.cli", "--no-ui", "--model", "loop/m", "hi"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     assert r.returncode == 4, r.stderr
     assert "The provider loop sent a reply Mika cannot read" in r.stderr
     assert "Traceback" not in r.stderr and "UnicodeDecodeError" not in r.stderr and "Internal error" not in r.stderr
 
 
 async def test_a_cut_stream_names_the_provider_too(server):
-    server.default = Reply.recording("openai_chat_completions_stream/openai-python__tool_call_stream_2024.sse", cut_after=2)
+    server.default = Reply.recording(
+        "openai_chat_completions_stream/openai-python__tool_call_stream_2024.sse", cut_after=2
+    )
     with pytest.raises(ModelError) as info:
         await complete(adapter("openai-chat", server.url), ask())
     assert info.value.kind is K.STREAM_INCOMPLETE

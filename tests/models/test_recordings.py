@@ -14,43 +14,152 @@ from mika.model.messages import Thinking
 
 # file, protocol, streaming, text, [(tool, arguments)], (input, output, cached, cache_write), path
 CASES = [
-    ("openai_chat_completions_stream/openai-python__tool_call_stream_2024.sse", "openai-chat", True, "",
-     [("get_weather", {"city": "New York City"})], (44, 16, 0, 0), "/v1/chat/completions"),
-    ("openai_chat_completions_stream/pydantic-ai__get_capital_tool_call_with_usage_chunk.sse", "openai-chat", True, "",
-     [("get_capital", {"country": "UK"})], (53, 15, 0, 0), "/v1/chat/completions"),
-    ("openai_chat_completions_stream/simonw-llm__tool_call_variant_a.sse", "openai-chat", True, "",
-     [("llm_version", {})], (57, 17, 0, 0), "/v1/chat/completions"),
-    ("openai_responses_stream/simonw-llm__tool_use_stream.sse", "openai-responses", True, "",
-     [("multiply", {"a": 1231, "b": 2331})], (58, 23, 0, 0), "/v1/responses"),
-    ("openai_responses_stream/pydantic-ai__function_call_stream.sse", "openai-responses", True, "",
-     [("get_capital", {"country": "France"})], (255, 16, 0, 0), "/v1/responses"),
-    ("openai_responses_stream/pydantic-ai__function_call_stream_usage_details.sse", "openai-responses", True, "",
-     [("final_result", {"result": 6666})], (53, 469, 0, 0), "/v1/responses"),
-    ("anthropic_messages_stream/anthropic-sdk__tool_use_get_weather.sse", "anthropic", True,
-     "I'll check the current weather in Paris for you.", [("get_weather", {"location": "Paris"})],
-     (377, 65, 0, 0), "/v1/messages"),
+    (
+        "openai_chat_completions_stream/openai-python__tool_call_stream_2024.sse",
+        "openai-chat",
+        True,
+        "",
+        [("get_weather", {"city": "New York City"})],
+        (44, 16, 0, 0),
+        "/v1/chat/completions",
+    ),
+    (
+        "openai_chat_completions_stream/pydantic-ai__get_capital_tool_call_with_usage_chunk.sse",
+        "openai-chat",
+        True,
+        "",
+        [("get_capital", {"country": "UK"})],
+        (53, 15, 0, 0),
+        "/v1/chat/completions",
+    ),
+    (
+        "openai_chat_completions_stream/simonw-llm__tool_call_variant_a.sse",
+        "openai-chat",
+        True,
+        "",
+        [("llm_version", {})],
+        (57, 17, 0, 0),
+        "/v1/chat/completions",
+    ),
+    (
+        "openai_responses_stream/simonw-llm__tool_use_stream.sse",
+        "openai-responses",
+        True,
+        "",
+        [("multiply", {"a": 1231, "b": 2331})],
+        (58, 23, 0, 0),
+        "/v1/responses",
+    ),
+    (
+        "openai_responses_stream/pydantic-ai__function_call_stream.sse",
+        "openai-responses",
+        True,
+        "",
+        [("get_capital", {"country": "France"})],
+        (255, 16, 0, 0),
+        "/v1/responses",
+    ),
+    (
+        "openai_responses_stream/pydantic-ai__function_call_stream_usage_details.sse",
+        "openai-responses",
+        True,
+        "",
+        [("final_result", {"result": 6666})],
+        (53, 469, 0, 0),
+        "/v1/responses",
+    ),
+    (
+        "anthropic_messages_stream/anthropic-sdk__tool_use_get_weather.sse",
+        "anthropic",
+        True,
+        "I'll check the current weather in Paris for you.",
+        [("get_weather", {"location": "Paris"})],
+        (377, 65, 0, 0),
+        "/v1/messages",
+    ),
     # Compaction ran first (100 in + 55096 cache read, 83 out), then the answer (181 in, 8 out).
-    ("anthropic_messages_stream/pydantic-ai__cache_read_55096_tokens_stream.sse", "anthropic", True,
-     "Hello! 👋", [], (100 + 55096 + 181, 83 + 8, 55096, 0), "/v1/messages"),
-    ("anthropic_messages_stream/simonw-llm-anthropic__tool_use.sse", "anthropic", True, "",
-     [("pelican_name_generator", {}), ("pelican_name_generator", {})], (542, 62, 0, 0), "/v1/messages"),
-    ("gemini_stream/pydantic-ai__functionCall_thought_signature_alt_sse.sse", "gemini", True, "",
-     [("get_country", {})], (29, 10 + 202, 0, 0), "/v1beta/models/test-model:streamGenerateContent?alt=sse"),
-    ("gemini_stream/simonw-llm-gemini__functionCall_json_array_stream.json", "gemini", True, "",
-     [("pelican_name_generator", {})], (32, 12 + 42, 0, 0), "/v1beta/models/test-model:streamGenerateContent?alt=sse"),
-    ("non_streaming/openai_chat__tool_calls__simonw-llm.json", "openai-chat", False, "",
-     [("lookup_population", {"country": "Crumpet"})], (92, 17, 0, 0), "/v1/chat/completions"),
-    ("non_streaming/openai_responses__function_call__simonw-llm.json", "openai-responses", False, "",
-     [("multiply", {"a": 1231, "b": 2331})], (58, 23, 0, 0), "/v1/responses"),
-    ("non_streaming/anthropic__tool_use__anthropic-sdk.json", "anthropic", False,
-     "I'll check the weather for all three cities in Celsius simultaneously.",
-     [("get_weather", {"location": "San Francisco, CA", "units": "c"})], (3182, 237, 0, 0), "/v1/messages"),
-    ("non_streaming/anthropic__cache_read_1111_tokens__pydantic-ai.json", "anthropic", False,
-     "Python is a beginner-friendly, versatile programming language widely used for web development, "
-     "data science, machine learning, automation, and scientific computing.", [], (3 + 1111 + 418, 33, 1111, 418),
-     "/v1/messages"),
-    ("non_streaming/gemini_generateContent__functionCall__pydantic-ai.json", "gemini", False, "",
-     [("get_user_country", {})], (33, 5, 0, 0), "/v1beta/models/test-model:generateContent"),
+    (
+        "anthropic_messages_stream/pydantic-ai__cache_read_55096_tokens_stream.sse",
+        "anthropic",
+        True,
+        "Hello! 👋",
+        [],
+        (100 + 55096 + 181, 83 + 8, 55096, 0),
+        "/v1/messages",
+    ),
+    (
+        "anthropic_messages_stream/simonw-llm-anthropic__tool_use.sse",
+        "anthropic",
+        True,
+        "",
+        [("pelican_name_generator", {}), ("pelican_name_generator", {})],
+        (542, 62, 0, 0),
+        "/v1/messages",
+    ),
+    (
+        "gemini_stream/pydantic-ai__functionCall_thought_signature_alt_sse.sse",
+        "gemini",
+        True,
+        "",
+        [("get_country", {})],
+        (29, 10 + 202, 0, 0),
+        "/v1beta/models/test-model:streamGenerateContent?alt=sse",
+    ),
+    (
+        "gemini_stream/simonw-llm-gemini__functionCall_json_array_stream.json",
+        "gemini",
+        True,
+        "",
+        [("pelican_name_generator", {})],
+        (32, 12 + 42, 0, 0),
+        "/v1beta/models/test-model:streamGenerateContent?alt=sse",
+    ),
+    (
+        "non_streaming/openai_chat__tool_calls__simonw-llm.json",
+        "openai-chat",
+        False,
+        "",
+        [("lookup_population", {"country": "Crumpet"})],
+        (92, 17, 0, 0),
+        "/v1/chat/completions",
+    ),
+    (
+        "non_streaming/openai_responses__function_call__simonw-llm.json",
+        "openai-responses",
+        False,
+        "",
+        [("multiply", {"a": 1231, "b": 2331})],
+        (58, 23, 0, 0),
+        "/v1/responses",
+    ),
+    (
+        "non_streaming/anthropic__tool_use__anthropic-sdk.json",
+        "anthropic",
+        False,
+        "I'll check the weather for all three cities in Celsius simultaneously.",
+        [("get_weather", {"location": "San Francisco, CA", "units": "c"})],
+        (3182, 237, 0, 0),
+        "/v1/messages",
+    ),
+    (
+        "non_streaming/anthropic__cache_read_1111_tokens__pydantic-ai.json",
+        "anthropic",
+        False,
+        "Python is a beginner-friendly, versatile programming language widely used for web development, "
+        "data science, machine learning, automation, and scientific computing.",
+        [],
+        (3 + 1111 + 418, 33, 1111, 418),
+        "/v1/messages",
+    ),
+    (
+        "non_streaming/gemini_generateContent__functionCall__pydantic-ai.json",
+        "gemini",
+        False,
+        "",
+        [("get_user_country", {})],
+        (33, 5, 0, 0),
+        "/v1beta/models/test-model:generateContent",
+    ),
 ]
 
 
@@ -95,8 +204,10 @@ async def test_gemini_thought_signature_round_trips_to_the_same_address_only(ser
     from mika.model.messages import Message, ModelRequest, ToolResult
 
     history = (ask().messages[0], first.message, Message("user", (ToolResult(call.id, call.name, "France"),)))
-    server.queue(Reply.recording("non_streaming/gemini_generateContent__functionCall__pydantic-ai.json"),
-                 Reply.recording("non_streaming/gemini_generateContent__functionCall__pydantic-ai.json"))
+    server.queue(
+        Reply.recording("non_streaming/gemini_generateContent__functionCall__pydantic-ai.json"),
+        Reply.recording("non_streaming/gemini_generateContent__functionCall__pydantic-ai.json"),
+    )
     same = adapter("gemini", server.url, streaming=False)
     await complete(same, ModelRequest("s", history, tools=ask().tools))
     sent = server.requests[1].json()["contents"][1]["parts"][0]
@@ -126,8 +237,10 @@ async def test_responses_encrypted_reasoning_goes_back_before_the_call_to_the_sa
     from mika.model.messages import Message, ModelRequest, ToolResult
 
     history = (ask().messages[0], first.message, Message("user", (ToolResult(call.id, call.name, "6666"),)))
-    server.queue(Reply.recording("openai_responses_stream/simonw-llm__tool_use_stream.sse"),
-                 Reply.recording("openai_responses_stream/simonw-llm__tool_use_stream.sse"))
+    server.queue(
+        Reply.recording("openai_responses_stream/simonw-llm__tool_use_stream.sse"),
+        Reply.recording("openai_responses_stream/simonw-llm__tool_use_stream.sse"),
+    )
     await complete(model, ModelRequest("s", history, tools=ask().tools))
     body = server.requests[1].json()
     assert body["store"] is False and body["include"] == ["reasoning.encrypted_content"]

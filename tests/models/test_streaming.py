@@ -167,11 +167,28 @@ def _chat_sse(*chunks: dict) -> bytes:
 REASONING_STREAM = _chat_sse(
     {"choices": [{"index": 0, "delta": {"role": "assistant", "reasoning_content": "The user wants "}}]},
     {"choices": [{"index": 0, "delta": {"reasoning_content": "weather."}}]},
-    {"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "id": "c1", "type": "function",
-                                                         "function": {"name": "get_weather", "arguments": "{\"city\":"}}]}}]},
-    {"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "function": {"arguments": "\"Paris\"}"}}]}}]},
-    {"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}],
-     "usage": {"prompt_tokens": 10, "completion_tokens": 5, "prompt_tokens_details": {"cached_tokens": 8}}},
+    {
+        "choices": [
+            {
+                "index": 0,
+                "delta": {
+                    "tool_calls": [
+                        {
+                            "index": 0,
+                            "id": "c1",
+                            "type": "function",
+                            "function": {"name": "get_weather", "arguments": '{"city":'},
+                        }
+                    ]
+                },
+            }
+        ]
+    },
+    {"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "function": {"arguments": '"Paris"}'}}]}}]},
+    {
+        "choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}],
+        "usage": {"prompt_tokens": 10, "completion_tokens": 5, "prompt_tokens_details": {"cached_tokens": 8}},
+    },
 )
 
 
@@ -201,14 +218,31 @@ def _anthropic_sse(*events: dict) -> bytes:
 
 
 THINKING_STREAM = _anthropic_sse(
-    {"type": "message_start", "message": {"id": "m", "type": "message", "role": "assistant", "model": "claude-x",
-                                          "content": [], "usage": {"input_tokens": 20, "output_tokens": 1}}},
+    {
+        "type": "message_start",
+        "message": {
+            "id": "m",
+            "type": "message",
+            "role": "assistant",
+            "model": "claude-x",
+            "content": [],
+            "usage": {"input_tokens": 20, "output_tokens": 1},
+        },
+    },
     {"type": "content_block_start", "index": 0, "content_block": {"type": "thinking", "thinking": "", "signature": ""}},
     {"type": "content_block_delta", "index": 0, "delta": {"type": "thinking_delta", "thinking": "Need the tool."}},
     {"type": "content_block_delta", "index": 0, "delta": {"type": "signature_delta", "signature": "EqQBCgIYAhIM"}},
     {"type": "content_block_stop", "index": 0},
-    {"type": "content_block_start", "index": 1, "content_block": {"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {}}},
-    {"type": "content_block_delta", "index": 1, "delta": {"type": "input_json_delta", "partial_json": "{\"city\": \"Paris\"}"}},
+    {
+        "type": "content_block_start",
+        "index": 1,
+        "content_block": {"type": "tool_use", "id": "toolu_1", "name": "get_weather", "input": {}},
+    },
+    {
+        "type": "content_block_delta",
+        "index": 1,
+        "delta": {"type": "input_json_delta", "partial_json": '{"city": "Paris"}'},
+    },
     {"type": "content_block_stop", "index": 1},
     {"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": 30}},
     {"type": "message_stop"},
@@ -272,15 +306,31 @@ async def test_streamed_tool_arguments_assemble(server):
 BLOCKS_STREAM = _chat_sse(
     {"choices": [{"index": 0, "delta": {"role": "assistant", "content": [{"type": "thinking", "thinking": "Hmm."}]}}]},
     {"choices": [{"index": 0, "delta": {"content": [{"type": "text", "text": "Checking."}]}}]},
-    {"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "id": "c1", "type": "function",
-                                                         "function": {"name": "get_weather", "arguments": "{}"}}]}}]},
+    {
+        "choices": [
+            {
+                "index": 0,
+                "delta": {
+                    "tool_calls": [
+                        {
+                            "index": 0,
+                            "id": "c1",
+                            "type": "function",
+                            "function": {"name": "get_weather", "arguments": "{}"},
+                        }
+                    ]
+                },
+            }
+        ]
+    },
     {"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]},
 )
 
 
 async def test_chat_thinking_blocks_go_back_as_blocks(server):
-    server.queue(Reply(BLOCKS_STREAM, content_type="text/event-stream"),
-                 Reply(BLOCKS_STREAM, content_type="text/event-stream"))
+    server.queue(
+        Reply(BLOCKS_STREAM, content_type="text/event-stream"), Reply(BLOCKS_STREAM, content_type="text/event-stream")
+    )
     model = adapter("openai-chat", server.url)
     first = await complete(model, ask())
     assert first.message.text == "Checking." and first.usage.reported is False
@@ -290,10 +340,19 @@ async def test_chat_thinking_blocks_go_back_as_blocks(server):
 
 
 async def test_responses_drops_include_when_the_server_refuses_it(server):
-    refusal = {"error": {"message": "Unsupported parameter: 'include'.", "type": "invalid_request_error",
-                         "param": "include", "code": "unsupported_parameter"}}
-    server.queue(Reply(json.dumps(refusal).encode(), status=400), Reply.recording(STREAMS["openai-responses"]),
-                 Reply.recording(STREAMS["openai-responses"]))
+    refusal = {
+        "error": {
+            "message": "Unsupported parameter: 'include'.",
+            "type": "invalid_request_error",
+            "param": "include",
+            "code": "unsupported_parameter",
+        }
+    }
+    server.queue(
+        Reply(json.dumps(refusal).encode(), status=400),
+        Reply.recording(STREAMS["openai-responses"]),
+        Reply.recording(STREAMS["openai-responses"]),
+    )
     model = adapter("openai-responses", server.url)
     response = await complete(model, ask())
     assert response.message.tool_calls[0].name == "multiply"

@@ -13,6 +13,10 @@ from mika.cap.phone.adb.reconnect import ReconnectPolicy
 def phone_cap(request, sim_phone):
     """A PhoneCapability on a fresh simulated phone, no OCR, once per hierarchy backend:
     plain `uiautomator dump` + `input`, and uiautomator2's server (set-text for CJK)."""
-    port = AdbPort(sim_phone.serial, sim_phone.server.client(), backend=request.param,
-                   reconnect=ReconnectPolicy(first_delay=0.05, max_delay=0.3, total=3.0))
+    port = AdbPort(
+        sim_phone.serial,
+        sim_phone.server.client(),
+        backend=request.param,
+        reconnect=ReconnectPolicy(first_delay=0.05, max_delay=0.3, total=3.0),
+    )
     return PhoneCapability(port)

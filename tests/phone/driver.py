@@ -23,7 +23,7 @@ def elements_in(text: str) -> list[tuple[int, str, str, str]]:
     """(number, role, label, rest) of each listing line in `text` (the latest listing only)."""
     start = text.rfind("Screen v")
     out = []
-    for line in text[start if start >= 0 else 0:].splitlines():
+    for line in text[start if start >= 0 else 0 :].splitlines():
         m = _LINE.match(line.strip())
         if m:
             raw = m.group(3)
@@ -64,7 +64,9 @@ class ListingDriver:
                 if isinstance(part, ToolResult):
                     self.results.append(part.text)
         if not self.steps:
-            raise AssertionError("the driver ran out of steps; last result:\n" + (self.results[-1] if self.results else ""))
+            raise AssertionError(
+                "the driver ran out of steps; last result:\n" + (self.results[-1] if self.results else "")
+            )
         nxt = self.steps.pop(0)
         if isinstance(nxt, str):
             return nxt

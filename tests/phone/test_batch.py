@@ -32,7 +32,10 @@ class TestParse:
     def test_limits_and_declarations_are_checked(self):
         known = {"phone_tap", "phone_back", "phone_observe"}.__contains__
         batchable = {"phone_tap", "phone_back"}.__contains__
-        assert [s.tool for s in parse_steps([{"tool": "phone_tap", "args": {"element": 3}}], known=known, batchable=batchable)] == ["phone_tap"]
+        assert [
+            s.tool
+            for s in parse_steps([{"tool": "phone_tap", "args": {"element": 3}}], known=known, batchable=batchable)
+        ] == ["phone_tap"]
         with pytest.raises(BatchSpecError, match="1 to 20"):
             parse_steps([], known=known, batchable=batchable)
         with pytest.raises(BatchSpecError, match=f"at most {MAX_STEPS}"):
@@ -112,19 +115,27 @@ class TestEffects:
         assert "All 3 steps done" not in text
         assert "2. send: ok · no_effect" in text
         assert "Stopped after step 2 (send): it had no visible effect" in text and "Steps 3 were not done." in text
-        assert result.steps[1].as_dict() == {"step": 2, "tool": "send", "ok": True, "code": "done", "effect": "no_effect"}
+        assert result.steps[1].as_dict() == {
+            "step": 2,
+            "tool": "send",
+            "ok": True,
+            "code": "done",
+            "effect": "no_effect",
+        }
 
     async def test_an_optional_step_may_change_nothing(self):
         r, done = self.with_effects({"close_popup": {"effect": "no_effect"}}, asyncio.Event())
-        parsed = parse_steps([{"tool": "close_popup", "optional": True}, {"tool": "b"}],
-                             known=lambda n: True, batchable=lambda n: True)
+        parsed = parse_steps(
+            [{"tool": "close_popup", "optional": True}, {"tool": "b"}], known=lambda n: True, batchable=lambda n: True
+        )
         result = await r.run(parsed)
         assert done == ["close_popup", "b"] and result.completed
         assert "1. close_popup: ok · no_effect · optional" in summary(result)
 
     async def test_optional_inside_args_is_taken_and_not_passed_to_the_tool(self):
-        parsed = parse_steps([{"tool": "a", "args": {"element": 3, "optional": True}}],
-                             known=lambda n: True, batchable=lambda n: True)
+        parsed = parse_steps(
+            [{"tool": "a", "args": {"element": 3, "optional": True}}], known=lambda n: True, batchable=lambda n: True
+        )
         assert parsed[0].optional and parsed[0].args == {"element": 3}
         with pytest.raises(BatchSpecError, match="'optional' must be true or false"):
             parse_steps([{"tool": "a", "optional": "yes"}], known=lambda n: True, batchable=lambda n: True)
@@ -134,7 +145,8 @@ class TestEffects:
             return False, "approval_unavailable", "refused", 0, {}
 
         result = await BatchRunner(perform, steer_signal=asyncio.Event()).run(
-            [BatchStep("pay", {}, None, optional=True), BatchStep("b", {})])
+            [BatchStep("pay", {}, None, optional=True), BatchStep("b", {})]
+        )
         assert result.stopped == "failed" and result.skipped == (2,)
 
     async def test_an_unmet_wait_stops_unless_optional(self):

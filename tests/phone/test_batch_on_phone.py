@@ -32,14 +32,22 @@ def _driver(optional: bool) -> BatchDriver:
     send = {"tool": "phone_tap", "args": {"pick": "发送"}}
     if optional:
         send["optional"] = True
-    return BatchDriver([
-        step("phone_launch_app", app="微聊"),
-        step("phone_tap", pick="小明"),
-        # The model presses Send before typing: Send does nothing on an empty field.
-        step("do_steps", steps=[send, {"tool": "phone_type_text", "args": {"pick": "输入消息", "text": "好的，七点见"}},
-                                {"tool": "phone_back", "args": {}}]),
-        "done",
-    ])
+    return BatchDriver(
+        [
+            step("phone_launch_app", app="微聊"),
+            step("phone_tap", pick="小明"),
+            # The model presses Send before typing: Send does nothing on an empty field.
+            step(
+                "do_steps",
+                steps=[
+                    send,
+                    {"tool": "phone_type_text", "args": {"pick": "输入消息", "text": "好的，七点见"}},
+                    {"tool": "phone_back", "args": {}},
+                ],
+            ),
+            "done",
+        ]
+    )
 
 
 async def test_a_send_with_no_effect_stops_the_batch(tmp_path, sim_phone, phone_cap):
@@ -50,7 +58,9 @@ async def test_a_send_with_no_effect_stops_the_batch(tmp_path, sim_phone, phone_
     batch = driver.results[2]
     assert "All 3 steps done" not in batch, batch
     assert "1. phone_tap: ok · no_effect" in batch, batch
-    assert "Stopped after step 1 (phone_tap): it had no visible effect" in batch and "Steps 2, 3 were not done." in batch
+    assert (
+        "Stopped after step 1 (phone_tap): it had no visible effect" in batch and "Steps 2, 3 were not done." in batch
+    )
     assert chat_messages(sim_phone) == before  # nothing was sent, and the batch says so
     events = record(run)
     result = results_of(events, "do_steps")[0]

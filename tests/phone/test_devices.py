@@ -35,7 +35,9 @@ class TestPairingInput:
 
     def test_qr_payload_and_mdns_lines(self):
         assert qr_payload("mika-ab", "pw1") == "WIFI:T:ADB;S:mika-ab;P:pw1;;"
-        lines = "mika-ab\t_adb-tls-pairing._tcp.\t192.168.1.5:37001\nadb-XYZ\t_adb-tls-connect._tcp.\t192.168.1.5:40111\n"
+        lines = (
+            "mika-ab\t_adb-tls-pairing._tcp.\t192.168.1.5:37001\nadb-XYZ\t_adb-tls-connect._tcp.\t192.168.1.5:40111\n"
+        )
         services = parse_mdns(lines)
         assert [(s.name, s.kind, s.address) for s in services] == [
             ("mika-ab", "_adb-tls-pairing._tcp", "192.168.1.5:37001"),
@@ -62,8 +64,13 @@ class TestDevices:
         assert out.exit_code == 0, out.output
         rows = json.loads(out.output)
         row = next(r for r in rows if r["serial"] == sim_phone.serial)
-        assert row == {"serial": sim_phone.serial, "state": "device", "transport": "tcp",
-                       "model": "Mika Sim Phone", "release": row["release"]}
+        assert row == {
+            "serial": sim_phone.serial,
+            "state": "device",
+            "transport": "tcp",
+            "model": "Mika Sim Phone",
+            "release": row["release"],
+        }
         assert row["release"]
 
     def test_disconnect_and_connect_again(self, sim_phone):

@@ -26,8 +26,13 @@ def backend(request) -> str:
 
 
 def port_for(phone, backend: str = "auto", total: float = 3.0, **kw) -> AdbPort:
-    return AdbPort(phone.serial, phone.server.client(), backend=backend,
-                   reconnect=ReconnectPolicy(first_delay=0.05, max_delay=0.3, total=total), **kw)
+    return AdbPort(
+        phone.serial,
+        phone.server.client(),
+        backend=backend,
+        reconnect=ReconnectPolicy(first_delay=0.05, max_delay=0.3, total=total),
+        **kw,
+    )
 
 
 def cap_for(phone, backend: str = "auto", total: float = 3.0) -> PhoneCapability:
@@ -121,16 +126,24 @@ class TestFaults:
         assert_complete(run)
 
     async def test_a_surprise_dialog_stops_a_batch(self, tmp_path, sim_phone, backend):
-        driver = ListingDriver([
-            step("phone_launch_app", app="Clock"),
-            step("do_steps", steps=[
-                {"tool": "phone_tap", "args": {"x": 5, "y": 1200},
-                 "wait": {"expect": "Timer started", "timeout_s": 10}},
-                {"tool": "phone_back", "args": {}},
-                {"tool": "phone_back", "args": {}},
-            ]),
-            "A dialog came up; stopping.",
-        ])
+        driver = ListingDriver(
+            [
+                step("phone_launch_app", app="Clock"),
+                step(
+                    "do_steps",
+                    steps=[
+                        {
+                            "tool": "phone_tap",
+                            "args": {"x": 5, "y": 1200},
+                            "wait": {"expect": "Timer started", "timeout_s": 10},
+                        },
+                        {"tool": "phone_back", "args": {}},
+                        {"tool": "phone_back", "args": {}},
+                    ],
+                ),
+                "A dialog came up; stopping.",
+            ]
+        )
         run = make_run(tmp_path, cap_for(sim_phone, backend), driver)
 
         def on_event(e):
@@ -154,8 +167,10 @@ class TestFaults:
         orig = driver.reply
 
         def reply(request):
-            if len(driver.results) == 0 and request.messages and any(
-                getattr(p, "name", "") == "phone_observe" for p in request.messages[-1].parts
+            if (
+                len(driver.results) == 0
+                and request.messages
+                and any(getattr(p, "name", "") == "phone_observe" for p in request.messages[-1].parts)
             ):
                 sim_phone.running.drop_connections()
             return orig(request)
@@ -258,8 +273,7 @@ async def test_a_u2_server_that_keeps_failing_falls_back_to_uiautomator_dump(sim
     await port.close()
 
 
-@pytest.mark.parametrize(("fault", "said"), [("rpc_error", "UiAutomation not connected"),
-                                        ("http_500", "500")])
+@pytest.mark.parametrize(("fault", "said"), [("rpc_error", "UiAutomation not connected"), ("http_500", "500")])
 async def test_backend_u2_says_which_failure_it_met(sim_phone, fault, said):
     port = await _started(sim_phone, backend="u2")
     simctl(sim_phone, f"{fault}=2")

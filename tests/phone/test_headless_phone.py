@@ -13,8 +13,14 @@ from pathlib import Path
 def mika(args, tmp_path: Path, timeout=120):
     env = {k: v for k, v in os.environ.items() if not k.startswith("MIKA_")}
     env.update({"MIKA_STATE_DIR": str(tmp_path / "state"), "XDG_CONFIG_HOME": str(tmp_path / "cfg")})
-    return subprocess.run([sys.executable, "-m", "mika.cli", *args], capture_output=True, text=True,
-                          timeout=timeout, env=env, stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        [sys.executable, "-m", "mika.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env,
+        stdin=subprocess.DEVNULL,
+    )
 
 
 def script(tmp_path: Path, replies) -> str:
@@ -29,10 +35,13 @@ def events(tmp_path: Path) -> list[dict]:
 
 
 def test_an_alarm_is_set_on_the_simulated_phone(tmp_path, adb_server):
-    model = script(tmp_path, [
-        {"tool_calls": [{"name": "phone_set_alarm", "arguments": {"hour": 15, "minute": 0, "label": "meeting"}}]},
-        "Your 15:00 meeting alarm is set.",
-    ])
+    model = script(
+        tmp_path,
+        [
+            {"tool_calls": [{"name": "phone_set_alarm", "arguments": {"hour": 15, "minute": 0, "label": "meeting"}}]},
+            "Your 15:00 meeting alarm is set.",
+        ],
+    )
     r = mika(["--no-ui", "--device", "sim", "--model", model, "Set an alarm for 3PM labelled meeting"], tmp_path)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip().endswith("Your 15:00 meeting alarm is set.")

@@ -15,7 +15,7 @@ def port_for(phone, backend="dump") -> AdbPort:
     return AdbPort(phone.serial, phone.server.client(), backend=backend)
 
 
-@pytest.mark.parametrize("text", ["it's \"ok\" & $HOME; `x` | y", "100% sure", "a\\b*c?(d)"])
+@pytest.mark.parametrize("text", ['it\'s "ok" & $HOME; `x` | y', "100% sure", "a\\b*c?(d)"])
 async def test_ascii_with_shell_characters_arrives_as_typed(sim_phone, text):
     port = port_for(sim_phone)
     cap = PhoneCapability(port)

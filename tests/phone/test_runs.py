@@ -19,7 +19,9 @@ from tests.phone.driver import ListingDriver, step
 def make_run(tmp_path: Path, cap, driver: ListingDriver, *, attendance=Attendance.UNATTENDED, goal="do it"):
     spec = RunSpec(goal=goal, provenance=RunProvenance(RunOrigin.CLI, attendance), conversation_id="c-phone")
     caps = capabilities_for(spec, RunEnvironment(extra=[cap]))
-    opts = RunOptions(pacing=False, state_dir=tmp_path, retry=RetryPolicy(base_delay=0.01, max_delay=0.05, total_wait_cap=1.0))
+    opts = RunOptions(
+        pacing=False, state_dir=tmp_path, retry=RetryPolicy(base_delay=0.01, max_delay=0.05, total_wait_cap=1.0)
+    )
     return TaskRun(spec, driver.model, caps, opts)
 
 
@@ -38,11 +40,13 @@ def results_of(events: list[dict], name: str) -> list[dict]:
 
 class TestEndToEnd:
     async def test_launch_an_app_and_tap_by_number(self, tmp_path, sim_phone, phone_cap):
-        driver = ListingDriver([
-            step("phone_launch_app", app="时钟"),
-            step("phone_tap", pick="Timer", role="button"),
-            "The timer page is open.",
-        ])
+        driver = ListingDriver(
+            [
+                step("phone_launch_app", app="时钟"),
+                step("phone_tap", pick="Timer", role="button"),
+                "The timer page is open.",
+            ]
+        )
         run = make_run(tmp_path, phone_cap, driver)
         result = await run.run()
         assert result.status is OutcomeStatus.ANSWERED, result.answer
@@ -66,8 +70,12 @@ class TestEndToEnd:
     async def test_set_a_weekday_alarm_through_the_intent(self, tmp_path, sim_phone, phone_cap):
         task = get_task("clock_alarm_weekdays_0730")
         assert not task.succeeded(world_state(sim_phone))
-        driver = ListingDriver([step("phone_set_alarm", hour=7, minute=30, days=["mon", "tue", "wed", "thu", "fri"]),
-                                "Alarm set for 7:30 on weekdays."])
+        driver = ListingDriver(
+            [
+                step("phone_set_alarm", hour=7, minute=30, days=["mon", "tue", "wed", "thu", "fri"]),
+                "Alarm set for 7:30 on weekdays.",
+            ]
+        )
         run = make_run(tmp_path, phone_cap, driver, goal=task.goal)
         result = await run.run()
         assert result.status is OutcomeStatus.ANSWERED
@@ -75,13 +83,15 @@ class TestEndToEnd:
 
     async def test_type_chinese_text_and_send(self, tmp_path, sim_phone, phone_cap):
         task = get_task("chat_reply_xiaoming")
-        driver = ListingDriver([
-            step("phone_launch_app", app="微聊"),
-            step("phone_tap", pick="小明"),
-            step("phone_type_text", text="好的，七点见"),
-            step("phone_tap", pick="发送"),
-            "已回复小明。",
-        ])
+        driver = ListingDriver(
+            [
+                step("phone_launch_app", app="微聊"),
+                step("phone_tap", pick="小明"),
+                step("phone_type_text", text="好的，七点见"),
+                step("phone_tap", pick="发送"),
+                "已回复小明。",
+            ]
+        )
         run = make_run(tmp_path, phone_cap, driver, goal=task.goal)
         result = await run.run()
         assert result.status is OutcomeStatus.ANSWERED, driver.results
@@ -89,15 +99,20 @@ class TestEndToEnd:
         assert "read back: matches" in typed, typed
         assert task.succeeded(world_state(sim_phone)), world_state(sim_phone).get("chats")
         # The ADB Keyboard was borrowed for the CJK text and given back when the run ended.
-        assert sim_phone.shell("settings get secure default_input_method").strip() == "com.android.inputmethod.latin/.LatinIME"
+        assert (
+            sim_phone.shell("settings get secure default_input_method").strip()
+            == "com.android.inputmethod.latin/.LatinIME"
+        )
 
     async def test_scroll_a_long_list_to_find_an_item(self, tmp_path, sim_phone, phone_cap):
-        driver = ListingDriver([
-            step("phone_launch_app", app="Contacts"),
-            step("phone_scroll", direction="down", find="Yara Deng"),
-            step("phone_tap", pick="Yara Deng"),
-            "Found Yara Deng.",
-        ])
+        driver = ListingDriver(
+            [
+                step("phone_launch_app", app="Contacts"),
+                step("phone_scroll", direction="down", find="Yara Deng"),
+                step("phone_tap", pick="Yara Deng"),
+                "Found Yara Deng.",
+            ]
+        )
         run = make_run(tmp_path, phone_cap, driver)
         result = await run.run()
         assert result.status is OutcomeStatus.ANSWERED, driver.results
@@ -150,14 +165,18 @@ class TestPaymentStep:
 
 
 class TestConsentedPayment:
-    async def test_a_consent_releases_checkout_and_the_final_pay_is_handed_to_the_user(self, tmp_path, sim_phone, phone_cap):
-        driver = ListingDriver([
-            *SHOP_TO_CHECKOUT,
-            step("request_confirmation", what="Green Tea 250g", amount="¥23.50", app="com.mika.shop"),
-            step("phone_tap", pick="Checkout"),
-            step("phone_tap", pick="Pay "),
-            "Paying is yours to do.",
-        ])
+    async def test_a_consent_releases_checkout_and_the_final_pay_is_handed_to_the_user(
+        self, tmp_path, sim_phone, phone_cap
+    ):
+        driver = ListingDriver(
+            [
+                *SHOP_TO_CHECKOUT,
+                step("request_confirmation", what="Green Tea 250g", amount="¥23.50", app="com.mika.shop"),
+                step("phone_tap", pick="Checkout"),
+                step("phone_tap", pick="Pay "),
+                "Paying is yours to do.",
+            ]
+        )
         run = make_run(tmp_path, phone_cap, driver, attendance=Attendance.PRESENT)
         loop = asyncio.get_running_loop()
         # The person watching says yes, a moment after being asked.
@@ -175,16 +194,18 @@ class TestConsentedPayment:
 class TestTextFields:
     async def test_write_a_note_with_clear_and_retype(self, tmp_path, sim_phone, phone_cap):
         task = get_task("notes_write_packing")
-        driver = ListingDriver([
-            step("phone_launch_app", app="备忘录"),
-            step("phone_tap", pick="New note"),
-            step("phone_type_text", pick="Title", text="Packnig"),
-            step("phone_clear_text", pick="Packnig", role="input"),
-            step("phone_type_text", pick="Title", text="Packing"),
-            step("phone_type_text", pick="Note", text="passport, charger"),
-            step("phone_tap", pick="Save"),
-            "Saved the note.",
-        ])
+        driver = ListingDriver(
+            [
+                step("phone_launch_app", app="备忘录"),
+                step("phone_tap", pick="New note"),
+                step("phone_type_text", pick="Title", text="Packnig"),
+                step("phone_clear_text", pick="Packnig", role="input"),
+                step("phone_type_text", pick="Title", text="Packing"),
+                step("phone_type_text", pick="Note", text="passport, charger"),
+                step("phone_tap", pick="Save"),
+                "Saved the note.",
+            ]
+        )
         run = make_run(tmp_path, phone_cap, driver, goal=task.goal)
         result = await run.run()
         assert result.status is OutcomeStatus.ANSWERED, driver.results

@@ -21,7 +21,9 @@ class TestAmTrailingArgument:
     def test_a_bare_trailing_package_limits_the_intent(self):
         assert parse_intent([*SEND.split()[2:], "com.mika.notes"]).package == "com.mika.notes"
         assert parse_intent(["-a", "x", "com.mika.notes/.Main"]).component == "com.mika.notes/.Main"
-        assert parse_intent(["-a", "android.intent.action.VIEW", "https://example.com/a"]).data == "https://example.com/a"
+        assert (
+            parse_intent(["-a", "android.intent.action.VIEW", "https://example.com/a"]).data == "https://example.com/a"
+        )
         assert parse_intent(["-a", "android.intent.action.DIAL", "tel:123"]).data == "tel:123"
 
     def test_send_to_an_app_without_a_share_page_fails_as_on_a_real_phone(self, sim_phone):

@@ -21,11 +21,13 @@ async def test_a_calendar_event_is_filled_in_and_saved_by_a_tap(tmp_path, sim_ph
     task = get_task("calendar_team_sync_tomorrow")
     now = sim_phone.device.world.clock.local()
     tomorrow = (now + timedelta(days=1)).date().isoformat()
-    driver = ListingDriver([
-        step("phone_add_calendar_event", title="Team sync", start=f"{tomorrow}T15:00"),
-        step("phone_tap", pick="Save"),
-        "Added.",
-    ])
+    driver = ListingDriver(
+        [
+            step("phone_add_calendar_event", title="Team sync", start=f"{tomorrow}T15:00"),
+            step("phone_tap", pick="Save"),
+            "Added.",
+        ]
+    )
     run = make_run(tmp_path, dump_cap(sim_phone), driver)
     result = await run.run()
     assert result.status is OutcomeStatus.ANSWERED, driver.results

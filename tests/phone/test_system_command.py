@@ -69,30 +69,40 @@ def _acting_lines(lines: list[str]) -> list[str]:
                     words = [w.rsplit("/", 1)[-1] for w in simple.words]
                     if not words:
                         continue
-                    if words[0] in ACTING_PROGRAMS or (words[0] == "cmd" and words[1:2] == ["input"]) or \
-                            (words[0] == "uiautomator" and words[1:2] != ["dump"]) or \
-                            (words[0] == "am" and words[1:2] and words[1] not in ("force-stop", "stack", "kill")):
+                    if (
+                        words[0] in ACTING_PROGRAMS
+                        or (words[0] == "cmd" and words[1:2] == ["input"])
+                        or (words[0] == "uiautomator" and words[1:2] != ["dump"])
+                        or (words[0] == "am" and words[1:2] and words[1] not in ("force-stop", "stack", "kill"))
+                    ):
                         out.append(line)
     return out
 
 
 def _world(phone) -> dict:
     state = phone.device.world.state()
-    return {"foreground": state["foreground"], "screen": state["screen"], "shop": state["shop"],
-            "clipboard": state["clipboard"], "dialog": state["dialog"]}
+    return {
+        "foreground": state["foreground"],
+        "screen": state["screen"],
+        "shop": state["shop"],
+        "clipboard": state["clipboard"],
+        "dialog": state["dialog"],
+    }
 
 
 async def test_issue_11_reproduction_never_reaches_checkout(tmp_path, sim_phone_factory):
     phone, device = _phone_on_the_cart_page(sim_phone_factory)
     before = _world(phone)
     taps = phone.device.world.taps
-    driver = ListingDriver([
-        step("phone_system_command", command="input tap 540 2325"),
-        step("phone_system_command", command="cmd input tap 540 2325"),
-        step("phone_system_command", command="cmd input tap 540 2325"),
-        step("phone_system_command", command="am start -n com.mika.shop/.CheckoutActivity"),
-        "I could not check out.",
-    ])
+    driver = ListingDriver(
+        [
+            step("phone_system_command", command="input tap 540 2325"),
+            step("phone_system_command", command="cmd input tap 540 2325"),
+            step("phone_system_command", command="cmd input tap 540 2325"),
+            step("phone_system_command", command="am start -n com.mika.shop/.CheckoutActivity"),
+            "I could not check out.",
+        ]
+    )
     run = make_run(tmp_path, _cap(phone), driver)
     await run.run()
     for text in driver.results:
@@ -122,7 +132,7 @@ async def test_every_attacker_line_leaves_the_phone_untouched(tmp_path, sim_phon
     # A run stops by itself after 8 failed calls in a row (StopRules), so the table goes
     # in runs of CHUNK lines, each a real unattended run on the same phone.
     for n, start in enumerate(range(0, len(PHONE_ATTACKS), CHUNK)):
-        chunk = PHONE_ATTACKS[start:start + CHUNK]
+        chunk = PHONE_ATTACKS[start : start + CHUNK]
         driver = ListingDriver([*(step("phone_system_command", command=line) for line, _, _ in chunk), "done"])
         run = make_run(tmp_path / f"run{n}", _cap(phone), driver)
         await run.run()
@@ -136,8 +146,10 @@ async def test_every_attacker_line_leaves_the_phone_untouched(tmp_path, sim_phon
             refused += 1
         approvals += len([e for e in events if e["type"] == "approval"])
         assert _world(phone) == before, f"the world changed during {[line for line, _, _ in chunk]}"
-    print(f"\nphone_system_command attacks on the cart page: {len(PHONE_ATTACKS)} tried, {refused} refused, "
-          f"{len(PHONE_ATTACKS) - refused} ran, {approvals} approvals asked")
+    print(
+        f"\nphone_system_command attacks on the cart page: {len(PHONE_ATTACKS)} tried, {refused} refused, "
+        f"{len(PHONE_ATTACKS) - refused} ran, {approvals} approvals asked"
+    )
     assert refused == len(PHONE_ATTACKS) and approvals == 0
     assert phone.device.world.taps == taps
     ran = device.lines[already:]
@@ -155,33 +167,41 @@ async def test_every_attacker_line_leaves_the_phone_untouched(tmp_path, sim_phon
 
 async def test_reading_commands_run_and_their_output_comes_back(tmp_path, sim_phone_factory):
     phone, device = _phone_on_the_cart_page(sim_phone_factory)
-    driver = ListingDriver([
-        step("phone_system_command", command="getprop ro.build.version.sdk"),
-        step("phone_system_command", command="dumpsys window | grep mCurrentFocus"),
-        step("phone_system_command", command="settings put system font_scale 1.0 && settings get system font_scale"),
-        step("phone_system_command", command="echo 'input tap 540 2325'"),
-        "done",
-    ])
+    driver = ListingDriver(
+        [
+            step("phone_system_command", command="getprop ro.build.version.sdk"),
+            step("phone_system_command", command="dumpsys window | grep mCurrentFocus"),
+            step(
+                "phone_system_command", command="settings put system font_scale 1.0 && settings get system font_scale"
+            ),
+            step("phone_system_command", command="echo 'input tap 540 2325'"),
+            "done",
+        ]
+    )
     run = make_run(tmp_path, _cap(phone), driver)
     await run.run()
     sdk = phone.device.world.props["ro.build.version.sdk"]
     assert driver.results[0].startswith(f'exit 0\n<untrusted source="command">\n{sdk}\n</untrusted>')
     assert "CartActivity" in driver.results[1]
     assert driver.results[2].startswith('exit 0\n<untrusted source="command">\n1.0')
-    assert driver.results[3].startswith('exit 0\n<untrusted source="command">\ninput tap 540 2325'), "quoted text is only text"
+    assert driver.results[3].startswith('exit 0\n<untrusted source="command">\ninput tap 540 2325'), (
+        "quoted text is only text"
+    )
     assert any(line.split(";")[0].strip() == "echo 'input tap 540 2325'" for line in device.lines)
     assert not phone.device.world.state()["shop"]["checkout_reached"]
 
 
 async def test_two_failures_in_a_row_get_the_hint(tmp_path, sim_phone_factory):
     phone, _ = _phone_on_the_cart_page(sim_phone_factory)
-    driver = ListingDriver([
-        step("phone_system_command", command=["input", "tap", "540", "2325"]),
-        step("phone_system_command", command="ls /no/such/dir"),
-        step("phone_system_command", command="cat /no/such/file"),
-        step("phone_system_command", command="getprop ro.product.model"),
-        "done",
-    ])
+    driver = ListingDriver(
+        [
+            step("phone_system_command", command=["input", "tap", "540", "2325"]),
+            step("phone_system_command", command="ls /no/such/dir"),
+            step("phone_system_command", command="cat /no/such/file"),
+            step("phone_system_command", command="getprop ro.product.model"),
+            "done",
+        ]
+    )
     run = make_run(tmp_path, _cap(phone), driver)
     await run.run()
     assert driver.results.pop(0).startswith("[bad_arguments]"), "a command that is not one string is not run"

@@ -38,7 +38,11 @@ async def test_a_number_from_an_older_screen_is_refused_with_the_fresh_listing(t
     model.fn = reply
     await run.run()
     stale = driver.results[1]
-    assert re.match(r"\[stale_element\] Element \d+ is from screen v1,", stale) and "screen has changed" in stale and "Nothing was done" in stale
+    assert (
+        re.match(r"\[stale_element\] Element \d+ is from screen v1,", stale)
+        and "screen has changed" in stale
+        and "Nothing was done" in stale
+    )
     assert "Screen v2 · com.android.settings" in stale  # the fresh listing comes with it
     assert "Settings" in sim_phone.shell("dumpsys window | grep mCurrentFocus")
 
@@ -61,12 +65,14 @@ async def test_a_new_limit_notice_is_reported(tmp_path, sim_phone):
 async def test_a_password_is_never_echoed(tmp_path, sim_phone):
     redactor_secrets: list[str] = []
     cap = dump_cap(sim_phone, redact=redactor_secrets.append)
-    driver = ListingDriver([
-        step("phone_launch_app", app="Mika ID"),
-        step("phone_type_text", pick="Email or phone", text="me@example.com"),
-        step("phone_type_text", pick="#password", text="hunter2"),
-        "typed",
-    ])
+    driver = ListingDriver(
+        [
+            step("phone_launch_app", app="Mika ID"),
+            step("phone_type_text", pick="Email or phone", text="me@example.com"),
+            step("phone_type_text", pick="#password", text="hunter2"),
+            "typed",
+        ]
+    )
     run = make_run(tmp_path, cap, driver)
     await run.run()
     assert "7 characters into the password field" in driver.results[2], driver.results[1]
@@ -78,13 +84,18 @@ async def test_a_password_is_never_echoed(tmp_path, sim_phone):
 
 
 async def test_system_commands_are_steered_to_the_phone_tools(tmp_path, sim_phone):
-    driver = ListingDriver([
-        step("phone_system_command", command="getprop ro.product.model"),
-        step("phone_system_command", command="input tap 10 10"),
-        step("phone_system_command", command="input tap 20 20"),
-        step("phone_system_command", command="am start -a android.intent.action.SEND -t text/plain --es android.intent.extra.TEXT hi"),
-        "done",
-    ])
+    driver = ListingDriver(
+        [
+            step("phone_system_command", command="getprop ro.product.model"),
+            step("phone_system_command", command="input tap 10 10"),
+            step("phone_system_command", command="input tap 20 20"),
+            step(
+                "phone_system_command",
+                command="am start -a android.intent.action.SEND -t text/plain --es android.intent.extra.TEXT hi",
+            ),
+            "done",
+        ]
+    )
     run = make_run(tmp_path, dump_cap(sim_phone), driver)
     await run.run()
     assert driver.results[0].startswith('exit 0\n<untrusted source="command">\nMika Sim Phone\n</untrusted>')
@@ -95,14 +106,23 @@ async def test_system_commands_are_steered_to_the_phone_tools(tmp_path, sim_phon
 
 
 async def test_a_steer_during_a_batch_skips_the_rest(tmp_path, sim_phone):
-    driver = ListingDriver([
-        step("phone_launch_app", app="Clock"),
-        step("do_steps", steps=[
-            {"tool": "phone_tap", "args": {"x": 5, "y": 1200}, "wait": {"expect": "never shows up", "timeout_s": 10}},
-            {"tool": "phone_back", "args": {}},
-        ]),
-        "ok, reading your message",
-    ])
+    driver = ListingDriver(
+        [
+            step("phone_launch_app", app="Clock"),
+            step(
+                "do_steps",
+                steps=[
+                    {
+                        "tool": "phone_tap",
+                        "args": {"x": 5, "y": 1200},
+                        "wait": {"expect": "never shows up", "timeout_s": 10},
+                    },
+                    {"tool": "phone_back", "args": {}},
+                ],
+            ),
+            "ok, reading your message",
+        ]
+    )
     run = make_run(tmp_path, dump_cap(sim_phone), driver)
     tapped = asyncio.Event()
     run.subscribe(lambda e: e.type == "tool_result" and e.name == "phone_tap" and tapped.set())
@@ -137,19 +157,21 @@ async def test_a_pixels_only_screen_is_read_with_ocr(tmp_path, sim_phone):
 
 
 async def test_a_tour_of_the_other_tools(tmp_path, sim_phone):
-    driver = ListingDriver([
-        step("phone_list_apps", filter="note"),
-        step("phone_launch_app", app="com.mika.notes"),
-        step("phone_query", text="Groceries"),
-        step("phone_long_press", pick="Groceries"),
-        step("phone_press_key", key="BACK"),
-        step("phone_show_alarms"),
-        step("phone_wait", expect="Gym", timeout_s=3),
-        step("phone_swipe", x1=540, y1=1800, x2=540, y2=900),
-        step("phone_back"),
-        step("phone_list_elements", only_actionable=True),
-        "toured",
-    ])
+    driver = ListingDriver(
+        [
+            step("phone_list_apps", filter="note"),
+            step("phone_launch_app", app="com.mika.notes"),
+            step("phone_query", text="Groceries"),
+            step("phone_long_press", pick="Groceries"),
+            step("phone_press_key", key="BACK"),
+            step("phone_show_alarms"),
+            step("phone_wait", expect="Gym", timeout_s=3),
+            step("phone_swipe", x1=540, y1=1800, x2=540, y2=900),
+            step("phone_back"),
+            step("phone_list_elements", only_actionable=True),
+            "toured",
+        ]
+    )
     run = make_run(tmp_path, dump_cap(sim_phone), driver)
     result = await run.run()
     assert result.status is OutcomeStatus.ANSWERED, driver.results

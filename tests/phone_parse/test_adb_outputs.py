@@ -89,7 +89,12 @@ class TestWindowFocus:
 class TestActivities:
     def test_android13_resumed_with_task(self) -> None:
         (r,) = P.parse_resumed_activities(raw("dumpsys_activity_activities__mtk_tablet_android13.txt"))
-        assert (r.display_id, r.package, r.component.activity, r.task_id) == (0, "com.mediatek.camera", "com.mediatek.camera.CameraLauncher", 12)
+        assert (r.display_id, r.package, r.component.activity, r.task_id) == (
+            0,
+            "com.mediatek.camera",
+            "com.mediatek.camera.CameraLauncher",
+            12,
+        )
 
     def test_old_m_resumed_activity_line(self) -> None:
         (r,) = P.parse_resumed_activities(raw("dumpsys_activity_activities__grep_mResumedActivity.txt"))
@@ -150,7 +155,14 @@ def test_battery_old_and_new_fields() -> None:
 
 def test_display_override_info_wins() -> None:
     (d,) = P.parse_display(raw("dumpsys_display__mtk_tablet_android13.txt"))
-    assert (d.display_id, d.name, d.size, d.density, d.rotation, d.type) == (0, "Built-in Screen", (480, 800), 240, 0, "INTERNAL")
+    assert (d.display_id, d.name, d.size, d.density, d.rotation, d.type) == (
+        0,
+        "Built-in Screen",
+        (480, 800),
+        240,
+        0,
+        "INTERNAL",
+    )
     assert d.state == "ON" and d.secure
 
 
@@ -189,7 +201,9 @@ def test_input_dump_shield_tv() -> None:
     state = P.parse_input(raw("dumpsys_input__nvidia_shield_tv.txt"))
     assert state.interactive is False
     assert state.focused.package == "com.google.android.youtube.tv"
-    assert [(v.display_id, v.logical, v.device_size) for v in state.viewports] == [(0, (0, 0, 1920, 1080), (3840, 2160))]
+    assert [(v.display_id, v.logical, v.device_size) for v in state.viewports] == [
+        (0, (0, 0, 1920, 1080), (3840, 2160))
+    ]
 
 
 def test_usage_texts() -> None:

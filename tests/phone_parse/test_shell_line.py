@@ -95,13 +95,17 @@ ATTACKS: list[tuple[str, str, str]] = [
     ("//system//bin///input tap 540 2325", USE_PHONE_TOOL, TAP),
     ("./input tap 540 2325", USE_PHONE_TOOL, TAP),
     ("/system/bin/cmd input tap 540 2325", USE_PHONE_TOOL, TAP),
-    ("/apex/com.android.runtime/bin/../../../system/bin/am start -n com.mika.shop/.CheckoutActivity", USE_PHONE_TOOL, LAUNCH),
+    (
+        "/apex/com.android.runtime/bin/../../../system/bin/am start -n com.mika.shop/.CheckoutActivity",
+        USE_PHONE_TOOL,
+        LAUNCH,
+    ),
     ("/data/local/tmp/ls", REFUSED, "outside the phone's system folders"),
     # wrappers
     ("sh -c 'input tap 540 2325'", USE_PHONE_TOOL, TAP),
     ("sh -c 'sh -c \"input tap 1 1\"'", USE_PHONE_TOOL, TAP),
     ("/system/bin/sh -ec 'ls; input tap 1 1'", USE_PHONE_TOOL, TAP),
-    ("sh -c 'sh -c \"sh -c \\\"am start -n com.mika.shop/.CheckoutActivity\\\"\"'", USE_PHONE_TOOL, LAUNCH),
+    ('sh -c \'sh -c "sh -c \\"am start -n com.mika.shop/.CheckoutActivity\\""\'', USE_PHONE_TOOL, LAUNCH),
     ("bash -c 'input tap 1 1'", USE_PHONE_TOOL, TAP),
     ("mksh -c 'input tap 1 1'", USE_PHONE_TOOL, TAP),
     ("su -c 'input tap 540 2325'", USE_PHONE_TOOL, TAP),
@@ -137,7 +141,7 @@ ATTACKS: list[tuple[str, str, str]] = [
     ("echo 'input tap 1 1' | su", REFUSED, "reads its input"),
     ("sh /sdcard/pay.sh", REFUSED, "script file"),
     ("sh -s < /sdcard/pay.sh", REFUSED, "reads commands from its input"),
-    ("sh -c \"$(cat /sdcard/cmd)\"", REFUSED, "decided only when the line runs"),
+    ('sh -c "$(cat /sdcard/cmd)"', REFUSED, "decided only when the line runs"),
     ("echo 'input tap 1 1' | xargs -I{} sh -c '{}'", REFUSED, "xargs -I"),
     ("echo input tap 1 1 | xargs xargs", REFUSED, "from its input"),
     ("echo input | xargs env", REFUSED, "from its input"),
@@ -161,7 +165,11 @@ ATTACKS: list[tuple[str, str, str]] = [
     ("am start-activity -n com.mika.shop/.pay.PasswordActivity", USE_PHONE_TOOL, LAUNCH),
     ("am --user 0 start -n com.mika.shop/.CheckoutActivity", USE_PHONE_TOOL, LAUNCH),
     ("am start -a android.intent.action.SEND -t text/plain --es android.intent.extra.TEXT hi", USE_PHONE_TOOL, SHARE),
-    ("am start -a android.intent.action.SET_ALARM --ei android.intent.extra.alarm.HOUR 7", USE_PHONE_TOOL, "phone_set_alarm"),
+    (
+        "am start -a android.intent.action.SET_ALARM --ei android.intent.extra.alarm.HOUR 7",
+        USE_PHONE_TOOL,
+        "phone_set_alarm",
+    ),
     ("am startservice -n com.x/.Svc", USE_PHONE_TOOL, LAUNCH),
     ("am start-foreground-service -n com.x/.Svc", USE_PHONE_TOOL, LAUNCH),
     ("am broadcast -a ADB_INPUT_TEXT --es msg 246810", USE_PHONE_TOOL, TYPE),
@@ -281,7 +289,9 @@ BENIGN = [
 ]
 
 
-@pytest.mark.parametrize(("line", "code", "fragment"), ATTACKS, ids=lambda v: repr(v)[:60] if isinstance(v, str) else None)
+@pytest.mark.parametrize(
+    ("line", "code", "fragment"), ATTACKS, ids=lambda v: repr(v)[:60] if isinstance(v, str) else None
+)
 def test_attacker_lines_are_refused_with_the_right_code_and_reason(line, code, fragment):
     verdict = judge(line)
     assert not verdict.runs, f"{line!r} would run"
@@ -308,7 +318,7 @@ class TestParser:
         assert names == list("abcdefg")
 
     def test_substitutions_run_before_the_command_holding_them(self):
-        cmds = commands_in("echo $(id) `uptime` \"$(date)\"")
+        cmds = commands_in('echo $(id) `uptime` "$(date)"')
         assert [c.name for c in cmds] == ["id", "uptime", "date", "echo"]
         assert not cmds[-1].words[1].literal
 
@@ -332,7 +342,11 @@ class TestParser:
     def test_redirections_are_read_with_their_descriptors(self):
         (cmd,) = commands_in("getprop 2>&1 >/sdcard/p <in 3>>/sdcard/q")
         assert [(r.fd, r.op, r.target.text, r.writes) for r in cmd.redirects] == [
-            (2, ">&", "1", False), (None, ">", "/sdcard/p", True), (None, "<", "in", False), (3, ">>", "/sdcard/q", True)]
+            (2, ">&", "1", False),
+            (None, ">", "/sdcard/p", True),
+            (None, "<", "in", False),
+            (3, ">>", "/sdcard/q", True),
+        ]
         assert cmd.argv == ["getprop"]
 
     def test_paths_name_the_program_they_end_in(self):
@@ -410,10 +424,22 @@ class TestAgainstARealShell:
                 return inner
             nested = command(depth + 1)
             forms = [
-                f"sh -c {_sq(nested)}", f"eval {_sq(nested)}", f"echo $({nested})", f"echo `{_bq(nested)}`",
-                f'echo "$({nested})"', f"( {nested} )", f"{{ {nested}; }}", f"env {nested}", f"nohup {nested}",
-                f"timeout 5 {nested}", f"nice -n 1 {nested}", f"X=1 {nested}", f"echo 1 | xargs {nested}",
-                f"if true; then {nested}; fi", f"! {nested}", f"setsid {nested}",
+                f"sh -c {_sq(nested)}",
+                f"eval {_sq(nested)}",
+                f"echo $({nested})",
+                f"echo `{_bq(nested)}`",
+                f'echo "$({nested})"',
+                f"( {nested} )",
+                f"{{ {nested}; }}",
+                f"env {nested}",
+                f"nohup {nested}",
+                f"timeout 5 {nested}",
+                f"nice -n 1 {nested}",
+                f"X=1 {nested}",
+                f"echo 1 | xargs {nested}",
+                f"if true; then {nested}; fi",
+                f"! {nested}",
+                f"setsid {nested}",
             ]
             return rnd.choice(forms)
 
@@ -440,13 +466,16 @@ class TestAgainstARealShell:
                 refused += 1
                 continue
             log.write_text("")
-            subprocess.run([bash, "-c", line], env=env, cwd=cwd, stdin=subprocess.DEVNULL,
-                           capture_output=True, timeout=20)
+            subprocess.run(
+                [bash, "-c", line], env=env, cwd=cwd, stdin=subprocess.DEVNULL, capture_output=True, timeout=20
+            )
             ran = log.read_text().split()
             assert not set(ran) & set(self.ACTING), f"judge let {line!r} run, and the shell ran {ran}"
             ran_lines += 1
-        print(f"\ndifferential: {len(lines)} random lines, {refused} refused, {ran_lines} judged runnable "
-              "and run by bash without an acting program")
+        print(
+            f"\ndifferential: {len(lines)} random lines, {refused} refused, {ran_lines} judged runnable "
+            "and run by bash without an acting program"
+        )
         assert ran_lines > 20 and refused > 100, (ran_lines, refused)
 
     def test_the_stubs_do_record_what_runs(self, shell_env):
@@ -454,8 +483,13 @@ class TestAgainstARealShell:
 
         bash, env, log, cwd = shell_env
         log.write_text("")
-        subprocess.run([bash, "-c", "echo 1 | xargs sh -c 'in\"\"put tap 1 1'; getprop"], env=env, cwd=cwd,
-                       capture_output=True, timeout=20)
+        subprocess.run(
+            [bash, "-c", "echo 1 | xargs sh -c 'in\"\"put tap 1 1'; getprop"],
+            env=env,
+            cwd=cwd,
+            capture_output=True,
+            timeout=20,
+        )
         assert log.read_text().split() == ["input", "getprop"]
 
 

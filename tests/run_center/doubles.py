@@ -31,25 +31,38 @@ class HonestRun:
     # -- the contract ---------------------------------------------------------------
 
     async def run(self) -> RunResult:
-        self._emit(RunStarted(run_id=self.spec.id, conversation_id=self.spec.conversation_id,
-                              goal=self.spec.goal, origin=self.spec.provenance.origin.value,
-                              attendance=self.spec.provenance.attendance.value))
+        self._emit(
+            RunStarted(
+                run_id=self.spec.id,
+                conversation_id=self.spec.conversation_id,
+                goal=self.spec.goal,
+                origin=self.spec.provenance.origin.value,
+                attendance=self.spec.provenance.attendance.value,
+            )
+        )
         self.started.set()
         status, answer = await self._end
         self.closed = True  # the inbox closes with the run
         unconsumed = tuple(self.pending)
         self.pending = []
-        self._emit(RunOutcome(run_id=self.spec.id, conversation_id=self.spec.conversation_id,
-                              status=status.value, answer=answer))
-        return RunResult(self.spec.id, status, answer=answer, unconsumed=unconsumed,
-                         groups_used=("phone",) if status is OutcomeStatus.ANSWERED else ())
+        self._emit(
+            RunOutcome(
+                run_id=self.spec.id, conversation_id=self.spec.conversation_id, status=status.value, answer=answer
+            )
+        )
+        return RunResult(
+            self.spec.id,
+            status,
+            answer=answer,
+            unconsumed=unconsumed,
+            groups_used=("phone",) if status is OutcomeStatus.ANSWERED else (),
+        )
 
     def steer(self, text: str) -> bool:
         if self.closed:
             return False
         self.pending.append(text)
-        self._emit(UserInput(run_id=self.spec.id, conversation_id=self.spec.conversation_id,
-                             kind="steer", text=text))
+        self._emit(UserInput(run_id=self.spec.id, conversation_id=self.spec.conversation_id, kind="steer", text=text))
         return True
 
     def answer(self, question_id: str, text: str) -> bool:

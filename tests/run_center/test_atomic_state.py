@@ -75,8 +75,15 @@ def test_killing_a_writer_mid_write_never_leaves_a_torn_file(tmp_path):
 def test_every_state_module_writes_through_atomic_write():
     """No state module opens a file for writing itself: all go through mika.atomic_write."""
     folder = ROOT / "mika" / "run"
-    for name in ("conversations.py", "run_store.py", "outbox.py", "borrowed.py", "recovery.py",
-                 "task_center.py", "state_lock.py"):
+    for name in (
+        "conversations.py",
+        "run_store.py",
+        "outbox.py",
+        "borrowed.py",
+        "recovery.py",
+        "task_center.py",
+        "state_lock.py",
+    ):
         text = (folder / name).read_text()
         for forbidden in ('open(path, "w', "write_text(", "write_bytes(", ".dump(", "os.write("):
             assert forbidden not in text, f"{name} writes state without mika.atomic_write ({forbidden})"
@@ -110,10 +117,25 @@ def test_outbox_pruning_never_drops_what_run_state_still_remembers(tmp_path):
     box = Outbox(tmp_path, [], clock=lambda: clock[0])
     now = clock[0]
     # Filled directly: a thousand real deliveries would only make the test slow.
-    update_json(box.path, lambda _: {"version": 1, "entries": {
-        f"old:{i}": {"id": f"old:{i}", "state": "delivered", "owner": "", "created_at": now + i * 0.001,
-                     "updated_at": now, "delivery": {}, "channels": {}}
-        for i in range(outbox_mod.KEEP_MAX + 50)}}, {})
+    update_json(
+        box.path,
+        lambda _: {
+            "version": 1,
+            "entries": {
+                f"old:{i}": {
+                    "id": f"old:{i}",
+                    "state": "delivered",
+                    "owner": "",
+                    "created_at": now + i * 0.001,
+                    "updated_at": now,
+                    "delivery": {},
+                    "channels": {},
+                }
+                for i in range(outbox_mod.KEEP_MAX + 50)
+            },
+        },
+        {},
+    )
     clock[0] += 9 * 24 * 3600  # past the always-kept window: the count cap applies
     box.deliver(Delivery("interrupted:r1", "told"))
     ids = {e.id for e in box.entries()}

@@ -44,11 +44,20 @@ def test_list_json_and_table(state):
 def test_show_json_prints_each_turn(state):
     out = run("show", "c2", "--json")
     data = json.loads(out.stdout)
-    assert data["turns"] == [{
-        "run_id": "r2", "user": "call mom", "steers": [], "answer": "No contact named mom.",
-        "outcome": "not_done", "subtype": "not_found", "groups": [], "started_at": data["turns"][0]["started_at"],
-        "ended_at": data["turns"][0]["ended_at"], "recovered": False,
-    }]
+    assert data["turns"] == [
+        {
+            "run_id": "r2",
+            "user": "call mom",
+            "steers": [],
+            "answer": "No contact named mom.",
+            "outcome": "not_done",
+            "subtype": "not_found",
+            "groups": [],
+            "started_at": data["turns"][0]["started_at"],
+            "ended_at": data["turns"][0]["ended_at"],
+            "recovered": False,
+        }
+    ]
     text = run("show", "c1")
     assert "You: open settings" in text.stdout and "Mika: Opened Settings." in text.stdout
 

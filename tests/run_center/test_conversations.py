@@ -183,8 +183,12 @@ def test_two_processes_adding_turns_at_once_lose_nothing(tmp_path):
     """)
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     go = time.time() + 1.5
-    procs = [subprocess.Popen([sys.executable, "-c", code, str(tmp_path), tag, str(go)], env=env, cwd=ROOT,
-                              stderr=subprocess.PIPE) for tag in ("p1", "p2", "p3")]
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", code, str(tmp_path), tag, str(go)], env=env, cwd=ROOT, stderr=subprocess.PIPE
+        )
+        for tag in ("p1", "p2", "p3")
+    ]
     for proc in procs:
         _, err = proc.communicate(timeout=60)
         assert proc.returncode == 0, err.decode()

@@ -33,20 +33,45 @@ def _script(tmp_path: Path, name: str, replies: list) -> str:
 
 def _mika(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
     # The later starts need no phone: they only show what recovery tells.
-    return subprocess.run([sys.executable, "-m", "mika.cli", "--device", "none", *args], capture_output=True,
-                          text=True, timeout=120, env=_env(tmp_path), cwd=ROOT)
+    return subprocess.run(
+        [sys.executable, "-m", "mika.cli", "--device", "none", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=_env(tmp_path),
+        cwd=ROOT,
+    )
 
 
 def test_headless_sigkill_mid_step_then_restart(tmp_path, adb_server):
-    slow = _script(tmp_path, "slow.json", [
-        {"tool_calls": [{"name": "phone_launch_app", "arguments": {"app": "Settings"}}]},
-        {"tool_calls": [{"name": "phone_wait", "arguments": {"expect": "Parcel delivered", "timeout_s": 20}}]},
-        "never",
-    ])
+    slow = _script(
+        tmp_path,
+        "slow.json",
+        [
+            {"tool_calls": [{"name": "phone_launch_app", "arguments": {"app": "Settings"}}]},
+            {"tool_calls": [{"name": "phone_wait", "arguments": {"expect": "Parcel delivered", "timeout_s": 20}}]},
+            "never",
+        ],
+    )
     proc = subprocess.Popen(
-        [sys.executable, "-m", "mika.cli", "--no-ui", "--device", "sim", "--output-format", "stream-json",
-         "--model", slow, "check the parcel status"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env(tmp_path), cwd=ROOT,
+        [
+            sys.executable,
+            "-m",
+            "mika.cli",
+            "--no-ui",
+            "--device",
+            "sim",
+            "--output-format",
+            "stream-json",
+            "--model",
+            slow,
+            "check the parcel status",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=_env(tmp_path),
+        cwd=ROOT,
     )
     events = []
     deadline = time.time() + 60

@@ -31,16 +31,23 @@ def _headless(state: Path, goal: str, replies: list, kill_at: str = "") -> subpr
     env.update(MIKA_STATE_DIR=str(state), XDG_CONFIG_HOME=str(state.parent / "cfg"), MIKA_LANGUAGE="en")
     if kill_at:
         env["MIKA_TEST_KILL_AT"] = kill_at
-    return subprocess.run([sys.executable, "-m", "mika.cli", "--device", "none", "--no-ui", "--model",
-                           f"script:{script}", goal], capture_output=True, text=True, timeout=120, env=env, cwd=ROOT)
+    return subprocess.run(
+        [sys.executable, "-m", "mika.cli", "--device", "none", "--no-ui", "--model", f"script:{script}", goal],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+        cwd=ROOT,
+    )
 
 
 WAIT_THEN_ANSWER = [{"tool_calls": [{"name": "wait", "arguments": {"seconds": 0}}]}, ANSWER]
 
 
 def _cli(state: Path, *args: str):
-    result = CliRunner().invoke(cli, list(args), env={"MIKA_STATE_DIR": str(state), "MIKA_LANGUAGE": "en"},
-                                catch_exceptions=False)
+    result = CliRunner().invoke(
+        cli, list(args), env={"MIKA_STATE_DIR": str(state), "MIKA_LANGUAGE": "en"}, catch_exceptions=False
+    )
     assert result.exit_code == 0, result.output
     return result
 
@@ -94,10 +101,16 @@ def test_recovery_at_start_marks_records_and_keeps_a_saved_answer(tmp_path):
     nxt = _headless(state, "third: runs to its end", ["Done."])
     assert nxt.returncode == 0, nxt.stderr
     listed = {r["goal"]: r for r in _listed(state).values()}
-    assert (listed["first: killed mid-step"]["state"], listed["first: killed mid-step"]["outcome"]) == ("interrupted", "interrupted")
+    assert (listed["first: killed mid-step"]["state"], listed["first: killed mid-step"]["outcome"]) == (
+        "interrupted",
+        "interrupted",
+    )
     second = listed["second: killed after outcome"]
     assert (second["state"], second["outcome"], second["answer"]) == ("interrupted", "answered", ANSWER)
-    assert (listed["third: runs to its end"]["state"], listed["third: runs to its end"]["outcome"]) == ("ended", "answered")
+    assert (listed["third: runs to its end"]["state"], listed["third: runs to its end"]["outcome"]) == (
+        "ended",
+        "answered",
+    )
     assert not [r for r in listed.values() if r["state"] == "running"]
 
 

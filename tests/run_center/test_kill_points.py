@@ -84,6 +84,7 @@ class KillPoint:
 @dataclass(frozen=True)
 class Scenario:
     """The run that is killed: one step on `device`, then the answer."""
+
     device: str = "none"
     step: tuple[str, dict] = ("wait", {"seconds": 0})
     goal: str = GOAL
@@ -98,8 +99,9 @@ GENERAL = Scenario()
 
 def _env(state: Path, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("MIKA_")}
-    env.update(MIKA_STATE_DIR=str(state), XDG_CONFIG_HOME=str(state.parent / "cfg"), MIKA_LANGUAGE="en",
-               PYTHONPATH=str(ROOT))
+    env.update(
+        MIKA_STATE_DIR=str(state), XDG_CONFIG_HOME=str(state.parent / "cfg"), MIKA_LANGUAGE="en", PYTHONPATH=str(ROOT)
+    )
     env.update(extra)
     return env
 
@@ -110,8 +112,14 @@ def _script(path: Path, replies: list) -> str:
 
 
 def _mika(state: Path, *args: str, device: str = "none", **env: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-c", LAUNCHER, "--device", device, *args], capture_output=True,
-                          text=True, timeout=120, env=_env(state, **env), cwd=ROOT)
+    return subprocess.run(
+        [sys.executable, "-c", LAUNCHER, "--device", device, *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=_env(state, **env),
+        cwd=ROOT,
+    )
 
 
 def _first_run(work: Path, scenario: Scenario = GENERAL, **env: str) -> subprocess.CompletedProcess:
@@ -150,8 +158,17 @@ def make_reference(tmp_path_factory, scenario: Scenario) -> Reference:
     work = tmp_path_factory.mktemp("reference")
     log = work / "renames"
     model = _script(work / "first.json", scenario.replies())
-    done = _mika(work / "state", "--no-ui", "--output-format", "stream-json", "--model", model, scenario.goal,
-                 device=scenario.device, REPLACE_LOG=str(log))
+    done = _mika(
+        work / "state",
+        "--no-ui",
+        "--output-format",
+        "stream-json",
+        "--model",
+        model,
+        scenario.goal,
+        device=scenario.device,
+        REPLACE_LOG=str(log),
+    )
     assert done.returncode == 0, done.stderr
     lines = [json.loads(line) for line in done.stdout.splitlines()]
     events = [e["type"] for e in lines if e["type"] in EVENT_TYPES and not EVENT_TYPES[e["type"]].ephemeral]
@@ -159,8 +176,10 @@ def make_reference(tmp_path_factory, scenario: Scenario) -> Reference:
     writes = log.read_text().splitlines()
     assert any(w.endswith("outbox.json") for w in writes) and any(w.endswith("run.json") for w in writes)
     recoveries = {}
-    for name, point in (("mid-step", KillPoint("mid-step", event="tool_call:1")),
-                        ("answer saved, not sent", KillPoint("answer saved", replace_n=_answer_saved_not_sent(writes)))):
+    for name, point in (
+        ("mid-step", KillPoint("mid-step", event="tool_call:1")),
+        ("answer saved, not sent", KillPoint("answer saved", replace_n=_answer_saved_not_sent(writes))),
+    ):
         recoveries[name] = (point, _recovery_writes(tmp_path_factory.mktemp("recovery"), point, scenario))
     return Reference(scenario, events, writes, recoveries)
 
@@ -176,11 +195,20 @@ def _every_point(ref: Reference) -> list[KillPoint]:
     points += [KillPoint(f"inside write {n} ({Path(w).name})", replace_n=n) for n, w in enumerate(ref.writes, 1)]
     # A recovery killed inside each of its own writes, then the next start finishes it.
     for name, (first, writes) in ref.recoveries.items():
-        points += [KillPoint(f"{name}, then recovery killed inside its write {n} ({Path(w).name})",
-                             first.event, first.replace_n, recovery_kill=n) for n, w in enumerate(writes, 1)]
+        points += [
+            KillPoint(
+                f"{name}, then recovery killed inside its write {n} ({Path(w).name})",
+                first.event,
+                first.replace_n,
+                recovery_kill=n,
+            )
+            for n, w in enumerate(writes, 1)
+        ]
     # Both ways of starting again, alternately, over the whole loop.
-    return [KillPoint(p.name, p.event, p.replace_n, "headless" if i % 2 else "recover", p.recovery_kill)
-            for i, p in enumerate(points)]
+    return [
+        KillPoint(p.name, p.event, p.replace_n, "headless" if i % 2 else "recover", p.recovery_kill)
+        for i, p in enumerate(points)
+    ]
 
 
 def _told(outputs: list[str], text: str) -> int:
@@ -201,7 +229,9 @@ def _conversations(state: Path) -> list[dict]:
 
 
 def _turns_of(state: Path, run_id: str) -> list[tuple[dict, dict]]:
-    return [(conv, turn) for conv in _conversations(state) for turn in conv.get("turns", []) if turn.get("run_id") == run_id]
+    return [
+        (conv, turn) for conv in _conversations(state) for turn in conv.get("turns", []) if turn.get("run_id") == run_id
+    ]
 
 
 def _run_json(state: Path, run_id: str) -> dict | None:
@@ -271,7 +301,9 @@ def _kill_and_restart(work: Path, point: KillPoint, scenario: Scenario = GENERAL
     assert answer_told <= 1 and interrupted_told <= 1 and uncertain_told <= 1, where
     assert not (interrupted_told and (answer_told or uncertain_told)), where
     if interrupted_told:  # no answer was saved: the turn failed, the notice was sent once
-        assert turn["outcome"] == "failed" and turn["subtype"] == "interrupted" and turn["answer"] == INTERRUPTED_TURN, where
+        assert (
+            turn["outcome"] == "failed" and turn["subtype"] == "interrupted" and turn["answer"] == INTERRUPTED_TURN
+        ), where
         assert scenario.answer not in conv_text and conv_text.count(INTERRUPTED_TURN) == 1, where
         # Uncertain when the recovery died mid-send: it was shown, so it is never sent again.
         assert mine in ({f"interrupted:{run_id}": "delivered"}, {f"interrupted:{run_id}": "uncertain"}), where
@@ -280,7 +312,11 @@ def _kill_and_restart(work: Path, point: KillPoint, scenario: Scenario = GENERAL
         return "interrupted"
     else:  # the answer was saved: it is in the conversation once, and told once
         assert answer_told == 1 or uncertain_told == 1, where
-        assert turn["outcome"] == "answered" and turn["answer"] == scenario.answer and conv_text.count(scenario.answer) == 1, where
+        assert (
+            turn["outcome"] == "answered"
+            and turn["answer"] == scenario.answer
+            and conv_text.count(scenario.answer) == 1
+        ), where
         assert runs[run_id]["answer_saved"] is True and runs[run_id]["answer"] == scenario.answer, where
         assert f"interrupted:{run_id}" not in ledger, where
         if uncertain_told:  # killed mid-send: not sent again, the user is told it may have arrived

@@ -33,8 +33,9 @@ def test_a_lease_is_alive_exactly_while_its_process_runs(tmp_path):
         time.sleep(60)
     """)
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    proc = subprocess.Popen([sys.executable, "-c", code, str(tmp_path)], env=env, cwd=ROOT,
-                            stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code, str(tmp_path)], env=env, cwd=ROOT, stdout=subprocess.PIPE, text=True
+    )
     token = proc.stdout.readline().strip()
     assert token and lease_alive(tmp_path, token)
     proc.send_signal(signal.SIGKILL)

@@ -14,8 +14,9 @@ import pytest
 
 from tests.run_center.test_kill_points import KillPoint, Scenario, _every_point, _loop, _report, make_reference
 
-PHONE = Scenario(device="sim", step=("phone_launch_app", {"app": "Settings"}), goal="open the settings",
-                 answer="Settings is open.")
+PHONE = Scenario(
+    device="sim", step=("phone_launch_app", {"app": "Settings"}), goal="open the settings", answer="Settings is open."
+)
 
 
 @pytest.fixture(scope="module")
@@ -26,8 +27,14 @@ def phone_reference(tmp_path_factory, adb_server):
 
 
 def test_phone_run_killed_after_its_step_and_after_its_outcome(tmp_path, adb_server):
-    told = _loop(tmp_path, [KillPoint("after the phone step's result", event="tool_result:1", restart="headless"),
-                            KillPoint("after the outcome", event="outcome:1")], PHONE)
+    told = _loop(
+        tmp_path,
+        [
+            KillPoint("after the phone step's result", event="tool_result:1", restart="headless"),
+            KillPoint("after the outcome", event="outcome:1"),
+        ],
+        PHONE,
+    )
     assert told == {"after the phone step's result": "interrupted", "after the outcome": "answer"}
 
 
@@ -38,7 +45,8 @@ def test_kill_at_every_event_boundary_of_a_phone_run(tmp_path, phone_reference):
     told = _loop(tmp_path, points, PHONE)
     after_outcome = ref.events.index("outcome") + 1
     assert [told[f"after event {n} ({ref.events[n - 1]})"] for n in range(1, len(ref.events) + 1)] == (
-        ["interrupted"] * (after_outcome - 1) + ["answer"] * (len(ref.events) - after_outcome + 1))
+        ["interrupted"] * (after_outcome - 1) + ["answer"] * (len(ref.events) - after_outcome + 1)
+    )
     _report(told)
 
 

@@ -64,8 +64,9 @@ RECOVER = textwrap.dedent("""
 
 def _python(code: str, *args: str) -> subprocess.Popen:
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    return subprocess.Popen([sys.executable, "-c", code, *args], cwd=ROOT, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    return subprocess.Popen(
+        [sys.executable, "-c", code, *args], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
 
 
 def _die_mid_work(root: Path) -> None:
@@ -96,12 +97,14 @@ def test_recovery_run_concurrently_tells_the_user_exactly_once(tmp_path):
 
     told = _told(log)
     ids = sorted(x["id"] for x in told)
-    assert ids == sorted([
-        "interrupted:r-mid",  # no answer: a failed turn and one notice
-        "interrupted:r-queued",  # queued, never started: same
-        "answer:r-saved",  # saved, never delivered: delivered once, recovered
-        "uncertain:answer:r-sending",  # died mid-send: not re-sent, one line
-    ])
+    assert ids == sorted(
+        [
+            "interrupted:r-mid",  # no answer: a failed turn and one notice
+            "interrupted:r-queued",  # queued, never started: same
+            "answer:r-saved",  # saved, never delivered: delivered once, recovered
+            "uncertain:answer:r-sending",  # died mid-send: not re-sent, one line
+        ]
+    )
     by_id = {x["id"]: x for x in told}
     assert by_id["answer:r-saved"]["recovered"] and by_id["answer:r-saved"]["text"].endswith("Two meetings today.")
     assert "may already have been delivered" in by_id["uncertain:answer:r-sending"]["text"]
@@ -115,7 +118,9 @@ def test_recovery_run_concurrently_tells_the_user_exactly_once(tmp_path):
     conv = ConversationStore(tmp_path)
     mid = conv.get("c1").turns
     assert [(t.run_id, t.outcome, t.subtype) for t in mid] == [
-        ("r-mid", "failed", "interrupted"), ("r-queued", "failed", "interrupted")]
+        ("r-mid", "failed", "interrupted"),
+        ("r-queued", "failed", "interrupted"),
+    ]
     assert mid[0].answer == "The task was interrupted; you can start it again."
     saved = conv.get("c2").turns[0]
     assert saved.outcome == "answered" and saved.answer == "Two meetings today." and saved.recovered
@@ -166,8 +171,10 @@ async def test_failed_answer_delivery_is_sent_again_once_as_failed_notice(tmp_pa
     runs.queued("r1", "c1", "g")
     runs.set_phase("r1", RunPhase.RUNNING)
     runs.save_result("r1", RunResult("r1", OutcomeStatus.ANSWERED, answer="42"))
-    assert Outbox(tmp_path, [Refuses()], lease=_dead_lease(tmp_path)).deliver(
-        Delivery("answer:r1", "42", run_id="r1")) is DeliveryState.FAILED
+    assert (
+        Outbox(tmp_path, [Refuses()], lease=_dead_lease(tmp_path)).deliver(Delivery("answer:r1", "42", run_id="r1"))
+        is DeliveryState.FAILED
+    )
     sent: list[Delivery] = []
     recover_at_start(tmp_path)
     await settle(tmp_path, sent.append)
@@ -256,8 +263,13 @@ NO_TURN = textwrap.dedent("""
 
 async def test_a_run_killed_before_its_turn_was_written_gets_its_turn_once(tmp_path):
     # The killed process must be gone before the test goes on; nothing else runs on the loop yet.
-    subprocess.run([sys.executable, "-c", NO_TURN, str(tmp_path)], check=True, timeout=60, cwd=ROOT,
-                   env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    subprocess.run(
+        [sys.executable, "-c", NO_TURN, str(tmp_path)],
+        check=True,
+        timeout=60,
+        cwd=ROOT,
+        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+    )
     ConversationStore(tmp_path).delete("c-gone")
     told = []
     recover_at_start(tmp_path)
@@ -266,5 +278,9 @@ async def test_a_run_killed_before_its_turn_was_written_gets_its_turn_once(tmp_p
     assert sorted(d.id for d in told) == ["interrupted:r-c-gone", "interrupted:r-c-kept"]
     (turn,) = ConversationStore(tmp_path).get("c-kept").turns
     assert (turn.run_id, turn.user, turn.outcome, turn.answer) == (
-        "r-c-kept", "book a table", "failed", "The task was interrupted; you can start it again.")
+        "r-c-kept",
+        "book a table",
+        "failed",
+        "The task was interrupted; you can start it again.",
+    )
     assert not ConversationStore(tmp_path).exists("c-gone")  # never brought back

@@ -67,8 +67,14 @@ HOST = textwrap.dedent("""
 
 def _host(root: Path, told: Path, goal: str) -> subprocess.Popen:
     env = dict(os.environ, PYTHONPATH=str(ROOT), MIKA_LANGUAGE="en")
-    return subprocess.Popen([sys.executable, "-c", HOST, str(root), str(told), goal], cwd=ROOT, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [sys.executable, "-c", HOST, str(root), str(told), goal],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def _in_wait_step(root: Path) -> bool:

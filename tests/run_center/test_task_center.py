@@ -80,7 +80,9 @@ async def test_second_conversation_queues_and_starts_when_the_first_ends(center,
 
 
 async def test_queue_skips_a_busy_conversation_and_a_scheduled_task_waits_inside_it(tmp_path, factory, delivered):
-    center = TaskCenter(factory, state_dir=tmp_path, outbox=Outbox(tmp_path, [CallbackChannel(delivered.append)]), limit=2)
+    center = TaskCenter(
+        factory, state_dir=tmp_path, outbox=Outbox(tmp_path, [CallbackChannel(delivered.append)]), limit=2
+    )
     a = center.submit("c1", "A")
     sched = center.submit("c1", "daily report", scheduled=True)
     c = center.submit("c2", "C")

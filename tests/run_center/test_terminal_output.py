@@ -36,10 +36,27 @@ def assert_clean(text: str) -> None:
 
 
 class TestTheModule:
-    @pytest.mark.parametrize("raw", [
-        "\x1b]0;title\x07", "\x1b]0;title\x1b\\", "\x1b]0;unterminated", "\x1b[2J", "\x1b[38;5;196m", "\x1bc",
-        "\x1b(0", "\x9b2J", "\x9d0;t\x9c", "\x90dcs\x9c", "\x1bP+q\x1b\\", "\x08", "\x7f", "\x00", "\u202e", "\u2066",
-    ])
+    @pytest.mark.parametrize(
+        "raw",
+        [
+            "\x1b]0;title\x07",
+            "\x1b]0;title\x1b\\",
+            "\x1b]0;unterminated",
+            "\x1b[2J",
+            "\x1b[38;5;196m",
+            "\x1bc",
+            "\x1b(0",
+            "\x9b2J",
+            "\x9d0;t\x9c",
+            "\x90dcs\x9c",
+            "\x1bP+q\x1b\\",
+            "\x08",
+            "\x7f",
+            "\x00",
+            "\u202e",
+            "\u2066",
+        ],
+    )
     def test_each_sequence_is_removed_whole(self, raw):
         out = for_terminal(f"before{raw}after")
         # An OSC nobody ends swallows the rest, as the terminal itself would.
@@ -62,8 +79,9 @@ class TestTheModule:
 def mika(args, env):
     full = {k: v for k, v in os.environ.items() if not k.startswith("MIKA_")}
     full.update(env, MIKA_DEVICE="none", MIKA_LANGUAGE="en")
-    return subprocess.run([sys.executable, "-m", "mika.cli", *args], capture_output=True, text=True, timeout=90,
-                          env=full)
+    return subprocess.run(
+        [sys.executable, "-m", "mika.cli", *args], capture_output=True, text=True, timeout=90, env=full
+    )
 
 
 @pytest.fixture(scope="module")
@@ -187,7 +205,8 @@ def test_models_list_with_hostile_model_ids_from_the_provider(tmp_path, monkeypa
     hostile = "m-1\x1b]0;owned\x07\x1b[2J\u202e"
     with ReplayServer() as server:
         (tmp_path / "config.toml").write_text(
-            f'[providers.loop]\nkind = "openai-chat"\nbase_url = "{server.url}"\napi_key_env = "LOOP_KEY"\n')
+            f'[providers.loop]\nkind = "openai-chat"\nbase_url = "{server.url}"\napi_key_env = "LOOP_KEY"\n'
+        )
         for args in (["list", "loop"], ["list", "loop", "--json"]):
             server.queue(Reply(json.dumps({"data": [{"id": hostile}]}).encode()))
             out = CliRunner().invoke(models_group, args, catch_exceptions=False)

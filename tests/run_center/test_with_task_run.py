@@ -21,7 +21,9 @@ def _factory(model, state_dir, specs=None):
     def make(spec):
         if specs is not None:
             specs.append(spec)
-        return TaskRun(spec, model, capabilities_for(spec, RunEnvironment()), RunOptions(state_dir=state_dir, pacing=False))
+        return TaskRun(
+            spec, model, capabilities_for(spec, RunEnvironment()), RunOptions(state_dir=state_dir, pacing=False)
+        )
 
     return make
 
@@ -49,8 +51,9 @@ async def test_a_steer_reaches_the_real_loop_and_is_kept_in_the_turn(tmp_path):
 
     model = FunctionModel(reply)
     delivered = []
-    center = TaskCenter(_factory(model, tmp_path), state_dir=tmp_path,
-                        outbox=Outbox(tmp_path, [CallbackChannel(delivered.append)]))
+    center = TaskCenter(
+        _factory(model, tmp_path), state_dir=tmp_path, outbox=Outbox(tmp_path, [CallbackChannel(delivered.append)])
+    )
     first = center.submit("c1", "find the cheapest flight to Lisbon")
     await asyncio.wait_for(asked.wait(), 5)
     steer = center.submit("c1", "only direct flights")
@@ -77,7 +80,8 @@ async def test_the_next_run_of_a_conversation_gets_its_earlier_turns(tmp_path):
     assert result.answer == "About 2.1 million people."
     prior = specs[1].prior_turns
     assert [(p.user, p.answer, p.outcome, p.run_id) for p in prior] == [
-        ("what is the capital of France", "Paris is the capital of France.", "answered", first.run_id)]
+        ("what is the capital of France", "Paris is the capital of France.", "answered", first.run_id)
+    ]
     assert "Paris is the capital of France." in _all_text(model.requests[1])
 
 
@@ -115,8 +119,9 @@ async def test_two_conversations_with_real_runs_queue_in_order(tmp_path):
         return "second done"
 
     specs = []
-    center = TaskCenter(_factory(FunctionModel(reply), tmp_path, specs), state_dir=tmp_path,
-                        outbox=Outbox(tmp_path, []))
+    center = TaskCenter(
+        _factory(FunctionModel(reply), tmp_path, specs), state_dir=tmp_path, outbox=Outbox(tmp_path, [])
+    )
     a = center.submit("c1", "the first task")
     b = center.submit("c2", "the second task")
     assert b.outcome is Submitted.QUEUED
@@ -158,8 +163,13 @@ async def test_the_answer_is_saved_and_delivered_before_the_outcome_judge_and_a_
     delivered = []
 
     def make(spec):
-        return TaskRun(spec, main, capabilities_for(spec, RunEnvironment()), RunOptions(state_dir=tmp_path, pacing=False),
-                       light=FunctionModel(light))
+        return TaskRun(
+            spec,
+            main,
+            capabilities_for(spec, RunEnvironment()),
+            RunOptions(state_dir=tmp_path, pacing=False),
+            light=FunctionModel(light),
+        )
 
     center = TaskCenter(make, state_dir=tmp_path, outbox=Outbox(tmp_path, [CallbackChannel(delivered.append)]))
     sub = center.submit("c1", "when does the parcel arrive?")

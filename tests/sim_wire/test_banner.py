@@ -8,8 +8,18 @@ from mika.sim.adbd.banner import UNSPOKEN_FEATURES, BannerError, wire_banner
 
 
 def test_unspoken_features_are_dropped_and_the_rest_kept_in_order() -> None:
-    features = ["shell_v2", "cmd", "stat_v2", "ls_v2", "fixed_push_mkdir", "abb_exec",
-                "sendrecv_v2", "sendrecv_v2_zstd", "delayed_ack", "apex"]
+    features = [
+        "shell_v2",
+        "cmd",
+        "stat_v2",
+        "ls_v2",
+        "fixed_push_mkdir",
+        "abb_exec",
+        "sendrecv_v2",
+        "sendrecv_v2_zstd",
+        "delayed_ack",
+        "apex",
+    ]
     raw = wire_banner("device::ro.product.name=p;ro.product.model=M;features=" + ",".join(features))
     assert raw == b"device::ro.product.name=p;ro.product.model=M;features=shell_v2,cmd,fixed_push_mkdir,apex"
     assert not UNSPOKEN_FEATURES & set(raw.decode().split("features=")[1].split(","))

@@ -62,7 +62,11 @@ def test_mika_sim_tasks_json_is_a_list() -> None:
     env = dict(os.environ, MIKA_LANGUAGE="en")
     out = subprocess.run(
         [sys.executable, "-m", "mika.cli", "sim", "tasks", "--json"],
-        capture_output=True, text=True, env=env, timeout=60, check=True,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=True,
     ).stdout
     tasks = json.loads(out)
     from mika.sim.tasks import list_tasks
@@ -73,7 +77,11 @@ def test_mika_sim_tasks_json_is_a_list() -> None:
         assert task["id"] and task["goal"] and task["scenario"]
     table = subprocess.run(
         [sys.executable, "-m", "mika.cli", "sim", "tasks"],
-        capture_output=True, text=True, env=env, timeout=60, check=True,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=True,
     ).stdout.splitlines()
     assert len(table) == len(tasks)
     assert table[0].split()[0] == tasks[0]["id"] and tasks[0]["goal"] in table[0]

@@ -51,8 +51,9 @@ def test_start_sim_starts_the_bundled_adb_when_none_runs() -> None:
             assert address.is_listening()
             assert sim.adb_device().shell("echo own server") == "own server"
     finally:
-        subprocess.run([bundled_adb(), "-P", str(address.port), "kill-server"],
-                       capture_output=True, timeout=30, check=False)
+        subprocess.run(
+            [bundled_adb(), "-P", str(address.port), "kill-server"], capture_output=True, timeout=30, check=False
+        )
 
 
 def test_an_adb_server_that_cannot_start_is_a_clear_error(tmp_path) -> None:

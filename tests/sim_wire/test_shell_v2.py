@@ -23,8 +23,10 @@ def test_the_phone_announces_shell_v2(any_phone: SimPhone) -> None:
     assert "shell_v2" in any_phone.run_adb("features").stdout.decode().split()
 
 
-@pytest.mark.parametrize(("command", "code"), [("false", 1), ("true", 0), ("exit 3", 3), ("exit 255", 255),
-                                          ("echo x; exit 42", 42), ("nosuchcommand", 127)])
+@pytest.mark.parametrize(
+    ("command", "code"),
+    [("false", 1), ("true", 0), ("exit 3", 3), ("exit 255", 255), ("echo x; exit 42", 42), ("nosuchcommand", 127)],
+)
 def test_adb_shell_returns_the_commands_exit_code(sim_phone: SimPhone, command: str, code: int) -> None:
     assert sim_phone.run_adb("shell", command, check=False).returncode == code
 
@@ -106,6 +108,10 @@ async def test_the_port_reads_exit_codes_over_v2_without_a_trailer(sim_phone: Si
 
 def test_a_script_piped_into_adb_shell_runs_raw_with_its_exit_code(sim_phone: SimPhone) -> None:
     # No terminal on adb's stdin: a raw v2 shell, sh reading a pipe (no prompt, no echo).
-    done = subprocess.run([sim_phone.server.binary, "-P", str(sim_phone.server.port), "-s", sim_phone.serial,
-                           "shell"], input=b"echo hi\necho oops >&2\nexit 4", capture_output=True, timeout=60)
+    done = subprocess.run(
+        [sim_phone.server.binary, "-P", str(sim_phone.server.port), "-s", sim_phone.serial, "shell"],
+        input=b"echo hi\necho oops >&2\nexit 4",
+        capture_output=True,
+        timeout=60,
+    )
     assert (done.returncode, done.stdout, done.stderr) == (4, b"hi\n", b"oops\n")

@@ -61,7 +61,9 @@ def dump(d: Driver) -> ET.Element:
     return ET.fromstring(xml)
 
 
-def find(d: Driver, text: str | None = None, desc: str | None = None, rid: str | None = None, cls: str | None = None) -> ET.Element | None:
+def find(
+    d: Driver, text: str | None = None, desc: str | None = None, rid: str | None = None, cls: str | None = None
+) -> ET.Element | None:
     for node in dump(d).iter("node"):
         if text is not None and node.get("text") != text:
             continue
@@ -82,7 +84,9 @@ def center(node: ET.Element) -> tuple[int, int]:
     return (l + r) // 2, (t + b) // 2
 
 
-def tap(d: Driver, text: str | None = None, desc: str | None = None, rid: str | None = None, cls: str | None = None) -> None:
+def tap(
+    d: Driver, text: str | None = None, desc: str | None = None, rid: str | None = None, cls: str | None = None
+) -> None:
     node = find(d, text=text, desc=desc, rid=rid, cls=cls)
     assert node is not None, f"nothing on screen with text={text!r} desc={desc!r} rid={rid!r}"
     x, y = center(node)

@@ -36,7 +36,9 @@ def test_raw_screencap_has_header_and_rgba_pixels(sim_phone) -> None:
 def test_dump_parses_and_matches_the_screen(sim_phone) -> None:
     d = OverAdb(sim_phone)
     text = sim_phone.shell("uiautomator dump /dev/tty")
-    assert text.startswith("<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation=\"0\"><node index=\"0\" text=\"\"")
+    assert text.startswith(
+        "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation=\"0\"><node index=\"0\" text=\"\""
+    )
     assert text.endswith("</hierarchy>UI hierchary dumped to: /dev/tty\n")
     root = ET.fromstring(text[: text.rindex("</hierarchy>") + 12])
     labels = {n.get("text") for n in root.iter("node")}
@@ -54,7 +56,10 @@ def test_tap_changes_dumpsys_focus(sim_phone) -> None:
     assert "com.android.launcher3/com.android.launcher3.Launcher" in before
     tap(d, text="Settings")
     after = sim_phone.shell("dumpsys window | grep -E 'mCurrentFocus|mFocusedApp'").splitlines()
-    assert after[0].startswith("  mCurrentFocus=Window{") and "com.android.settings/com.android.settings.Settings}" in after[0]
+    assert (
+        after[0].startswith("  mCurrentFocus=Window{")
+        and "com.android.settings/com.android.settings.Settings}" in after[0]
+    )
     assert after[1].startswith("  mFocusedApp=ActivityRecord{") and "com.android.settings/.Settings t" in after[1]
     top = sim_phone.shell("dumpsys activity activities | grep mResumedActivity")
     assert "com.android.settings/.Settings" in top
@@ -68,7 +73,11 @@ def test_settings_toggle_through_taps_reaches_state_and_settings_get(sim_phone) 
     assert state(d, "settings.dark_mode") is True
     assert sim_phone.shell("settings get secure ui_night_mode").strip() == "2"
     sim_phone.shell("settings put secure ui_night_mode 1")
-    switch = [n for n in ET.fromstring(sim_phone.shell("uiautomator dump /dev/tty").split("UI hier")[0]).iter("node") if n.get("class") == "android.widget.Switch"]
+    switch = [
+        n
+        for n in ET.fromstring(sim_phone.shell("uiautomator dump /dev/tty").split("UI hier")[0]).iter("node")
+        if n.get("class") == "android.widget.Switch"
+    ]
     assert switch[0].get("checked") == "false"
 
 
@@ -80,7 +89,13 @@ def test_am_start_set_alarm_intent_adds_an_alarm(sim_phone) -> None:
     )
     assert out.startswith("Starting: Intent { act=android.intent.action.SET_ALARM")
     alarms = state(OverAdb(sim_phone), "alarms")
-    assert {"hour": 7, "minute": 30, "days": ["mon", "tue", "wed", "thu", "fri"], "label": "Work", "enabled": True}.items() <= alarms[-1].items()
+    assert {
+        "hour": 7,
+        "minute": 30,
+        "days": ["mon", "tue", "wed", "thu", "fri"],
+        "label": "Work",
+        "enabled": True,
+    }.items() <= alarms[-1].items()
     assert "Next alarm clock information" in sim_phone.shell("dumpsys alarm")
 
 
@@ -103,7 +118,9 @@ def test_monkey_launch_and_am_start_w(sim_phone) -> None:
     assert "Events injected: 1" in out
     assert state(OverAdb(sim_phone), "foreground")["0"].startswith("com.google.android.apps.messaging/")
     out = sim_phone.shell("am start -W -n com.android.settings/.Settings")
-    assert "Status: ok" in out and "Activity: com.android.settings/.Settings" in out and out.rstrip().endswith("Complete")
+    assert (
+        "Status: ok" in out and "Activity: com.android.settings/.Settings" in out and out.rstrip().endswith("Complete")
+    )
     failed = sim_phone.run_adb("shell", "am start -n com.nope/.Main", check=False)
     bad = (failed.stdout + failed.stderr).decode()  # the error line is on stderr (shell v2)
     assert "Error: Activity class {com.nope/com.nope.Main} does not exist." in bad

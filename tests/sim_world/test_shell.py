@@ -17,7 +17,7 @@ def d() -> Local:
 
 
 def test_quotes_operators_and_exit_codes(d: Local) -> None:
-    assert d.shell("echo 'a  b' \"c\\\"d\" e\\ f") == 'a  b c"d e f\n'
+    assert d.shell('echo \'a  b\' "c\\"d" e\\ f') == 'a  b c"d e f\n'
     assert d.shell("false && echo no || echo yes; echo $?") == "yes\n0\n"
     assert d.shell("true; false; echo $?") == "1\n"
     assert d.shell("nope 2>/dev/null; echo $?") == "127\n"
@@ -65,13 +65,22 @@ def test_package_manager_and_resolve_activity(d: Local) -> None:
     assert d.shell("pm path com.android.settings").startswith("package:/system/priv-app/")
     assert d.shell("pm path com.nope") == "" and d.last_code == 1
     out = d.shell("cmd package resolve-activity --brief com.android.settings").splitlines()
-    assert out == ["priority=0 preferredOrder=0 match=0x108000 specificIndex=-1 isDefault=false", "com.android.settings/.Settings"]
+    assert out == [
+        "priority=0 preferredOrder=0 match=0x108000 specificIndex=-1 isDefault=false",
+        "com.android.settings/.Settings",
+    ]
 
 
 def test_ime_list_set_enable(d: Local) -> None:
     assert d.shell("ime list -s") == "com.android.inputmethod.latin/.LatinIME\n"
-    assert d.shell("ime enable com.android.adbkeyboard/.AdbIME") == "Input method com.android.adbkeyboard/.AdbIME: now enabled for user #0\n"
-    assert d.shell("ime set com.android.adbkeyboard/.AdbIME") == "Input method com.android.adbkeyboard/.AdbIME selected for user #0\n"
+    assert (
+        d.shell("ime enable com.android.adbkeyboard/.AdbIME")
+        == "Input method com.android.adbkeyboard/.AdbIME: now enabled for user #0\n"
+    )
+    assert (
+        d.shell("ime set com.android.adbkeyboard/.AdbIME")
+        == "Input method com.android.adbkeyboard/.AdbIME selected for user #0\n"
+    )
     assert d.shell("settings get secure default_input_method") == "com.android.adbkeyboard/.AdbIME\n"
     d.shell("ime set com.no/.Ime")
     assert d.last_code == 1
@@ -187,15 +196,23 @@ def test_compressed_dump_drops_bare_containers_keeps_labels(d: Local) -> None:
 
 
 def test_query_activities_and_dumpsys_input(d: Local) -> None:
-    out = d.shell("cmd package query-activities --brief -a android.intent.action.MAIN -c android.intent.category.LAUNCHER")
+    out = d.shell(
+        "cmd package query-activities --brief -a android.intent.action.MAIN -c android.intent.category.LAUNCHER"
+    )
     comps = [ln.strip() for ln in out.splitlines() if "/" in ln and " " not in ln.strip()]
     assert "com.android.settings/.Settings" in comps and "com.mika.chat/.ui.LauncherUI" in comps
     assert not any(c.startswith("com.android.launcher3/") for c in comps)
     d.shell("monkey -p com.android.settings 1")
     dump = d.shell("dumpsys input")
     assert "  Interactive: true" in dump
-    assert "Viewport: displayId=0, orientation=0, uniqueId='local:0', type=INTERNAL, logicalFrame=[0, 0, 1080, 2400]" in dump
-    assert "displayId=0, name='" in dump.split("FocusedWindows:")[1] and "com.android.settings/com.android.settings.Settings" in dump
+    assert (
+        "Viewport: displayId=0, orientation=0, uniqueId='local:0', type=INTERNAL, logicalFrame=[0, 0, 1080, 2400]"
+        in dump
+    )
+    assert (
+        "displayId=0, name='" in dump.split("FocusedWindows:")[1]
+        and "com.android.settings/com.android.settings.Settings" in dump
+    )
 
 
 def test_view_intent_opens_the_browser_and_unknown_actions_fail(d: Local) -> None:

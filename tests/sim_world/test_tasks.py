@@ -133,8 +133,10 @@ def _(d: Driver) -> None:
 
 @solves("clock_alarm_1500_meeting")
 def _(d: Driver) -> None:
-    d.shell("am start -a android.intent.action.SET_ALARM --ei android.intent.extra.alarm.HOUR 15 "
-            "--ei android.intent.extra.alarm.MINUTES 0 --es android.intent.extra.alarm.MESSAGE meeting")
+    d.shell(
+        "am start -a android.intent.action.SET_ALARM --ei android.intent.extra.alarm.HOUR 15 "
+        "--ei android.intent.extra.alarm.MINUTES 0 --es android.intent.extra.alarm.MESSAGE meeting"
+    )
 
 
 @solves("clock_enable_gym_alarm")
@@ -202,8 +204,10 @@ def _(d: Driver) -> None:
 @solves("calendar_team_sync_tomorrow")
 def _(d: Driver) -> None:
     begin = int(datetime(2026, 12, 2, 15, 0, tzinfo=UTC).timestamp() * 1000)
-    d.shell("am start -a android.intent.action.INSERT -d content://com.android.calendar/events "
-            f"--es title {quote('Team sync')} --el beginTime {begin} --el endTime {begin + 3600_000}")
+    d.shell(
+        "am start -a android.intent.action.INSERT -d content://com.android.calendar/events "
+        f"--es title {quote('Team sync')} --el beginTime {begin} --el endTime {begin + 3600_000}"
+    )
     tap(d, text="Save")
 
 

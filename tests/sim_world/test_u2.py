@@ -44,7 +44,9 @@ def test_send_keys_chinese_into_focused_field(sim_phone, u2) -> None:
     tap(d, rid="compose_message_text")
     u2.send_keys("你好")
     xml = u2.dump_hierarchy()
-    field = next(n for n in ET.fromstring(xml.encode()).iter("node") if n.get("resource-id", "").endswith("compose_message_text"))
+    field = next(
+        n for n in ET.fromstring(xml.encode()).iter("node") if n.get("resource-id", "").endswith("compose_message_text")
+    )
     assert field.get("text") == "你好" and field.get("focused") == "true"
     assert u2.clipboard == "你好"
     u2(description="Send SMS").click()

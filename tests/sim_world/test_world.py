@@ -176,7 +176,11 @@ def test_u2_dump_lists_dialog_keyboard_and_status_windows() -> None:
     tap(d, text="Title")
     root = ET.fromstring(dump_u2([(0, build_frame(phone.world, 0))]).encode())
     packages = [w.get("package") for w in root]
-    assert packages[0] == "com.android.inputmethod.latin" and "com.android.systemui" in packages and "com.mika.notes" in packages
+    assert (
+        packages[0] == "com.android.inputmethod.latin"
+        and "com.android.systemui" in packages
+        and "com.mika.notes" in packages
+    )
 
 
 def test_pin_lock_needs_the_right_pin() -> None:
@@ -241,6 +245,7 @@ def test_ocr_reads_each_apps_first_screen_like_the_tree() -> None:
         d.shell(f"monkey -p {app.package} 1")
         labels = [t for t in texts(d) if len(t) >= 3]
         result, _ = ocr(d.shell_bytes("screencap -p"))
+
         def norm(text: str) -> str:  # OCR reads symbols (¥, ×, ·) loosely; compare words
             return re.sub(r"[^\w]", "", text)
 

@@ -10,7 +10,9 @@ from __future__ import annotations
 import os
 
 # The snapshot plugin's own TEXTUAL_SNAPSHOT_* variables stay: it set them and needs them.
-for _name in [n for n in os.environ if (n.startswith("TEXTUAL_") and not n.startswith("TEXTUAL_SNAPSHOT")) or n == "NO_COLOR"]:
+for _name in [
+    n for n in os.environ if (n.startswith("TEXTUAL_") and not n.startswith("TEXTUAL_SNAPSHOT")) or n == "NO_COLOR"
+]:
     del os.environ[_name]
 
 import asyncio  # noqa: E402

@@ -37,8 +37,15 @@ class HoldingModel:
         async def run() -> AsyncIterator[StreamEvent]:
             if held_already:
                 yield TextDelta(self.after)
-                yield Done(ModelResponse(Message("assistant", (Text(self.after),)), Usage(input_tokens=50, output_tokens=10),
-                                         "end", self.name, self.provider))
+                yield Done(
+                    ModelResponse(
+                        Message("assistant", (Text(self.after),)),
+                        Usage(input_tokens=50, output_tokens=10),
+                        "end",
+                        self.name,
+                        self.provider,
+                    )
+                )
                 return
             for piece in self.pieces:
                 yield TextDelta(piece)
@@ -47,7 +54,14 @@ class HoldingModel:
             if self.rest:
                 yield TextDelta(self.rest)
             text = "".join(self.pieces) + self.rest
-            yield Done(ModelResponse(Message("assistant", (Text(text),)), Usage(input_tokens=100, output_tokens=20),
-                                     "end", self.name, self.provider))
+            yield Done(
+                ModelResponse(
+                    Message("assistant", (Text(text),)),
+                    Usage(input_tokens=100, output_tokens=20),
+                    "end",
+                    self.name,
+                    self.provider,
+                )
+            )
 
         return run()

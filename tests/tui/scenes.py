@@ -51,14 +51,16 @@ async def run_to_hold(pilot, text: str, model) -> None:
 
 
 def approval_model() -> ScriptedModel:
-    return ScriptedModel([
-        Reply.call("toy_open", page=CHECKOUT),
-        Reply.call("toy_tap", label="Place order"),
-        Reply.call("request_confirmation", what="1 coffee beans", amount="¥23.50", app="com.toy.shop"),
-        Reply.call("toy_tap", label="Place order"),
-        Reply.call("toy_tap", label="Place order"),
-        "Ordered 1 coffee beans for ¥23.50.",
-    ])
+    return ScriptedModel(
+        [
+            Reply.call("toy_open", page=CHECKOUT),
+            Reply.call("toy_tap", label="Place order"),
+            Reply.call("request_confirmation", what="1 coffee beans", amount="¥23.50", app="com.toy.shop"),
+            Reply.call("toy_tap", label="Place order"),
+            Reply.call("toy_tap", label="Place order"),
+            "Ordered 1 coffee beans for ¥23.50.",
+        ]
+    )
 
 
 def write_usage(state: Path) -> None:
@@ -69,8 +71,13 @@ def write_usage(state: Path) -> None:
     ledger = UsageLedger(state / "usage-v1.json", clock=lambda: FIXED_NOW)
     for day in range(7):
         at = FIXED_NOW - day * 86400 - 3600
-        ledger.record("deepseek", "deepseek-chat", "main", Usage(input_tokens=12000 + day * 3000, output_tokens=900,
-                      cached_input_tokens=4000), at=at)
+        ledger.record(
+            "deepseek",
+            "deepseek-chat",
+            "main",
+            Usage(input_tokens=12000 + day * 3000, output_tokens=900, cached_input_tokens=4000),
+            at=at,
+        )
         if day % 2 == 0:
             ledger.record("qwen", "qwen-vl-max", "vision", Usage(input_tokens=6000, output_tokens=300), at=at)
     ledger.record("deepseek", "deepseek-chat", "light", Usage(input_tokens=800, output_tokens=60), at=FIXED_NOW - 600)
@@ -83,22 +90,90 @@ def write_run_record(state: Path, frame: bytes) -> str:
     run_dir = state / "runs" / f"20261130-110000-{run_id}"
     (run_dir / "frames").mkdir(parents=True)
     (run_dir / "frames" / "frame-0001-s1.png").write_bytes(frame)
-    summary = {"id": run_id, "goal": "turn on dark mode", "state": "ended", "outcome": "answered",
-               "started_at": FIXED_NOW - 3600, "metrics": {"steps": 3, "total_ms": 72000}}
+    summary = {
+        "id": run_id,
+        "goal": "turn on dark mode",
+        "state": "ended",
+        "outcome": "answered",
+        "started_at": FIXED_NOW - 3600,
+        "metrics": {"steps": 3, "total_ms": 72000},
+    }
     (run_dir / "run.json").write_text(json.dumps(summary))
     t = FIXED_NOW - 3600
     events = [
-        {"type": "run_started", "run_id": run_id, "goal": "turn on dark mode", "origin": "ui", "attendance": "present", "at": t},
-        {"type": "tool_call", "run_id": run_id, "call_id": "c1", "name": "open_app", "arguments": {"app": "Settings"}, "at": t + 1},
-        {"type": "tool_result", "run_id": run_id, "call_id": "c1", "name": "open_app", "ok": True, "effect": "place_changed",
-         "duration_ms": 1400, "frame": "frame-0001-s1.png", "at": t + 3},
-        {"type": "tool_call", "run_id": run_id, "call_id": "c2", "name": "tap", "arguments": {"label": "Display"}, "at": t + 4},
-        {"type": "tool_result", "run_id": run_id, "call_id": "c2", "name": "tap", "ok": False, "code": "stale_element",
-         "text": "Element 7 is from an older screen; read the screen again.", "duration_ms": 300, "at": t + 5},
-        {"type": "tool_call", "run_id": run_id, "call_id": "c3", "name": "tap", "arguments": {"label": "Dark theme"}, "at": t + 6},
-        {"type": "tool_result", "run_id": run_id, "call_id": "c3", "name": "tap", "ok": True, "effect": "done",
-         "duration_ms": 500, "wait_ms": 1200, "at": t + 8},
-        {"type": "outcome", "run_id": run_id, "status": "answered", "answer": "Dark mode is on.", "steps": 3, "at": t + 72},
+        {
+            "type": "run_started",
+            "run_id": run_id,
+            "goal": "turn on dark mode",
+            "origin": "ui",
+            "attendance": "present",
+            "at": t,
+        },
+        {
+            "type": "tool_call",
+            "run_id": run_id,
+            "call_id": "c1",
+            "name": "open_app",
+            "arguments": {"app": "Settings"},
+            "at": t + 1,
+        },
+        {
+            "type": "tool_result",
+            "run_id": run_id,
+            "call_id": "c1",
+            "name": "open_app",
+            "ok": True,
+            "effect": "place_changed",
+            "duration_ms": 1400,
+            "frame": "frame-0001-s1.png",
+            "at": t + 3,
+        },
+        {
+            "type": "tool_call",
+            "run_id": run_id,
+            "call_id": "c2",
+            "name": "tap",
+            "arguments": {"label": "Display"},
+            "at": t + 4,
+        },
+        {
+            "type": "tool_result",
+            "run_id": run_id,
+            "call_id": "c2",
+            "name": "tap",
+            "ok": False,
+            "code": "stale_element",
+            "text": "Element 7 is from an older screen; read the screen again.",
+            "duration_ms": 300,
+            "at": t + 5,
+        },
+        {
+            "type": "tool_call",
+            "run_id": run_id,
+            "call_id": "c3",
+            "name": "tap",
+            "arguments": {"label": "Dark theme"},
+            "at": t + 6,
+        },
+        {
+            "type": "tool_result",
+            "run_id": run_id,
+            "call_id": "c3",
+            "name": "tap",
+            "ok": True,
+            "effect": "done",
+            "duration_ms": 500,
+            "wait_ms": 1200,
+            "at": t + 8,
+        },
+        {
+            "type": "outcome",
+            "run_id": run_id,
+            "status": "answered",
+            "answer": "Dark mode is on.",
+            "steps": 3,
+            "at": t + 72,
+        },
     ]
     (run_dir / "events.jsonl").write_text("\n".join(json.dumps(e) for e in events) + "\n")
     return run_id

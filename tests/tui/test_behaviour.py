@@ -65,7 +65,9 @@ class TestSteerAndStop:
         app = make_app(tmp_path, ScriptedModel(["hi"]))
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot)
-            assert "escape" not in [b.binding.key for b in app.screen.active_bindings.values() if b.enabled and b.binding.action == "stop"]
+            assert "escape" not in [
+                b.binding.key for b in app.screen.active_bindings.values() if b.enabled and b.binding.action == "stop"
+            ]
 
 
 class TestCards:
@@ -89,10 +91,12 @@ class TestCards:
 
     async def test_r_rejects_the_payment(self, tmp_path):
         world = ToyWorld()
-        model = ScriptedModel([
-            Reply.call("request_confirmation", what="1 coffee beans", amount="¥23.50", app="com.toy.shop"),
-            "You refused; nothing was bought.",
-        ])
+        model = ScriptedModel(
+            [
+                Reply.call("request_confirmation", what="1 coffee beans", amount="¥23.50", app="com.toy.shop"),
+                "You refused; nothing was bought.",
+            ]
+        )
         app = make_app(tmp_path, model, world=world)
         async with app.run_test(size=SIZE) as pilot:
             await scenes.run_to_card(pilot, "buy coffee beans", "approval")
@@ -102,7 +106,9 @@ class TestCards:
             assert "refused" in model.requests[-1].messages[-1].tool_results[0].text.lower() or model.remaining == 0
 
     async def test_a_question_answered_by_button(self, tmp_path):
-        model = ScriptedModel([Reply.call("ask_user", question="Which size?", options=["S", "M", "L"]), "Size M it is."])
+        model = ScriptedModel(
+            [Reply.call("ask_user", question="Which size?", options=["S", "M", "L"]), "Size M it is."]
+        )
         app = make_app(tmp_path, model)
         async with app.run_test(size=SIZE) as pilot:
             await scenes.run_to_card(pilot, "buy a shirt", "question")
@@ -113,7 +119,9 @@ class TestCards:
             assert not app.screen.query(".card")
 
     async def test_takeover_done_hands_back(self, tmp_path):
-        model = ScriptedModel([Reply.call("hand_to_user", reason="login", message="Log in, please."), "Logged in; going on."])
+        model = ScriptedModel(
+            [Reply.call("hand_to_user", reason="login", message="Log in, please."), "Logged in; going on."]
+        )
         app = make_app(tmp_path, model)
         async with app.run_test(size=SIZE) as pilot:
             await scenes.run_to_card(pilot, "open my orders", "takeover")
@@ -260,7 +268,9 @@ class TestKeysAndCommands:
     async def test_keymap_from_settings_remaps_a_binding(self, tmp_path):
         from mika.config.settings import Settings
 
-        app = make_app(tmp_path, ScriptedModel(["hi"]), settings=Settings(language="en", keymap={"main.sidebar": "ctrl+o"}))
+        app = make_app(
+            tmp_path, ScriptedModel(["hi"]), settings=Settings(language="en", keymap={"main.sidebar": "ctrl+o"})
+        )
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot)
             await pilot.press("ctrl+o")
@@ -372,8 +382,11 @@ class TestModelsAndSettings:
                 await pilot.pause()
         data = tomllib.loads(config.read_text())
         assert data["general"]["language"] == "en"
-        assert data["providers"]["anthropic"] == {"preset": "anthropic", "api_key_file": "keys/anthropic.key",
-                                                  "base_url": server.url}
+        assert data["providers"]["anthropic"] == {
+            "preset": "anthropic",
+            "api_key_file": "keys/anthropic.key",
+            "base_url": server.url,
+        }
         assert data["roles"]["main"] == "anthropic/claude-probe-test"
         key_file = config.parent / "keys" / "anthropic.key"
         assert key_file.read_text() == "sk-ant-test-123"
@@ -389,7 +402,9 @@ class TestModelsAndSettings:
         config = tmp_path / "config" / "mika" / "config.toml"
         config.parent.mkdir(parents=True)
         config.write_text('[ui]\ngraphics = "halfcell"\n')
-        app = make_app(tmp_path, ScriptedModel(["hi"]), settings=Settings(file=config, language="en", graphics="halfcell"))
+        app = make_app(
+            tmp_path, ScriptedModel(["hi"]), settings=Settings(file=config, language="en", graphics="halfcell")
+        )
         async with app.run_test(size=(120, 60)) as pilot:
             await settle(pilot)
             app.action_open("settings")
@@ -416,12 +431,22 @@ class TestRecovery:
         conv = ConversationStore(state).create().id
         # Another process starts the run and dies (its lease goes with it), as a killed Mika would;
         # it must be gone before the app starts, so blocking here is the point.
-        subprocess.run([sys.executable, "-c", (
-            "import sys; from mika.run.run_store import RunStore; from mika.run.conversations import ConversationStore;"
-            "from mika.run.phase import RunPhase; s, c = sys.argv[1], sys.argv[2];"
-            "RunStore(s).queued('deadrun01', c, 'check the parcel'); RunStore(s).set_phase('deadrun01', RunPhase.RUNNING);"
-            "ConversationStore(s).begin_turn(c, 'deadrun01', 'check the parcel')"
-        ), str(state), conv], check=True, timeout=60)
+        subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                (
+                    "import sys; from mika.run.run_store import RunStore; from mika.run.conversations import ConversationStore;"
+                    "from mika.run.phase import RunPhase; s, c = sys.argv[1], sys.argv[2];"
+                    "RunStore(s).queued('deadrun01', c, 'check the parcel'); RunStore(s).set_phase('deadrun01', RunPhase.RUNNING);"
+                    "ConversationStore(s).begin_turn(c, 'deadrun01', 'check the parcel')"
+                ),
+                str(state),
+                conv,
+            ],
+            check=True,
+            timeout=60,
+        )
         notices: list[str] = []
         for _ in range(2):
             app = make_app(tmp_path, ScriptedModel(["ok"]))

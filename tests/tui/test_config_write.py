@@ -34,11 +34,16 @@ def test_an_edit_keeps_the_users_comments_and_other_tables(tmp_path) -> None:
     for comment in ("# my Mika config — 我的配置", "# 界面语言", "# keys I rebound", "# work"):
         assert comment in text, comment
     settings = load_settings(path)
-    assert (settings.language, settings.pace, settings.autonomous, settings.graphics) == ("zh", "human", True, "halfcell")
+    assert (settings.language, settings.pace, settings.autonomous, settings.graphics) == (
+        "zh",
+        "human",
+        True,
+        "halfcell",
+    )
     assert settings.keymap == {"main.stop": "ctrl+s"}
     assert tomllib.loads(text)["providers"]["deepseek"] == {"preset": "deepseek"}
     # Only what changed changed: the rest of the file is byte for byte the user's.
-    assert text.startswith("# my Mika config — 我的配置\n[general]\nlanguage = \"zh\"  # 界面语言\n")
+    assert text.startswith('# my Mika config — 我的配置\n[general]\nlanguage = "zh"  # 界面语言\n')
 
 
 ODD_KEYS = {

@@ -43,14 +43,16 @@ def assert_literal(content: Content, expected: str = SHOWN) -> None:
 
 
 def hostile_model() -> ScriptedModel:
-    return ScriptedModel([
-        Reply.call("toy_open", page=HOSTILE),
-        Reply.call("toy_tap", label=HOSTILE),
-        Reply.call("toy_read"),
-        Reply.call("ask_user", question=HOSTILE, options=[HOSTILE, "no"]),
-        Reply.call("toy_tap", label="OK"),  # the answer is acted on, so the next reply is the answer
-        HOSTILE,
-    ])
+    return ScriptedModel(
+        [
+            Reply.call("toy_open", page=HOSTILE),
+            Reply.call("toy_tap", label=HOSTILE),
+            Reply.call("toy_read"),
+            Reply.call("ask_user", question=HOSTILE, options=[HOSTILE, "no"]),
+            Reply.call("toy_tap", label="OK"),  # the answer is acted on, so the next reply is the answer
+            HOSTILE,
+        ]
+    )
 
 
 async def test_hostile_text_on_every_route_is_shown_literally(tmp_path):

@@ -68,7 +68,7 @@ def test_config_round_trips_through_toml(tmp_path):
     assert data["general"] == {"language": "zh", "autonomous": True}
     assert data["providers"]["deepseek"]["preset"] == "deepseek"
     assert data["keymap"]["main.stop"] == "ctrl+s"
-    assert tomllib.loads(dumps({"a": {"b": {"c": "x\"y"}}})) == {"a": {"b": {"c": "x\"y"}}}
+    assert tomllib.loads(dumps({"a": {"b": {"c": 'x"y'}}})) == {"a": {"b": {"c": 'x"y'}}}
 
 
 def test_a_recorded_run_folds_into_its_timeline(tmp_path):

@@ -24,9 +24,11 @@ class FixedDevices:
     (The real adb path is exercised by the Pilot test with the simulated phone.)"""
 
     def list(self):
-        return [DeviceStatus("R5CT1234ABC", "device", "SM-S918B", "usb", "running"),
-                DeviceStatus("192.168.1.20:41235", "device", "Pixel 8", "tcp", "installed"),
-                DeviceStatus("emulator-5556", "offline", "", "usb", "unknown")]
+        return [
+            DeviceStatus("R5CT1234ABC", "device", "SM-S918B", "usb", "running"),
+            DeviceStatus("192.168.1.20:41235", "device", "Pixel 8", "tcp", "installed"),
+            DeviceStatus("emulator-5556", "offline", "", "usb", "unknown"),
+        ]
 
     def connect(self, hostport):
         return f"connected to {hostport}"
@@ -51,7 +53,9 @@ class TestIdle:
         assert snap_compare(make_app(tmp_path, ScriptedModel(["hi"])), terminal_size=WIDE, run_before=settle)
 
     def test_idle_chinese(self, snap_compare, tmp_path):
-        assert snap_compare(make_app(tmp_path, ScriptedModel(["hi"]), language="zh"), terminal_size=MID, run_before=settle)
+        assert snap_compare(
+            make_app(tmp_path, ScriptedModel(["hi"]), language="zh"), terminal_size=MID, run_before=settle
+        )
 
     def test_no_model_configured(self, snap_compare, tmp_path):
         app = make_app(tmp_path, None)
@@ -86,7 +90,9 @@ class TestAnswers:
         assert snap_compare(make_app(tmp_path, model), terminal_size=MID, run_before=before)
 
     def test_answered_with_summary(self, snap_compare, tmp_path):
-        model = ScriptedModel([Reply.call("toy_read"), "The shop's home screen shows **3 toys**:\n\n1. Kite\n2. Yo-yo\n3. Top"])
+        model = ScriptedModel(
+            [Reply.call("toy_read"), "The shop's home screen shows **3 toys**:\n\n1. Kite\n2. Yo-yo\n3. Top"]
+        )
 
         async def before(pilot):
             await scenes.run_to_end(pilot, "what is on the shop's home screen")
@@ -133,8 +139,9 @@ class TestRunning:
     def _app(self, tmp_path, lang="en"):
         from tests.core.toy import ToyWorld
 
-        steps = ScriptedModel([Reply.call("toy_open", page="Cart"), Reply.call("toy_tap", label="Checkout"),
-                               Reply.call("toy_read")])
+        steps = ScriptedModel(
+            [Reply.call("toy_open", page="Cart"), Reply.call("toy_tap", label="Checkout"), Reply.call("toy_read")]
+        )
         hold = self._model()
 
         class Chain:
@@ -207,8 +214,9 @@ class TestCards:
         async def before(pilot):
             await scenes.run_to_card(pilot, "买咖啡豆", "approval")
 
-        assert snap_compare(make_app(tmp_path, scenes.approval_model(), language="zh"), terminal_size=MID,
-                            run_before=before)
+        assert snap_compare(
+            make_app(tmp_path, scenes.approval_model(), language="zh"), terminal_size=MID, run_before=before
+        )
 
     def test_approval_card_narrow(self, snap_compare, tmp_path):
         async def before(pilot):
@@ -217,7 +225,9 @@ class TestCards:
         assert snap_compare(make_app(tmp_path, scenes.approval_model()), terminal_size=NARROW, run_before=before)
 
     def test_question_card(self, snap_compare, tmp_path):
-        model = ScriptedModel([Reply.call("ask_user", question="Which size of beans?", options=["250 g", "500 g", "1 kg"]), "ok"])
+        model = ScriptedModel(
+            [Reply.call("ask_user", question="Which size of beans?", options=["250 g", "500 g", "1 kg"]), "ok"]
+        )
 
         async def before(pilot):
             await scenes.run_to_card(pilot, "buy coffee beans", "question")
@@ -225,7 +235,9 @@ class TestCards:
         assert snap_compare(make_app(tmp_path, model), terminal_size=MID, run_before=before)
 
     def test_takeover_card(self, snap_compare, tmp_path):
-        model = ScriptedModel([Reply.call("hand_to_user", reason="login", message="Log in to the shop with your password."), "ok"])
+        model = ScriptedModel(
+            [Reply.call("hand_to_user", reason="login", message="Log in to the shop with your password."), "ok"]
+        )
 
         async def before(pilot):
             await scenes.run_to_card(pilot, "buy coffee beans", "takeover")
@@ -233,7 +245,9 @@ class TestCards:
         assert snap_compare(make_app(tmp_path, model), terminal_size=MID, run_before=before)
 
     def test_takeover_card_wide(self, snap_compare, tmp_path):
-        model = ScriptedModel([Reply.call("hand_to_user", reason="captcha", message="Solve the captcha on the phone."), "ok"])
+        model = ScriptedModel(
+            [Reply.call("hand_to_user", reason="captcha", message="Solve the captcha on the phone."), "ok"]
+        )
 
         async def before(pilot):
             await scenes.run_to_card(pilot, "log in", "takeover")
@@ -323,9 +337,13 @@ class TestModels:
         assert snap_compare(make_app(tmp_path, ScriptedModel(["hi"])), terminal_size=MID, run_before=_open("models"))
 
     def test_models_configured(self, snap_compare, tmp_path):
-        raw = {"providers": {"deepseek": {"preset": "deepseek", "api_key_env": "DEEPSEEK_API_KEY"},
-                             "ollama": {"preset": "ollama"}},
-               "roles": {"main": "deepseek/deepseek-chat", "vision": "none", "light": "ollama/qwen3:4b"}}
+        raw = {
+            "providers": {
+                "deepseek": {"preset": "deepseek", "api_key_env": "DEEPSEEK_API_KEY"},
+                "ollama": {"preset": "ollama"},
+            },
+            "roles": {"main": "deepseek/deepseek-chat", "vision": "none", "light": "ollama/qwen3:4b"},
+        }
         app = make_app(tmp_path, ScriptedModel(["hi"]), settings=Settings(language="en", raw=raw))
         assert snap_compare(app, terminal_size=MID, run_before=_open("models"))
 
@@ -373,7 +391,9 @@ class TestSettings:
     """Settings: autonomous with its warning, pace, language, graphics, keymap."""
 
     def test_settings(self, snap_compare, tmp_path):
-        assert snap_compare(make_app(tmp_path, ScriptedModel(["hi"])), terminal_size=(120, 60), run_before=_open("settings"))
+        assert snap_compare(
+            make_app(tmp_path, ScriptedModel(["hi"])), terminal_size=(120, 60), run_before=_open("settings")
+        )
 
     def test_settings_chinese(self, snap_compare, tmp_path):
         app = make_app(tmp_path, ScriptedModel(["hi"]), language="zh")

@@ -19,8 +19,9 @@ import pytest
 
 # On a developer machine without tmux the test is skipped; in CI (.ci/run installs tmux) a
 # missing tmux must fail, not skip.
-pytestmark = pytest.mark.skipif(shutil.which("tmux") is None and not os.environ.get("CI"),
-                                reason="tmux is not installed (CI installs it)")
+pytestmark = pytest.mark.skipif(
+    shutil.which("tmux") is None and not os.environ.get("CI"), reason="tmux is not installed (CI installs it)"
+)
 
 
 def _pane(session: str) -> str:
@@ -40,18 +41,35 @@ def _wait_for(session: str, text: str, timeout: float) -> str:
 
 def test_the_app_starts_in_tmux_runs_a_task_and_quits(tmp_path: Path, adb_server):
     script = tmp_path / "model.json"
-    script.write_text(json.dumps([
-        "Dark mode is **on** now.",
-        {"tool_calls": [{"name": "phone_list_apps", "arguments": {}}]},
-        "Those are the apps on the phone.",
-    ]))
-    env = {k: v for k, v in os.environ.items() if not k.startswith("TEXTUAL_") and k != "NO_COLOR" and not k.startswith("PYTEST")}
-    env.update(XDG_STATE_HOME=str(tmp_path / "state"), XDG_CONFIG_HOME=str(tmp_path / "config"), TERM="xterm-256color",
-               LANG="C.UTF-8", ANDROID_ADB_SERVER_PORT=str(adb_server.port))
+    script.write_text(
+        json.dumps(
+            [
+                "Dark mode is **on** now.",
+                {"tool_calls": [{"name": "phone_list_apps", "arguments": {}}]},
+                "Those are the apps on the phone.",
+            ]
+        )
+    )
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("TEXTUAL_") and k != "NO_COLOR" and not k.startswith("PYTEST")
+    }
+    env.update(
+        XDG_STATE_HOME=str(tmp_path / "state"),
+        XDG_CONFIG_HOME=str(tmp_path / "config"),
+        TERM="xterm-256color",
+        LANG="C.UTF-8",
+        ANDROID_ADB_SERVER_PORT=str(adb_server.port),
+    )
     session = f"mika-test-{os.getpid()}"
     cmd = f"{sys.executable} -m mika_tui.launcher --device sim --model script:{script}"
-    subprocess.run(["tmux", "new-session", "-d", "-s", session, "-x", "120", "-y", "40", cmd], env=env, check=True,
-                   cwd=str(Path(__file__).resolve().parents[2]))
+    subprocess.run(
+        ["tmux", "new-session", "-d", "-s", session, "-x", "120", "-y", "40", cmd],
+        env=env,
+        check=True,
+        cwd=str(Path(__file__).resolve().parents[2]),
+    )
     try:
         pane = _wait_for(session, "Type a task", 60)
         assert "simulated phone" in pane

@@ -34,7 +34,10 @@ class TestEffect:
 
     def test_clock_tick_alone_is_no_effect(self) -> None:
         raw = _raw("wechat__chat_list__u2_multiwindow")
-        assert ActionEffect.judge(_from(raw), _from(raw.replace('text="11:49"', 'text="11:50"'))).kind is EffectKind.NO_EFFECT
+        assert (
+            ActionEffect.judge(_from(raw), _from(raw.replace('text="11:49"', 'text="11:50"'))).kind
+            is EffectKind.NO_EFFECT
+        )
 
     def test_change_in_place_is_done(self) -> None:
         raw = _raw("wechat__chat_list__u2_multiwindow")
@@ -48,7 +51,9 @@ class TestEffect:
         assert ActionEffect.judge(before, after).kind is EffectKind.PLACE_CHANGED
 
     def test_another_app_is_place_changed(self) -> None:
-        effect = ActionEffect.judge(_from(_raw("gmail__inbox_compose")), _from(_raw("youtube__upload_short_add_details")))
+        effect = ActionEffect.judge(
+            _from(_raw("gmail__inbox_compose")), _from(_raw("youtube__upload_short_add_details"))
+        )
         assert effect.kind is EffectKind.PLACE_CHANGED
         assert "com.google.android.gm" in effect.reason
 
@@ -86,13 +91,24 @@ class TestLimitNotice:
         assert LimitNotice.detect(_from(raw), _from(raw)) is None
 
     def test_each_phrase_family_matches_and_long_text_does_not(self) -> None:
-        for text in ("Daily limit reached", "已达上限", "次数已用完", "明天再来吧", "操作过于频繁", "Too many requests, try again later"):
+        for text in (
+            "Daily limit reached",
+            "已达上限",
+            "次数已用完",
+            "明天再来吧",
+            "操作过于频繁",
+            "Too many requests, try again later",
+        ):
             assert LimitNotice.matches(text), text
         assert not LimitNotice.matches("这篇文章讲的是" + "很长的内容" * 20 + "已达上限")
         assert not LimitNotice.matches("Inbox")
 
     def test_no_limit_text_on_real_dumps(self) -> None:
-        for name in ("wechat__chat_list__u2_multiwindow", "gmail__inbox_compose", "futu_trader__position_history_scrollable_list"):
+        for name in (
+            "wechat__chat_list__u2_multiwindow",
+            "gmail__inbox_compose",
+            "futu_trader__position_history_scrollable_list",
+        ):
             assert LimitNotice.detect(None, _from(_raw(name))) is None
 
 

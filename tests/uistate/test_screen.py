@@ -88,7 +88,9 @@ def test_clickable_rows_are_labelled_by_their_texts_once() -> None:
 def test_states_are_shown() -> None:
     screen = _screen("wechat__chat_list__u2_multiwindow")
     selected = [e for e in screen.elements if "selected" in e.states]
-    assert selected and any(f"{e.number} " in line and "selected" in line for e in selected for line in screen.listing().splitlines())
+    assert selected and any(
+        f"{e.number} " in line and "selected" in line for e in selected for line in screen.listing().splitlines()
+    )
     gmail = _screen("gmail__inbox_compose")
     field = next(e for e in gmail.elements if e.role == "input")
     assert "editable" in field.states
@@ -188,7 +190,11 @@ class TestTracker:
 
     def test_evicted_version_is_stale(self) -> None:
         tracker = ScreenTracker(keep=2)
-        names = ["gmail__inbox_compose", "wechat__chat_list__u2_multiwindow", "futu_trader__position_history_scrollable_list"]
+        names = [
+            "gmail__inbox_compose",
+            "wechat__chat_list__u2_multiwindow",
+            "futu_trader__position_history_scrollable_list",
+        ]
         versions = [tracker.update(_screen(n)).version for n in names]
         with pytest.raises(StaleElement):
             tracker.resolve(1, versions[0])

@@ -29,7 +29,12 @@ def test_u2_dump_keeps_each_top_level_window_with_display_id() -> None:
     tree = parse_hierarchy(dump("indriver__ride_requests__u2_gesture_windows"))
     assert tree.format == "u2"
     assert [w.package for w in tree.windows] == [
-        "sinet.startup.inDriver", "gesture", "com.android.systemui", "gesture", "com.android.systemui", "gesture",
+        "sinet.startup.inDriver",
+        "gesture",
+        "com.android.systemui",
+        "gesture",
+        "com.android.systemui",
+        "gesture",
     ]
     assert tree.display_ids == (0,)
     assert all(n.display_id == 0 for n in tree.nodes())

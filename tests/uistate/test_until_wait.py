@@ -49,7 +49,9 @@ def reader(screens, time: FakeTime):
 async def test_expect_met_after_a_few_reads() -> None:
     t = FakeTime()
     loaded = _s(CHAT, lambda r: r.replace('text="生活号"', 'text="加载完成"'))
-    result = await UntilWait(expect="加载完成").run(reader([_s(CHAT), _s(CHAT), loaded], t), clock=t.clock, sleep=t.sleep)
+    result = await UntilWait(expect="加载完成").run(
+        reader([_s(CHAT), _s(CHAT), loaded], t), clock=t.clock, sleep=t.sleep
+    )
     assert result.met and result.stopped is None
     assert result.waited_ms == round((3 * 0.05 + 2 * 0.3) * 1000)
     assert result.screen is loaded
@@ -94,7 +96,9 @@ async def test_app_change_stops_early_unless_expected() -> None:
     result = await UntilWait(expect="nothing").run(reader([_s(CHAT), other], t), clock=t.clock, sleep=t.sleep)
     assert result.stopped == "app_changed" and not result.met
     t2 = FakeTime()
-    ok = await UntilWait(expect_app="com.google.android.gm").run(reader([_s(CHAT), other], t2), clock=t2.clock, sleep=t2.sleep)
+    ok = await UntilWait(expect_app="com.google.android.gm").run(
+        reader([_s(CHAT), other], t2), clock=t2.clock, sleep=t2.sleep
+    )
     assert ok.met
 
 

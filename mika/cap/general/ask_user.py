@@ -35,8 +35,16 @@ class AskUser(AgentTool):
         qid = "q-" + secrets.token_hex(4)
         options = tuple(str(o) for o in (args.get("options") or [])[:6])
         ctx.inbox.expect(qid)
-        ctx.emit(QuestionAsked(run_id=ctx.run_id, conversation_id=ctx.spec.conversation_id, step=ctx.step,
-                               question_id=qid, question=args["question"], options=options))
+        ctx.emit(
+            QuestionAsked(
+                run_id=ctx.run_id,
+                conversation_id=ctx.spec.conversation_id,
+                step=ctx.step,
+                question_id=qid,
+                question=args["question"],
+                options=options,
+            )
+        )
         reply = await ctx.inbox.wait_reply(qid)
         answer = reply.text.strip()
         obs = Observation.build(ObsKind.USER_SAID, "user", answer, trust=Trust.TRUSTED, title="answer", step=ctx.step)
@@ -64,8 +72,14 @@ class HandToUser(AgentTool):
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
         qid = "h-" + secrets.token_hex(4)
-        base = {"run_id": ctx.run_id, "conversation_id": ctx.spec.conversation_id, "step": ctx.step, "question_id": qid,
-                    "reason": args["reason"], "message": args["message"]}
+        base = {
+            "run_id": ctx.run_id,
+            "conversation_id": ctx.spec.conversation_id,
+            "step": ctx.step,
+            "question_id": qid,
+            "reason": args["reason"],
+            "message": args["message"],
+        }
         ctx.inbox.expect(qid)
         ctx.emit(TakeoverEvent(state="asked", **base))
         reply = await ctx.inbox.wait_reply(qid)
@@ -74,9 +88,12 @@ class HandToUser(AgentTool):
         if done:
             return ToolOutcome(
                 text="The user says they are done. The screen may have changed: read it again before going on.",
-                code="handed_back", data={"done": True},
+                code="handed_back",
+                data={"done": True},
             )
         return ToolOutcome(
             text="The user skipped this. Do not try it yourself; go on with what you can, or end and say what is left.",
-            ok=False, code="takeover_skipped", data={"done": False},
+            ok=False,
+            code="takeover_skipped",
+            data={"done": False},
         )

@@ -29,7 +29,10 @@ class RequestConfirmation(AgentTool):
         "type": "object",
         "properties": {
             "what": {"type": "string", "description": "What is being bought, as the screen names it."},
-            "amount": {"type": "string", "description": "The amount due exactly as shown, with its currency, e.g. ¥23.50."},
+            "amount": {
+                "type": "string",
+                "description": "The amount due exactly as shown, with its currency, e.g. ¥23.50.",
+            },
             "app": {"type": "string", "description": "Package of the app where the step happens."},
         },
         "required": ["what", "amount"],
@@ -54,23 +57,47 @@ class RequestConfirmation(AgentTool):
         seen = policy.seen or ScreenSummary()
         summary = compare(seen, what=str(args["what"]), amount=amount, app=app)
         ctx.inbox.expect(qid)
-        ctx.emit(ConfirmationAsked(run_id=ctx.run_id, conversation_id=ctx.spec.conversation_id, step=ctx.step,
-                                   question_id=qid, what=args["what"], amount=amount, app=app,
-                                   screen_item=seen.item, screen_amount=seen.amount, screen_app=seen.app,
-                                   screen_button=seen.button, mismatch=summary.mismatches))
+        ctx.emit(
+            ConfirmationAsked(
+                run_id=ctx.run_id,
+                conversation_id=ctx.spec.conversation_id,
+                step=ctx.step,
+                question_id=qid,
+                what=args["what"],
+                amount=amount,
+                app=app,
+                screen_item=seen.item,
+                screen_amount=seen.amount,
+                screen_app=seen.app,
+                screen_button=seen.button,
+                mismatch=summary.mismatches,
+            )
+        )
         reply = await ctx.inbox.wait_reply(qid)
         policy.seen = None  # asked once; the next held-back step brings its own screen
         decision = "allowed" if reply.allowed else "refused"
         # A consent is for what the person saw: the screen's amount, item and app.
         granted_amount, granted_what, granted_app = seen.amount or amount, seen.item or args["what"], seen.app or app
-        ctx.emit(ApprovalEvent(run_id=ctx.run_id, conversation_id=ctx.spec.conversation_id, step=ctx.step,
-                               decision=decision, tool=self.name, app=granted_app, amount=granted_amount,
-                               what=args["what"], reason="payment", item=seen.item, button=seen.button))
+        ctx.emit(
+            ApprovalEvent(
+                run_id=ctx.run_id,
+                conversation_id=ctx.spec.conversation_id,
+                step=ctx.step,
+                decision=decision,
+                tool=self.name,
+                app=granted_app,
+                amount=granted_amount,
+                what=args["what"],
+                reason="payment",
+                item=seen.item,
+                button=seen.button,
+            )
+        )
         if not reply.allowed:
             return ToolOutcome(text="The user did not allow this payment step. Do not do it.", ok=False, code="refused")
         policy.gate.grant(Consent(app=granted_app, kind="", amount=granted_amount, what=granted_what, step=ctx.step))
         return ToolOutcome(
             text=f"The user allowed this once: {granted_what} for {granted_amount}. Do that one step now; the consent "
-                 "covers only the next matching action.",
+            "covers only the next matching action.",
             code="allowed",
         )

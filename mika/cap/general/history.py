@@ -34,9 +34,20 @@ class HistoryRead(AgentTool):
         cid = ctx.spec.conversation_id
         if not cid:
             return ToolOutcome.error("no_conversation", "This run is not part of a conversation; there is no history.")
-        text = read_history(cid, int(args.get("offset", 0) or 0), int(args.get("limit", 10) or 10),
-                            store=ConversationStore(self.state_dir))
+        text = read_history(
+            cid,
+            int(args.get("offset", 0) or 0),
+            int(args.get("limit", 10) or 10),
+            store=ConversationStore(self.state_dir),
+        )
         # The user's own earlier words and Mika's own answers: trusted, not page content.
-        obs = Observation.build(ObsKind.READ, "general", text, trust=Trust.TRUSTED, title="conversation history",
-                                place=Place("conversation", cid), step=ctx.step)
+        obs = Observation.build(
+            ObsKind.READ,
+            "general",
+            text,
+            trust=Trust.TRUSTED,
+            title="conversation history",
+            place=Place("conversation", cid),
+            step=ctx.step,
+        )
         return ToolOutcome(text=text, observations=(obs,))

@@ -7,7 +7,14 @@ from typing import Any
 from mika.tool.context import ToolContext
 from mika.tool.declaration import AgentTool, EndRun, Risk, ToolOutcome
 
-SUBTYPES = ["blocked", "login_incomplete", "captcha_incomplete", "route_failed", "device_unavailable", "interaction_failed"]
+SUBTYPES = [
+    "blocked",
+    "login_incomplete",
+    "captcha_incomplete",
+    "route_failed",
+    "device_unavailable",
+    "interaction_failed",
+]
 
 
 class EndNotDone(AgentTool):
@@ -29,5 +36,8 @@ class EndNotDone(AgentTool):
     }
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
-        return ToolOutcome(text="Ending the run as not done.", code="end_not_done",
-                           end_run=EndRun(args["subtype"], args["message"].strip()))
+        return ToolOutcome(
+            text="Ending the run as not done.",
+            code="end_not_done",
+            end_run=EndRun(args["subtype"], args["message"].strip()),
+        )

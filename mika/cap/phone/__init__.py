@@ -81,10 +81,28 @@ class PhoneCapability:
         self.session = PhoneSession(port, self.reader, display, redact=redact)
         self._owned = list(owned)
         phone_tools: list[AgentTool] = [
-            PhoneObserve(), PhoneListElements(), PhoneTap(), PhoneLongPress(), PhoneTypeText(), PhoneClearText(),
-            PhoneScroll(), PhoneSwipe(), PhoneBack(), PhonePressKey(), PhoneLaunchApp(), PhoneOpenLink(),
-            PhoneShareText(), PhoneListApps(), PhoneScreenshot(), PhoneQuery(), PhoneWait(), PhoneSetAlarm(),
-            PhoneSetTimer(), PhoneShowAlarms(), PhoneAddCalendarEvent(), PhoneSystemCommand(),
+            PhoneObserve(),
+            PhoneListElements(),
+            PhoneTap(),
+            PhoneLongPress(),
+            PhoneTypeText(),
+            PhoneClearText(),
+            PhoneScroll(),
+            PhoneSwipe(),
+            PhoneBack(),
+            PhonePressKey(),
+            PhoneLaunchApp(),
+            PhoneOpenLink(),
+            PhoneShareText(),
+            PhoneListApps(),
+            PhoneScreenshot(),
+            PhoneQuery(),
+            PhoneWait(),
+            PhoneSetAlarm(),
+            PhoneSetTimer(),
+            PhoneShowAlarms(),
+            PhoneAddCalendarEvent(),
+            PhoneSystemCommand(),
         ]
         by_name = {t.name: t for t in phone_tools}
         self._tools = [*phone_tools, DoSteps(by_name)]
@@ -162,5 +180,6 @@ def open_phone(
 
         borrower = LedgerBorrower(BorrowedLedger(state_dir))
     port = AdbPort(serial, client, backend=backend, reconnect=reconnect, borrower=borrower)
-    return PhoneCapability(port, ocr=_default_ocr() if ocr else None, on_app_seen=on_app_seen, redact=redact,
-                           owned=owned)
+    return PhoneCapability(
+        port, ocr=_default_ocr() if ocr else None, on_app_seen=on_app_seen, redact=redact, owned=owned
+    )

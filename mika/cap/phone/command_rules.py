@@ -68,8 +68,12 @@ def _unknown(reason: str) -> _Refuse:
 def judge(line: str) -> Verdict:
     """Whether `line` may run as it is, and if not, why and what to use instead."""
     if len(line) > MAX_LINE:
-        return Verdict(False, BAD, f"the command is {len(line):,} characters long; this tool takes up to "
-                                   f"{MAX_LINE:,}. Send a shorter command.")
+        return Verdict(
+            False,
+            BAD,
+            f"the command is {len(line):,} characters long; this tool takes up to "
+            f"{MAX_LINE:,}. Send a shorter command.",
+        )
     try:
         commands = commands_in(line)
     except ShellLineError as exc:
@@ -91,8 +95,19 @@ def judge(line: str) -> Verdict:
 # --- one simple command ----------------------------------------------------------------------
 
 # Variables that change which program runs or what it loads.
-_DANGEROUS_VARS = {"PATH", "IFS", "ENV", "BASH_ENV", "CLASSPATH", "BOOTCLASSPATH", "SYSTEMSERVERCLASSPATH",
-                   "SHELL", "CDPATH", "FPATH", "HISTFILE"}
+_DANGEROUS_VARS = {
+    "PATH",
+    "IFS",
+    "ENV",
+    "BASH_ENV",
+    "CLASSPATH",
+    "BOOTCLASSPATH",
+    "SYSTEMSERVERCLASSPATH",
+    "SHELL",
+    "CDPATH",
+    "FPATH",
+    "HISTFILE",
+}
 
 
 def _check(cmd: SimpleCommand) -> None:
@@ -109,20 +124,28 @@ def _check(cmd: SimpleCommand) -> None:
     if kind is not None:
         kind(cmd, args)  # raises
     if not cmd.in_system_bin:
-        raise _unknown(f"`{cmd.words[0].text}` is a program outside the phone's system folders "
-                       f"({', '.join(('/system/bin', '/vendor/bin'))} …); only system commands run here.")
+        raise _unknown(
+            f"`{cmd.words[0].text}` is a program outside the phone's system folders "
+            f"({', '.join(('/system/bin', '/vendor/bin'))} …); only system commands run here."
+        )
     rule = _RULES.get(name)
     if rule is None:
-        raise _unknown(f"`{name}` is not a command this tool runs: it runs only commands that read the phone's "
-                       "state or change a setting (getprop, dumpsys, pm list, settings, wm size, ls, cat, grep …).")
+        raise _unknown(
+            f"`{name}` is not a command this tool runs: it runs only commands that read the phone's "
+            "state or change a setting (getprop, dumpsys, pm list, settings, wm size, ls, cat, grep …)."
+        )
     if name not in _PURE_READERS:
         for w in args:
             if not w.literal:
-                raise _unknown(f"`{w.text}` in `{cmd.show()}` is decided only when the line runs, and `{name}` "
-                               "acts on its arguments; write the value out.")
+                raise _unknown(
+                    f"`{w.text}` in `{cmd.show()}` is decided only when the line runs, and `{name}` "
+                    "acts on its arguments; write the value out."
+                )
         if cmd.more_args:
-            raise _unknown(f"`xargs {name}` takes arguments from its input, and `{name}` acts on them; "
-                           "run it with the arguments written out.")
+            raise _unknown(
+                f"`xargs {name}` takes arguments from its input, and `{name}` acts on them; "
+                "run it with the arguments written out."
+            )
     if name not in _READS_DEVICES:
         for w in args:
             if _input_device(w.text):
@@ -146,30 +169,38 @@ def _check_redirect(r: Redirect) -> None:
         return
     target = r.target
     if not target.literal:
-        raise _unknown(f"the redirection `{r.op} {target.text}` writes to a file decided only when the line runs; "
-                       "name the file.")
+        raise _unknown(
+            f"the redirection `{r.op} {target.text}` writes to a file decided only when the line runs; name the file."
+        )
     if not target.text.startswith("/"):
-        raise _unknown(f"the redirection `{r.op} {target.text}` writes to a relative path; give the full path "
-                       "(e.g. /sdcard/…).")
+        raise _unknown(
+            f"the redirection `{r.op} {target.text}` writes to a relative path; give the full path (e.g. /sdcard/…)."
+        )
     path = posixpath.normpath(target.text)
     if path in _HARMLESS_DEVICES:
         return
     if _input_device(path):
         raise _acting(f"writing to {path} injects input", SCREEN)
     if path.startswith(("/dev/", "/sys/", "/proc/")) or path in ("/dev", "/sys", "/proc"):
-        raise _unknown(f"`{r.op} {target.text}` writes to a device or kernel file; only ordinary files "
-                       "(e.g. /sdcard/…) can be written.")
+        raise _unknown(
+            f"`{r.op} {target.text}` writes to a device or kernel file; only ordinary files "
+            "(e.g. /sdcard/…) can be written."
+        )
 
 
 # --- programs that act on the screen -----------------------------------------------------------
 
 _INPUT_KIND = {
-    "tap": ("taps the screen", TOUCH), "swipe": ("swipes the screen", TOUCH),
-    "draganddrop": ("drags on the screen", TOUCH), "motionevent": ("injects touches", TOUCH),
-    "press": ("presses the trackball", TOUCH), "roll": ("rolls the trackball", TOUCH),
+    "tap": ("taps the screen", TOUCH),
+    "swipe": ("swipes the screen", TOUCH),
+    "draganddrop": ("drags on the screen", TOUCH),
+    "motionevent": ("injects touches", TOUCH),
+    "press": ("presses the trackball", TOUCH),
+    "roll": ("rolls the trackball", TOUCH),
     "scroll": ("scrolls the screen", TOUCH),
     "text": ("types text", TYPE),
-    "keyevent": ("presses keys", KEYS), "keycombination": ("presses keys", KEYS),
+    "keyevent": ("presses keys", KEYS),
+    "keycombination": ("presses keys", KEYS),
 }
 
 
@@ -181,9 +212,26 @@ def _input(cmd: SimpleCommand, args: list[Word]) -> None:
     raise _acting(f"`{cmd.show()}` injects input (every `input` command does)", TOUCH + ", " + TYPE + ", " + KEYS)
 
 
-_AM_ACTING = {"start", "start-activity", "startservice", "start-service", "start-foreground-service",
-              "startforegroundservice", "broadcast", "instrument", "stack", "task", "display", "start-in-vsync",
-              "switch-user", "start-user", "monitor", "profile", "crash", "restart"}
+_AM_ACTING = {
+    "start",
+    "start-activity",
+    "startservice",
+    "start-service",
+    "start-foreground-service",
+    "startforegroundservice",
+    "broadcast",
+    "instrument",
+    "stack",
+    "task",
+    "display",
+    "start-in-vsync",
+    "switch-user",
+    "start-user",
+    "monitor",
+    "profile",
+    "crash",
+    "restart",
+}
 _SHARE_ACTIONS = ("android.intent.action.SEND", "android.intent.action.SEND_MULTIPLE")
 _INTENT_TOOLS = {
     "android.intent.action.SET_ALARM": "phone_set_alarm",
@@ -199,7 +247,7 @@ def _subcommand(args: list[str]) -> tuple[str, list[str]]:
     i = 0
     while i < len(args) and args[i].startswith("-"):
         i += 2 if args[i] in ("--user", "-u") else 1
-    return (args[i], args[i + 1:]) if i < len(args) else ("", [])
+    return (args[i], args[i + 1 :]) if i < len(args) else ("", [])
 
 
 def _am(cmd: SimpleCommand, args: list[Word]) -> None:
@@ -249,6 +297,7 @@ def _monkey(cmd: SimpleCommand, args: list[Word]) -> None:
 def _injects(what: str) -> Callable[[SimpleCommand, list[Word]], None]:
     def rule(cmd: SimpleCommand, args: list[Word]) -> None:
         raise _acting(f"`{cmd.show()}` {what}", SCREEN)
+
     return rule
 
 
@@ -260,8 +309,7 @@ def _uiautomator(cmd: SimpleCommand, args: list[Word]) -> None:
 
 def _service(cmd: SimpleCommand, args: list[Word]) -> None:
     if args and args[0].literal and args[0].text == "call":
-        raise _acting(f"`{cmd.show()}` calls a system service directly (input, activity …), past every check",
-                      SCREEN)
+        raise _acting(f"`{cmd.show()}` calls a system service directly (input, activity …), past every check", SCREEN)
 
 
 def _screencap(cmd: SimpleCommand, args: list[Word]) -> None:
@@ -298,6 +346,7 @@ def _no_options(*banned: str) -> Rule:
         for a in args:
             if a in banned or any(a.startswith(b + "=") for b in banned if b.startswith("--")):
                 raise _unknown(f"`{cmd.name} {a}` writes or runs something; this tool doesn't run that.")
+
     return rule
 
 
@@ -305,17 +354,36 @@ def _subcommands(allowed: set[str], why: str) -> Rule:
     def rule(cmd: SimpleCommand, args: list[str]) -> None:
         sub, _ = _subcommand(args)
         if sub not in allowed:
-            raise _unknown(f"`{cmd.name} {sub}` {why}; this tool runs only `{cmd.name} "
-                           f"{'|'.join(sorted(allowed))}`.")
+            raise _unknown(f"`{cmd.name} {sub}` {why}; this tool runs only `{cmd.name} {'|'.join(sorted(allowed))}`.")
+
     return rule
 
 
-_PM_READ = {"list", "path", "dump", "resolve-activity", "query-activities", "query-services", "query-receivers",
-            "get-install-location", "has-feature", "list-features"}
-_SETTINGS_GUARDED = {"enabled_accessibility_services", "accessibility_enabled", "touch_exploration_enabled",
-                     "accessibility_shortcut_target_service", "accessibility_button_targets",
-                     "default_input_method", "enabled_input_methods", "selected_input_method_subtype",
-                     "adb_enabled", "adb_wifi_enabled", "development_settings_enabled"}
+_PM_READ = {
+    "list",
+    "path",
+    "dump",
+    "resolve-activity",
+    "query-activities",
+    "query-services",
+    "query-receivers",
+    "get-install-location",
+    "has-feature",
+    "list-features",
+}
+_SETTINGS_GUARDED = {
+    "enabled_accessibility_services",
+    "accessibility_enabled",
+    "touch_exploration_enabled",
+    "accessibility_shortcut_target_service",
+    "accessibility_button_targets",
+    "default_input_method",
+    "enabled_input_methods",
+    "selected_input_method_subtype",
+    "adb_enabled",
+    "adb_wifi_enabled",
+    "development_settings_enabled",
+}
 
 
 def _settings(cmd: SimpleCommand, args: list[str]) -> None:
@@ -325,8 +393,10 @@ def _settings(cmd: SimpleCommand, args: list[str]) -> None:
     if sub in ("put", "delete", "reset"):
         if any(r in _SETTINGS_GUARDED for r in rest):
             key = next(r for r in rest if r in _SETTINGS_GUARDED)
-            raise _unknown(f"`settings {sub} … {key}` would hand the screen to another program or cut Mika's "
-                           "connection; that setting is the user's to change.")
+            raise _unknown(
+                f"`settings {sub} … {key}` would hand the screen to another program or cut Mika's "
+                "connection; that setting is the user's to change."
+            )
         return
     raise _unknown(f"`settings {sub}` is not one this tool runs (get, list, put, delete).")
 
@@ -340,8 +410,10 @@ def _wm(cmd: SimpleCommand, args: list[str]) -> None:
 def _content(cmd: SimpleCommand, args: list[str]) -> None:
     sub, _ = _subcommand(args)
     if sub not in ("query", "read", "gettype"):
-        raise _unknown(f"`content {sub}` writes an app's data (messages, contacts, calendar …) behind the tools "
-                       "that check it; this tool runs only `content query`.")
+        raise _unknown(
+            f"`content {sub}` writes an app's data (messages, contacts, calendar …) behind the tools "
+            "that check it; this tool runs only `content query`."
+        )
 
 
 def _svc(cmd: SimpleCommand, args: list[str]) -> None:
@@ -354,12 +426,19 @@ def _cmd_rule(cmd: SimpleCommand, args: list[str]) -> None:
     if not args:
         raise _unknown("`cmd` needs a service name.")
     service, rest = args[0], args[1:]
-    sub_rules: dict[str, Rule] = {"package": _PM, "settings": _settings, "window": _wm,
-                                  "activity": _subcommands({"stack", "get-current-user", "get-config", "force-stop", "kill"},
-                                                           "starts or steers apps")}
+    sub_rules: dict[str, Rule] = {
+        "package": _PM,
+        "settings": _settings,
+        "window": _wm,
+        "activity": _subcommands(
+            {"stack", "get-current-user", "get-config", "force-stop", "kill"}, "starts or steers apps"
+        ),
+    }
     if service not in sub_rules:
-        raise _unknown(f"`cmd {service}` is not a service this tool knows what it does with; it runs `cmd package`, "
-                       "`cmd settings`, `cmd window` and `cmd activity` reads.")
+        raise _unknown(
+            f"`cmd {service}` is not a service this tool knows what it does with; it runs `cmd package`, "
+            "`cmd settings`, `cmd window` and `cmd activity` reads."
+        )
     sub_rules[service](cmd, rest)
 
 
@@ -369,8 +448,10 @@ _PM = _subcommands(_PM_READ, "changes apps")
 def _test(cmd: SimpleCommand, args: list[str]) -> None:
     # Numeric comparisons are evaluated as arithmetic by mksh, which can run commands.
     if any(a in ("-eq", "-ne", "-lt", "-le", "-gt", "-ge") for a in args):
-        raise _unknown(f"`{cmd.name}` with a numeric comparison evaluates arithmetic, which can run commands; "
-                       "compare strings instead (=, !=).")
+        raise _unknown(
+            f"`{cmd.name}` with a numeric comparison evaluates arithmetic, which can run commands; "
+            "compare strings instead (=, !=)."
+        )
 
 
 def _uniq(cmd: SimpleCommand, args: list[str]) -> None:
@@ -387,6 +468,7 @@ def _short(limit: int) -> Rule:
     def rule(cmd: SimpleCommand, args: list[str]) -> None:
         if len(args) > limit:
             raise _unknown(f"`{cmd.name}` with arguments changes the network; run it with at most {limit}.")
+
     return rule
 
 
@@ -403,16 +485,75 @@ def _date(cmd: SimpleCommand, args: list[str]) -> None:
 
 
 _RULES: dict[str, Rule] = {
-    **dict.fromkeys(("getprop", "dumpsys", "ls", "cat", "echo", "print", "printf", "grep", "egrep", "fgrep", "head", "tail", "wc", "stat", "file", "basename", "dirname", "readlink", "realpath", "pwd", "true", "false", "sleep", "id", "whoami", "uname", "uptime", "df", "du", "ps", "top", "free", "nproc", "getenforce", "which", "md5sum", "sha1sum", "sha256sum", "cut", "tr", "base64", "od", "hexdump", "netstat", "ping", "getevent", "lsof", "cd", "pidof", "pgrep", ":"), _any),
+    **dict.fromkeys(
+        (
+            "getprop",
+            "dumpsys",
+            "ls",
+            "cat",
+            "echo",
+            "print",
+            "printf",
+            "grep",
+            "egrep",
+            "fgrep",
+            "head",
+            "tail",
+            "wc",
+            "stat",
+            "file",
+            "basename",
+            "dirname",
+            "readlink",
+            "realpath",
+            "pwd",
+            "true",
+            "false",
+            "sleep",
+            "id",
+            "whoami",
+            "uname",
+            "uptime",
+            "df",
+            "du",
+            "ps",
+            "top",
+            "free",
+            "nproc",
+            "getenforce",
+            "which",
+            "md5sum",
+            "sha1sum",
+            "sha256sum",
+            "cut",
+            "tr",
+            "base64",
+            "od",
+            "hexdump",
+            "netstat",
+            "ping",
+            "getevent",
+            "lsof",
+            "cd",
+            "pidof",
+            "pgrep",
+            ":",
+        ),
+        _any,
+    ),
     "date": _date,
-    "test": _test, "[": _test,
+    "test": _test,
+    "[": _test,
     "logcat": _no_options("-f", "--file"),
     "find": _no_options("-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf", "-fls"),
     "sort": _no_options("-o", "--output"),
     "uniq": _uniq,
     "ip": _ip,
     "ifconfig": _short(1),
-    "env": _alone, "toybox": _alone, "busybox": _alone, "command": _alone,
+    "env": _alone,
+    "toybox": _alone,
+    "busybox": _alone,
+    "command": _alone,
     "pm": _PM,
     "settings": _settings,
     "wm": _wm,
@@ -427,9 +568,49 @@ _RULES: dict[str, Rule] = {
 
 # Commands that only print what they are given or read: a value decided at run time
 # (`echo $PATH`, `ls $DIR`) can't make them do anything else.
-_PURE_READERS = {"echo", "print", "printf", "ls", "cat", "grep", "egrep", "fgrep", "head", "tail", "wc", "stat",
-                 "basename", "dirname", "getprop", "ps", "df", "du", "id", "uname", "sleep", "true",
-                 "false", "pwd", "whoami", "uptime", "md5sum", "sha1sum", "sha256sum", "file", "which", "readlink",
-                 "realpath", "cut", "tr", "getenforce", "free", "nproc", "cd", "pidof", "pgrep", ":"}
+_PURE_READERS = {
+    "echo",
+    "print",
+    "printf",
+    "ls",
+    "cat",
+    "grep",
+    "egrep",
+    "fgrep",
+    "head",
+    "tail",
+    "wc",
+    "stat",
+    "basename",
+    "dirname",
+    "getprop",
+    "ps",
+    "df",
+    "du",
+    "id",
+    "uname",
+    "sleep",
+    "true",
+    "false",
+    "pwd",
+    "whoami",
+    "uptime",
+    "md5sum",
+    "sha1sum",
+    "sha256sum",
+    "file",
+    "which",
+    "readlink",
+    "realpath",
+    "cut",
+    "tr",
+    "getenforce",
+    "free",
+    "nproc",
+    "cd",
+    "pidof",
+    "pgrep",
+    ":",
+}
 # Commands that may name an input device: they read it or list it, never write it.
 _READS_DEVICES = {"ls", "cat", "stat", "getevent", "file", "readlink", "realpath", "dumpsys"}

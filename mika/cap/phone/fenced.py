@@ -39,11 +39,13 @@ def screen_observation(screen: Screen, step: int, text: str | None = None, *, he
     app content. Without `text` it is the listing; with it, that text (after `head`)."""
     title, place, attrs = f"screen v{screen.version}", Place.app(screen.foreground_package), _fence_attrs(screen)
     if text is not None:
-        return Observation.build(ObsKind.READ, "phone", text, head=head, title=title, place=place, step=step,
-                                 fence_attrs=attrs)
+        return Observation.build(
+            ObsKind.READ, "phone", text, head=head, title=title, place=place, step=step, fence_attrs=attrs
+        )
     head, elements, tail = _listing_pieces(screen)
-    return Observation.build(ObsKind.READ, "phone", elements, head=head, tail=tail, title=title, place=place,
-                             step=step, fence_attrs=attrs)
+    return Observation.build(
+        ObsKind.READ, "phone", elements, head=head, tail=tail, title=title, place=place, step=step, fence_attrs=attrs
+    )
 
 
 def fenced_listing(screen: Screen) -> str:

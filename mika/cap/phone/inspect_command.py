@@ -58,7 +58,13 @@ def elements_json_for_xml(xml: str | bytes) -> dict[str, object]:
         "format": screen.tree.format,
         "tree": {"level": adequacy.level, "reasons": list(adequacy.reasons)},
         "windows": [
-            {"index": w.index, "package": w.package, "kind": w.kind, "bounds": w.bounds.as_list(), "display_id": w.display_id}
+            {
+                "index": w.index,
+                "package": w.package,
+                "kind": w.kind,
+                "bounds": w.bounds.as_list(),
+                "display_id": w.display_id,
+            }
             for w in screen.windows
         ],
         "elements": [e.as_dict() for e in screen.elements],
@@ -67,7 +73,9 @@ def elements_json_for_xml(xml: str | bytes) -> dict[str, object]:
 
 @click.command("inspect")
 @click.argument("dump", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--json", "as_json", is_flag=True, help="Print the elements as JSON (number, role, label, bounds, flags).")
+@click.option(
+    "--json", "as_json", is_flag=True, help="Print the elements as JSON (number, role, label, bounds, flags)."
+)
 def inspect_command(dump: Path, as_json: bool) -> None:
     """Show the screen listing Mika's model would read for a saved UI dump.
 

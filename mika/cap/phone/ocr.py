@@ -59,7 +59,9 @@ def _to_lines(raw: list[Any]) -> list[SeenText]:
     for box, text, score in raw:
         xs = [p[0] for p in box]
         ys = [p[1] for p in box]
-        lines.append(SeenText(str(text), Bounds(int(min(xs)), int(min(ys)), round(max(xs)), round(max(ys))), float(score)))
+        lines.append(
+            SeenText(str(text), Bounds(int(min(xs)), int(min(ys)), round(max(xs)), round(max(ys))), float(score))
+        )
     return lines
 
 
@@ -93,7 +95,11 @@ def _norm(text: str) -> str:
 
 def _scaled(lines: tuple[SeenText, ...], sx: float, sy: float) -> tuple[SeenText, ...]:
     return tuple(
-        SeenText(s.text, Bounds(round(s.box.left * sx), round(s.box.top * sy), round(s.box.right * sx), round(s.box.bottom * sy)), s.score)
+        SeenText(
+            s.text,
+            Bounds(round(s.box.left * sx), round(s.box.top * sy), round(s.box.right * sx), round(s.box.bottom * sy)),
+            s.score,
+        )
         for s in lines
     )
 

@@ -85,7 +85,9 @@ def _check_png(data: bytes) -> tuple[int, int]:
 
 def validate_png(data: bytes, *, repair_crlf: bool = True) -> Capture:
     if not data:
-        raise CorruptedScreenshot("the phone returned no bytes", "Check that the device is awake and connected, then try again.")
+        raise CorruptedScreenshot(
+            "the phone returned no bytes", "Check that the device is awake and connected, then try again."
+        )
     if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
         raise CorruptedScreenshot("it was re-encoded as UTF-16 text (it starts with a byte-order mark)", _PIPE_FIX)
     if data.startswith(_CRLF_MAGIC):
@@ -95,7 +97,9 @@ def validate_png(data: bytes, *, repair_crlf: bool = True) -> Capture:
         try:
             width, height = _check_png(fixed)
         except CorruptedScreenshot:
-            raise CorruptedScreenshot("every line feed was turned into CR LF and it cannot be undone", _PIPE_FIX) from None
+            raise CorruptedScreenshot(
+                "every line feed was turned into CR LF and it cannot be undone", _PIPE_FIX
+            ) from None
         return Capture(fixed, width, height, repaired=True)
     width, height = _check_png(data)
     return Capture(data, width, height)

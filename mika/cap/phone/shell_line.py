@@ -89,8 +89,11 @@ class SimpleCommand:
         """The program's name: the last part of a path (`/system/bin/../bin/input` → input)."""
         if not self.words:
             return ""
-        return posixpath.basename(posixpath.normpath(self.words[0].text)) if "/" in self.words[0].text \
+        return (
+            posixpath.basename(posixpath.normpath(self.words[0].text))
+            if "/" in self.words[0].text
             else self.words[0].text
+        )
 
     @property
     def in_system_bin(self) -> bool:
@@ -120,16 +123,20 @@ def check_characters(line: str) -> None:
     try:
         line.encode("utf-8")
     except UnicodeEncodeError:
-        raise ShellLineError("the command holds characters that are not valid text (a lone surrogate); "
-                             "send plain text.") from None
+        raise ShellLineError(
+            "the command holds characters that are not valid text (a lone surrogate); send plain text."
+        ) from None
     for ch in line:
         code = ord(ch)
         if (code < 0x20 and ch not in "\t\n") or code == 0x7F:
-            raise ShellLineError(f"the command holds the control byte 0x{code:02x}, which the phone's shell "
-                                 "would read differently; send plain text.")
+            raise ShellLineError(
+                f"the command holds the control byte 0x{code:02x}, which the phone's shell "
+                "would read differently; send plain text."
+            )
 
 
 # --- the parser --------------------------------------------------------------------------
+
 
 @dataclass
 class _Raw:
@@ -225,8 +232,9 @@ class _Parser:
                 break
             if ch == "(":
                 if not at_start:
-                    raise ShellLineError("`(` in the middle of a command (a function definition or pattern) "
-                                         "is not supported.")
+                    raise ShellLineError(
+                        "`(` in the middle of a command (a function definition or pattern) is not supported."
+                    )
                 self.i += 1
                 if self.i < len(self.s) and self.s[self.i] == "(":
                     raise ShellLineError("arithmetic `((…))` is not supported; send a plain command.")
@@ -259,7 +267,7 @@ class _Parser:
                     raise ShellLineError(f"the shell keyword `{text}` is not supported; send plain commands.")
             if at_start and not raw.words:
                 m = ASSIGN.match(self.s, start)
-                if m and plain_assignment(self.s[start:self.i]):
+                if m and plain_assignment(self.s[start : self.i]):
                     raw.assigns.append((m.group(1), _value_of(word, m.group(1))))
                     continue
             raw.words.append(word)
@@ -343,7 +351,7 @@ class _Parser:
                 end = s.find("'", self.i + 1)
                 if end < 0:
                     raise ShellLineError("a single quote is never closed.", syntax=True)
-                buf.append(s[self.i + 1:end])
+                buf.append(s[self.i + 1 : end])
                 self.i = end + 1
                 plain = False
             elif ch == '"':
@@ -372,7 +380,12 @@ class _Parser:
                 buf.append("`…`")
                 literal = plain = False
             else:
-                if ch in "*?" or (ch == "[" and "]" in s[self.i + 1:_word_end(s, self.i)]) or (ch == "~" and self.i == start) or (ch in "{}" and (self.i > start or _ends_word(s, self.i + 1) is False)):
+                if (
+                    ch in "*?"
+                    or (ch == "[" and "]" in s[self.i + 1 : _word_end(s, self.i)])
+                    or (ch == "~" and self.i == start)
+                    or (ch in "{}" and (self.i > start or _ends_word(s, self.i + 1) is False))
+                ):
                     literal = False
                 buf.append(ch)
                 self.i += 1
@@ -424,10 +437,11 @@ class _Parser:
             end = s.find("}", i + 2)
             if end < 0:
                 raise ShellLineError("`${` is never closed.", syntax=True)
-            body = s[i + 2:end]
+            body = s[i + 2 : end]
             if not _BRACE_PARAM.match(body) or any(c in body for c in "`'\"\\({"):
-                raise ShellLineError(f"the expansion `${{{body}}}` is not supported (it could run code); "
-                                     "use a plain $NAME.")
+                raise ShellLineError(
+                    f"the expansion `${{{body}}}` is not supported (it could run code); use a plain $NAME."
+                )
             self.i = end + 1
             return "${" + body + "}", False
         m = _NAME.match(s, i + 1)
@@ -489,4 +503,4 @@ def plain_assignment(text: str) -> bool:
 
 def _value_of(word: Word, name: str) -> Word:
     prefix = name + "="
-    return Word(word.text[len(prefix):] if word.text.startswith(prefix) else word.text, word.literal)
+    return Word(word.text[len(prefix) :] if word.text.startswith(prefix) else word.text, word.literal)

@@ -39,8 +39,9 @@ def _unwrap(cmd: SimpleCommand, depth: int) -> Iterator[SimpleCommand]:
         return
     head = cmd.words[0]
     if not head.literal:
-        raise ShellLineError(f"the program to run (`{head.text}`) is decided only when the line runs; "
-                             "name it literally.")
+        raise ShellLineError(
+            f"the program to run (`{head.text}`) is decided only when the line runs; name it literally."
+        )
     name = cmd.name
     words = list(cmd.words)
     via = (*cmd.via, name)
@@ -51,8 +52,10 @@ def _unwrap(cmd: SimpleCommand, depth: int) -> Iterator[SimpleCommand]:
     def alone() -> Iterator[SimpleCommand]:
         # A wrapper given no command runs nothing else — unless xargs hands it one from input.
         if cmd.more_args:
-            raise ShellLineError(f"`xargs {cmd.show()}` takes the command it runs from its input, which can't be "
-                                 "checked; send the command itself.")
+            raise ShellLineError(
+                f"`xargs {cmd.show()}` takes the command it runs from its input, which can't be "
+                "checked; send the command itself."
+            )
         yield cmd
 
     if name in ("toybox", "busybox", "toolbox"):
@@ -87,8 +90,9 @@ def _unwrap(cmd: SimpleCommand, depth: int) -> Iterator[SimpleCommand]:
         if len(rest) > i and rest[i].text in ("--user", "-u"):
             i += 2
         if len(rest) <= i:
-            raise ShellLineError("`run-as PACKAGE` with no command starts a shell that reads its input; "
-                                 "give the command.")
+            raise ShellLineError(
+                "`run-as PACKAGE` with no command starts a shell that reads its input; give the command."
+            )
         yield from inner(rest[i:])
         return
     skip = _wrapper_skip(name, words)
@@ -107,8 +111,10 @@ def _unwrap(cmd: SimpleCommand, depth: int) -> Iterator[SimpleCommand]:
 def _literal_tail(words: list[Word], start: int, name: str) -> list[Word]:
     for w in words[start:]:
         if not w.literal:
-            raise ShellLineError(f"an argument of `{name}` (`{w.text}`) is decided only when the line runs, "
-                                 "so what it runs can't be told; write it out.")
+            raise ShellLineError(
+                f"an argument of `{name}` (`{w.text}`) is decided only when the line runs, "
+                "so what it runs can't be told; write it out."
+            )
     return words[start:]
 
 
@@ -144,7 +150,11 @@ def _wrapper_skip(name: str, words: list[Word]) -> int | None:
         "builtin": (set(), set(), 0),
         "setsid": (set(), {"-w", "-c", "-d", "-f", "--wait", "--ctty", "--fork"}, 0),
         "nice": ({"-n", "--adjustment"}, set(), 0),
-        "timeout": ({"-s", "--signal", "-k", "--kill-after"}, {"--preserve-status", "--foreground", "-v", "--verbose", "-i"}, 1),
+        "timeout": (
+            {"-s", "--signal", "-k", "--kill-after"},
+            {"--preserve-status", "--foreground", "-v", "--verbose", "-i"},
+            1,
+        ),
         "ionice": ({"-c", "-n", "--class", "--classdata"}, {"-t"}, 0),
         "stdbuf": ({"-i", "-o", "-e"}, set(), 0),
         "logwrapper": (set(), {"-a", "-k", "-d"}, 0),
@@ -170,7 +180,11 @@ def _wrapper_skip(name: str, words: list[Word]) -> int | None:
             i += 1
         elif t in opts_with_value:
             i += 2
-        elif ("=" in t and t.split("=", 1)[0] in opts_with_value) or t in opts_flags or (len(t) > 2 and t[:2] in opts_with_value):
+        elif (
+            ("=" in t and t.split("=", 1)[0] in opts_with_value)
+            or t in opts_flags
+            or (len(t) > 2 and t[:2] in opts_with_value)
+        ):
             i += 1
         else:
             raise ShellLineError(f"`{name} {t}` is an option this tool doesn't know; leave it out.")
@@ -183,8 +197,10 @@ def _wrapper_skip(name: str, words: list[Word]) -> int | None:
 
 def _need_literal(word: Word, name: str) -> str:
     if not word.literal:
-        raise ShellLineError(f"an argument of `{name}` (`{word.text}`) is decided only when the line runs, "
-                             "so what it runs can't be told; write it out.")
+        raise ShellLineError(
+            f"an argument of `{name}` (`{word.text}`) is decided only when the line runs, "
+            "so what it runs can't be told; write it out."
+        )
     return word.text
 
 
@@ -192,19 +208,22 @@ def _env_assigns(words: list[Word]) -> Iterator[tuple[str, Word]]:
     for w in words:
         m = ASSIGN.match(w.text)
         if m:
-            yield m.group(1), Word(w.text[m.end():], w.literal)
+            yield m.group(1), Word(w.text[m.end() :], w.literal)
 
 
 def _script(cmd: SimpleCommand, script: str, via: tuple[str, ...], depth: int) -> Iterator[SimpleCommand]:
     """The commands of a script string run by a wrapper (sh -c, su -c, eval), with the
     wrapper's own redirections and variables applying to each."""
     for inner in simple_commands(script, depth + 1):
-        merged = replace(inner, via=via + inner.via, redirects=cmd.redirects + inner.redirects,
-                         assigns=cmd.assigns + inner.assigns)
+        merged = replace(
+            inner, via=via + inner.via, redirects=cmd.redirects + inner.redirects, assigns=cmd.assigns + inner.assigns
+        )
         yield from _unwrap(merged, depth + 1)
 
 
-def _shell(cmd: SimpleCommand, words: list[Word], via: tuple[str, ...], depth: int, name: str) -> Iterator[SimpleCommand]:
+def _shell(
+    cmd: SimpleCommand, words: list[Word], via: tuple[str, ...], depth: int, name: str
+) -> Iterator[SimpleCommand]:
     i = 1
     command_mode = False
     while i < len(words):
@@ -215,8 +234,9 @@ def _shell(cmd: SimpleCommand, words: list[Word], via: tuple[str, ...], depth: i
         if len(t) > 1 and t[0] in "-+" and t[1:].isalpha():
             letters = t[1:]
             if "s" in letters:
-                raise ShellLineError(f"`{name} -s` reads commands from its input, which can't be checked; "
-                                     "send the commands themselves.")
+                raise ShellLineError(
+                    f"`{name} -s` reads commands from its input, which can't be checked; send the commands themselves."
+                )
             if "o" in letters:
                 i += 1  # -o OPTION
             command_mode = command_mode or "c" in letters
@@ -228,15 +248,19 @@ def _shell(cmd: SimpleCommand, words: list[Word], via: tuple[str, ...], depth: i
             raise ShellLineError(f"`{name} -c` has no command string.", syntax=not cmd.more_args)
         script = words[i]
         if not script.literal:
-            raise ShellLineError(f"the command string of `{name} -c` (`{script.text}`) is decided only when the "
-                                 "line runs; write it out.")
+            raise ShellLineError(
+                f"the command string of `{name} -c` (`{script.text}`) is decided only when the line runs; write it out."
+            )
         yield from _script(cmd, script.text, (*via[:-1], f"{name} -c"), depth)
         return
     if i < len(words):
-        raise ShellLineError(f"`{name} {words[i].text}` runs a script file, whose commands can't be checked; "
-                             "send the commands themselves.")
-    raise ShellLineError(f"`{name}` with no command reads commands from its input, which can't be checked; "
-                         "send the commands themselves.")
+        raise ShellLineError(
+            f"`{name} {words[i].text}` runs a script file, whose commands can't be checked; "
+            "send the commands themselves."
+        )
+    raise ShellLineError(
+        f"`{name}` with no command reads commands from its input, which can't be checked; send the commands themselves."
+    )
 
 
 def _su(cmd: SimpleCommand, words: list[Word], via: tuple[str, ...], depth: int) -> Iterator[SimpleCommand]:
@@ -270,15 +294,17 @@ def _su(cmd: SimpleCommand, words: list[Word], via: tuple[str, ...], depth: int)
             break
     if script is not None:
         if not script.literal:
-            raise ShellLineError(f"the command string of `su -c` (`{script.text}`) is decided only when the line "
-                                 "runs; write it out.")
+            raise ShellLineError(
+                f"the command string of `su -c` (`{script.text}`) is decided only when the line runs; write it out."
+            )
         yield from _script(cmd, script.text, via, depth)
         return
     if i < len(words):
         yield from _unwrap(replace(cmd, words=tuple(words[i:]), via=via), depth + 1)
         return
-    raise ShellLineError("`su` with no command starts a shell that reads its input, which can't be checked; "
-                         "give the command.")
+    raise ShellLineError(
+        "`su` with no command starts a shell that reads its input, which can't be checked; give the command."
+    )
 
 
 def _xargs(cmd: SimpleCommand, words: list[Word], via: tuple[str, ...], depth: int) -> Iterator[SimpleCommand]:
@@ -286,25 +312,51 @@ def _xargs(cmd: SimpleCommand, words: list[Word], via: tuple[str, ...], depth: i
     while i < len(words):
         t = words[i].text
         if t.startswith(("-I", "-i", "--replace")):
-            raise ShellLineError("`xargs -I` builds commands from its input, which can't be checked; "
-                                 "send the commands themselves.")
+            raise ShellLineError(
+                "`xargs -I` builds commands from its input, which can't be checked; send the commands themselves."
+            )
         t = _need_literal(words[i], "xargs")
         if not t.startswith("-") or t == "-":
             break
         if t in ("-I", "-i", "--replace") or t.startswith(("-I", "--replace=", "-i")):
-            raise ShellLineError("`xargs -I` builds commands from its input, which can't be checked; "
-                                 "send the commands themselves.")
-        if t in ("-n", "-L", "-s", "-P", "-d", "-E", "-a", "--max-args", "--max-lines", "--max-procs",
-                 "--delimiter", "--arg-file", "--eof"):
+            raise ShellLineError(
+                "`xargs -I` builds commands from its input, which can't be checked; send the commands themselves."
+            )
+        if t in (
+            "-n",
+            "-L",
+            "-s",
+            "-P",
+            "-d",
+            "-E",
+            "-a",
+            "--max-args",
+            "--max-lines",
+            "--max-procs",
+            "--delimiter",
+            "--arg-file",
+            "--eof",
+        ):
             i += 2
-        elif t in ("-0", "-r", "-t", "-x", "-p", "--null", "--no-run-if-empty", "--verbose", "--exit",
-                   "--interactive") or re.fullmatch(r"-[nLsPdEa].+|--[a-z-]+=.*", t):
+        elif t in (
+            "-0",
+            "-r",
+            "-t",
+            "-x",
+            "-p",
+            "--null",
+            "--no-run-if-empty",
+            "--verbose",
+            "--exit",
+            "--interactive",
+        ) or re.fullmatch(r"-[nLsPdEa].+|--[a-z-]+=.*", t):
             i += 1
         else:
             raise ShellLineError(f"`xargs {t}` is an option this tool doesn't know; leave it out.")
     if cmd.more_args and i >= len(words):
-        raise ShellLineError("`xargs xargs` takes the command it runs from its input, which can't be checked; "
-                             "send the command itself.")
+        raise ShellLineError(
+            "`xargs xargs` takes the command it runs from its input, which can't be checked; send the command itself."
+        )
     rest = words[i:] or [Word("echo")]  # xargs with no command runs echo
     yield from _unwrap(replace(cmd, words=tuple(rest), via=via, more_args=True), depth + 1)
 
@@ -318,6 +370,6 @@ def _find_exec(cmd: SimpleCommand, words: list[Word], via: tuple[str, ...], dept
             while j < len(words) and words[j].text not in (";", "+"):
                 j += 1
             if j > i + 1:
-                yield from _unwrap(replace(cmd, words=tuple(words[i + 1:j]), via=via, more_args=True), depth + 1)
+                yield from _unwrap(replace(cmd, words=tuple(words[i + 1 : j]), via=via, more_args=True), depth + 1)
             i = j
         i += 1

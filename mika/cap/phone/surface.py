@@ -79,9 +79,16 @@ class PhoneSurface:
     def _reconnects(self) -> int:
         return int(getattr(self.session.port, "reconnects", 0))
 
-    async def after(self, capability: str, tool: str, args: dict[str, Any], token: Any, outcome: ToolOutcome) -> ToolOutcome:
-        if token is None or outcome.code in ("stale_element", "unknown_element", "bad_arguments", "use_phone_tool",
-                                             "command_refused"):
+    async def after(
+        self, capability: str, tool: str, args: dict[str, Any], token: Any, outcome: ToolOutcome
+    ) -> ToolOutcome:
+        if token is None or outcome.code in (
+            "stale_element",
+            "unknown_element",
+            "bad_arguments",
+            "use_phone_tool",
+            "command_refused",
+        ):
             return outcome
         before: Screen = token[0]
         after = await self._settled()
@@ -91,17 +98,30 @@ class PhoneSurface:
         reader = self.session.reader
         reader.mark_shown(after)
         obs: Observation = screen_observation(after, 0)
-        note = "\nThe phone's connection dropped and came back during this call; the screen below was read again." \
-            if reconnected else ""
+        note = (
+            "\nThe phone's connection dropped and came back during this call; the screen below was read again."
+            if reconnected
+            else ""
+        )
         # The tool's sentence may quote the app (`Tapped button "…"`): seal() keeps the real
         # fences and defuses any fence spelling that came in with such a quote.
         text = seal(f"{outcome.text}\n{effect_line(effect)}{note}\n\n{obs.text}")
-        data = {**outcome.data, **effect.as_dict(), "screen_version": after.version,
-                "package": after.foreground_package}
+        data = {
+            **outcome.data,
+            **effect.as_dict(),
+            "screen_version": after.version,
+            "package": after.foreground_package,
+        }
         if reconnected:
             data["reconnected"] = True
-        return replace(outcome, text=text, effect=effect.kind.value, tree_blind=effect.tree_blind or outcome.tree_blind,
-                       data=data, observations=(*outcome.observations, obs))
+        return replace(
+            outcome,
+            text=text,
+            effect=effect.kind.value,
+            tree_blind=effect.tree_blind or outcome.tree_blind,
+            data=data,
+            observations=(*outcome.observations, obs),
+        )
 
     async def _settled(self) -> Screen:
         reader = self.session.reader
@@ -122,4 +142,3 @@ class PhoneSurface:
             self._lock_fault = fault
             return False
         return is_lock_screen(screen)
-

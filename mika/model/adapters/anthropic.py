@@ -80,7 +80,9 @@ class AnthropicRequestBuilder:
         }
         tools = []
         if request.tools and self.endpoint.supports_tools:
-            tools = [{"name": t.name, "description": t.description, "input_schema": t.parameters} for t in request.tools]
+            tools = [
+                {"name": t.name, "description": t.description, "input_schema": t.parameters} for t in request.tools
+            ]
             body["tools"] = tools
         if request.system:
             body["system"] = [{"type": "text", "text": request.system, "cache_control": dict(_EPHEMERAL)}]
@@ -159,10 +161,18 @@ class _Reply:
         for index in sorted(self.blocks):
             b = self.blocks[index]
             if b["type"] == "thinking":
-                thinking.append(Thinking(b.get("thinking", ""), origin=self.endpoint.origin, field="thinking",
-                                         signature=b.get("signature") or None))
+                thinking.append(
+                    Thinking(
+                        b.get("thinking", ""),
+                        origin=self.endpoint.origin,
+                        field="thinking",
+                        signature=b.get("signature") or None,
+                    )
+                )
             elif b["type"] == "redacted_thinking":
-                thinking.append(Thinking("", origin=self.endpoint.origin, field="redacted_thinking", data=b.get("data")))
+                thinking.append(
+                    Thinking("", origin=self.endpoint.origin, field="redacted_thinking", data=b.get("data"))
+                )
             elif b["type"] == "text":
                 text.append(b.get("text", ""))
         out = thinking
@@ -176,8 +186,9 @@ class _Reply:
         stop: StopReason = _STOP.get(self.stop or "", "other")  # type: ignore[assignment]
         if any(isinstance(p, ToolCall) for p in parts):
             stop = "tool_calls" if stop in ("end", "tool_calls", "other") else stop
-        return ModelResponse(Message("assistant", tuple(parts)), usage_of(self.start_usage, self.delta_usage),
-                             stop, self.model, provider)
+        return ModelResponse(
+            Message("assistant", tuple(parts)), usage_of(self.start_usage, self.delta_usage), stop, self.model, provider
+        )
 
 
 class AnthropicModel(EndpointModel):
@@ -195,8 +206,15 @@ class AnthropicModel(EndpointModel):
         )
 
     def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
-        return sdk_events(self._client.messages.create, request, self.endpoint, body=self.builder.body,
-                          whole=self._from_message, pieces=self._from_stream, needs="content")
+        return sdk_events(
+            self._client.messages.create,
+            request,
+            self.endpoint,
+            body=self.builder.body,
+            whole=self._from_message,
+            pieces=self._from_stream,
+            needs="content",
+        )
 
     async def _from_stream(self, stream: Any) -> AsyncIterator[StreamEvent]:
         reply = _Reply(self.endpoint)
@@ -243,7 +261,9 @@ class AnthropicModel(EndpointModel):
             # message_stop frame is missing, so the reply itself is whole.
             yield Done(reply.response(self.provider))
             return
-        raise ModelError(ModelErrorKind.STREAM_INCOMPLETE, "the stream ended before message_stop", provider=self.provider)
+        raise ModelError(
+            ModelErrorKind.STREAM_INCOMPLETE, "the stream ended before message_stop", provider=self.provider
+        )
 
     async def _from_message(self, data: dict[str, Any]) -> AsyncIterator[StreamEvent]:
         reply = _Reply(self.endpoint)

@@ -43,7 +43,9 @@ def undecodable(exc: BaseException, provider: str) -> ModelError | None:
         bad = exc.object[exc.start : exc.start + 1] if isinstance(exc.object, (bytes, bytearray)) else b""
         # A leading \xff\xfe makes a JSON reader guess UTF-16; its offsets would mislead.
         where = f" (byte 0x{bad.hex()} at offset {exc.start})" if bad and exc.encoding.startswith("utf-8") else ""
-        return bad_reply(provider, f"the reply is not UTF-8 text{where}", exc.object if isinstance(exc.object, bytes) else None)
+        return bad_reply(
+            provider, f"the reply is not UTF-8 text{where}", exc.object if isinstance(exc.object, bytes) else None
+        )
     if isinstance(exc, json.JSONDecodeError):
         return bad_reply(provider, f"the reply is not JSON ({exc.msg} at offset {exc.pos})", exc.doc)
     return None

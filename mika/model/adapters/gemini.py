@@ -251,14 +251,22 @@ class GeminiModel(EndpointModel):
             async with self._client.stream("POST", self._url(), content=body, headers=headers) as response:
                 if response.status_code >= 400:
                     raw = await response.aread()
-                    raise classify_http(response.status_code, raw.decode("utf-8", "replace"),
-                                        dict(response.headers), provider=self.provider, model=self.name)
+                    raise classify_http(
+                        response.status_code,
+                        raw.decode("utf-8", "replace"),
+                        dict(response.headers),
+                        provider=self.provider,
+                        model=self.name,
+                    )
                 started = True
                 ctype = response.headers.get("content-type", "")
                 seen: list[str] = []
                 if "html" in ctype.lower():
-                    raise bad_reply(self.provider, f"the reply is an HTML page ({ctype}), not the provider's API",
-                                    (await response.aread())[:SNIPPET * 4])
+                    raise bad_reply(
+                        self.provider,
+                        f"the reply is an HTML page ({ctype}), not the provider's API",
+                        (await response.aread())[: SNIPPET * 4],
+                    )
                 if "event-stream" in ctype:
                     async for data in _sse_data(response):
                         try:
@@ -279,11 +287,14 @@ class GeminiModel(EndpointModel):
         except ModelError:
             raise
         except httpx.TransportError as exc:
-            raise translate(exc, provider=self.provider, model=self.name, started=started,
-                            read_timeout=self.endpoint.read_timeout) from exc
+            raise translate(
+                exc, provider=self.provider, model=self.name, started=started, read_timeout=self.endpoint.read_timeout
+            ) from exc
         except (TypeError, AttributeError, KeyError, ValueError, IndexError) as exc:
             # Our reading code met a field of the wrong type: the reply is not this API's.
             raise bad_reply(self.provider, f"the reply has an unexpected shape ({type(exc).__name__}: {exc})") from exc
         if reply.finish is None:
-            raise ModelError(ModelErrorKind.STREAM_INCOMPLETE, "the stream ended without a finishReason", provider=self.provider)
+            raise ModelError(
+                ModelErrorKind.STREAM_INCOMPLETE, "the stream ended without a finishReason", provider=self.provider
+            )
         yield Done(reply.response())

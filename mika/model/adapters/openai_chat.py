@@ -135,8 +135,9 @@ def _content_blocks(blocks: list[Any], text: list[str], reasoning: dict[str, lis
 
 
 def _usage(raw: Any) -> Usage:
-    return openai_usage(raw, input_key="prompt_tokens", output_key="completion_tokens",
-                        details_key="prompt_tokens_details")
+    return openai_usage(
+        raw, input_key="prompt_tokens", output_key="completion_tokens", details_key="prompt_tokens_details"
+    )
 
 
 class OpenAIChatModel(EndpointModel):
@@ -150,9 +151,16 @@ class OpenAIChatModel(EndpointModel):
         )
 
     def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
-        return sdk_events(self._client.chat.completions.create, request, self.endpoint, body=self.builder.body,
-                          whole=self._from_completion, pieces=self._from_stream,
-                          stream_args={"stream_options": {"include_usage": True}}, needs="choices")
+        return sdk_events(
+            self._client.chat.completions.create,
+            request,
+            self.endpoint,
+            body=self.builder.body,
+            whole=self._from_completion,
+            pieces=self._from_stream,
+            stream_args={"stream_options": {"include_usage": True}},
+            needs="choices",
+        )
 
     async def _from_stream(self, stream: Any) -> AsyncIterator[StreamEvent]:
         text: list[str] = []
@@ -193,7 +201,9 @@ class OpenAIChatModel(EndpointModel):
         # The SDK ends quietly at [DONE] or at a clean close; only a finish reason or the
         # usage chunk proves the reply was complete.
         if not saw_any or (finish is None and not usage.reported):
-            raise ModelError(ModelErrorKind.STREAM_INCOMPLETE, "the stream ended without a finish reason", provider=self.provider)
+            raise ModelError(
+                ModelErrorKind.STREAM_INCOMPLETE, "the stream ended without a finish reason", provider=self.provider
+            )
         yield Done(self._response(text, reasoning, calls, usage, finish, model_name))
 
     async def _from_completion(self, data: dict[str, Any]) -> AsyncIterator[StreamEvent]:
@@ -218,12 +228,25 @@ class OpenAIChatModel(EndpointModel):
             fn = tc.get("function") or {}
             yield calls.add(index, id=tc.get("id"), name=fn.get("name"), arguments=fn.get("arguments") or "")
         yield Done(
-            self._response([text] if text else [], reasoning, calls, _usage(data.get("usage")),
-                           choice.get("finish_reason"), data.get("model") or self.name)
+            self._response(
+                [text] if text else [],
+                reasoning,
+                calls,
+                _usage(data.get("usage")),
+                choice.get("finish_reason"),
+                data.get("model") or self.name,
+            )
         )
 
-    def _response(self, text: list[str], reasoning: dict[str, list[str]], calls: ToolCallAssembler,
-                  usage: Usage, finish: str | None, model_name: str) -> ModelResponse:
+    def _response(
+        self,
+        text: list[str],
+        reasoning: dict[str, list[str]],
+        calls: ToolCallAssembler,
+        usage: Usage,
+        finish: str | None,
+        model_name: str,
+    ) -> ModelResponse:
         parts: list[Part] = []
         for field, pieces in reasoning.items():
             parts.append(Thinking("".join(pieces), origin=self.endpoint.origin, field=field))

@@ -43,8 +43,7 @@ _INCLUDE = ["reasoning.encrypted_content"]
 
 
 def usage_of(raw: Any) -> Usage:
-    return openai_usage(raw, input_key="input_tokens", output_key="output_tokens",
-                        details_key="input_tokens_details")
+    return openai_usage(raw, input_key="input_tokens", output_key="output_tokens", details_key="input_tokens_details")
 
 
 class ResponsesRequestBuilder:
@@ -62,8 +61,13 @@ class ResponsesRequestBuilder:
         }
         if request.tools and self.endpoint.supports_tools:
             body["tools"] = [
-                {"type": "function", "name": t.name, "description": t.description,
-                 "parameters": t.parameters, "strict": False}
+                {
+                    "type": "function",
+                    "name": t.name,
+                    "description": t.description,
+                    "parameters": t.parameters,
+                    "strict": False,
+                }
                 for t in request.tools
             ]
         body["store"] = False
@@ -103,7 +107,9 @@ class ResponsesRequestBuilder:
             out.append({"role": "assistant", "content": text})
         for part in message.parts:
             if isinstance(part, ToolCall):
-                out.append({"type": "function_call", "call_id": part.id, "name": part.name, "arguments": arguments_text(part)})
+                out.append(
+                    {"type": "function_call", "call_id": part.id, "name": part.name, "arguments": arguments_text(part)}
+                )
         return out
 
 
@@ -131,9 +137,15 @@ class OpenAIResponsesModel(EndpointModel):
                 yield event
 
     def _attempt(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
-        return sdk_events(self._client.responses.create, request, self.endpoint,
-                          body=lambda r: self.builder.body(r, include=self._include),
-                          whole=self._from_response, pieces=self._from_stream, needs="output")
+        return sdk_events(
+            self._client.responses.create,
+            request,
+            self.endpoint,
+            body=lambda r: self.builder.body(r, include=self._include),
+            whole=self._from_response,
+            pieces=self._from_stream,
+            needs="output",
+        )
 
     async def _from_stream(self, stream: Any) -> AsyncIterator[StreamEvent]:
         # What streamed in, for servers whose final response carries an empty `output`.
@@ -164,7 +176,9 @@ class OpenAIResponsesModel(EndpointModel):
                 if not final.get("output") and (streamed_items or text):
                     items = [streamed_items[i] for i in sorted(streamed_items)]
                     if text and not any(i.get("type") == "message" for i in items):
-                        items.insert(0, {"type": "message", "content": [{"type": "output_text", "text": "".join(text)}]})
+                        items.insert(
+                            0, {"type": "message", "content": [{"type": "output_text", "text": "".join(text)}]}
+                        )
                     final["output"] = items
                 async for out in self._from_response(final, emit=False):
                     yield out
@@ -172,7 +186,9 @@ class OpenAIResponsesModel(EndpointModel):
             elif kind in ("response.failed", "error"):
                 err = (data.get("response") or {}).get("error") or data.get("error") or data
                 raise classify_http(None, {"error": err}, None, provider=self.provider, model=self.name)
-        raise ModelError(ModelErrorKind.STREAM_INCOMPLETE, "the stream ended before response.completed", provider=self.provider)
+        raise ModelError(
+            ModelErrorKind.STREAM_INCOMPLETE, "the stream ended before response.completed", provider=self.provider
+        )
 
     async def _from_response(self, response: dict[str, Any], *, emit: bool = True) -> AsyncIterator[StreamEvent]:
         """The final response object holds the whole reply; streaming only previewed it."""
@@ -184,8 +200,11 @@ class OpenAIResponsesModel(EndpointModel):
             if kind == "reasoning":
                 summary = "".join(s.get("text", "") for s in item.get("summary") or [])
                 if item.get("encrypted_content") or summary:
-                    parts.append(Thinking(summary, origin=self.endpoint.origin, field=ENCRYPTED,
-                                          data=item.get("encrypted_content")))
+                    parts.append(
+                        Thinking(
+                            summary, origin=self.endpoint.origin, field=ENCRYPTED, data=item.get("encrypted_content")
+                        )
+                    )
                     if emit and summary:
                         yield ThinkingDelta(summary)
             elif kind == "message":
@@ -195,8 +214,9 @@ class OpenAIResponsesModel(EndpointModel):
                         if emit:
                             yield TextDelta(c["text"])
             elif kind == "function_call":
-                piece = calls.add(index, id=item.get("call_id"), name=item.get("name"),
-                                  arguments=item.get("arguments") or "")
+                piece = calls.add(
+                    index, id=item.get("call_id"), name=item.get("name"), arguments=item.get("arguments") or ""
+                )
                 if emit:
                     yield piece
         if text:
@@ -210,5 +230,12 @@ class OpenAIResponsesModel(EndpointModel):
             stop = "max_tokens" if reason == "max_output_tokens" else "other"
         else:
             stop = "tool_calls" if tool_calls else "end"
-        yield Done(ModelResponse(Message("assistant", tuple(parts)), usage_of(response.get("usage")), stop,
-                                 response.get("model") or self.name, self.provider))
+        yield Done(
+            ModelResponse(
+                Message("assistant", tuple(parts)),
+                usage_of(response.get("usage")),
+                stop,
+                response.get("model") or self.name,
+                self.provider,
+            )
+        )

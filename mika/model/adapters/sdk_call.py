@@ -66,7 +66,11 @@ async def sdk_events(
         raise
     except Exception as exc:  # SDK and transport errors become ModelError
         mapped = _translated(exc, endpoint, started)
-        if mapped is None and reading and isinstance(exc, (TypeError, AttributeError, KeyError, ValueError, IndexError)):
+        if (
+            mapped is None
+            and reading
+            and isinstance(exc, (TypeError, AttributeError, KeyError, ValueError, IndexError))
+        ):
             # Our reading code met a field of the wrong type: the reply is not this API's.
             mapped = bad_reply(provider, f"the reply has an unexpected shape ({type(exc).__name__}: {exc})")
         if mapped is None:
@@ -76,8 +80,9 @@ async def sdk_events(
 
 def _translated(exc: BaseException, endpoint: Endpoint, started: bool) -> ModelError | None:
     try:
-        return translate(exc, provider=endpoint.provider, model=endpoint.model, started=started,
-                         read_timeout=endpoint.read_timeout)
+        return translate(
+            exc, provider=endpoint.provider, model=endpoint.model, started=started, read_timeout=endpoint.read_timeout
+        )
     except BaseException as unknown:
         if unknown is exc:
             return None

@@ -56,8 +56,9 @@ def _timed_out(exc: BaseException, provider: str, started: bool, read_timeout: f
     return ModelError(ModelErrorKind.TIMEOUT, f"read timed out: no data{after} {where}", provider=provider)
 
 
-def translate(exc: BaseException, *, provider: str, model: str, started: bool,
-              read_timeout: float | None = None) -> ModelError:
+def translate(
+    exc: BaseException, *, provider: str, model: str, started: bool, read_timeout: float | None = None
+) -> ModelError:
     """`started`: some of the reply had arrived, so a broken connection is a cut stream.
     `read_timeout`: the client's read timeout, named when a reachable server stalls."""
     if isinstance(exc, ModelError):

@@ -69,9 +69,7 @@ class AdbStream:
             for start in range(0, len(view), step):
                 await self._wait_writable()
                 self._can_write.clear()
-                await self._sink.send(
-                    Packet(A_WRTE, self.local_id, self.remote_id, bytes(view[start : start + step]))
-                )
+                await self._sink.send(Packet(A_WRTE, self.local_id, self.remote_id, bytes(view[start : start + step])))
 
     # --- driven by the adbd ----------------------------------------------------
 

@@ -35,9 +35,7 @@ log = logging.getLogger("mika.sim.adbd")
 
 
 class Transport:
-    def __init__(
-        self, device: SimDevice, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
-    ) -> None:
+    def __init__(self, device: SimDevice, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.device = device
         self._reader = reader
         self._writer = writer
@@ -149,9 +147,7 @@ class Transport:
         local_id = next(self._ids)
         stream = AdbStream(local_id, remote_id, self)
         self._streams[local_id] = stream
-        self._tasks[local_id] = asyncio.create_task(
-            self._serve(service, stream), name=f"adbd:{destination[:60]}"
-        )
+        self._tasks[local_id] = asyncio.create_task(self._serve(service, stream), name=f"adbd:{destination[:60]}")
 
     async def _serve(self, service: Service, stream: AdbStream) -> None:
         try:

@@ -111,7 +111,12 @@ def tap(world: World, display_id: int, x: int, y: int) -> None:
         world.ime_visible = True
         world.changed()
         return
-    if window is not None and window.kind == "dialog" and world.dialog and window.package == world.dialog.get("package", "android"):
+    if (
+        window is not None
+        and window.kind == "dialog"
+        and world.dialog
+        and window.package == world.dialog.get("package", "android")
+    ):
         _run(world, display_id, activity, node.on_tap or [], node, system=True)
         return
     _run(world, display_id, activity, node.on_tap or [], node)
@@ -286,7 +291,14 @@ def _field_spec(world: World, activity: Activity, field: str) -> dict[str, Any] 
 
 
 # -- ops -------------------------------------------------------------------------------------
-def _run(world: World, display_id: int, activity: Activity, ops: list[dict[str, Any]], node: Node | None, system: bool = False) -> None:
+def _run(
+    world: World,
+    display_id: int,
+    activity: Activity,
+    ops: list[dict[str, Any]],
+    node: Node | None,
+    system: bool = False,
+) -> None:
     scope = make_scope(world, activity, node.item if node is not None else None)
     for op in ops:
         if run_op(world, display_id, activity, op, scope) == "stop":
@@ -294,7 +306,9 @@ def _run(world: World, display_id: int, activity: Activity, ops: list[dict[str, 
     world.changed()
 
 
-def run_ops(world: World, display_id: int, activity: Activity, ops: list[dict[str, Any]], scope: dict[str, Any]) -> None:
+def run_ops(
+    world: World, display_id: int, activity: Activity, ops: list[dict[str, Any]], scope: dict[str, Any]
+) -> None:
     for op in ops:
         if run_op(world, display_id, activity, op, scope) == "stop":
             break
@@ -311,7 +325,9 @@ def _write(world: World, activity: Activity, path: str, value: Any, scope: dict[
     if "." not in path and "[" not in path:
         world.data[path] = value
         return
-    container, key = tpl.parent_and_key(path, world.data | {"params": activity.params, "fields": activity.fields, "item": scope.get("item")})
+    container, key = tpl.parent_and_key(
+        path, world.data | {"params": activity.params, "fields": activity.fields, "item": scope.get("item")}
+    )
     if isinstance(container, list) and key.lstrip("-").isdigit():
         container[int(key)] = value
     elif isinstance(container, dict):
@@ -348,8 +364,13 @@ def run_op(world: World, display_id: int, activity: Activity, op: dict[str, Any]
     elif "start" in op:
         spec = op["start"]
         world.ime_visible = False
-        world.launch(tpl.text(spec["package"], scope), display_id, screen=spec.get("screen"),
-                     params=tpl.render(spec.get("params", {}), scope), fields=tpl.render(spec.get("fields", {}), scope))
+        world.launch(
+            tpl.text(spec["package"], scope),
+            display_id,
+            screen=spec.get("screen"),
+            params=tpl.render(spec.get("params", {}), scope),
+            fields=tpl.render(spec.get("fields", {}), scope),
+        )
     elif "launch" in op:
         world.ime_visible = False
         world.launch(tpl.text(op["launch"], scope), display_id)
@@ -427,7 +448,9 @@ def run_op(world: World, display_id: int, activity: Activity, op: dict[str, Any]
 
 
 # -- intents ---------------------------------------------------------------------------------
-def resolve_intent(world: World, action: str | None, data: str | None, mime: str | None, category: str | None) -> tuple[str, dict[str, Any]] | None:
+def resolve_intent(
+    world: World, action: str | None, data: str | None, mime: str | None, category: str | None
+) -> tuple[str, dict[str, Any]] | None:
     """(package, intent rule) for the first app whose file claims the intent."""
     for app in world.apps.values():
         for rule in app.intents:
@@ -443,7 +466,9 @@ def resolve_intent(world: World, action: str | None, data: str | None, mime: str
     return None
 
 
-def start_intent(world: World, display_id: int, package: str, rule: dict[str, Any], extras: dict[str, Any], data: str | None) -> None:
+def start_intent(
+    world: World, display_id: int, package: str, rule: dict[str, Any], extras: dict[str, Any], data: str | None
+) -> None:
     app = world.apps[package]
     screen = rule.get("screen", app.main)
     activity = world.launch(package, display_id)

@@ -42,13 +42,19 @@ def build_frame(world: World, display_id: int = 0) -> list[Window]:
         if task is not None and task.top.focus and world.ime_visible and display_id == world.focused_display:
             windows.append(systemui.keyboard(width, height))
         if task is not None and task.top.popup:
-            windows.append(systemui.text_toolbar(task.top.popup, task.top, task.package, width, str(world.data.get("clipboard") or "")))
+            windows.append(
+                systemui.text_toolbar(
+                    task.top.popup, task.top, task.package, width, str(world.data.get("clipboard") or "")
+                )
+            )
         if task is not None and task.top.dialog:
             windows.append(systemui.dialog(task.top.dialog, task.package, width, height, make_scope(world, task.top)))
     if world.shade_open and not world.locked and display_id == 0:
         windows.append(systemui.shade(world, width, height))
     if world.dialog and display_id == 0:
-        windows.append(systemui.dialog(world.dialog, world.dialog.get("package", "android"), width, height, dict(world.data)))
+        windows.append(
+            systemui.dialog(world.dialog, world.dialog.get("package", "android"), width, height, dict(world.data))
+        )
     toast = world.current_toast()
     if toast and display_id == 0:
         windows.append(systemui.toast(toast, width, height))
@@ -70,39 +76,93 @@ def _app_window(world: World, activity: Activity, depth: int, width: int, height
     pkg = app.package
     root = Node("android.widget.FrameLayout", (0, 0, width, height), pkg, role="window")
     decor = Node("android.widget.LinearLayout", (0, 0, width, height), pkg, role="plain")
-    content = Node("android.widget.FrameLayout", (0, STATUS_H, width, height), pkg, rid="android:id/content", role="plain")
+    content = Node(
+        "android.widget.FrameLayout", (0, STATUS_H, width, height), pkg, rid="android:id/content", role="plain"
+    )
     root.children.append(decor)
     decor.children.append(content)
-    page = Node("android.view.ViewGroup", (0, STATUS_H, width, height), pkg, rid=f"{pkg}:id/root", role="page",
-                style=spec.get("theme", "dark" if world.data["settings"].get("dark_mode") and spec.get("follow_dark", True) else ""))
+    page = Node(
+        "android.view.ViewGroup",
+        (0, STATUS_H, width, height),
+        pkg,
+        rid=f"{pkg}:id/root",
+        role="page",
+        style=spec.get(
+            "theme", "dark" if world.data["settings"].get("dark_mode") and spec.get("follow_dark", True) else ""
+        ),
+    )
     content.children.append(page)
     y = STATUS_H
     if spec.get("toolbar", True):
         bar = Node("android.view.ViewGroup", (0, y, width, y + TOOLBAR_H), pkg, rid=f"{pkg}:id/toolbar", role="bar")
         x = MARGIN
         if spec.get("up", depth > 1):
-            bar.children.append(Node("android.widget.ImageButton", (0, y, TOOLBAR_H, y + TOOLBAR_H), pkg, desc="Navigate up",
-                                     clickable=True, focusable=True, on_tap=[{"back": True}], role="icon", paint="←"))
+            bar.children.append(
+                Node(
+                    "android.widget.ImageButton",
+                    (0, y, TOOLBAR_H, y + TOOLBAR_H),
+                    pkg,
+                    desc="Navigate up",
+                    clickable=True,
+                    focusable=True,
+                    on_tap=[{"back": True}],
+                    role="icon",
+                    paint="←",
+                )
+            )
             x = TOOLBAR_H
         actions = [a for a in spec.get("actions", []) if tpl.check(a.get("if"), scope)]
         right = width - len(actions) * 144
-        bar.children.append(Node("android.widget.TextView", (x, y, right, y + TOOLBAR_H), pkg,
-                                 text=tpl.text(spec.get("title", app.label), scope), rid=f"{pkg}:id/title_bar", role="title"))
+        bar.children.append(
+            Node(
+                "android.widget.TextView",
+                (x, y, right, y + TOOLBAR_H),
+                pkg,
+                text=tpl.text(spec.get("title", app.label), scope),
+                rid=f"{pkg}:id/title_bar",
+                role="title",
+            )
+        )
         for i, action in enumerate(actions):
             ax = right + i * 144
-            bar.children.append(Node("android.widget.ImageButton", (ax, y + 12, ax + 144, y + TOOLBAR_H - 12), pkg,
-                                     desc=tpl.text(action.get("desc", ""), scope), rid=builder.rid(action, scope),
-                                     clickable=True, focusable=True, on_tap=action.get("tap"), role="icon",
-                                     paint=action.get("glyph", "+")))
+            bar.children.append(
+                Node(
+                    "android.widget.ImageButton",
+                    (ax, y + 12, ax + 144, y + TOOLBAR_H - 12),
+                    pkg,
+                    desc=tpl.text(action.get("desc", ""), scope),
+                    rid=builder.rid(action, scope),
+                    clickable=True,
+                    focusable=True,
+                    on_tap=action.get("tap"),
+                    role="icon",
+                    paint=action.get("glyph", "+"),
+                )
+            )
         page.children.append(bar)
         y += TOOLBAR_H
     bottom_edge = height - IME_H if (activity.focus and world.ime_visible) else height
     if is_loading(world, activity):
         mid = (y + bottom_edge) // 2
-        page.children.append(Node("android.widget.ProgressBar", (width // 2 - 70, mid - 140, width // 2 + 70, mid), pkg,
-                                  rid="android:id/progress", role="progress"))
-        page.children.append(Node("android.widget.TextView", (0, mid + 20, width, mid + 100), pkg, text=spec.get("loading_text", "Loading…"),
-                                  role="text", style="center"))
+        page.children.append(
+            Node(
+                "android.widget.ProgressBar",
+                (width // 2 - 70, mid - 140, width // 2 + 70, mid),
+                pkg,
+                rid="android:id/progress",
+                role="progress",
+            )
+        )
+        page.children.append(
+            Node(
+                "android.widget.TextView",
+                (0, mid + 20, width, mid + 100),
+                pkg,
+                text=spec.get("loading_text", "Loading…"),
+                role="text",
+                style="center",
+            )
+        )
     else:
         bottom_specs = [s for s in spec.get("bottom", []) if tpl.check(s.get("if"), scope)]
         heights = [builder.measure(s, scope, width) for s in bottom_specs]
@@ -110,4 +170,3 @@ def _app_window(world: World, activity: Activity, depth: int, width: int, height
         page.children.extend(builder.column(spec.get("body", []), scope, 0, width, y, bottom_top))
         page.children.extend(builder.column(bottom_specs, scope, 0, width, bottom_top, bottom_edge))
     return Window("app", root, f"{pkg}/{app.screens[activity.screen].activity}", pkg, secure=bool(spec.get("secure")))
-

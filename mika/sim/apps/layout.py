@@ -84,7 +84,9 @@ class Builder:
         return _HEIGHTS.get(kind, 120)
 
     # -- building --------------------------------------------------------------------
-    def column(self, specs: list[dict[str, Any]], scope: dict[str, Any], x0: int, x1: int, y0: int, y1: int) -> list[Node]:
+    def column(
+        self, specs: list[dict[str, Any]], scope: dict[str, Any], x0: int, x1: int, y0: int, y1: int
+    ) -> list[Node]:
         """Stacks specs from y0 down; fill-height kinds share what is left above y1."""
         visible = [s for s in specs if tpl.check(s.get("if"), scope)]
         heights = [self.measure(s, scope, x1 - x0) for s in visible]
@@ -102,7 +104,9 @@ class Builder:
             y += h
         return nodes
 
-    def build(self, spec: dict[str, Any], scope: dict[str, Any], left: int, top: int, right: int, bottom: int) -> Node | None:
+    def build(
+        self, spec: dict[str, Any], scope: dict[str, Any], left: int, top: int, right: int, bottom: int
+    ) -> Node | None:
         kind = spec.get("kind", "text")
         b = (left, top, right, bottom)
         rid = self.rid(spec, scope)
@@ -112,10 +116,21 @@ class Builder:
         longs = spec.get("long")
         item = scope.get("item")
         if kind == "text":
-            return Node("android.widget.TextView", (left + MARGIN, top, right - MARGIN, bottom), pkg,
-                        text=tpl.text(spec.get("text", ""), scope), rid=rid, desc=desc,
-                        clickable=bool(taps), on_tap=taps, on_long=longs, long_clickable=bool(longs),
-                        role="text", style=spec.get("style", ""), item=item)
+            return Node(
+                "android.widget.TextView",
+                (left + MARGIN, top, right - MARGIN, bottom),
+                pkg,
+                text=tpl.text(spec.get("text", ""), scope),
+                rid=rid,
+                desc=desc,
+                clickable=bool(taps),
+                on_tap=taps,
+                on_long=longs,
+                long_clickable=bool(longs),
+                role="text",
+                style=spec.get("style", ""),
+                item=item,
+            )
         if kind == "bubble":
             side = tpl.text(spec.get("side", "in"), scope)
             sender = tpl.text(spec.get("from", ""), scope)
@@ -123,50 +138,144 @@ class Builder:
             # bubbles hug their text, up to 70% of the row
             needed = max(max((text_width(ln) for ln in body.split("\n")), default=0), text_width(sender, 34)) + 72
             width = min(int((right - left) * 0.7), max(160, int(needed)))
-            x0, x1 = (right - MARGIN - width, right - MARGIN) if side == "out" else (left + MARGIN, left + MARGIN + width)
-            box = Node("android.widget.LinearLayout", (x0, top + 8, x1, bottom - 8), pkg, rid=f"{pkg}:id/bubble",
-                       role="bubble", style=side, long_clickable=True, on_long=longs, item=item)
+            x0, x1 = (
+                (right - MARGIN - width, right - MARGIN) if side == "out" else (left + MARGIN, left + MARGIN + width)
+            )
+            box = Node(
+                "android.widget.LinearLayout",
+                (x0, top + 8, x1, bottom - 8),
+                pkg,
+                rid=f"{pkg}:id/bubble",
+                role="bubble",
+                style=side,
+                long_clickable=True,
+                on_long=longs,
+                item=item,
+            )
             y = top + 8
             if sender:
-                box.children.append(Node("android.widget.TextView", (x0 + 24, y + 8, x1 - 24, y + LINE), pkg,
-                                         text=sender, rid=f"{pkg}:id/sender", role="sender"))
+                box.children.append(
+                    Node(
+                        "android.widget.TextView",
+                        (x0 + 24, y + 8, x1 - 24, y + LINE),
+                        pkg,
+                        text=sender,
+                        rid=f"{pkg}:id/sender",
+                        role="sender",
+                    )
+                )
                 y += LINE
-            box.children.append(Node("android.widget.TextView", (x0 + 24, y + 16, x1 - 24, bottom - 24), pkg,
-                                     text=tpl.text(spec.get("text", ""), scope), rid=f"{pkg}:id/message_text",
-                                     role="bubble_text", style=side))
+            box.children.append(
+                Node(
+                    "android.widget.TextView",
+                    (x0 + 24, y + 16, x1 - 24, bottom - 24),
+                    pkg,
+                    text=tpl.text(spec.get("text", ""), scope),
+                    rid=f"{pkg}:id/message_text",
+                    role="bubble_text",
+                    style=side,
+                )
+            )
             return box
         if kind == "row":
-            row = Node("android.widget.LinearLayout", b, pkg, rid=rid, desc=desc, clickable=bool(taps),
-                       focusable=bool(taps), on_tap=taps, on_long=longs, long_clickable=bool(longs),
-                       role="row", item=item)
+            row = Node(
+                "android.widget.LinearLayout",
+                b,
+                pkg,
+                rid=rid,
+                desc=desc,
+                clickable=bool(taps),
+                focusable=bool(taps),
+                on_tap=taps,
+                on_long=longs,
+                long_clickable=bool(longs),
+                role="row",
+                item=item,
+            )
             title = tpl.text(spec.get("text", ""), scope)
             sub = tpl.text(spec.get("sub", ""), scope) if spec.get("sub") else ""
             mid = top + (bottom - top) // 2
-            row.children.append(Node("android.widget.TextView", (left + MARGIN, top + 24, right - MARGIN, mid + (0 if sub else 50)),
-                                     pkg, text=title, rid=f"{pkg}:id/title" if not spec.get("title_id") else f"{pkg}:id/{spec['title_id']}", role="row_title"))
+            row.children.append(
+                Node(
+                    "android.widget.TextView",
+                    (left + MARGIN, top + 24, right - MARGIN, mid + (0 if sub else 50)),
+                    pkg,
+                    text=title,
+                    rid=f"{pkg}:id/title" if not spec.get("title_id") else f"{pkg}:id/{spec['title_id']}",
+                    role="row_title",
+                )
+            )
             if sub:
-                row.children.append(Node("android.widget.TextView", (left + MARGIN, mid, right - MARGIN, bottom - 24),
-                                         pkg, text=sub, rid=f"{pkg}:id/summary", role="row_sub"))
+                row.children.append(
+                    Node(
+                        "android.widget.TextView",
+                        (left + MARGIN, mid, right - MARGIN, bottom - 24),
+                        pkg,
+                        text=sub,
+                        rid=f"{pkg}:id/summary",
+                        role="row_sub",
+                    )
+                )
             return row
         if kind == "switch":
             bind = spec["bind"]
             on = bool(tpl.lookup(bind, scope))
-            row = Node("android.widget.LinearLayout", b, pkg, rid=rid, clickable=True, focusable=True,
-                       role="row", bind=bind, on_tap=[{"toggle": bind}, *list(taps or [])], item=item)
-            row.children.append(Node("android.widget.TextView", (left + MARGIN, top + 24, right - 260, bottom - 24), pkg,
-                                     text=tpl.text(spec.get("text", ""), scope), rid=f"{pkg}:id/title", role="row_title"))
-            row.children.append(Node("android.widget.Switch", (right - 220, top + 45, right - MARGIN, bottom - 45), pkg,
-                                     text="", rid="android:id/switch_widget", checkable=True, checked=on, role="switch",
-                                     desc=tpl.text(spec.get("text", ""), scope)))
+            row = Node(
+                "android.widget.LinearLayout",
+                b,
+                pkg,
+                rid=rid,
+                clickable=True,
+                focusable=True,
+                role="row",
+                bind=bind,
+                on_tap=[{"toggle": bind}, *list(taps or [])],
+                item=item,
+            )
+            row.children.append(
+                Node(
+                    "android.widget.TextView",
+                    (left + MARGIN, top + 24, right - 260, bottom - 24),
+                    pkg,
+                    text=tpl.text(spec.get("text", ""), scope),
+                    rid=f"{pkg}:id/title",
+                    role="row_title",
+                )
+            )
+            row.children.append(
+                Node(
+                    "android.widget.Switch",
+                    (right - 220, top + 45, right - MARGIN, bottom - 45),
+                    pkg,
+                    text="",
+                    rid="android:id/switch_widget",
+                    checkable=True,
+                    checked=on,
+                    role="switch",
+                    desc=tpl.text(spec.get("text", ""), scope),
+                )
+            )
             return row
         if kind == "check":
             field = spec.get("field")
             bind = spec.get("bind")
             on = bool(self.activity.fields.get(field)) if field else bool(bind and tpl.lookup(bind, scope))
-            return Node("android.widget.CheckBox", (left + MARGIN, top + 10, right - MARGIN, bottom - 10), pkg,
-                        text=tpl.text(spec.get("text", ""), scope), rid=rid, checkable=True, checked=on,
-                        clickable=True, focusable=True, role="check", field=field, bind=bind,
-                        on_tap=[{"toggle": f"fields.{field}" if field else bind}, *list(taps or [])], item=item)
+            return Node(
+                "android.widget.CheckBox",
+                (left + MARGIN, top + 10, right - MARGIN, bottom - 10),
+                pkg,
+                text=tpl.text(spec.get("text", ""), scope),
+                rid=rid,
+                checkable=True,
+                checked=on,
+                clickable=True,
+                focusable=True,
+                role="check",
+                field=field,
+                bind=bind,
+                on_tap=[{"toggle": f"fields.{field}" if field else bind}, *list(taps or [])],
+                item=item,
+            )
         if kind == "field":
             field = spec["field"]
             value = str(self.activity.fields.get(field, "") or "")
@@ -174,21 +283,56 @@ class Builder:
             password = bool(spec.get("password"))
             # TextView reports its hint as text while empty; a password's text is never exposed.
             shown = hint if not value else ("" if password else value)
-            return Node("android.widget.EditText", (left + MARGIN, top + 15, right - MARGIN, bottom - 15), pkg,
-                        text=shown, rid=rid, hint=hint, clickable=True, focusable=True, long_clickable=True,
-                        focused=self.activity.focus == field, password=password, role="field", field=field,
-                        paint=("•" * len(value) if password else value), on_submit=spec.get("submit"),
-                        style="empty" if not value else "")
+            return Node(
+                "android.widget.EditText",
+                (left + MARGIN, top + 15, right - MARGIN, bottom - 15),
+                pkg,
+                text=shown,
+                rid=rid,
+                hint=hint,
+                clickable=True,
+                focusable=True,
+                long_clickable=True,
+                focused=self.activity.focus == field,
+                password=password,
+                role="field",
+                field=field,
+                paint=("•" * len(value) if password else value),
+                on_submit=spec.get("submit"),
+                style="empty" if not value else "",
+            )
         if kind == "button":
             enabled = tpl.check(spec.get("enabled"), scope)
-            return Node("android.widget.Button", (left + MARGIN, top + 12, right - MARGIN, bottom - 12), pkg,
-                        text=tpl.text(spec.get("text", ""), scope), rid=rid, desc=desc, clickable=True,
-                        focusable=True, enabled=enabled, on_tap=taps if enabled else None, on_long=longs,
-                        role="button", style=spec.get("style", "primary"), item=item)
+            return Node(
+                "android.widget.Button",
+                (left + MARGIN, top + 12, right - MARGIN, bottom - 12),
+                pkg,
+                text=tpl.text(spec.get("text", ""), scope),
+                rid=rid,
+                desc=desc,
+                clickable=True,
+                focusable=True,
+                enabled=enabled,
+                on_tap=taps if enabled else None,
+                on_long=longs,
+                role="button",
+                style=spec.get("style", "primary"),
+                item=item,
+            )
         if kind == "iconbtn":
-            return Node("android.widget.ImageButton", (left + MARGIN, top + 12, right - MARGIN, bottom - 12), pkg,
-                        rid=rid, desc=desc, clickable=True, focusable=True, on_tap=taps, role="icon",
-                        paint=tpl.text(spec.get("glyph", desc[:1]), scope), item=item)
+            return Node(
+                "android.widget.ImageButton",
+                (left + MARGIN, top + 12, right - MARGIN, bottom - 12),
+                pkg,
+                rid=rid,
+                desc=desc,
+                clickable=True,
+                focusable=True,
+                on_tap=taps,
+                role="icon",
+                paint=tpl.text(spec.get("glyph", desc[:1]), scope),
+                item=item,
+            )
         if kind == "hbar":
             bar = Node("android.widget.LinearLayout", b, pkg, rid=rid, role="hbar")
             kids = [s for s in spec.get("children", []) if tpl.check(s.get("if"), scope)]
@@ -204,18 +348,41 @@ class Builder:
                     x = x_end
             return bar
         if kind == "image":
-            return Node("android.widget.ImageView", (left + MARGIN, top, right - MARGIN, bottom), pkg, rid=rid, desc=desc,
-                        clickable=bool(taps), on_tap=taps, role="image",
-                        paint=tpl.text(spec.get("paint", ""), scope), style=spec.get("style", ""))
+            return Node(
+                "android.widget.ImageView",
+                (left + MARGIN, top, right - MARGIN, bottom),
+                pkg,
+                rid=rid,
+                desc=desc,
+                clickable=bool(taps),
+                on_tap=taps,
+                role="image",
+                paint=tpl.text(spec.get("paint", ""), scope),
+                style=spec.get("style", ""),
+            )
         if kind == "canvas":
             # A WebView or a game: the pixels carry the text, the tree carries nothing.
             lines = [tpl.text(line, scope) for line in spec.get("lines", [])]
-            return Node(spec.get("class", "android.webkit.WebView"), b, pkg, rid=rid, desc="",
-                        focusable=True, role="canvas", paint="\n".join(lines),
-                        on_tap=taps, clickable=False)
+            return Node(
+                spec.get("class", "android.webkit.WebView"),
+                b,
+                pkg,
+                rid=rid,
+                desc="",
+                focusable=True,
+                role="canvas",
+                paint="\n".join(lines),
+                on_tap=taps,
+                clickable=False,
+            )
         if kind == "progress":
-            return Node("android.widget.ProgressBar", ((left + right) // 2 - 60, top, (left + right) // 2 + 60, bottom), pkg,
-                        rid=rid or "android:id/progress", role="progress")
+            return Node(
+                "android.widget.ProgressBar",
+                ((left + right) // 2 - 60, top, (left + right) // 2 + 60, bottom),
+                pkg,
+                rid=rid or "android:id/progress",
+                role="progress",
+            )
         if kind == "spacer":
             return None
         if kind == "grid":
@@ -234,7 +401,9 @@ class Builder:
             s = self.scope(item, i)
             x = left + (i % cols) * cell
             y = top + (i // cols) * 300
-            grid.children.append(self.build(spec["item"], s, x, y, x + cell, y + 300) or Node("android.view.View", (x, y, x, y)))
+            grid.children.append(
+                self.build(spec["item"], s, x, y, x + cell, y + 300) or Node("android.view.View", (x, y, x, y))
+            )
         return grid
 
     def list(self, spec: dict[str, Any], scope: dict[str, Any], b: tuple[int, int, int, int]) -> Node:
@@ -258,12 +427,28 @@ class Builder:
             off = max_off if stick_bottom else 0
         off = max(0, min(off, max_off))
         self.activity.scroll[list_id] = off
-        node = Node(spec.get("class", "androidx.recyclerview.widget.RecyclerView"), b, self.pkg,
-                    rid=self.rid(spec, scope) or f"{self.pkg}:id/{list_id}", scrollable=total > view_h,
-                    focusable=True, role="list", list_id=list_id)
+        node = Node(
+            spec.get("class", "androidx.recyclerview.widget.RecyclerView"),
+            b,
+            self.pkg,
+            rid=self.rid(spec, scope) or f"{self.pkg}:id/{list_id}",
+            scrollable=total > view_h,
+            focusable=True,
+            role="list",
+            list_id=list_id,
+        )
         if not items and spec.get("empty"):
-            node.children.append(Node("android.widget.TextView", (left + MARGIN, top + 40, right - MARGIN, top + 140), self.pkg,
-                                      text=tpl.text(spec["empty"], scope), rid=f"{self.pkg}:id/empty", role="text", style="muted"))
+            node.children.append(
+                Node(
+                    "android.widget.TextView",
+                    (left + MARGIN, top + 40, right - MARGIN, top + 140),
+                    self.pkg,
+                    text=tpl.text(spec["empty"], scope),
+                    rid=f"{self.pkg}:id/empty",
+                    role="text",
+                    style="muted",
+                )
+            )
             return node
         y = top - off
         for s, h in zip(scopes, heights, strict=False):
@@ -296,7 +481,10 @@ def make_scope(world: World, activity: Activity, item: Any = None, index: int = 
         if a.launcher
     ]
     now = world.clock.local()
-    scope["now"] = {"date": now.strftime("%Y-%m-%d"), "time": now.strftime("%H:%M"), "weekday": now.strftime("%A"),
-                    "epoch": int(world.clock.now())}
+    scope["now"] = {
+        "date": now.strftime("%Y-%m-%d"),
+        "time": now.strftime("%H:%M"),
+        "weekday": now.strftime("%A"),
+        "epoch": int(world.clock.now()),
+    }
     return scope
-

@@ -73,8 +73,9 @@ def _parse(name: str, raw: dict[str, Any], uid: int) -> AppDef:
 def _load_all() -> dict[str, AppDef]:
     folder = resources.files("mika.sim.apps") / "data"
     apps: dict[str, AppDef] = {}
-    files = sorted((p for p in folder.iterdir() if p.name.endswith(".json") and not p.name.startswith("_")),
-                   key=lambda p: p.name)
+    files = sorted(
+        (p for p in folder.iterdir() if p.name.endswith(".json") and not p.name.startswith("_")), key=lambda p: p.name
+    )
     for i, path in enumerate(files):
         try:
             raw = json.loads(path.read_text(encoding="utf-8"))

@@ -197,14 +197,17 @@ def apply_filter(value: Any, name: str, scope: dict[str, Any]) -> Any:
     if name == "side":
         return "out" if value == "我" else "in"
     if name == "last_text":
-        return (value[-1].get("text", "") if value else "")
+        return value[-1].get("text", "") if value else ""
     if name == "after_colon":
         return str(value or "").split(":", 1)[-1]
     if name == "name_or":
         # a contact's name for a number or name typed in a "To" field, else what was typed
         typed = str(value or "").strip()
         for c in scope.get("contacts", []):
-            if typed and (typed.lower() == str(c.get("name", "")).lower() or typed.replace(" ", "") == str(c.get("phone", "")).replace(" ", "")):
+            if typed and (
+                typed.lower() == str(c.get("name", "")).lower()
+                or typed.replace(" ", "") == str(c.get("phone", "")).replace(" ", "")
+            ):
                 return c["name"]
         return typed
     raise TemplateError(f"unknown filter {name!r}")
@@ -262,7 +265,7 @@ def check(cond: Any, scope: dict[str, Any]) -> bool:
         return bool(render(cond, scope))
     if not isinstance(cond, dict) or len(cond) != 1:
         raise TemplateError(f"a condition is one operator, got {cond!r}")
-    (op, arg), = cond.items()
+    ((op, arg),) = cond.items()
     if op == "not":
         return not check(arg, scope)
     if op == "all":

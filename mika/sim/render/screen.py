@@ -70,14 +70,26 @@ def font(size: int) -> ImageFont.FreeTypeFont:
 
 
 LIGHT = {
-    "bg": (255, 255, 255), "fg": (32, 33, 36), "muted": (95, 99, 104), "bar": (241, 243, 244),
-    "line": (218, 220, 224), "accent": (26, 115, 232), "field": (248, 249, 250),
-    "in": (236, 236, 236), "out": (149, 236, 105),
+    "bg": (255, 255, 255),
+    "fg": (32, 33, 36),
+    "muted": (95, 99, 104),
+    "bar": (241, 243, 244),
+    "line": (218, 220, 224),
+    "accent": (26, 115, 232),
+    "field": (248, 249, 250),
+    "in": (236, 236, 236),
+    "out": (149, 236, 105),
 }
 DARK = {
-    "bg": (18, 18, 18), "fg": (232, 234, 237), "muted": (154, 160, 166), "bar": (32, 33, 36),
-    "line": (60, 64, 67), "accent": (138, 180, 248), "field": (40, 42, 45),
-    "in": (48, 49, 52), "out": (38, 120, 60),
+    "bg": (18, 18, 18),
+    "fg": (232, 234, 237),
+    "muted": (154, 160, 166),
+    "bar": (32, 33, 36),
+    "line": (60, 64, 67),
+    "accent": (138, 180, 248),
+    "field": (40, 42, 45),
+    "in": (48, 49, 52),
+    "out": (38, 120, 60),
 }
 
 
@@ -87,8 +99,16 @@ def _box(bounds: tuple[int, int, int, int]) -> tuple[int, int, int, int]:
     return left, top, max(left, right - 1), max(top, bottom - 1)
 
 
-def _text(draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int], text: str, size: int,
-          fill: tuple[int, int, int], align: str = "left", valign: str = "middle", wrap: bool = True) -> None:
+def _text(
+    draw: ImageDraw.ImageDraw,
+    box: tuple[int, int, int, int],
+    text: str,
+    size: int,
+    fill: tuple[int, int, int],
+    align: str = "left",
+    valign: str = "middle",
+    wrap: bool = True,
+) -> None:
     left, top, right, bottom = box
     if not text or right <= left or bottom <= top:
         return
@@ -128,7 +148,9 @@ def _text(draw: ImageDraw.ImageDraw, box: tuple[int, int, int, int], text: str, 
         y += step
 
 
-def _paint(draw: ImageDraw.ImageDraw, node: Node, c: dict[str, tuple[int, int, int]]) -> dict[str, tuple[int, int, int]]:
+def _paint(
+    draw: ImageDraw.ImageDraw, node: Node, c: dict[str, tuple[int, int, int]]
+) -> dict[str, tuple[int, int, int]]:
     role = node.role
     l, t, r, b = node.bounds  # noqa: E741 (left, top, right, bottom)
     if r <= l or b <= t:
@@ -163,11 +185,20 @@ def _paint(draw: ImageDraw.ImageDraw, node: Node, c: dict[str, tuple[int, int, i
         box = (l, t + (b - t) // 2 - 30, l + 60, t + (b - t) // 2 + 30)
         draw.rectangle(box, outline=c["accent"], width=5, fill=c["accent"] if node.checked else None)
         if node.checked:
-            draw.line((box[0] + 12, box[1] + 30, box[0] + 26, box[1] + 46, box[0] + 50, box[1] + 14), fill=(255, 255, 255), width=7)
+            draw.line(
+                (box[0] + 12, box[1] + 30, box[0] + 26, box[1] + 46, box[0] + 50, box[1] + 14),
+                fill=(255, 255, 255),
+                width=7,
+            )
         _text(draw, (l + 90, t, r, b), node.text, 44, c["fg"], wrap=False)
     elif role == "field":
-        draw.rounded_rectangle(_box(node.bounds), radius=16, fill=c["field"],
-                               outline=c["accent"] if node.focused else c["line"], width=4 if node.focused else 2)
+        draw.rounded_rectangle(
+            _box(node.bounds),
+            radius=16,
+            fill=c["field"],
+            outline=c["accent"] if node.focused else c["line"],
+            width=4 if node.focused else 2,
+        )
         shown = node.paint or node.hint
         colour = c["fg"] if node.paint else c["muted"]
         _text(draw, (l + 30, t + 8, r - 30, b - 8), shown, 44, colour)
@@ -241,13 +272,28 @@ def _paint_text(draw: ImageDraw.ImageDraw, node: Node, c: dict[str, tuple[int, i
         _text(draw, (l + 4, t + 200, r - 4, b - 10), node.text, 36, (255, 255, 255), align="center", wrap=False)
         return
     size = {"big": 64, "huge": 180, "muted": 40, "shade_muted": 34}.get(style, 42)
-    colour = (c["muted"] if style in ("muted", "shade_muted") else (255, 255, 255) if style in ("center_light", "shade") else c["fg"])
+    colour = (
+        c["muted"]
+        if style in ("muted", "shade_muted")
+        else (255, 255, 255)
+        if style in ("center_light", "shade")
+        else c["fg"]
+    )
     align = "center" if style in ("center", "huge", "center_light") else "left"
     _text(draw, node.bounds, node.text, size, colour, align=align, valign="middle")
 
 
 def _colour_for(label: str) -> tuple[int, int, int]:
-    palette = [(26, 115, 232), (52, 168, 83), (234, 67, 53), (251, 188, 4), (103, 58, 183), (0, 150, 136), (255, 112, 67), (96, 125, 139)]
+    palette = [
+        (26, 115, 232),
+        (52, 168, 83),
+        (234, 67, 53),
+        (251, 188, 4),
+        (103, 58, 183),
+        (0, 150, 136),
+        (255, 112, 67),
+        (96, 125, 139),
+    ]
     return palette[sum(label.encode("utf-8")) % len(palette)]
 
 

@@ -39,9 +39,16 @@ class SimTask:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "id": self.id, "goal": self.goal, "scenario": self.scenario, "setup": list(self.setup),
-            "expect": self.expect, "apps": list(self.apps), "language": self.language,
-            "difficulty": self.difficulty, "tags": list(self.tags), "check": self.check,
+            "id": self.id,
+            "goal": self.goal,
+            "scenario": self.scenario,
+            "setup": list(self.setup),
+            "expect": self.expect,
+            "apps": list(self.apps),
+            "language": self.language,
+            "difficulty": self.difficulty,
+            "tags": list(self.tags),
+            "check": self.check,
         }
 
 
@@ -50,11 +57,20 @@ def _load() -> tuple[SimTask, ...]:
     raw = json.loads((resources.files("mika.sim.tasks") / "tasks.json").read_text(encoding="utf-8"))
     tasks = []
     for t in raw:
-        tasks.append(SimTask(
-            id=t["id"], goal=t["goal"], scenario=t.get("scenario", "default"), check=t["check"],
-            expect=t.get("expect", "done"), setup=tuple(t.get("setup", [])), apps=tuple(t.get("apps", [])),
-            language=t.get("language", "en"), difficulty=t.get("difficulty", "easy"), tags=tuple(t.get("tags", [])),
-        ))
+        tasks.append(
+            SimTask(
+                id=t["id"],
+                goal=t["goal"],
+                scenario=t.get("scenario", "default"),
+                check=t["check"],
+                expect=t.get("expect", "done"),
+                setup=tuple(t.get("setup", [])),
+                apps=tuple(t.get("apps", [])),
+                language=t.get("language", "en"),
+                difficulty=t.get("difficulty", "easy"),
+                tags=tuple(t.get("tags", [])),
+            )
+        )
     return tuple(tasks)
 
 

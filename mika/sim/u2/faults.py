@@ -24,23 +24,46 @@ if TYPE_CHECKING:
     from mika.sim.world.world import World
 
 EMPTY_HIERARCHY = "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>\r\n<hierarchy rotation=\"0\" />"
-IDLE_TIMEOUT = "java.util.concurrent.TimeoutException: No idle state with idle timeout: 500 within global timeout: 10000"
+IDLE_TIMEOUT = (
+    "java.util.concurrent.TimeoutException: No idle state with idle timeout: 500 within global timeout: 10000"
+)
 IDLE_TRACE = (
     IDLE_TIMEOUT + "\n\tat android.app.UiAutomation.waitForIdle(UiAutomation.java:1047)"
     "\n\tat androidx.test.uiautomator.QueryController.waitForIdle(QueryController.java:522)"
 )
 NOT_CONNECTED = "java.lang.IllegalStateException: UiAutomation not connected, UiAutomation@5b7b2e6[id=-1, flags=0]"
-NOT_CONNECTED_TRACE = NOT_CONNECTED + "\n\tat android.app.UiAutomation.throwIfNotConnectedLocked(UiAutomation.java:1590)"
+NOT_CONNECTED_TRACE = (
+    NOT_CONNECTED + "\n\tat android.app.UiAutomation.throwIfNotConnectedLocked(UiAutomation.java:1590)"
+)
 HTTP_500_BODY = b"Internal Error"
 
 DUMPS = frozenset({"dumpWindowHierarchy"})
 SHOTS = frozenset({"takeScreenshot"})
 # Calls that look nodes up through UiAutomation, which waits for the app to be idle first.
-NODE_CALLS = frozenset({
-    "click", "longClick", "exist", "count", "objInfo", "objInfoOfAllInstances", "getText", "setText",
-    "clearTextField", "scrollForward", "scrollBackward", "scrollToBeginning", "scrollToEnd", "scrollTo",
-    "flingForward", "flingBackward", "flingToBeginning", "flingToEnd", "waitForExists", "waitUntilGone",
-})
+NODE_CALLS = frozenset(
+    {
+        "click",
+        "longClick",
+        "exist",
+        "count",
+        "objInfo",
+        "objInfoOfAllInstances",
+        "getText",
+        "setText",
+        "clearTextField",
+        "scrollForward",
+        "scrollBackward",
+        "scrollToBeginning",
+        "scrollToEnd",
+        "scrollTo",
+        "flingForward",
+        "flingBackward",
+        "flingToBeginning",
+        "flingToEnd",
+        "waitForExists",
+        "waitUntilGone",
+    }
+)
 
 
 class RpcFault(Exception):

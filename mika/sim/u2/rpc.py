@@ -22,10 +22,24 @@ if TYPE_CHECKING:
 
 NOT_FOUND = "androidx.test.uiautomator.UiObjectNotFoundException"
 _KEYS = {
-    "home": "HOME", "back": "BACK", "left": "DPAD_LEFT", "right": "DPAD_RIGHT", "up": "DPAD_UP",
-    "down": "DPAD_DOWN", "center": "DPAD_CENTER", "menu": "MENU", "search": "SEARCH", "enter": "ENTER",
-    "delete": "DEL", "del": "DEL", "recent": "APP_SWITCH", "volume_up": "VOLUME_UP",
-    "volume_down": "VOLUME_DOWN", "volume_mute": "VOLUME_MUTE", "camera": "CAMERA", "power": "POWER",
+    "home": "HOME",
+    "back": "BACK",
+    "left": "DPAD_LEFT",
+    "right": "DPAD_RIGHT",
+    "up": "DPAD_UP",
+    "down": "DPAD_DOWN",
+    "center": "DPAD_CENTER",
+    "menu": "MENU",
+    "search": "SEARCH",
+    "enter": "ENTER",
+    "delete": "DEL",
+    "del": "DEL",
+    "recent": "APP_SWITCH",
+    "volume_up": "VOLUME_UP",
+    "volume_down": "VOLUME_DOWN",
+    "volume_mute": "VOLUME_MUTE",
+    "camera": "CAMERA",
+    "power": "POWER",
 }
 
 
@@ -188,12 +202,19 @@ def _methods(phone: Phone) -> dict[str, Callable[..., Any]]:
     return {
         "deviceInfo": lambda *a: device_info(phone),
         "dumpWindowHierarchy": lambda compressed=False, max_depth=50, root_in_active=None: (
-            dump_u2(frames) if (frames := _frames(phone)) else faults.EMPTY_HIERARCHY),
+            dump_u2(frames) if (frames := _frames(phone)) else faults.EMPTY_HIERARCHY
+        ),
         "takeScreenshot": lambda scale=1, quality=80: _screenshot(phone, scale, quality),
-        "click": lambda *a: _click_node(phone, a[0]) if isinstance(a[0], dict) else _click_at(
-            phone, a[0], a[1], a[2] if len(a) > 2 else 0),
-        "longClick": lambda *a: _click_node(phone, a[0], long=True) if isinstance(a[0], dict) else _click_at(
-            phone, a[0], a[1], engine.LONG_PRESS_MS),
+        "click": lambda *a: (
+            _click_node(phone, a[0])
+            if isinstance(a[0], dict)
+            else _click_at(phone, a[0], a[1], a[2] if len(a) > 2 else 0)
+        ),
+        "longClick": lambda *a: (
+            _click_node(phone, a[0], long=True)
+            if isinstance(a[0], dict)
+            else _click_at(phone, a[0], a[1], engine.LONG_PRESS_MS)
+        ),
         "swipe": lambda fx, fy, tx, ty, steps=10: _swipe(phone, fx, fy, tx, ty, steps),
         "swipePoints": lambda pts, steps=10: _swipe(phone, pts[0], pts[1], pts[-2], pts[-1], steps),
         "drag": lambda sx, sy, ex, ey, steps=100: _swipe(phone, sx, sy, ex, ey, max(steps, 120)),
@@ -218,10 +239,14 @@ def _methods(phone: Phone) -> dict[str, Callable[..., Any]]:
         "exist": lambda sel: find_one([x for _, ws in _frames(phone) for x in ws], sel) is not None,
         "count": lambda sel: len(find_all([x for _, ws in _frames(phone) for x in ws], sel)),
         "objInfo": lambda sel: obj_info(_node(phone, sel)),
-        "objInfoOfAllInstances": lambda sel: [obj_info(n) for n in find_all([x for _, ws in _frames(phone) for x in ws], sel)],
+        "objInfoOfAllInstances": lambda sel: [
+            obj_info(n) for n in find_all([x for _, ws in _frames(phone) for x in ws], sel)
+        ],
         "scrollForward": lambda sel, vertical=True, steps=55: _scroll_once(phone, sel, True),
         "scrollBackward": lambda sel, vertical=True, steps=55: _scroll_once(phone, sel, False),
-        "scrollToBeginning": lambda sel, vertical=True, max_swipes=500, steps=55: _scroll_far(phone, sel, False, max_swipes),
+        "scrollToBeginning": lambda sel, vertical=True, max_swipes=500, steps=55: _scroll_far(
+            phone, sel, False, max_swipes
+        ),
         "scrollToEnd": lambda sel, vertical=True, max_swipes=500, steps=55: _scroll_far(phone, sel, True, max_swipes),
         "scrollTo": lambda sel, target, vertical=True: _scroll_to(phone, sel, target),
         "flingForward": lambda sel, vertical=True: _scroll_once(phone, sel, True, 1.5),
@@ -268,7 +293,11 @@ async def call(phone: Phone, request: dict[str, Any]) -> dict[str, Any]:
     except (TypeError, ValueError, IndexError, KeyError) as e:
         return {"jsonrpc": "2.0", "id": rid, "error": {"code": -32602, "message": f"Invalid params for {method}: {e}"}}
     except Exception as e:  # a simulator bug answers as an RPC error, never kills the server
-        return {"jsonrpc": "2.0", "id": rid, "error": {"code": -32001, "message": f"simulator error in {method}: {type(e).__name__}: {e}"}}
+        return {
+            "jsonrpc": "2.0",
+            "id": rid,
+            "error": {"code": -32001, "message": f"simulator error in {method}: {type(e).__name__}: {e}"},
+        }
     finally:
         if token is not None:
             _blind.reset(token)

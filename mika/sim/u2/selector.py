@@ -24,9 +24,15 @@ _TEXT = {
     "resourceIdMatches": lambda n, v: re.fullmatch(v, n.rid) is not None,
 }
 _FLAGS = {
-    "checkable": "checkable", "checked": "checked", "clickable": "clickable",
-    "longClickable": "long_clickable", "scrollable": "scrollable", "enabled": "enabled",
-    "focusable": "focusable", "focused": "focused", "selected": "selected",
+    "checkable": "checkable",
+    "checked": "checked",
+    "clickable": "clickable",
+    "longClickable": "long_clickable",
+    "scrollable": "scrollable",
+    "enabled": "enabled",
+    "focusable": "focusable",
+    "focused": "focused",
+    "selected": "selected",
 }
 
 
@@ -64,7 +70,11 @@ def find_all(windows: list[Window], selector: dict[str, Any]) -> list[Node]:
             if how == "child":
                 pool = [n for c in parent.children for n in c.walk()]
             for i, n in enumerate(pool):
-                if _matches(n, i, {k: v for k, v in sub.items() if k not in ("mask", "childOrSibling", "childOrSiblingSelector")}):
+                if _matches(
+                    n,
+                    i,
+                    {k: v for k, v in sub.items() if k not in ("mask", "childOrSibling", "childOrSiblingSelector")},
+                ):
                     narrowed.append(n)
         found = narrowed
     return found

@@ -19,8 +19,7 @@ if TYPE_CHECKING:
 
 async def _response(stream: SimStream, status: str, body: bytes, ctype: str) -> None:
     head = (
-        f"HTTP/1.1 {status}\r\nContent-Type: {ctype}\r\nContent-Length: {len(body)}\r\n"
-        "Connection: keep-alive\r\n\r\n"
+        f"HTTP/1.1 {status}\r\nContent-Type: {ctype}\r\nContent-Length: {len(body)}\r\nConnection: keep-alive\r\n\r\n"
     ).encode()
     await stream.write(head + body)
 

@@ -53,9 +53,7 @@ def normalize(path: str, cwd: str = "/") -> str:
 class MemFiles:
     def __init__(self, now: int | None = None) -> None:
         stamp = int(time.time()) if now is None else now
-        self._entries: dict[str, _Entry] = {
-            d: _Entry(_DIR_MODE, stamp) for d in _INITIAL_DIRS
-        }
+        self._entries: dict[str, _Entry] = {d: _Entry(_DIR_MODE, stamp) for d in _INITIAL_DIRS}
 
     # -- the SimFiles protocol (sync:) --------------------------------------------
     def stat(self, path: str) -> FileStat | None:

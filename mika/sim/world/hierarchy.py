@@ -22,14 +22,14 @@ def _bounds(node: Node) -> str:
 
 def _attrs(node: Node, index: int) -> str:
     return (
-        f"index=\"{index}\" text={quoteattr(node.text)} resource-id={quoteattr(node.rid)} "
+        f'index="{index}" text={quoteattr(node.text)} resource-id={quoteattr(node.rid)} '
         f"class={quoteattr(node.cls)} package={quoteattr(node.package)} "
-        f"content-desc={quoteattr(node.desc)} checkable=\"{_b(node.checkable)}\" "
-        f"checked=\"{_b(node.checked)}\" clickable=\"{_b(node.clickable)}\" "
-        f"enabled=\"{_b(node.enabled)}\" focusable=\"{_b(node.focusable)}\" "
-        f"focused=\"{_b(node.focused)}\" scrollable=\"{_b(node.scrollable)}\" "
-        f"long-clickable=\"{_b(node.long_clickable)}\" password=\"{_b(node.password)}\" "
-        f"selected=\"{_b(node.selected)}\""
+        f'content-desc={quoteattr(node.desc)} checkable="{_b(node.checkable)}" '
+        f'checked="{_b(node.checked)}" clickable="{_b(node.clickable)}" '
+        f'enabled="{_b(node.enabled)}" focusable="{_b(node.focusable)}" '
+        f'focused="{_b(node.focused)}" scrollable="{_b(node.scrollable)}" '
+        f'long-clickable="{_b(node.long_clickable)}" password="{_b(node.password)}" '
+        f'selected="{_b(node.selected)}"'
     )
 
 
@@ -43,8 +43,16 @@ def active_window(windows: list[Window]) -> Window | None:
 
 def _unimportant(node: Node) -> bool:
     """What --compressed leaves out: bare layout containers that say and do nothing."""
-    return not (node.text or node.desc or node.rid or node.clickable or node.long_clickable
-                or node.scrollable or node.checkable or node.focusable)
+    return not (
+        node.text
+        or node.desc
+        or node.rid
+        or node.clickable
+        or node.long_clickable
+        or node.scrollable
+        or node.checkable
+        or node.focusable
+    )
 
 
 def _compress(nodes: list[Node]) -> list[Node]:
@@ -63,8 +71,13 @@ def dump_plain(windows: list[Window], rotation: int = 0, compressed: bool = Fals
     window = active_window(windows)
     if window is not None and compressed:
         # the root of the window always stays, as uiautomator keeps it
-        window = Window(window.kind, Node(**{**window.root.__dict__, "children": _compress(window.root.children)}),
-                        window.title, window.package, window.secure)
+        window = Window(
+            window.kind,
+            Node(**{**window.root.__dict__, "children": _compress(window.root.children)}),
+            window.title,
+            window.package,
+            window.secure,
+        )
 
     def emit(node: Node, index: int) -> None:
         attrs = _attrs(node, index) + f' bounds="{_bounds(node)}"'

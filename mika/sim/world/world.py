@@ -47,9 +47,7 @@ def scenario_names() -> list[str]:
 def _load_scenario(name: str) -> dict[str, Any]:
     path = resources.files("mika.sim.world") / "scenarios" / f"{name}.json"
     if not path.is_file():
-        raise ScenarioError(
-            f"unknown scenario {name!r}; known scenarios: {', '.join(scenario_names())}"
-        )
+        raise ScenarioError(f"unknown scenario {name!r}; known scenarios: {', '.join(scenario_names())}")
     spec = json.loads(path.read_text(encoding="utf-8"))
     base = spec.pop("base", None)
     if base is None:
@@ -126,9 +124,7 @@ class World:
     def add_faults(self, spec: FaultSpec) -> None:
         # simctl fault adds to what is in force: spec's non-default values win.
         changes = {
-            f.name: getattr(spec, f.name)
-            for f in dataclasses.fields(spec)
-            if getattr(spec, f.name) != f.default
+            f.name: getattr(spec, f.name) for f in dataclasses.fields(spec) if getattr(spec, f.name) != f.default
         }
         self.faults = dataclasses.replace(self.faults, **changes)
         for key in self.pending:
@@ -361,15 +357,11 @@ class World:
         out = copy.deepcopy(self.data)
         out["foreground"] = {
             str(d.id): (
-                f"{t.package}/{self.apps[t.package].screens[t.top.screen].activity}"
-                if (t := d.top_task)
-                else None
+                f"{t.package}/{self.apps[t.package].screens[t.top.screen].activity}" if (t := d.top_task) else None
             )
             for d in self.displays.values()
         }
-        out["screen"] = {
-            str(d.id): (t.top.screen if (t := d.top_task) else None) for d in self.displays.values()
-        }
+        out["screen"] = {str(d.id): (t.top.screen if (t := d.top_task) else None) for d in self.displays.values()}
         out["time"] = self.clock.local().strftime("%Y-%m-%dT%H:%M:%S")
         out["screen_on"] = self.screen_on
         out["locked"] = self.locked

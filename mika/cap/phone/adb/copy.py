@@ -11,7 +11,7 @@ from mika.config.language import ui_language
 TEXTS: dict[str, dict[str, str]] = {
     "en": {
         "no_device": "No phone is attached. Plug one in with USB debugging on, or `mika connect HOST:PORT` / "
-                     "`mika pair HOST:PORT CODE` for wireless debugging — or use the simulated phone with --device sim.",
+        "`mika pair HOST:PORT CODE` for wireless debugging — or use the simulated phone with --device sim.",
         "several": "{count} phones are attached ({serials}). Pick one with --device SERIAL.",
         "not_found": "No phone {wanted!r} is attached (attached: {listed}). Check `mika devices`.",
         "not_ready": "The phone {serial} is {state}. {hint}",
@@ -25,29 +25,29 @@ TEXTS: dict[str, dict[str, str]] = {
         "connect_pair_first": "Could not connect to {address}: {answer}. Pair it first with `mika pair HOST:PORT CODE`.",
         "disconnect_failed": "Could not disconnect: {error}",
         "none_connected": "No Wi-Fi phones were connected.",
-        "pair_usage": "Give HOST:PORT and the 6-digit code from \"Pair device with pairing code\", or use --qr.",
-        "bad_code": "{raw!r} is not a pairing code: it must be the 6 digits shown under \"Pair device with pairing code\".",
+        "pair_usage": 'Give HOST:PORT and the 6-digit code from "Pair device with pairing code", or use --qr.',
+        "bad_code": '{raw!r} is not a pairing code: it must be the 6 digits shown under "Pair device with pairing code".',
         "bad_address": "{address!r} is not HOST:PORT (for example 192.168.1.23:37123).",
         "pair_failed": "Pairing with {address} failed: {error}. Get a fresh code on the phone and try again.",
         "pair_refused": "Pairing with {address} failed: {answer}. Check the code (it changes each time the dialog "
-                        "opens) and that both are on the same Wi-Fi.",
+        "opens) and that both are on the same Wi-Fi.",
         "qr_scan": "On the phone: Developer options › Wireless debugging › Pair device with QR code, then scan this.",
         "qr_timeout": "The phone did not show up within {seconds:g} s. Check that both are on the same Wi-Fi and that "
-                      "the network allows mDNS; or pair with `mika pair HOST:PORT CODE`.",
+        "the network allows mDNS; or pair with `mika pair HOST:PORT CODE`.",
         "qr_no_connect": "Paired, but the phone did not offer a connection; use `mika connect HOST:PORT` with the port "
-                         "shown on its wireless debugging page.",
+        "shown on its wireless debugging page.",
         "pair_server_failed": "The adb server failed during pairing: {error}",
         "bad_server_socket": "ADB_SERVER_SOCKET={spec!r} is not of the form tcp:PORT or tcp:HOST:PORT; fix or unset it.",
         "bad_server_port": "ANDROID_ADB_SERVER_PORT={port!r} is not a port number; fix or unset it.",
         "no_adb": "No adb binary was found: adbutils ships none for this platform and none is on PATH. "
-                  "Install Android platform-tools.",
+        "Install Android platform-tools.",
         "no_server": "No adb server answers at {host}:{port}. Start it there (adb start-server) or unset "
-                     "ANDROID_ADB_SERVER_HOST / ADB_SERVER_SOCKET.",
+        "ANDROID_ADB_SERVER_HOST / ADB_SERVER_SOCKET.",
         "server_start_failed": "Could not start the adb server on port {port} with {exe}: {detail}.",
     },
     "zh": {
         "no_device": "没有连接手机。请用 USB 连接并打开 USB 调试，或用 `mika connect 主机:端口` / `mika pair 主机:端口 配对码` "
-                     "走无线调试；也可以用 --device sim 使用模拟手机。",
+        "走无线调试；也可以用 --device sim 使用模拟手机。",
         "several": "连接了 {count} 台手机（{serials}）。请用 --device 序列号 选一台。",
         "not_found": "没有连接名为 {wanted!r} 的手机（已连接：{listed}）。请查看 `mika devices`。",
         "not_ready": "手机 {serial} 的状态是 {state}。{hint}",
@@ -74,7 +74,7 @@ TEXTS: dict[str, dict[str, str]] = {
         "bad_server_port": "ANDROID_ADB_SERVER_PORT={port!r} 不是端口号；请改正或删除它。",
         "no_adb": "找不到 adb：adbutils 没有为这个平台附带，PATH 里也没有。请安装 Android platform-tools。",
         "no_server": "{host}:{port} 上没有 adb 服务在响应。请在那台机器上运行 adb start-server，或删除 "
-                     "ANDROID_ADB_SERVER_HOST / ADB_SERVER_SOCKET。",
+        "ANDROID_ADB_SERVER_HOST / ADB_SERVER_SOCKET。",
         "server_start_failed": "无法用 {exe} 在端口 {port} 启动 adb 服务：{detail}。",
     },
 }

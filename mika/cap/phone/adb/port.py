@@ -329,8 +329,10 @@ class AdbPort:
         asking uiautomator2."""
         reason = _u2_reason(exc)
         if self.backend == "u2":
-            raise PortError(f"uiautomator2 could not {doing} on the phone ({reason}). "
-                            "Try again; if it keeps failing, reconnect the phone.") from None
+            raise PortError(
+                f"uiautomator2 could not {doing} on the phone ({reason}). "
+                "Try again; if it keeps failing, reconnect the phone."
+            ) from None
         self._u2_errors += 1
         log.info("uiautomator2 could not %s on %s (%s); using uiautomator dump", doing, self.serial, reason)
         self._u2 = None
@@ -570,10 +572,14 @@ class AdbPort:
         from mika.cap.phone.adb.labels import is_background_package, label_for
         from mika.cap.phone.adb.parse import parse_packages
 
-        query = await self.shell("cmd package query-activities --brief -a android.intent.action.MAIN "
-                                 "-c android.intent.category.LAUNCHER")
-        launchable = {ln.strip().split("/")[0] for ln in query.output.splitlines()
-                      if query.exit_code == 0 and "/" in ln and " " not in ln.strip()}
+        query = await self.shell(
+            "cmd package query-activities --brief -a android.intent.action.MAIN -c android.intent.category.LAUNCHER"
+        )
+        launchable = {
+            ln.strip().split("/")[0]
+            for ln in query.output.splitlines()
+            if query.exit_code == 0 and "/" in ln and " " not in ln.strip()
+        }
         if launchable:
             return {pkg: label_for(pkg) for pkg in sorted(launchable)}
         out = await self.shell("pm list packages")

@@ -75,8 +75,13 @@ def adb_client(address: ServerAddress | None = None, *, start: bool = True) -> a
             raise AdbServerError(say("no_server", host=address.host, port=address.port))
         exe = bundled_adb()
         try:
-            subprocess.run([exe, "-P", str(address.port), "start-server"], check=True, capture_output=True,
-                           timeout=30, stdin=subprocess.DEVNULL)
+            subprocess.run(
+                [exe, "-P", str(address.port), "start-server"],
+                check=True,
+                capture_output=True,
+                timeout=30,
+                stdin=subprocess.DEVNULL,
+            )
         except (OSError, subprocess.SubprocessError) as exc:
             detail = (getattr(exc, "stderr", b"") or b"").decode(errors="replace").strip()
             raise AdbServerError(say("server_start_failed", port=address.port, exe=exe, detail=detail or exc)) from None

@@ -60,8 +60,12 @@ class PhoneLaunchApp(PhoneTool):
         if package is None:
             if candidates:
                 names = ", ".join(f"{(session.apps or {}).get(p, p)} ({p})" for p in candidates[:8])
-                return ToolOutcome.error("ambiguous_app", f"Several apps match {query!r}: {names}. Call again with the package.")
-            return ToolOutcome.error("app_not_found", f"No app called {query!r} is installed. phone_list_apps shows what is.")
+                return ToolOutcome.error(
+                    "ambiguous_app", f"Several apps match {query!r}: {names}. Call again with the package."
+                )
+            return ToolOutcome.error(
+                "app_not_found", f"No app called {query!r} is installed. phone_list_apps shows what is."
+            )
         result = await session.port.launch_app(session.display, package)
         if result.exit_code != 0:
             return ToolOutcome.error("launch_failed", f"{package} could not be opened: {result.output.strip()[:300]}")
@@ -70,9 +74,14 @@ class PhoneLaunchApp(PhoneTool):
         if waited.met:
             return ToolOutcome(text=f"Opened {label} ({package}).", wait_ms=waited.waited_ms, data={"package": package})
         now = waited.screen.foreground_package if waited.screen else "?"
-        return ToolOutcome(text=f"Asked the phone to open {label} ({package}), but {now} is in front "
-                                f"({waited.stopped}). Look at the screen.", ok=False, code="launch_not_seen",
-                           wait_ms=waited.waited_ms, data={"package": package})
+        return ToolOutcome(
+            text=f"Asked the phone to open {label} ({package}), but {now} is in front "
+            f"({waited.stopped}). Look at the screen.",
+            ok=False,
+            code="launch_not_seen",
+            wait_ms=waited.waited_ms,
+            data={"package": package},
+        )
 
 
 class PhoneListApps(PhoneTool):
@@ -118,8 +127,12 @@ class PhoneOpenLink(PhoneTool):
         # component named so) is a payment step, checked like the button.
         screen = await current_screen(self.session(ctx))
         place = " ".join(str(args.get(k) or "") for k in ("url", "app")).strip()
-        return ActionTarget(label=place, app=str(args.get("app") or _link_host(str(args.get("url", "")))), kind="link",
-                            screen_text=screen_text(screen))
+        return ActionTarget(
+            label=place,
+            app=str(args.get("app") or _link_host(str(args.get("url", "")))),
+            kind="link",
+            screen_text=screen_text(screen),
+        )
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
         session = self.session(ctx)
@@ -128,8 +141,9 @@ class PhoneOpenLink(PhoneTool):
             return ToolOutcome.error("bad_arguments", f"{url!r} is not a link (it needs a scheme like https://).")
         if url.split(":", 1)[0].lower() in ("file", "content", "javascript", "intent"):
             return ToolOutcome.error("bad_arguments", "Only web and app links can be opened this way.")
-        result = await session.port.start_activity(session.display, action="android.intent.action.VIEW", data=url,
-                                                   package=args.get("app") or None)
+        result = await session.port.start_activity(
+            session.display, action="android.intent.action.VIEW", data=url, package=args.get("app") or None
+        )
         if result.exit_code != 0:
             return ToolOutcome.error("cannot_open", f"No app on the phone opened {url}: {result.output.strip()[:300]}")
         return ToolOutcome(text=f"Opened {url}.")
@@ -156,20 +170,33 @@ class PhoneShareText(PhoneTool):
         package, _ = await resolve_app(session, str(args.get("app", "")).strip())
         links = " ".join(_LINK.findall(str(args.get("text", ""))))
         screen = await current_screen(session)
-        return ActionTarget(label=" ".join(p for p in (package or str(args.get("app", "")), links) if p), app=package or "",
-                            kind="share", screen_text=screen_text(screen))
+        return ActionTarget(
+            label=" ".join(p for p in (package or str(args.get("app", "")), links) if p),
+            app=package or "",
+            kind="share",
+            screen_text=screen_text(screen),
+        )
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
         session = self.session(ctx)
         package, candidates = await resolve_app(session, str(args["app"]).strip())
         if package is None:
-            return ToolOutcome.error("app_not_found", f"No single app matches {args['app']!r}"
-                                     + (f" (candidates: {', '.join(candidates[:8])})." if candidates else "."))
-        result = await session.port.start_activity(session.display, action="android.intent.action.SEND",
-                                                   mime="text/plain", package=package,
-                                                   extras={"android.intent.extra.TEXT": str(args["text"])})
+            return ToolOutcome.error(
+                "app_not_found",
+                f"No single app matches {args['app']!r}"
+                + (f" (candidates: {', '.join(candidates[:8])})." if candidates else "."),
+            )
+        result = await session.port.start_activity(
+            session.display,
+            action="android.intent.action.SEND",
+            mime="text/plain",
+            package=package,
+            extras={"android.intent.extra.TEXT": str(args["text"])},
+        )
         if result.exit_code != 0:
-            return ToolOutcome.error("cannot_share", f"{package} does not take shared text: {result.output.strip()[:300]}")
+            return ToolOutcome.error(
+                "cannot_share", f"{package} does not take shared text: {result.output.strip()[:300]}"
+            )
         waited = await wait_for_app(session, ctx, package)
         # Say what actually came up: a chooser, another app or a lock screen may be in front
         # instead, and "opened X's share page" would then send the model to the wrong app.
@@ -182,11 +209,16 @@ class PhoneShareText(PhoneTool):
                 f"Asked {package} to take the text, but {shown}, not {package}: the text did not reach "
                 f"{package}'s share page. Nothing was sent. Look at the screen before going on; go back if "
                 "this is not where the user wanted the text.",
-                package=front, requested=package, waited_ms=waited.waited_ms,
+                package=front,
+                requested=package,
+                waited_ms=waited.waited_ms,
             )
-        return ToolOutcome(text=f"{package} came up with the text on its share page (checked: it is in front). "
-                                "Nothing was sent: pick the recipient and press send on that page.",
-                           wait_ms=waited.waited_ms, data={"package": package})
+        return ToolOutcome(
+            text=f"{package} came up with the text on its share page (checked: it is in front). "
+            "Nothing was sent: pick the recipient and press send on that page.",
+            wait_ms=waited.waited_ms,
+            data={"package": package},
+        )
 
 
 def _link_host(url: str) -> str:

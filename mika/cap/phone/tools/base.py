@@ -121,8 +121,14 @@ def element_under(screen: Screen, x: int, y: int) -> Element | None:
 
 def _unclear(screen: Screen, kind: str, pay_label: str) -> ActionTarget:
     # The approval policy refuses a payment step it can't pin down; a consent never covers it.
-    return ActionTarget(label=pay_label, app=screen.foreground_package, kind=kind, screen_text=screen_text(screen),
-                        on_screen=False, unclear=True)
+    return ActionTarget(
+        label=pay_label,
+        app=screen.foreground_package,
+        kind=kind,
+        screen_text=screen_text(screen),
+        on_screen=False,
+        unclear=True,
+    )
 
 
 async def target_for(args: dict[str, Any], session: PhoneSession, kind: str) -> ActionTarget:
@@ -138,16 +144,22 @@ async def target_for(args: dict[str, Any], session: PhoneSession, kind: str) -> 
         pay_label = payment_screen_label(screen)
         if pay_label and (el is None or (not el.actionable and classify(el.label).risk is RiskClass.NONE)):
             return _unclear(screen, kind, pay_label)
-        return ActionTarget(label=el.label if el is not None else "", app=screen.foreground_package, kind=kind,
-                            screen_text=screen_text(screen), on_screen=el is not None)
+        return ActionTarget(
+            label=el.label if el is not None else "",
+            app=screen.foreground_package,
+            kind=kind,
+            screen_text=screen_text(screen),
+            on_screen=el is not None,
+        )
     screen = await current_screen(session)
     try:
         _, _, el = await point_of(args, session, kind)
     except (StaleElement, UnknownElement, BadArguments):
         el = None
     label = el.label if el is not None else ""
-    return ActionTarget(label=label, app=screen.foreground_package, kind=kind, screen_text=screen_text(screen),
-                        on_screen=el is not None)
+    return ActionTarget(
+        label=label, app=screen.foreground_package, kind=kind, screen_text=screen_text(screen), on_screen=el is not None
+    )
 
 
 def focus_target(screen: Screen, kind: str) -> ActionTarget:

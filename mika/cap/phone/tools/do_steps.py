@@ -20,10 +20,15 @@ STEP_SCHEMA = {
     "properties": {
         "tool": {"type": "string", "description": "A phone tool, e.g. phone_tap."},
         "args": {"type": "object", "description": "Its arguments, as for a single call."},
-        "wait": {"type": "object", "description": "Optional: expect / expect_gone / expect_app / wait_stable / timeout_s."},
-        "optional": {"type": "boolean",
-                     "description": "True if this step may change nothing (e.g. closing a popup that may not be there); "
-                                    "default false: a step with no visible effect or an unmet wait stops the batch."},
+        "wait": {
+            "type": "object",
+            "description": "Optional: expect / expect_gone / expect_app / wait_stable / timeout_s.",
+        },
+        "optional": {
+            "type": "boolean",
+            "description": "True if this step may change nothing (e.g. closing a popup that may not be there); "
+            "default false: a step with no visible effect or an unmet wait stops the batch.",
+        },
     },
     "required": ["tool"],
 }
@@ -44,7 +49,9 @@ class DoSteps(PhoneTool):
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
         if ctx.perform is None:
-            return ToolOutcome.error("unavailable", "do_steps can't run here: there is no action entry to send steps through.")
+            return ToolOutcome.error(
+                "unavailable", "do_steps can't run here: there is no action entry to send steps through."
+            )
         try:
             steps = parse_steps(
                 args.get("steps"),
@@ -91,11 +98,26 @@ class DoSteps(PhoneTool):
         runner = BatchRunner(run_step, steer_signal=ctx.inbox.steer_signal, wait=wait, interrupted=interrupted)
         result = await runner.run(steps)
         waited = sum(r.wait_ms for r in result.steps)
-        code = "done" if result.stopped is None else (
-            "skipped_for_new_message" if result.stopped == "skipped_for_new_message" else f"stopped_{result.stopped}")
+        code = (
+            "done"
+            if result.stopped is None
+            else (
+                "skipped_for_new_message"
+                if result.stopped == "skipped_for_new_message"
+                else f"stopped_{result.stopped}"
+            )
+        )
         ok = result.completed or result.stopped == "skipped_for_new_message"
         last = result.steps[-1] if result.steps else None
-        return ToolOutcome(text=summary(result), ok=ok, code=code, wait_ms=waited,
-                           data={"steps": [r.as_dict() for r in result.steps], "stopped": result.stopped,
-                                 "stopped_at": last.index if last and result.stopped else None,
-                                 "skipped": list(result.skipped)})
+        return ToolOutcome(
+            text=summary(result),
+            ok=ok,
+            code=code,
+            wait_ms=waited,
+            data={
+                "steps": [r.as_dict() for r in result.steps],
+                "stopped": result.stopped,
+                "stopped_at": last.index if last and result.stopped else None,
+                "skipped": list(result.skipped),
+            },
+        )

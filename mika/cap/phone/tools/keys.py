@@ -9,9 +9,29 @@ from mika.tool.context import ToolContext
 from mika.tool.declaration import ActionTarget, ToolOutcome
 from mika.tool.errors import BadArguments
 
-KEYS = ["HOME", "BACK", "ENTER", "DEL", "TAB", "SEARCH", "MENU", "APP_SWITCH", "VOLUME_UP", "VOLUME_DOWN",
-        "DPAD_UP", "DPAD_DOWN", "DPAD_LEFT", "DPAD_RIGHT", "DPAD_CENTER", "ESCAPE", "MOVE_HOME", "MOVE_END",
-        "PAGE_UP", "PAGE_DOWN", "SPACE"]
+KEYS = [
+    "HOME",
+    "BACK",
+    "ENTER",
+    "DEL",
+    "TAB",
+    "SEARCH",
+    "MENU",
+    "APP_SWITCH",
+    "VOLUME_UP",
+    "VOLUME_DOWN",
+    "DPAD_UP",
+    "DPAD_DOWN",
+    "DPAD_LEFT",
+    "DPAD_RIGHT",
+    "DPAD_CENTER",
+    "ESCAPE",
+    "MOVE_HOME",
+    "MOVE_END",
+    "PAGE_UP",
+    "PAGE_DOWN",
+    "SPACE",
+]
 
 
 class PhoneBack(PhoneTool):

@@ -51,8 +51,13 @@ def app_window_black(png: bytes, screen: Screen) -> bool:
 
 
 def screen_data(screen: Screen) -> dict[str, Any]:
-    return {"version": screen.version, "package": screen.foreground_package, "activity": screen.activity,
-            "treeBlind": screen.tree_blind, "elements": len(screen.elements)}
+    return {
+        "version": screen.version,
+        "package": screen.foreground_package,
+        "activity": screen.activity,
+        "treeBlind": screen.tree_blind,
+        "elements": len(screen.elements),
+    }
 
 
 class PhoneObserve(PhoneTool):
@@ -86,10 +91,21 @@ class PhoneListElements(PhoneTool):
         for e in screen.elements:
             if args.get("only_actionable") and not e.actionable:
                 continue
-            rows.append({"n": e.number, "role": e.role, "label": e.label, "states": list(e.states),
-                         "bounds": e.bounds.as_list(), "id": e.node.resource_id, "package": e.package})
+            rows.append(
+                {
+                    "n": e.number,
+                    "role": e.role,
+                    "label": e.label,
+                    "states": list(e.states),
+                    "bounds": e.bounds.as_list(),
+                    "id": e.node.resource_id,
+                    "package": e.package,
+                }
+            )
         head = f"Screen v{screen.version} · {screen.foreground_package}"
-        obs = screen_observation(screen, ctx.step, "\n".join(json.dumps(r, ensure_ascii=False) for r in rows), head=head)
+        obs = screen_observation(
+            screen, ctx.step, "\n".join(json.dumps(r, ensure_ascii=False) for r in rows), head=head
+        )
         return ToolOutcome(text=obs.text, observations=(obs,), data=screen_data(screen))
 
 
@@ -110,8 +126,13 @@ class PhoneQuery(PhoneTool):
         session = self.session(ctx)
         screen = await session.reader.read()
         try:
-            hits = find_nodes(screen, text=args.get("text"), resource_id=args.get("resource_id"),
-                              class_name=args.get("class_name"), exact=bool(args.get("exact")))
+            hits = find_nodes(
+                screen,
+                text=args.get("text"),
+                resource_id=args.get("resource_id"),
+                class_name=args.get("class_name"),
+                exact=bool(args.get("exact")),
+            )
         except QueryError as exc:
             return ToolOutcome.error("bad_arguments", str(exc))
         session.reader.mark_shown(screen)
@@ -120,11 +141,16 @@ class PhoneQuery(PhoneTool):
         lines = []
         for h in hits:
             where = f"element {h.element}" if h.element else "no element acts on it"
-            lines.append(f"- {json.dumps(h.text, ensure_ascii=False)} {h.node.short_class} "
-                         f"{h.node.bounds} {'visible' if h.node.visible_to_user else 'off-screen'} · {where}")
-        obs = screen_observation(screen, ctx.step, "\n".join(lines), head=f"{len(hits)} match(es) on screen v{screen.version}:")
-        return ToolOutcome(text=obs.text, observations=(obs,),
-                           data={"hits": len(hits), "elements": [h.element for h in hits]})
+            lines.append(
+                f"- {json.dumps(h.text, ensure_ascii=False)} {h.node.short_class} "
+                f"{h.node.bounds} {'visible' if h.node.visible_to_user else 'off-screen'} · {where}"
+            )
+        obs = screen_observation(
+            screen, ctx.step, "\n".join(lines), head=f"{len(hits)} match(es) on screen v{screen.version}:"
+        )
+        return ToolOutcome(
+            text=obs.text, observations=(obs,), data={"hits": len(hits), "elements": [h.element for h in hits]}
+        )
 
 
 class PhoneScreenshot(PhoneTool):
@@ -141,6 +167,7 @@ class PhoneScreenshot(PhoneTool):
         screen = session.reader.current or await session.reader.read()
         if app_window_black(png, screen):
             return ToolOutcome.error("screenshot_failed", str(SecureScreen()))
-        obs = Observation.build(ObsKind.READ, "phone", "screenshot", title="screenshot",
-                                image=Image(png), step=ctx.step)
+        obs = Observation.build(
+            ObsKind.READ, "phone", "screenshot", title="screenshot", image=Image(png), step=ctx.step
+        )
         return ToolOutcome(text="Screenshot of the phone's screen attached.", image=Image(png), observations=(obs,))

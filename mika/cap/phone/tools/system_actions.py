@@ -25,8 +25,11 @@ _NEXT = re.compile(r"Next alarm clock information:\s*\n\s*.*?time:(\d+)\s*=\s*(\
 
 
 def _not_supported(result_text: str, what: str) -> ToolOutcome:
-    return ToolOutcome.error("not_supported", f"No app on the phone takes {what} ({result_text.strip()[:200]}). "
-                             "Set it in the clock or calendar app's own screens instead.")
+    return ToolOutcome.error(
+        "not_supported",
+        f"No app on the phone takes {what} ({result_text.strip()[:200]}). "
+        "Set it in the clock or calendar app's own screens instead.",
+    )
 
 
 async def next_alarm(session: PhoneSession) -> str | None:
@@ -46,8 +49,11 @@ class PhoneSetAlarm(PhoneTool):
             "hour": {"type": "integer", "description": "0–23."},
             "minute": {"type": "integer", "description": "0–59; default 0."},
             "label": {"type": "string"},
-            "days": {"type": "array", "items": {"type": "string", "enum": list(DAYS)},
-                     "description": "Weekdays it repeats on; none: once."},
+            "days": {
+                "type": "array",
+                "items": {"type": "string", "enum": list(DAYS)},
+                "description": "Weekdays it repeats on; none: once.",
+            },
             "vibrate": {"type": "boolean"},
         },
         "required": ["hour"],
@@ -56,7 +62,9 @@ class PhoneSetAlarm(PhoneTool):
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
         hour, minute = int(args["hour"]), int(args.get("minute") or 0)
         if not (0 <= hour <= 23 and 0 <= minute <= 59):
-            return ToolOutcome.error("bad_arguments", f"{hour}:{minute:02d} is not a time of day (hour 0–23, minute 0–59).")
+            return ToolOutcome.error(
+                "bad_arguments", f"{hour}:{minute:02d} is not a time of day (hour 0–23, minute 0–59)."
+            )
         extras: dict[str, object] = {ALARM + "HOUR": hour, ALARM + "MINUTES": minute, ALARM + "SKIP_UI": True}
         if args.get("label"):
             extras[ALARM + "MESSAGE"] = str(args["label"])
@@ -66,8 +74,9 @@ class PhoneSetAlarm(PhoneTool):
         if args.get("vibrate") is not None:
             extras[ALARM + "VIBRATE"] = bool(args["vibrate"])
         session = self.session(ctx)
-        result = await session.port.start_activity(session.display, action="android.intent.action.SET_ALARM",
-                                                   extras=extras)
+        result = await session.port.start_activity(
+            session.display, action="android.intent.action.SET_ALARM", extras=extras
+        )
         if result.exit_code != 0:
             return _not_supported(result.output, "alarms")
         when = f"{hour:02d}:{minute:02d}"
@@ -83,8 +92,12 @@ class PhoneSetAlarm(PhoneTool):
             "earlier_alarm_first": f"an earlier alarm comes first ({nxt}); phone_show_alarms shows the list",
             "not_seen": "the phone did not report it yet; phone_show_alarms shows the list",
         }
-        return ToolOutcome(text=f"Alarm set for {when}" + (f" ({args['label']})" if args.get("label") else "")
-                                + f"; check: {check} — {notes[check]}.", data={"check": check, "time": when})
+        return ToolOutcome(
+            text=f"Alarm set for {when}"
+            + (f" ({args['label']})" if args.get("label") else "")
+            + f"; check: {check} — {notes[check]}.",
+            data={"check": check, "time": when},
+        )
 
 
 class PhoneSetTimer(PhoneTool):
@@ -105,8 +118,9 @@ class PhoneSetTimer(PhoneTool):
         if args.get("label"):
             extras[ALARM + "MESSAGE"] = str(args["label"])
         session = self.session(ctx)
-        result = await session.port.start_activity(session.display, action="android.intent.action.SET_TIMER",
-                                                   extras=extras)
+        result = await session.port.start_activity(
+            session.display, action="android.intent.action.SET_TIMER", extras=extras
+        )
         if result.exit_code != 0:
             return _not_supported(result.output, "timers")
         return ToolOutcome(text=f"Timer set for {seconds} s.", data={"seconds": seconds})
@@ -176,8 +190,11 @@ class PhoneAddCalendarEvent(PhoneTool):
         if end < begin:
             return ToolOutcome.error("bad_arguments", "The event ends before it starts.")
         # beginTime/endTime are longs on Android; `--el` says so.
-        extras: dict[str, object] = {"title": str(args["title"]), "beginTime": LongExtra(begin),
-                                     "endTime": LongExtra(end)}
+        extras: dict[str, object] = {
+            "title": str(args["title"]),
+            "beginTime": LongExtra(begin),
+            "endTime": LongExtra(end),
+        }
         if args.get("all_day"):
             extras["allDay"] = True
         if args.get("location"):
@@ -186,12 +203,15 @@ class PhoneAddCalendarEvent(PhoneTool):
             extras["description"] = str(args["notes"])
         result = await session.port.start_activity(
             # Events' content URI and the event type together: some calendars resolve by one, some the other.
-            session.display, action="android.intent.action.INSERT", data="content://com.android.calendar/events",
+            session.display,
+            action="android.intent.action.INSERT",
+            data="content://com.android.calendar/events",
             mime="vnd.android.cursor.dir/event",
             extras=extras,
         )
         if result.exit_code != 0:
             return _not_supported(result.output, "new calendar events")
-        return ToolOutcome(text=f"Opened a new calendar event \"{args['title']}\" at {args['start']} (phone's time). "
-                                "It is not saved yet: press save on that page.")
-
+        return ToolOutcome(
+            text=f'Opened a new calendar event "{args["title"]}" at {args["start"]} (phone\'s time). '
+            "It is not saved yet: press save on that page."
+        )

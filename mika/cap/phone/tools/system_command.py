@@ -31,8 +31,12 @@ class PhoneSystemCommand(PhoneTool):
     changes_screen = True
     parameters = {
         "type": "object",
-        "properties": {"command": {"type": "string", "description": "One shell command line that reads state or "
-                                                                     "changes a setting, run as the shell user."}},
+        "properties": {
+            "command": {
+                "type": "string",
+                "description": "One shell command line that reads state or changes a setting, run as the shell user.",
+            }
+        },
         "required": ["command"],
     }
 
@@ -40,8 +44,9 @@ class PhoneSystemCommand(PhoneTool):
         session = self.session(ctx)
         raw = args.get("command")
         if not isinstance(raw, str):
-            return ToolOutcome.error("bad_arguments", "phone_system_command: `command` must be one string "
-                                                      f"(got {type(raw).__name__}).")
+            return ToolOutcome.error(
+                "bad_arguments", f"phone_system_command: `command` must be one string (got {type(raw).__name__})."
+            )
         command = raw.strip()
         if not command:
             return ToolOutcome.error("bad_arguments", "phone_system_command: the command is empty.")
@@ -59,15 +64,18 @@ class PhoneSystemCommand(PhoneTool):
             hint = "\nTwo commands in a row failed; the phone tools (phone_tap, phone_type_text, …) may do this better."
         shown = fence(output.rstrip(), {"source": "command"}) if output.strip() else ""
         text = f"exit {result.exit_code}\n{shown}".rstrip() + hint
-        return ToolOutcome(text=text, ok=not failed, code="command_failed" if failed else "done",
-                           data={"exit_code": result.exit_code})
+        return ToolOutcome(
+            text=text, ok=not failed, code="command_failed" if failed else "done", data={"exit_code": result.exit_code}
+        )
 
     @staticmethod
     def _refused(code: str, reason: str, tool: str, command: str) -> ToolOutcome:
         shown = command if len(command) <= SHOWN_COMMAND_MAX else command[:SHOWN_COMMAND_MAX] + "…"
         if code == USE_PHONE_TOOL:
-            text = (f"Not run: {reason}. Use {tool} for this — it checks the screen before and after and asks "
-                    "before payments, which a raw command can't. Nothing was done.")
+            text = (
+                f"Not run: {reason}. Use {tool} for this — it checks the screen before and after and asks "
+                "before payments, which a raw command can't. Nothing was done."
+            )
         else:
             text = f"Not run: {reason} Nothing was done."
         return ToolOutcome.error(code, text, refused_command=shown, tool=tool)

@@ -87,8 +87,12 @@ async def _field_for(args: dict[str, Any], session: PhoneSession, tool: str) -> 
         # Not a field in the tree: type only if the tap gave some field the focus (seed:
         # "点出了树里看得到的输入框就照常对着它打"), never into the one focused before.
         now = focused_field(screen)
-        if now is None or (had_focus is not None and now.node.focused and _same_field(screen, had_focus) is now
-                           and had_focus.node.focused):
+        if now is None or (
+            had_focus is not None
+            and now.node.focused
+            and _same_field(screen, had_focus) is now
+            and had_focus.node.focused
+        ):
             return None, "not_a_field"
         return now, ""
     field = focused_field(screen)
@@ -132,8 +136,11 @@ class PhoneTypeText(PhoneTool):
         except (StaleElement, UnknownElement) as exc:
             return stale_outcome(exc, session)
         if field is None and problem == "not_a_field":
-            return ToolOutcome.error(problem, "That element is not a text field, and tapping it focused none. "
-                                              "Nothing was typed; pick the input from the listing.")
+            return ToolOutcome.error(
+                problem,
+                "That element is not a text field, and tapping it focused none. "
+                "Nothing was typed; pick the input from the listing.",
+            )
         if field is None:
             return ToolOutcome.error(
                 problem or "no_focus",
@@ -166,7 +173,9 @@ class PhoneTypeText(PhoneTool):
             return ToolOutcome(text=f"Typed {what}; a password field can't be read back to check.", data=data)
         return ToolOutcome(
             text=f"Typed {what}, but the field{name} now shows {shown!r}. Check the field before going on.",
-            ok=False, code="text_mismatch", data=data,
+            ok=False,
+            code="text_mismatch",
+            data=data,
         )
 
     async def _read_back(self, session: PhoneSession, field: Element, expected: str, typed: str) -> tuple[str, bool]:

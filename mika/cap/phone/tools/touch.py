@@ -74,8 +74,10 @@ class PhoneSwipe(PhoneTool):
     parameters = {
         "type": "object",
         "properties": {
-            "x1": {"type": "integer"}, "y1": {"type": "integer"},
-            "x2": {"type": "integer"}, "y2": {"type": "integer"},
+            "x1": {"type": "integer"},
+            "y1": {"type": "integer"},
+            "x2": {"type": "integer"},
+            "y2": {"type": "integer"},
             "ms": {"type": "integer", "description": "Duration; default 300."},
         },
         "required": ["x1", "y1", "x2", "y2"],
@@ -177,14 +179,21 @@ class PhoneScroll(PhoneTool):
             before = screen.content_key()
             screen = await session.reader.read()
             if screen.content_key() == before:
-                return ToolOutcome(text=f"Scrolled {direction} {scrolls} time(s); the list did not move any more "
-                                        f"(its end) and {wanted!r} was not found.", ok=False, code="not_found",
-                                   data={"scrolls": scrolls})
+                return ToolOutcome(
+                    text=f"Scrolled {direction} {scrolls} time(s); the list did not move any more "
+                    f"(its end) and {wanted!r} was not found.",
+                    ok=False,
+                    code="not_found",
+                    data={"scrolls": scrolls},
+                )
             el = None  # numbers changed with the new read; use the biggest list from now on
         if wanted:
             found = _shows(screen, wanted)
-            text = (f"Scrolled {direction} {scrolls} time(s); {wanted!r} is on screen now." if found else
-                    f"Scrolled {direction} {scrolls} time(s); {wanted!r} did not show up.")
+            text = (
+                f"Scrolled {direction} {scrolls} time(s); {wanted!r} is on screen now."
+                if found
+                else f"Scrolled {direction} {scrolls} time(s); {wanted!r} did not show up."
+            )
             return ToolOutcome(text=text, ok=found, code="done" if found else "not_found", data={"scrolls": scrolls})
         return ToolOutcome(text=f"Scrolled {direction}.", data={"scrolls": scrolls})
 

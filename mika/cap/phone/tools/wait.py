@@ -20,9 +20,13 @@ WAIT_PROPERTIES = {
 
 
 def until_wait(args: dict[str, Any]) -> UntilWait:
-    return UntilWait(expect=args.get("expect") or None, expect_gone=args.get("expect_gone") or None,
-                     expect_app=args.get("expect_app") or None, wait_stable=bool(args.get("wait_stable")),
-                     timeout_s=float(args.get("timeout_s") or 8.0))
+    return UntilWait(
+        expect=args.get("expect") or None,
+        expect_gone=args.get("expect_gone") or None,
+        expect_app=args.get("expect_app") or None,
+        wait_stable=bool(args.get("wait_stable")),
+        timeout_s=float(args.get("timeout_s") or 8.0),
+    )
 
 
 class PhoneWait(PhoneTool):
@@ -40,10 +44,18 @@ class PhoneWait(PhoneTool):
             return ToolOutcome.error("bad_arguments", str(exc))
         session = self.session(ctx)
         result = await wait.run(session.reader.read, ctx.inbox.steer_signal, sleep=ctx.sleep)
-        text = f"Condition met after {result.waited_ms} ms." if result.met else \
-            f"Stopped waiting after {result.waited_ms} ms: {result.stopped}."
+        text = (
+            f"Condition met after {result.waited_ms} ms."
+            if result.met
+            else f"Stopped waiting after {result.waited_ms} ms: {result.stopped}."
+        )
         if result.screen is not None:
             session.reader.mark_shown(result.screen)
             text += "\n" + fenced_listing(result.screen)
-        return ToolOutcome(text=text, ok=result.met, code="done" if result.met else f"wait_{result.stopped}",
-                           wait_ms=result.waited_ms, data={"wait": result.as_dict()})
+        return ToolOutcome(
+            text=text,
+            ok=result.met,
+            code="done" if result.met else f"wait_{result.stopped}",
+            wait_ms=result.waited_ms,
+            data={"wait": result.as_dict()},
+        )

@@ -99,7 +99,16 @@ def parse_intent(args: list[str]) -> Intent:
         elif a == "-p":
             it.package = nxt()[0]
             i += 2
-        elif a in ("-f", "--user", "--windowingMode", "--activityType", "-P", "--start-profiler", "-R", "--receiver-permission"):
+        elif a in (
+            "-f",
+            "--user",
+            "--windowingMode",
+            "--activityType",
+            "-P",
+            "--start-profiler",
+            "-R",
+            "--receiver-permission",
+        ):
             nxt()
             i += 2
         elif a == "--display":
@@ -111,8 +120,21 @@ def parse_intent(args: list[str]) -> Intent:
         elif a == "-S":
             it.stop_first = True
             i += 1
-        elif a in ("--es", "--ei", "--el", "--ef", "--ed", "--ez", "--eia", "--ela", "--eial", "--elal", "--esa",
-                   "--esal", "--eu"):
+        elif a in (
+            "--es",
+            "--ei",
+            "--el",
+            "--ef",
+            "--ed",
+            "--ez",
+            "--eia",
+            "--ela",
+            "--eial",
+            "--elal",
+            "--esa",
+            "--esal",
+            "--eu",
+        ):
             key, raw = nxt(2)
             try:
                 it.extras[key] = _typed(a, raw)
@@ -230,8 +252,10 @@ def start(ctx: Ctx, it: Intent) -> int:
         top = world.top_activity(it.display)
         comp = world.apps[top.package].activity_component(top.screen) if top else f"{pkg}/?"
         total = 280 if cold else 95
-        ctx.print(f"Status: ok\nLaunchState: {'COLD' if cold else 'WARM'}\nActivity: {comp}\n"
-                  f"TotalTime: {total}\nWaitTime: {total + 4}\nComplete\n")
+        ctx.print(
+            f"Status: ok\nLaunchState: {'COLD' if cold else 'WARM'}\nActivity: {comp}\n"
+            f"TotalTime: {total}\nWaitTime: {total + 4}\nComplete\n"
+        )
     return 0
 
 
@@ -240,7 +264,9 @@ async def am(ctx: Ctx) -> int:
     args = ctx.args[1:]
     world = ctx.phone.world
     if not args:
-        ctx.print("Activity manager (activity) commands:\n  start [-W] [-n COMPONENT] [-a ACTION] [-d DATA] [-t TYPE] [--display ID] ...\n  force-stop PACKAGE\n  broadcast [-a ACTION] ...\n  stack list\n  display move-stack TASK_ID DISPLAY_ID\n")
+        ctx.print(
+            "Activity manager (activity) commands:\n  start [-W] [-n COMPONENT] [-a ACTION] [-d DATA] [-t TYPE] [--display ID] ...\n  force-stop PACKAGE\n  broadcast [-a ACTION] ...\n  stack list\n  display move-stack TASK_ID DISPLAY_ID\n"
+        )
         return 0
     sub, rest = args[0], args[1:]
     if sub in ("start", "start-activity"):
@@ -275,9 +301,11 @@ async def am(ctx: Ctx) -> int:
                 pkg, _, cls = short.partition("/")
                 comp = f"{pkg}/{pkg}{cls}" if cls.startswith(".") else short
                 visible = "true" if task is display.top_task else "false"
-                ctx.print(f"RootTask id={task.id} bounds=[0,0][{w},{h}] displayId={display.id} userId=0\n"
-                          f"  taskId={task.id}: {comp} bounds=[0,0][{w},{h}] userId=0 visible={visible} "
-                          f"topActivity=ComponentInfo{{{comp}}}\n")
+                ctx.print(
+                    f"RootTask id={task.id} bounds=[0,0][{w},{h}] displayId={display.id} userId=0\n"
+                    f"  taskId={task.id}: {comp} bounds=[0,0][{w},{h}] userId=0 visible={visible} "
+                    f"topActivity=ComponentInfo{{{comp}}}\n"
+                )
         return 0
     if sub == "display" and rest[:1] == ["move-stack"] and len(rest) >= 3:
         try:
@@ -343,5 +371,7 @@ async def monkey(ctx: Ctx) -> int:
     world.launch(app.package, 0)
     world.ime_visible = False
     ms = random.Random(pkg).randint(20, 60)
-    ctx.print(f"Events injected: {count}\n## Network stats: elapsed time={ms}ms (0ms mobile, 0ms wifi, {ms}ms not connected)\n")
+    ctx.print(
+        f"Events injected: {count}\n## Network stats: elapsed time={ms}ms (0ms mobile, 0ms wifi, {ms}ms not connected)\n"
+    )
     return 0

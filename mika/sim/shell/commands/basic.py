@@ -103,9 +103,7 @@ async def grep(ctx: Ctx) -> int:
         regexes = [re.compile(re.escape(p), re_flags) for p in patterns]
     else:
         # Basic regex: `\|` is alternation; -E treats `|` that way natively.
-        regexes = [
-            re.compile(p if "E" in flags else p.replace(r"\|", "|"), re_flags) for p in patterns
-        ]
+        regexes = [re.compile(p if "E" in flags else p.replace(r"\|", "|"), re_flags) for p in patterns]
     data = ctx.stdin
     if files:
         parts = []
@@ -117,11 +115,7 @@ async def grep(ctx: Ctx) -> int:
             parts.append(content)
         data = b"".join(parts)
     text = data.decode("utf-8", errors="replace")
-    hits = [
-        line
-        for line in text.splitlines()
-        if any(r.search(line) for r in regexes) != ("v" in flags)
-    ]
+    hits = [line for line in text.splitlines() if any(r.search(line) for r in regexes) != ("v" in flags)]
     if "q" in flags:
         return 0 if hits else 1
     if "c" in flags:

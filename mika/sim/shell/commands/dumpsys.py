@@ -52,48 +52,69 @@ def _window(ctx: Ctx, args: list[str]) -> None:
         for display in world.displays.values():
             for window in reversed(build_frame(world, display.id)):
                 name = _full(window.title) if window.kind == "app" else window.title
-                ty = {"app": "BASE_APPLICATION", "status": "STATUS_BAR", "ime": "INPUT_METHOD", "dialog": "APPLICATION",
-                      "keyguard": "NOTIFICATION_SHADE", "shade": "NOTIFICATION_SHADE", "toast": "TOAST",
-                      "popup": "APPLICATION_SUB_PANEL"}[window.kind]
+                ty = {
+                    "app": "BASE_APPLICATION",
+                    "status": "STATUS_BAR",
+                    "ime": "INPUT_METHOD",
+                    "dialog": "APPLICATION",
+                    "keyguard": "NOTIFICATION_SHADE",
+                    "shade": "NOTIFICATION_SHADE",
+                    "toast": "TOAST",
+                    "popup": "APPLICATION_SUB_PANEL",
+                }[window.kind]
                 l, t, r, b = window.root.bounds  # noqa: E741 (left, top, right, bottom)
-                ctx.print(f"  Window #{n} Window{{{_hex(n + 7)} u0 {name}}}:\n"
-                          f"    mDisplayId={display.id} rootTaskId={display.top_task.id if display.top_task else -1} mSession=Session{{{_hex(n + 99)} 2202:u0a10086}}\n"
-                          f"    mAttrs={{({l},{t})({r - l}x{b - t}) ty={ty} fmt=TRANSLUCENT{' fl=SECURE' if window.secure else ''}}}\n"
-                          f"    mHasSurface=true isReadyForDisplay()=true mWindowRemovalAllowed=false\n"
-                          f"    isOnScreen=true\n    isVisible=true\n")
+                ctx.print(
+                    f"  Window #{n} Window{{{_hex(n + 7)} u0 {name}}}:\n"
+                    f"    mDisplayId={display.id} rootTaskId={display.top_task.id if display.top_task else -1} mSession=Session{{{_hex(n + 99)} 2202:u0a10086}}\n"
+                    f"    mAttrs={{({l},{t})({r - l}x{b - t}) ty={ty} fmt=TRANSLUCENT{' fl=SECURE' if window.secure else ''}}}\n"
+                    f"    mHasSurface=true isReadyForDisplay()=true mWindowRemovalAllowed=false\n"
+                    f"    isOnScreen=true\n    isVisible=true\n"
+                )
                 n += 1
         ctx.print("\n")
         fd = world.focused_display
         ime_target = _focus_window(world, fd)
-        ctx.print("  mGlobalConfiguration={1.0 ?mcc?mnc [en_US] ldltr sw392dp w392dp h872dp 440dpi nrml long port finger -keyb/v/h -nav/h}\n")
+        ctx.print(
+            "  mGlobalConfiguration={1.0 ?mcc?mnc [en_US] ldltr sw392dp w392dp h872dp 440dpi nrml long port finger -keyb/v/h -nav/h}\n"
+        )
         ctx.print(f"  mHasPermanentDpad=false\n  mTopFocusedDisplayId={fd}\n")
-        ctx.print(f"  imeLayeringTarget in display# {fd} {ime_target}\n  imeInputTarget in display# {fd} {ime_target}\n")
+        ctx.print(
+            f"  imeLayeringTarget in display# {fd} {ime_target}\n  imeInputTarget in display# {fd} {ime_target}\n"
+        )
         ctx.print("  mInTouchMode=true\n")
     if section in ("all", "policy", "p"):
         locked = "true" if world.locked else "false"
-        ctx.print("WINDOW MANAGER POLICY STATE (dumpsys window policy)\n"
-                  f"    mAwake={'true' if world.screen_on else 'false'}\n    mScreenOnEarly={'true' if world.screen_on else 'false'}\n"
-                  f"    mShowingDream=false mDreamingLockscreen={locked} mDreamingSleepToken=null\n"
-                  f"    mKeyguardDelegate\n      KeyguardServiceDelegate\n        showing={locked}\n"
-                  f"        inputRestricted={locked}\n        secure={'true' if world.pin else 'false'}\n")
+        ctx.print(
+            "WINDOW MANAGER POLICY STATE (dumpsys window policy)\n"
+            f"    mAwake={'true' if world.screen_on else 'false'}\n    mScreenOnEarly={'true' if world.screen_on else 'false'}\n"
+            f"    mShowingDream=false mDreamingLockscreen={locked} mDreamingSleepToken=null\n"
+            f"    mKeyguardDelegate\n      KeyguardServiceDelegate\n        showing={locked}\n"
+            f"        inputRestricted={locked}\n        secure={'true' if world.pin else 'false'}\n"
+        )
     if section in ("all", "displays", "d"):
         ctx.print("WINDOW MANAGER DISPLAY CONTENTS (dumpsys window displays)\n")
         for display in world.displays.values():
             w, h = display.size
             dens = display.override_density or display.density
-            ctx.print(f"  Display: mDisplayId={display.id} rootTasks={len(display.tasks)}\n"
-                      f"    init={display.width}x{display.height} {display.density}dpi cur={w}x{h} app={w}x{h} rng={w}x{w - 63}-{h}x{h - 63}\n"
-                      f"    deferred=false mLayoutNeeded=false mTouchExcludeRegion=SkRegion()\n"
-                      f"    mDisplayInfo=DisplayInfo{{\"{display.name}\", displayId {display.id}, real {w} x {h}, largest app {h} x {h}, "
-                      f"smallest app {w} x {w}, density {dens} ({dens}.0 x {dens}.0) dpi, rotation 0, state {'ON' if world.screen_on else 'OFF'}}}\n")
+            ctx.print(
+                f"  Display: mDisplayId={display.id} rootTasks={len(display.tasks)}\n"
+                f"    init={display.width}x{display.height} {display.density}dpi cur={w}x{h} app={w}x{h} rng={w}x{w - 63}-{h}x{h - 63}\n"
+                f"    deferred=false mLayoutNeeded=false mTouchExcludeRegion=SkRegion()\n"
+                f'    mDisplayInfo=DisplayInfo{{"{display.name}", displayId {display.id}, real {w} x {h}, largest app {h} x {h}, '
+                f"smallest app {w} x {w}, density {dens} ({dens}.0 x {dens}.0) dpi, rotation 0, state {'ON' if world.screen_on else 'OFF'}}}\n"
+            )
             top = display.top_task
-            ctx.print(f"  mCurrentFocus={_focus_window(world, display.id)}\n  mFocusedApp={_record(world, top, top.top) if top else 'null'}\n")
+            ctx.print(
+                f"  mCurrentFocus={_focus_window(world, display.id)}\n  mFocusedApp={_record(world, top, top.top) if top else 'null'}\n"
+            )
 
 
 def _task_line(world: World, task: Task, visible: bool) -> str:
     ty = "home" if task.package == LAUNCHER else "standard"
-    return (f"Task{{{_hex(task.id)} #{task.id} type={ty} A={world.apps[task.package].uid}:{task.package} U=0 "
-            f"visible={'true' if visible else 'false'} visibleRequested={'true' if visible else 'false'} mode=fullscreen translucent=false sz={len(task.stack)}}}")
+    return (
+        f"Task{{{_hex(task.id)} #{task.id} type={ty} A={world.apps[task.package].uid}:{task.package} U=0 "
+        f"visible={'true' if visible else 'false'} visibleRequested={'true' if visible else 'false'} mode=fullscreen translucent=false sz={len(task.stack)}}}"
+    )
 
 
 def _activity(ctx: Ctx, args: list[str]) -> None:
@@ -108,10 +129,12 @@ def _activity(ctx: Ctx, args: list[str]) -> None:
                 ctx.print(f"  * {_task_line(world, task, visible)}\n")
                 for i, act in reversed(list(enumerate(task.stack))):
                     comp = world.apps[act.package].activity_component(act.screen)
-                    ctx.print(f"    * Hist  #{i}: {_record(world, task, act)}\n"
-                              f"      packageName={act.package} processName={act.package}\n"
-                              f"      Intent {{ act=android.intent.action.MAIN cat=[android.intent.category.LAUNCHER] flg=0x10200000 cmp={comp} }}\n"
-                              f"      mActivityComponent={comp}\n")
+                    ctx.print(
+                        f"    * Hist  #{i}: {_record(world, task, act)}\n"
+                        f"      packageName={act.package} processName={act.package}\n"
+                        f"      Intent {{ act=android.intent.action.MAIN cat=[android.intent.category.LAUNCHER] flg=0x10200000 cmp={comp} }}\n"
+                        f"      mActivityComponent={comp}\n"
+                    )
             t = display.top_task
             if t:
                 ctx.print(f"\n    Resumed: {_record(world, t, t.top)}\n")
@@ -131,10 +154,12 @@ def _activity(ctx: Ctx, args: list[str]) -> None:
             if not t:
                 continue
             comp = world.apps[t.package].activity_component(t.top.screen)
-            ctx.print(f"TASK {world.apps[t.package].uid}:{t.package} id={t.id} userId=0\n"
-                      f"  ACTIVITY {comp} {t.top.token} pid={_pid(world, t.package)}\n"
-                      f"    Local Activity {t.top.token} State:\n      mResumed=true mStopped=false mFinished=false\n"
-                      f"      mDisplayId={display.id}\n")
+            ctx.print(
+                f"TASK {world.apps[t.package].uid}:{t.package} id={t.id} userId=0\n"
+                f"  ACTIVITY {comp} {t.top.token} pid={_pid(world, t.package)}\n"
+                f"    Local Activity {t.top.token} State:\n      mResumed=true mStopped=false mFinished=false\n"
+                f"      mDisplayId={display.id}\n"
+            )
         return
     ctx.print(f"ACTIVITY MANAGER {section.upper()} (dumpsys activity {section})\n")
 
@@ -157,19 +182,23 @@ def _display(ctx: Ctx) -> None:
     for d in world.displays.values():
         w, h = d.size
         dens = d.override_density or d.density
-        ctx.print(f"  Display {d.id}:\n    mDisplayId={d.id}\n    mLayerStack={d.id}\n"
-                  f"    mBaseDisplayInfo=DisplayInfo{{\"{d.name}\", displayId {d.id}, real {d.width} x {d.height}, density {d.density}}}\n"
-                  f"    mOverrideDisplayInfo=DisplayInfo{{\"{d.name}\", displayId {d.id}, FLAG_SECURE, FLAG_SUPPORTS_PROTECTED_BUFFERS, real {w} x {h}, "
-                  f"largest app {h} x {h}, smallest app {w} x {w}, appVsyncOff 1000000, presDeadline 16666666, mode 1, "
-                  f"defaultMode 1, modes [{{id=1, width={d.width}, height={d.height}, fps=60.0}}], density {dens} ({dens}.0 x {dens}.0) dpi, "
-                  f"rotation 0, state {'ON' if world.screen_on else 'OFF'}, type {'INTERNAL' if d.id == 0 else 'VIRTUAL'}, uniqueId \"local:{4619827259835644672 + d.id}\"}}\n")
+        ctx.print(
+            f"  Display {d.id}:\n    mDisplayId={d.id}\n    mLayerStack={d.id}\n"
+            f'    mBaseDisplayInfo=DisplayInfo{{"{d.name}", displayId {d.id}, real {d.width} x {d.height}, density {d.density}}}\n'
+            f'    mOverrideDisplayInfo=DisplayInfo{{"{d.name}", displayId {d.id}, FLAG_SECURE, FLAG_SUPPORTS_PROTECTED_BUFFERS, real {w} x {h}, '
+            f"largest app {h} x {h}, smallest app {w} x {w}, appVsyncOff 1000000, presDeadline 16666666, mode 1, "
+            f"defaultMode 1, modes [{{id=1, width={d.width}, height={d.height}, fps=60.0}}], density {dens} ({dens}.0 x {dens}.0) dpi, "
+            f'rotation 0, state {"ON" if world.screen_on else "OFF"}, type {"INTERNAL" if d.id == 0 else "VIRTUAL"}, uniqueId "local:{4619827259835644672 + d.id}"}}\n'
+        )
 
 
 def _surfaceflinger(ctx: Ctx, args: list[str]) -> None:
     world = ctx.phone.world
     if args[:1] in (["--display-id"], ["--displays"]):
         for d in world.displays.values():
-            ctx.print(f"Display {4619827259835644672 + d.id} (HWC display {d.id}): port={130 + d.id} pnpId=MKA displayName=\"{d.name}\"\n")
+            ctx.print(
+                f'Display {4619827259835644672 + d.id} (HWC display {d.id}): port={130 + d.id} pnpId=MKA displayName="{d.name}"\n'
+            )
         return
     ctx.print("SurfaceFlinger global state:\n")
     for d in world.displays.values():
@@ -186,20 +215,28 @@ def _input_method(ctx: Ctx) -> None:
     for ime in world.imes:
         ctx.print(f"    InputMethod #{world.imes.index(ime)}:\n      mId={ime}\n")
     ctx.print(f"  mCurMethodId={world.ime_id}\n  mCurFocusedWindowSoftInputMode=STATE_UNSPECIFIED|ADJUST_RESIZE\n")
-    ctx.print(f"  mCurClient=ClientState{{{_hex(7)} mUid={world.apps[top.package].uid if top else 0}}}\n" if top else "  mCurClient=null\n")
-    ctx.print(f"  mInputShown={'true' if shown else 'false'}\n  mShowRequested={'true' if shown else 'false'}\n"
-              f"  mImeWindowVis={'0x3' if shown else '0x0'}\n  mIsInputViewShown={'true' if shown else 'false'}\n"
-              f"  mServedInputConnection={'true' if top and top.focus else 'false'}\n  inputMethodPackage={IME_PKG}\n")
+    ctx.print(
+        f"  mCurClient=ClientState{{{_hex(7)} mUid={world.apps[top.package].uid if top else 0}}}\n"
+        if top
+        else "  mCurClient=null\n"
+    )
+    ctx.print(
+        f"  mInputShown={'true' if shown else 'false'}\n  mShowRequested={'true' if shown else 'false'}\n"
+        f"  mImeWindowVis={'0x3' if shown else '0x0'}\n  mIsInputViewShown={'true' if shown else 'false'}\n"
+        f"  mServedInputConnection={'true' if top and top.focus else 'false'}\n  inputMethodPackage={IME_PKG}\n"
+    )
 
 
 def _power(ctx: Ctx) -> None:
     world = ctx.phone.world
     awake = world.screen_on
-    ctx.print(f"POWER MANAGER (dumpsys power)\n\nPower Manager State:\n  mDirty=0x0\n"
-              f"  mWakefulness={'Awake' if awake else 'Asleep'}\n  mWakefulnessChanging=false\n"
-              f"  mIsPowered=true\n  mPlugType=2\n  mBatteryLevel=100\n  mStayOn=false\n"
-              f"  mHoldingDisplaySuspendBlocker={'true' if awake else 'false'}\n"
-              f"  Display Power: state={'ON' if awake else 'OFF'}\n  mScreenOffTimeoutSetting=30000\n")
+    ctx.print(
+        f"POWER MANAGER (dumpsys power)\n\nPower Manager State:\n  mDirty=0x0\n"
+        f"  mWakefulness={'Awake' if awake else 'Asleep'}\n  mWakefulnessChanging=false\n"
+        f"  mIsPowered=true\n  mPlugType=2\n  mBatteryLevel=100\n  mStayOn=false\n"
+        f"  mHoldingDisplaySuspendBlocker={'true' if awake else 'false'}\n"
+        f"  Display Power: state={'ON' if awake else 'OFF'}\n  mScreenOffTimeoutSetting=30000\n"
+    )
 
 
 def _alarm(ctx: Ctx) -> None:
@@ -214,30 +251,38 @@ def _alarm(ctx: Ctx) -> None:
         ctx.print("  Next alarm clock information: none\n")
     else:
         when, alarm = nxt
-        ctx.print(f"  Next alarm clock information:\n    user:0 pendingSend:false time:{int(when.timestamp() * 1000)} "
-                  f"= {when.strftime('%Y-%m-%d %H:%M:%S')} = +{int((when - now).total_seconds())}s\n"
-                  f"    com.google.android.deskclock label={alarm.get('label', '')!r}\n")
+        ctx.print(
+            f"  Next alarm clock information:\n    user:0 pendingSend:false time:{int(when.timestamp() * 1000)} "
+            f"= {when.strftime('%Y-%m-%d %H:%M:%S')} = +{int((when - now).total_seconds())}s\n"
+            f"    com.google.android.deskclock label={alarm.get('label', '')!r}\n"
+        )
     ctx.print("  Pending alarm batches: 0\n")
 
 
 def _battery(ctx: Ctx) -> None:
-    ctx.print("Current Battery Service state:\n  AC powered: false\n  USB powered: true\n  Wireless powered: false\n"
-              "  Dock powered: false\n  Max charging current: 500000\n  Max charging voltage: 5000000\n"
-              "  Charge counter: 4000000\n  status: 2\n  health: 2\n  present: true\n  level: 100\n  scale: 100\n"
-              "  voltage: 4350\n  temperature: 250\n  technology: Li-ion\n  Charging state: 1\n  Charging policy: 1\n"
-              "  Capacity level: 4\n")
+    ctx.print(
+        "Current Battery Service state:\n  AC powered: false\n  USB powered: true\n  Wireless powered: false\n"
+        "  Dock powered: false\n  Max charging current: 500000\n  Max charging voltage: 5000000\n"
+        "  Charge counter: 4000000\n  status: 2\n  health: 2\n  present: true\n  level: 100\n  scale: 100\n"
+        "  voltage: 4350\n  temperature: 250\n  technology: Li-ion\n  Charging state: 1\n  Charging policy: 1\n"
+        "  Capacity level: 4\n"
+    )
 
 
 def _input(ctx: Ctx) -> None:
     world = ctx.phone.world
-    ctx.print(f"INPUT MANAGER (dumpsys input)\n\nInput Manager State:\n  Interactive: {'true' if world.screen_on else 'false'}\n"
-              "  System UI Lights Out: false\n  Pointer Speed: 0\n\nEvent Hub State:\n  BuiltInKeyboardId: -2\n\n"
-              "Input Reader State:\n  Configuration:\n    Viewports:\n      ViewportInternal:\n")
+    ctx.print(
+        f"INPUT MANAGER (dumpsys input)\n\nInput Manager State:\n  Interactive: {'true' if world.screen_on else 'false'}\n"
+        "  System UI Lights Out: false\n  Pointer Speed: 0\n\nEvent Hub State:\n  BuiltInKeyboardId: -2\n\n"
+        "Input Reader State:\n  Configuration:\n    Viewports:\n      ViewportInternal:\n"
+    )
     for d in world.displays.values():
         w, h = d.size
         kind = "INTERNAL" if d.id == 0 else "VIRTUAL"
-        ctx.print(f"        Viewport: displayId={d.id}, orientation=0, uniqueId='local:{d.id}', type={kind}, "
-                  f"logicalFrame=[0, 0, {w}, {h}], physicalFrame=[0, 0, {w}, {h}], deviceSize=[{w}, {h}], isActive=true\n")
+        ctx.print(
+            f"        Viewport: displayId={d.id}, orientation=0, uniqueId='local:{d.id}', type={kind}, "
+            f"logicalFrame=[0, 0, {w}, {h}], physicalFrame=[0, 0, {w}, {h}], deviceSize=[{w}, {h}], isActive=true\n"
+        )
     ctx.print("\nInput Dispatcher State:\n  DispatchEnabled: true\n  DispatchFrozen: false\n  FocusedApplications:\n")
     for d in world.displays.values():
         t = d.top_task
@@ -247,7 +292,7 @@ def _input(ctx: Ctx) -> None:
     for d in world.displays.values():
         focus = _focus_window(world, d.id)
         if focus != "null":
-            ctx.print(f"    displayId={d.id}, name='{focus[len('Window{'):-1]}'\n")
+            ctx.print(f"    displayId={d.id}, name='{focus[len('Window{') : -1]}'\n")
     ctx.print(f"  TopFocusedDisplayId: {world.focused_display}\n")
 
 
@@ -258,19 +303,23 @@ def _package(ctx: Ctx, args: list[str]) -> None:
         ctx.print("Unable to find package: " + (args[0] if args else "") + "\n")
         return
     flags = "SYSTEM HAS_CODE ALLOW_CLEAR_USER_DATA" if app.system else "HAS_CODE ALLOW_CLEAR_USER_DATA ALLOW_BACKUP"
-    ctx.print(f"Packages:\n  Package [{app.package}] ({_hex(app.uid)}):\n    userId={app.uid}\n"
-              f"    pkg=Package{{{_hex(app.uid + 1)} {app.package}}}\n    versionCode=34{app.uid % 100:02d} minSdk=26 targetSdk=34\n"
-              f"    versionName=14.{app.uid % 10}.0\n    flags=[ {flags} ]\n    pkgFlags=[ {flags} ]\n"
-              f"    timeStamp=2026-11-05 10:00:00\n    firstInstallTime=2026-11-05 10:00:00\n    lastUpdateTime=2026-11-20 09:30:00\n"
-              f"    signatures=PackageSignatures{{{_hex(app.uid + 2)} version:3, signatures:[{_hex(app.uid + 3)}], past signatures:[]}}\n"
-              f"    PackageSignatures{{{_hex(app.uid + 2)} [{_hex(app.uid + 3)}]}}\n")
+    ctx.print(
+        f"Packages:\n  Package [{app.package}] ({_hex(app.uid)}):\n    userId={app.uid}\n"
+        f"    pkg=Package{{{_hex(app.uid + 1)} {app.package}}}\n    versionCode=34{app.uid % 100:02d} minSdk=26 targetSdk=34\n"
+        f"    versionName=14.{app.uid % 10}.0\n    flags=[ {flags} ]\n    pkgFlags=[ {flags} ]\n"
+        f"    timeStamp=2026-11-05 10:00:00\n    firstInstallTime=2026-11-05 10:00:00\n    lastUpdateTime=2026-11-20 09:30:00\n"
+        f"    signatures=PackageSignatures{{{_hex(app.uid + 2)} version:3, signatures:[{_hex(app.uid + 3)}], past signatures:[]}}\n"
+        f"    PackageSignatures{{{_hex(app.uid + 2)} [{_hex(app.uid + 3)}]}}\n"
+    )
 
 
 @command("dumpsys")
 async def dumpsys(ctx: Ctx) -> int:
     args = ctx.args[1:]
     if not args:
-        ctx.print("Currently running services:\n  activity\n  alarm\n  battery\n  display\n  input_method\n  power\n  SurfaceFlinger\n  window\n")
+        ctx.print(
+            "Currently running services:\n  activity\n  alarm\n  battery\n  display\n  input_method\n  power\n  SurfaceFlinger\n  window\n"
+        )
         return 0
     service, rest = args[0], args[1:]
     if service == "window":

@@ -42,9 +42,7 @@ async def cat(ctx: Ctx) -> int:
 
 def _long(name: str, mode: int, size: int, mtime: int) -> str:
     kind = "d" if mode & 0o170000 == 0o040000 else "-"
-    bits = "".join(
-        ch if mode & (1 << (8 - i)) else "-" for i, ch in enumerate("rwxrwxrwx")
-    )
+    bits = "".join(ch if mode & (1 << (8 - i)) else "-" for i, ch in enumerate("rwxrwxrwx"))
     stamp = time.strftime("%Y-%m-%d %H:%M", time.gmtime(mtime))
     return f"{kind}{bits} 1 shell shell {size:>8} {stamp} {name}\n"
 

@@ -7,8 +7,20 @@ from mika.sim.shell.commands.keys import key_char, key_name
 from mika.sim.shell.context import Ctx
 from mika.sim.shell.registry import command
 
-_SOURCES = {"keyboard", "mouse", "joystick", "touchnavigation", "touchpad", "trackball", "stylus",
-            "dpad", "gesture", "touchscreen", "gamepad", "rotaryencoder"}
+_SOURCES = {
+    "keyboard",
+    "mouse",
+    "joystick",
+    "touchnavigation",
+    "touchpad",
+    "trackball",
+    "stylus",
+    "dpad",
+    "gesture",
+    "touchscreen",
+    "gamepad",
+    "rotaryencoder",
+}
 
 USAGE = """Usage: input [<source>] [-d DISPLAY_ID] <command> [<arg>...]
 
@@ -92,10 +104,12 @@ async def input_(ctx: Ctx) -> int:
         text = rest[0].replace("%s", " ")
         if any(not 32 <= ord(ch) < 127 for ch in text):
             # What a real phone says: its key map has no key for CJK or emoji.
-            ctx.error("Exception occurred while executing 'text':\n"
-                      "java.lang.NullPointerException: Attempt to get length of null array\n"
-                      "\tat com.android.server.input.InputShellCommand.sendText(InputShellCommand.java:408)\n"
-                      "\tat com.android.server.input.InputShellCommand.runText(InputShellCommand.java:389)")
+            ctx.error(
+                "Exception occurred while executing 'text':\n"
+                "java.lang.NullPointerException: Attempt to get length of null array\n"
+                "\tat com.android.server.input.InputShellCommand.sendText(InputShellCommand.java:408)\n"
+                "\tat com.android.server.input.InputShellCommand.runText(InputShellCommand.java:389)"
+            )
             return 255
         engine.type_text(world, display_id, text)
     elif sub == "keyevent":

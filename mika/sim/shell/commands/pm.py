@@ -9,10 +9,19 @@ from mika.sim.shell.registry import command, lookup
 
 # Packages every phone has that aren't apps of ours (no screens).
 SYSTEM_ONLY = (
-    "android", "com.android.systemui", "com.android.phone", "com.android.shell",
-    "com.android.providers.settings", "com.android.providers.contacts", "com.android.providers.calendar",
-    "com.android.providers.media", "com.android.providers.telephony", "com.android.inputmethod.latin",
-    "com.google.android.permissioncontroller", "com.android.webview", "com.android.packageinstaller",
+    "android",
+    "com.android.systemui",
+    "com.android.phone",
+    "com.android.shell",
+    "com.android.providers.settings",
+    "com.android.providers.contacts",
+    "com.android.providers.calendar",
+    "com.android.providers.media",
+    "com.android.providers.telephony",
+    "com.android.inputmethod.latin",
+    "com.google.android.permissioncontroller",
+    "com.android.webview",
+    "com.android.packageinstaller",
 )
 THIRD_PARTY_ONLY = ("com.android.adbkeyboard",)
 
@@ -34,7 +43,9 @@ def _path(pkg: str, system: bool) -> str:
 
 async def _pm(ctx: Ctx, args: list[str]) -> int:
     if not args:
-        ctx.print("Package manager (package) commands:\n  list packages [-f] [-d] [-e] [-s] [-3] [--user USER_ID] [FILTER]\n  path [--user USER_ID] PACKAGE\n  resolve-activity [--brief] [--user USER_ID] INTENT\n")
+        ctx.print(
+            "Package manager (package) commands:\n  list packages [-f] [-d] [-e] [-s] [-3] [--user USER_ID] [FILTER]\n  path [--user USER_ID] PACKAGE\n  resolve-activity [--brief] [--user USER_ID] INTENT\n"
+        )
         return 0
     sub, rest = args[0], args[1:]
     if sub == "list" and rest[:1] == ["packages"]:
@@ -80,7 +91,9 @@ async def _pm(ctx: Ctx, args: list[str]) -> int:
         if brief:
             ctx.print(f"priority=0 preferredOrder=0 match=0x108000 specificIndex=-1 isDefault=false\n{comp}\n")
         else:
-            ctx.print(f"  ActivityInfo:\n    name={app.package}{app.screens[app.main].activity}\n    packageName={app.package}\n    enabled=true exported=true directBootAware=false\n")
+            ctx.print(
+                f"  ActivityInfo:\n    name={app.package}{app.screens[app.main].activity}\n    packageName={app.package}\n    enabled=true exported=true directBootAware=false\n"
+            )
         return 0
     if sub == "query-activities":
         world = ctx.phone.world
@@ -91,9 +104,13 @@ async def _pm(ctx: Ctx, args: list[str]) -> int:
         for i, app in enumerate(apps):
             comp = app.activity_component(app.main)
             if "--brief" in rest:
-                ctx.print(f"  Activity #{i}:\n    priority=0 preferredOrder=0 match=0x108000 specificIndex=-1 isDefault=false\n    {comp}\n")
+                ctx.print(
+                    f"  Activity #{i}:\n    priority=0 preferredOrder=0 match=0x108000 specificIndex=-1 isDefault=false\n    {comp}\n"
+                )
             else:
-                ctx.print(f"  Activity #{i}:\n    ActivityInfo:\n      name={app.package}{app.screens[app.main].activity}\n      packageName={app.package}\n")
+                ctx.print(
+                    f"  Activity #{i}:\n    ActivityInfo:\n      name={app.package}{app.screens[app.main].activity}\n      packageName={app.package}\n"
+                )
         return 0
     if sub in ("clear",) and rest:
         ctx.print("Success\n")
@@ -111,7 +128,9 @@ async def _ime(ctx: Ctx, args: list[str]) -> int:
     world = ctx.phone.world
     available = ["com.android.inputmethod.latin/.LatinIME", "com.android.adbkeyboard/.AdbIME"]
     if not args or args[0] == "help":
-        ctx.print("Input method manager (input_method) commands:\n  list [-a] [-s]\n  enable ID\n  disable ID\n  set ID\n  reset\n")
+        ctx.print(
+            "Input method manager (input_method) commands:\n  list [-a] [-s]\n  enable ID\n  disable ID\n  set ID\n  reset\n"
+        )
         return 0
     sub, rest = args[0], args[1:]
     if sub == "list":
@@ -121,7 +140,9 @@ async def _ime(ctx: Ctx, args: list[str]) -> int:
                 ctx.print(ime + "\n")
             else:
                 pkg, _, cls = ime.partition("/")
-                ctx.print(f"{ime}:\n  mId={ime} mSettingsActivity=null mIsVrOnly=false mSupportsSwitchingToNextInputMethod=false\n  mIsDefaultResId=0x0\n  Service:\n    priority=0 preferredOrder=0 match=0x108000 specificIndex=-1 isDefault=false\n    ServiceInfo:\n      name={pkg}{cls}\n      packageName={pkg}\n")
+                ctx.print(
+                    f"{ime}:\n  mId={ime} mSettingsActivity=null mIsVrOnly=false mSupportsSwitchingToNextInputMethod=false\n  mIsDefaultResId=0x0\n  Service:\n    priority=0 preferredOrder=0 match=0x108000 specificIndex=-1 isDefault=false\n    ServiceInfo:\n      name={pkg}{cls}\n      packageName={pkg}\n"
+                )
         return 0
     if sub in ("enable", "disable", "set") and rest:
         ime = rest[-1]
@@ -163,7 +184,9 @@ async def ime(ctx: Ctx) -> int:
 async def cmd(ctx: Ctx) -> int:
     args = ctx.args[1:]
     if not args:
-        ctx.error("cmd: No service specified; use -l to list all running services. Use -w to start and wait for a service.")
+        ctx.error(
+            "cmd: No service specified; use -l to list all running services. Use -w to start and wait for a service."
+        )
         return 255
     service, rest = args[0], args[1:]
     if service == "package":

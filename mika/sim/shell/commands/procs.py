@@ -8,9 +8,15 @@ import asyncio
 from mika.sim.shell.context import Ctx
 from mika.sim.shell.registry import command
 
-_SYSTEM = [("root", 1, 0, "init"), ("root", 412, 1, "ueventd"), ("logd", 530, 1, "logd"),
-           ("system", 1648, 612, "system_server"), ("u0_a86", 2202, 612, "com.android.systemui"),
-           ("shell", 4120, 1, "adbd"), ("root", 612, 1, "zygote64")]
+_SYSTEM = [
+    ("root", 1, 0, "init"),
+    ("root", 412, 1, "ueventd"),
+    ("logd", 530, 1, "logd"),
+    ("system", 1648, 612, "system_server"),
+    ("u0_a86", 2202, 612, "com.android.systemui"),
+    ("shell", 4120, 1, "adbd"),
+    ("root", 612, 1, "zygote64"),
+]
 U2_MAIN = "com.wetest.uia2.Main"
 
 

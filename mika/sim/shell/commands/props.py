@@ -22,7 +22,9 @@ async def getprop(ctx: Ctx) -> int:
 async def wm(ctx: Ctx) -> int:
     args = ctx.args[1:]
     if not args:
-        ctx.print("Window manager (window) commands:\n  help\n  size [reset|WxH|WdpxHdp] [-d DISPLAY_ID]\n  density [reset|DENSITY] [-d DISPLAY_ID]\n")
+        ctx.print(
+            "Window manager (window) commands:\n  help\n  size [reset|WxH|WdpxHdp] [-d DISPLAY_ID]\n  density [reset|DENSITY] [-d DISPLAY_ID]\n"
+        )
         return 0
     sub, rest = args[0], args[1:]
     display_id = 0

@@ -1,12 +1,12 @@
 """simctl: the command only the simulated phone has, to inspect and prepare its world.
 
-  simctl state [KEY]           the world as JSON (KEY: a dotted path, e.g. settings.wifi)
-  simctl reset [SCENARIO]      back to a scenario's initial state
-  simctl set KEY VALUE         KEY: time | screen_on | locked | pin | a data path; VALUE JSON or text
-  simctl fault SPEC | clear    add faults (drop_after=N,slow_ms=N,null_root=N,…) or clear them
-  simctl scenarios             list scenario names
-  simctl display add WxH [DPI] [NAME] | remove ID | list
-                               virtual displays (tasks move with am display move-stack)
+simctl state [KEY]           the world as JSON (KEY: a dotted path, e.g. settings.wifi)
+simctl reset [SCENARIO]      back to a scenario's initial state
+simctl set KEY VALUE         KEY: time | screen_on | locked | pin | a data path; VALUE JSON or text
+simctl fault SPEC | clear    add faults (drop_after=N,slow_ms=N,null_root=N,…) or clear them
+simctl scenarios             list scenario names
+simctl display add WxH [DPI] [NAME] | remove ID | list
+                             virtual displays (tasks move with am display move-stack)
 """
 
 from __future__ import annotations

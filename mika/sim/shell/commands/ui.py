@@ -40,12 +40,14 @@ async def uiautomator(ctx: Ctx) -> int:
     args = ctx.args[1:]
     world = ctx.phone.world
     if not args or args[0] != "dump":
-        ctx.print("Usage: uiautomator <subcommand> [options]\n\nAvailable subcommands:\n\n"
-                  "help: displays help message\n\n"
-                  "dump: creates an XML dump of current UI hierarchy\n"
-                  "    dump [--verbose][file]\n      [--compressed]: dumps compressed layout information.\n"
-                  "      [file]: the location where the dumped XML should be stored, default is\n"
-                  "      /sdcard/window_dump.xml\n\nevents: prints out accessibility events until terminated\n")
+        ctx.print(
+            "Usage: uiautomator <subcommand> [options]\n\nAvailable subcommands:\n\n"
+            "help: displays help message\n\n"
+            "dump: creates an XML dump of current UI hierarchy\n"
+            "    dump [--verbose][file]\n      [--compressed]: dumps compressed layout information.\n"
+            "      [file]: the location where the dumped XML should be stored, default is\n"
+            "      /sdcard/window_dump.xml\n\nevents: prints out accessibility events until terminated\n"
+        )
         return 0 if not args else 1
     target = "/sdcard/window_dump.xml"
     for a in args[1:]:
@@ -89,7 +91,9 @@ async def screencap(ctx: Ctx) -> int:
                 return 1
             i += 1
         elif a == "-h":
-            ctx.print("usage: screencap [-hp] [-d display-id] [FILENAME]\n   -h: this message\n   -p: save the file as a png.\n   -d: specify the display ID to capture (default: 0)\n")
+            ctx.print(
+                "usage: screencap [-hp] [-d display-id] [FILENAME]\n   -h: this message\n   -p: save the file as a png.\n   -d: specify the display ID to capture (default: 0)\n"
+            )
             return 0
         elif not a.startswith("-"):
             target = a

@@ -18,7 +18,9 @@ from mika.cap.phone.adb.parse.decode import shell_text
 from mika.cap.phone.adb.parse.window import Component
 
 _DISPLAY = re.compile(r"^\s*Display #(\d+)")
-_RESUMED = re.compile(r"\b(?:mResumedActivity|ResumedActivity|Resumed|topResumedActivity)[:=]\s*ActivityRecord\{([^}]*)\}(\s*t\d+)?")
+_RESUMED = re.compile(
+    r"\b(?:mResumedActivity|ResumedActivity|Resumed|topResumedActivity)[:=]\s*ActivityRecord\{([^}]*)\}(\s*t\d+)?"
+)
 _TOP = re.compile(r"^\s*ACTIVITY\s+(\S+/\S+)\s")
 _TASK = re.compile(r"\bt(\d+)\b")
 

@@ -44,7 +44,13 @@ def parse_battery(data: bytes | str) -> BatteryState:
         if m and m.group(1) not in fields:
             fields[m.group(1)] = m.group(2)
     powered = tuple(
-        name for key, name in (("AC powered", "ac"), ("USB powered", "usb"), ("Wireless powered", "wireless"), ("Dock powered", "dock"))
+        name
+        for key, name in (
+            ("AC powered", "ac"),
+            ("USB powered", "usb"),
+            ("Wireless powered", "wireless"),
+            ("Dock powered", "dock"),
+        )
         if fields.get(key) == "true"
     )
     temperature = _int(fields.get("temperature"))

@@ -12,7 +12,9 @@ from dataclasses import dataclass
 
 from mika.cap.phone.adb.parse.decode import ShellOutputError, shell_text
 
-_INFO = re.compile(r"(mBaseDisplayInfo|mOverrideDisplayInfo|mDisplayInfo)?=?DisplayInfo\{\"(?P<name>[^\"]*)\",\s*(?P<body>[^\n]*)\}")
+_INFO = re.compile(
+    r"(mBaseDisplayInfo|mOverrideDisplayInfo|mDisplayInfo)?=?DisplayInfo\{\"(?P<name>[^\"]*)\",\s*(?P<body>[^\n]*)\}"
+)
 _ID = re.compile(r"displayId (\d+)")
 _REAL = re.compile(r"\breal (\d+) x (\d+)")
 _ROTATION = re.compile(r"\brotation (\d+)")

@@ -54,7 +54,8 @@ def parse_input(data: bytes | str) -> InputState:
     viewports: list[Viewport] = []
     for m in _VIEWPORT.finditer(text):
         vp = Viewport(
-            int(m.group(1)), int(m.group(2)),
+            int(m.group(1)),
+            int(m.group(2)),
             (int(m.group(3)), int(m.group(4)), int(m.group(5)), int(m.group(6))),
             (int(m.group(7)), int(m.group(8))),
         )

@@ -12,7 +12,9 @@ from dataclasses import dataclass
 
 from mika.cap.phone.adb.parse.decode import ShellOutputError, shell_text
 
-_INPUT_CMD = re.compile(r"^\s{2,}(text|keyevent|tap|swipe|draganddrop|press|roll|motionevent|keycombination|scroll)\b", re.MULTILINE)
+_INPUT_CMD = re.compile(
+    r"^\s{2,}(text|keyevent|tap|swipe|draganddrop|press|roll|motionevent|keycombination|scroll)\b", re.MULTILINE
+)
 _AM_CMD = re.compile(r"^\s*(?:usage: )?\s*am ([a-z][a-z-]*)", re.MULTILINE)
 _SOURCES = re.compile(r"The sources are:\n((?:\s{4,}\w+\n?)+)")
 
