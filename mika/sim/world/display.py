@@ -43,6 +43,12 @@ class Display:
     height: int
     density: int
     name: str = "Built-in Screen"
+    # Who made it: "" for the built-in screen; a virtual display names its owner's package
+    # (scrcpy's is com.android.shell) as `dumpsys display` does.
+    owner: str = ""
+    # What happens to its tasks when it is removed: False moves them to display 0, as a
+    # virtual display created without DESTROY_CONTENT_ON_REMOVAL does.
+    destroy_content: bool = True
     override_size: tuple[int, int] | None = None
     override_density: int | None = None
     tasks: list[Task] = field(default_factory=list)  # bottom … top

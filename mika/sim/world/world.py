@@ -162,6 +162,56 @@ class World:
         self.changed()
         return self.extra_settings[namespace].pop(key, None) is not None
 
+    # -- displays -----------------------------------------------------------------------
+    def add_display(
+        self,
+        width: int,
+        height: int,
+        density: int,
+        name: str = "scrcpy",
+        *,
+        owner: str = "com.android.shell",
+        destroy_content: bool = True,
+    ) -> Display:
+        """A new virtual display, as DisplayManager.createVirtualDisplay makes one: the next
+        free logical id (Android counts up from the built-in screen's 0 and never reuses an id
+        while the phone is up), empty until an app is started on it."""
+        new_id = max(self.displays) + 1 if self.displays else 0
+        new_id = max(new_id, self._next_display_id)
+        self._next_display_id = new_id + 1
+        display = Display(new_id, width, height, density, name=name, owner=owner, destroy_content=destroy_content)
+        self.displays[new_id] = display
+        self.changed()
+        return display
+
+    def remove_display(self, display_id: int) -> bool:
+        """The virtual display released: its tasks are destroyed, or moved to the top of
+        display 0 when it was created to keep its content. The built-in screen stays
+        (False, as for an unknown id)."""
+        if display_id == 0 or display_id not in self.displays:
+            return False
+        display = self.displays.pop(display_id)
+        if not display.destroy_content:
+            for task in display.tasks:
+                self.displays[0].tasks.append(task)
+        if self._last_focus == display_id:
+            self._last_focus = 0
+        self.changed()
+        return True
+
+    def move_task(self, task_id: int, display_id: int) -> bool:
+        """`am display move-stack`: the task, wherever it is, goes on top of `display_id`."""
+        target = self.displays[display_id]
+        for display in self.displays.values():
+            for task in display.tasks:
+                if task.id == task_id:
+                    display.tasks.remove(task)
+                    target.tasks.append(task)
+                    self._last_focus = display_id
+                    self.changed()
+                    return True
+        return False
+
     # -- tasks and activities ---------------------------------------------------------
     def display(self, display_id: int) -> Display:
         return self.displays[display_id]
@@ -171,6 +221,7 @@ class World:
         return task.top if task else None
 
     _last_focus = 0
+    _next_display_id = 1
 
     @property
     def focused_display(self) -> int:
@@ -272,33 +323,6 @@ class World:
         if self.displays[0].task_for(LAUNCHER) is None:
             self.launch(LAUNCHER, 0)
         self.changed()
-
-    def move_task(self, task_id: int, display_id: int) -> bool:
-        for display in self.displays.values():
-            for task in display.tasks:
-                if task.id == task_id:
-                    display.tasks.remove(task)
-                    self.displays[display_id].tasks.append(task)
-                    self.changed()
-                    return True
-        return False
-
-    def add_display(self, width: int, height: int, density: int, name: str) -> Display:
-        display_id = max(self.displays) + 1
-        display = Display(display_id, width, height, density, name=name)
-        self.displays[display_id] = display
-        self.changed()
-        return display
-
-    def remove_display(self, display_id: int) -> bool:
-        if display_id == 0 or display_id not in self.displays:
-            return False
-        # Tasks on a removed virtual display move back to the main one, as Android does.
-        self.displays[0].tasks.extend(self.displays.pop(display_id).tasks)
-        if self._last_focus == display_id:
-            self._last_focus = 0
-        self.changed()
-        return True
 
     def enter_pin(self, what: str) -> None:
         """A digit, "DEL" or "ENTER" on the keyguard's PIN pad."""
