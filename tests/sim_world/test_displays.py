@@ -68,7 +68,9 @@ def test_android14_dump_focus_and_state_name_both_displays(sim_phone) -> None:
     # Display 0 is not on top and has no own focus: mCurrentFocus=null, mFocusedApp stays.
     assert on_main is not None and on_main.package == LAUNCHER and on_main.focus is None
 
-    resumed = {r.display_id: r.package for r in parse_resumed_activities(sim_phone.shell("dumpsys activity activities"))}
+    resumed = {
+        r.display_id: r.package for r in parse_resumed_activities(sim_phone.shell("dumpsys activity activities"))
+    }
     assert resumed == {0: LAUNCHER, vd: SETTINGS}
 
     raw_display = sim_phone.shell("dumpsys display")
@@ -174,9 +176,10 @@ def test_android9_dump_has_no_display_id_and_input_refuses_d(sim_phone_factory) 
     assert err.startswith("Error: Invalid arguments for command: -d\nUsage: input [<source>] <command> [<arg>...]")
     assert "-d DISPLAY_ID" not in err and "motionevent" not in err
     assert _displays(phone) == before
-    assert "Error: Invalid arguments for command: motionevent" in phone.run_adb(
-        "shell", "input motionevent DOWN 5 5", check=False
-    ).stderr.decode()
+    assert (
+        "Error: Invalid arguments for command: motionevent"
+        in phone.run_adb("shell", "input motionevent DOWN 5 5", check=False).stderr.decode()
+    )
 
     raw = phone.shell("dumpsys window")
     assert "mTopFocusedDisplayId" not in raw and "mFocusedApp=AppWindowToken{" in raw

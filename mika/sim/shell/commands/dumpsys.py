@@ -8,8 +8,7 @@ import zlib
 from mika.sim.apps.frame import IME_PKG, build_frame
 from mika.sim.shell.context import Ctx
 from mika.sim.shell.registry import command
-from mika.sim.world.display import Activity, Task
-from mika.sim.world.display import Display
+from mika.sim.world.display import Activity, Display, Task
 from mika.sim.world.props import sdk_int
 from mika.sim.world.world import LAUNCHER, World
 
@@ -124,7 +123,11 @@ def _window(ctx: Ctx, args: list[str]) -> None:
         if sdk_int(world.props) < 29:
             # Android 9 has one focus for the whole phone, printed once (no per-display focus).
             top = world.displays[fd].top_task
-            token = f"AppWindowToken{{{_hex(3)} token=Token{{{_hex(5)} {_record(world, top, top.top)}}}}}" if top else "null"
+            token = (
+                f"AppWindowToken{{{_hex(3)} token=Token{{{_hex(5)} {_record(world, top, top.top)}}}}}"
+                if top
+                else "null"
+            )
             ctx.print(f"  mHasPermanentDpad=false\n  mCurrentFocus={ime_target}\n  mFocusedApp={token}\n")
             ctx.print(f"  mInputMethodTarget={ime_target}\n  mInTouchMode=true\n")
         else:
@@ -190,7 +193,8 @@ def _activity(ctx: Ctx, args: list[str]) -> None:
                     )
             t = display.top_task
             if t:
-                ctx.print(f"\n    Resumed: {_record(world, t, t.top)}\n")
+                ctx.print("\n  Resumed activities in task display areas (from top to bottom):\n")
+                ctx.print(f"    Resumed: {_record(world, t, t.top)}\n")
             ctx.print("\n")
         fd = world.focused_display
         t = world.displays[fd].top_task
