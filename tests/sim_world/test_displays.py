@@ -181,6 +181,11 @@ def test_android9_dump_has_no_display_id_and_input_refuses_d(sim_phone_factory) 
         in phone.run_adb("shell", "input motionevent DOWN 5 5", check=False).stderr.decode()
     )
 
+    activities = phone.shell("dumpsys activity activities")
+    assert "Stack #" in activities and "Resumed activities in task display areas" not in activities
+    resumed = {r.display_id: r.package for r in parse_resumed_activities(activities)}
+    assert resumed == {0: LAUNCHER, vd: SETTINGS}
+
     raw = phone.shell("dumpsys window")
     assert "mTopFocusedDisplayId" not in raw and "mFocusedApp=AppWindowToken{" in raw
     focus = parse_window_focus(raw)

@@ -92,6 +92,7 @@ def _window(ctx: Ctx, args: list[str]) -> None:
     if section in ("all", "windows", "w"):
         ctx.print("WINDOW MANAGER WINDOWS (dumpsys window windows)\n")
         n = 0
+        task_word = "rootTask" if sdk_int(world.props) >= 31 else "stack"  # renamed in Android 12
         for display in world.displays.values():
             for window in reversed(build_frame(world, display.id)):
                 name = _full(window.title) if window.kind == "app" else window.title
@@ -108,7 +109,7 @@ def _window(ctx: Ctx, args: list[str]) -> None:
                 l, t, r, b = window.root.bounds  # noqa: E741 (left, top, right, bottom)
                 ctx.print(
                     f"  Window #{n} Window{{{_hex(n + 7)} u0 {name}}}:\n"
-                    f"    mDisplayId={display.id} rootTaskId={display.top_task.id if display.top_task else -1} mSession=Session{{{_hex(n + 99)} 2202:u0a10086}}\n"
+                    f"    mDisplayId={display.id} {task_word}Id={display.top_task.id if display.top_task else -1} mSession=Session{{{_hex(n + 99)} 2202:u0a10086}}\n"
                     f"    mAttrs={{({l},{t})({r - l}x{b - t}) ty={ty} fmt=TRANSLUCENT{' fl=SECURE' if window.secure else ''}}}\n"
                     f"    mHasSurface=true isReadyForDisplay()=true mWindowRemovalAllowed=false\n"
                     f"    isOnScreen=true\n    isVisible=true\n"
@@ -151,7 +152,7 @@ def _window(ctx: Ctx, args: list[str]) -> None:
             w, h = display.size
             dens = display.override_density or display.density
             ctx.print(
-                f"  Display: mDisplayId={display.id} rootTasks={len(display.tasks)}\n"
+                f"  Display: mDisplayId={display.id} {'rootTasks' if sdk_int(world.props) >= 31 else 'stacks'}={len(display.tasks)}\n"
                 f"    init={display.width}x{display.height} {display.density}dpi cur={w}x{h} app={w}x{h} rng={w}x{w - 63}-{h}x{h - 63}\n"
                 f"    deferred=false mLayoutNeeded=false mTouchExcludeRegion=SkRegion()\n"
                 f'    mDisplayInfo=DisplayInfo{{"{display.name}", displayId {display.id}, real {w} x {h}, largest app {h} x {h}, '
@@ -178,6 +179,9 @@ def _activity(ctx: Ctx, args: list[str]) -> None:
     section = args[0] if args else "activities"
     if section in ("activities", "a", "recents", "r"):
         ctx.print("ACTIVITY MANAGER ACTIVITIES (dumpsys activity activities)\n")
+        if sdk_int(world.props) < 29:
+            _activities_android9(ctx, world)
+            return
         for display in world.displays.values():
             ctx.print(f"Display #{display.id} (activities from top to bottom):\n")
             for task in reversed(display.tasks):
@@ -219,6 +223,39 @@ def _activity(ctx: Ctx, args: list[str]) -> None:
             )
         return
     ctx.print(f"ACTIVITY MANAGER {section.upper()} (dumpsys activity {section})\n")
+
+
+def _activities_android9(ctx: Ctx, world: World) -> None:
+    """Android 9's stacks: one `Stack #N` per task here, `mResumedActivity:` on the top one of
+    each display, and one `ResumedActivity:` for the focused display (ActivityStackSupervisor)."""
+    for display in world.displays.values():
+        ctx.print(f"Display #{display.id} (activities from top to bottom):\n")
+        for task in reversed(display.tasks):
+            ty = "home" if task.package == LAUNCHER else "standard"
+            record = (
+                f"TaskRecord{{{_hex(task.id)} #{task.id} A={task.package} U=0 StackId={task.id} sz={len(task.stack)}}}"
+            )
+            ctx.print(
+                f"  Stack #{task.id}: type={ty} mode=fullscreen\n  isSleeping=false\n  mBounds=Rect(0, 0 - 0, 0)\n"
+            )
+            ctx.print(f"    Task id #{task.id}\n    * {record}\n")
+            for i, act in reversed(list(enumerate(task.stack))):
+                ctx.print(
+                    f"      * Hist #{i}: {_record(world, task, act)}\n"
+                    f"          packageName={act.package} processName={act.package}\n"
+                )
+            ctx.print(f"\n    Running activities (most recent first):\n      {record}\n")
+            for i, act in reversed(list(enumerate(task.stack))):
+                ctx.print(f"        Run #{i}: {_record(world, task, act)}\n")
+            if task is display.top_task:
+                ctx.print(f"\n    mResumedActivity: {_record(world, task, task.top)}\n")
+            ctx.print("\n")
+    t = world.displays[world.focused_display].top_task
+    if t:
+        ctx.print(f" ResumedActivity: {_record(world, t, t.top)}\n")
+        ctx.print(
+            f"  mFocusedStack=ActivityStack{{{_hex(t.id + 1)} stackId={t.id} type=standard mode=fullscreen visible=true}}\n"
+        )
 
 
 def _pid(world: World, package: str) -> int:
