@@ -16,6 +16,7 @@ from mika.sim.shell.commands.keys import BY_CODE, key_char
 from mika.sim.u2 import faults
 from mika.sim.u2.selector import find_all, find_one, obj_info
 from mika.sim.world.hierarchy import dump_u2
+from mika.sim.world.props import sdk_int
 
 if TYPE_CHECKING:
     from mika.sim.world.phone import Phone
@@ -55,11 +56,25 @@ class RpcError(Exception):
 _blind: contextvars.ContextVar[bool] = contextvars.ContextVar("u2_blind", default=False)
 
 
+# UiAutomation.getWindowsOnAllDisplays (and AccessibilityWindowInfo.getDisplayId) came
+# with API 30; before it the bridge sees the default display's windows only.
+ALL_DISPLAYS_SDK = 30
+
+
 def _frames(phone: Phone) -> list[tuple[int, list[Any]]]:
     if _blind.get():
         return []
     w = phone.world
+    if sdk_int(w.props) < ALL_DISPLAYS_SDK:
+        return [(0, build_frame(w, 0))]
     return [(d, build_frame(w, d)) for d in sorted(w.displays)]
+
+
+def _dump(phone: Phone) -> str:
+    frames = _frames(phone)
+    if not frames:
+        return faults.EMPTY_HIERARCHY
+    return dump_u2(frames, display_ids=sdk_int(phone.world.props) >= ALL_DISPLAYS_SDK)
 
 
 def _node(phone: Phone, selector: dict[str, Any]):
@@ -201,9 +216,7 @@ def _methods(phone: Phone) -> dict[str, Callable[..., Any]]:
     w = phone.world
     return {
         "deviceInfo": lambda *a: device_info(phone),
-        "dumpWindowHierarchy": lambda compressed=False, max_depth=50, root_in_active=None: (
-            dump_u2(frames) if (frames := _frames(phone)) else faults.EMPTY_HIERARCHY
-        ),
+        "dumpWindowHierarchy": lambda compressed=False, max_depth=50, root_in_active=None: _dump(phone),
         "takeScreenshot": lambda scale=1, quality=80: _screenshot(phone, scale, quality),
         "click": lambda *a: (
             _click_node(phone, a[0])

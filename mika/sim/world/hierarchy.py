@@ -100,7 +100,10 @@ def _visible(node: Node) -> bool:
     return right > left and bottom > top
 
 
-def dump_u2(windows_by_display: list[tuple[int, list[Window]]], rotation: int = 0) -> str:
+def dump_u2(windows_by_display: list[tuple[int, list[Window]]], rotation: int = 0, display_ids: bool = True) -> str:
+    """One `<hierarchy>` whose children are the windows' roots, display after display (as
+    u2 3.7.1 dumps getWindowsOnAllDisplays on API 30+). `display_ids=False` is the API < 30
+    form: the node's window can't tell its display there, so the attribute is left out."""
     out = [HEADER, f'<hierarchy rotation="{rotation}">']
 
     def emit(node: Node, index: int, order: int, depth: int, display_id: int) -> None:
@@ -108,7 +111,8 @@ def dump_u2(windows_by_display: list[tuple[int, list[Window]]], rotation: int = 
         attrs = (
             _attrs(node, index)
             + f' visible-to-user="{_b(_visible(node))}" bounds="{_bounds(node)}"'
-            + f' drawing-order="{order}" hint={quoteattr(node.hint)} display-id="{display_id}"'
+            + f' drawing-order="{order}" hint={quoteattr(node.hint)}'
+            + (f' display-id="{display_id}"' if display_ids else "")
         )
         if node.children:
             out.append(f"{pad}<node {attrs}>")

@@ -20,8 +20,10 @@ FEATURES = (
 )
 
 
-def default_props(serial: str) -> dict[str, str]:
-    return {
+def default_props(serial: str, build: dict[str, str] | None = None) -> dict[str, str]:
+    """The phone's properties; `build` (a scenario's "props") overrides some, e.g. an older
+    Android's ro.build.version.sdk / release / id, and the fingerprint follows them."""
+    props = {
         "ro.product.name": PRODUCT,
         "ro.product.model": MODEL,
         "ro.product.device": DEVICE,
@@ -54,6 +56,18 @@ def default_props(serial: str) -> dict[str, str]:
         "gsm.operator.alpha": "Mika Mobile",
         "net.bt.name": "Android",
     }
+    if build:
+        props.update(build)
+        release, build_id = props["ro.build.version.release"], props["ro.build.id"]
+        props["ro.build.display.id"] = build_id
+        props["ro.build.fingerprint"] = f"Mika/{PRODUCT}/{DEVICE}:{release}/{build_id}/11269751:user/release-keys"
+    return props
+
+
+def sdk_int(props: dict[str, str]) -> int:
+    """ro.build.version.sdk as a number (what the framework's Build.VERSION.SDK_INT says)."""
+    value = props.get("ro.build.version.sdk", "")
+    return int(value) if value.isdigit() else 34
 
 
 def banner(props: dict[str, str]) -> str:

@@ -78,6 +78,7 @@ class World:
     def reset(self, scenario: str) -> None:
         spec = _load_scenario(scenario)
         self.scenario = scenario
+        self.props = default_props(self.serial, spec.get("props"))  # an older Android's build
         # clock_frozen: the clock stands still (screenshots stay byte-identical) until set
         self.clock = Clock(parse_time(spec.get("time", "2026-12-01T08:00:00")), frozen=bool(spec.get("clock_frozen")))
         self.data: dict[str, Any] = copy.deepcopy(spec["data"])

@@ -8,8 +8,51 @@ import zlib
 from mika.sim.apps.frame import IME_PKG, build_frame
 from mika.sim.shell.context import Ctx
 from mika.sim.shell.registry import command
-from mika.sim.world.display import Activity, Task
+from mika.sim.world.display import Activity, Display, Task
+from mika.sim.world.props import sdk_int
 from mika.sim.world.world import LAUNCHER, World
+
+SHELL_UID = 2000
+# Display.FLAG_* names a shell-made virtual display carries, by the Android it runs on: what
+# scrcpy 3.3.4 asks for, minus what the framework refuses uid 2000 (TRUSTED and the flags
+# that need it from Android 13, OWN_FOCUS from 14; SYSTEM_DECORATIONS is stripped when not
+# trusted). Sources: scrcpy NewDisplayCapture.java, AOSP VirtualDisplayAdapter/DisplayManagerService.
+_VD_FLAGS_33 = (
+    "FLAG_PRESENTATION",
+    "FLAG_SHOULD_SHOW_SYSTEM_DECORATIONS",
+    "FLAG_TRUSTED",
+    "FLAG_OWN_DISPLAY_GROUP",
+    "FLAG_ALWAYS_UNLOCKED",
+    "FLAG_TOUCH_FEEDBACK_DISABLED",
+)
+_BUILT_IN_FLAGS = ("FLAG_SECURE", "FLAG_SUPPORTS_PROTECTED_BUFFERS", "FLAG_TRUSTED")
+
+
+def display_flags(world: World, display: Display) -> tuple[str, ...]:
+    if display.id == 0:
+        return _BUILT_IN_FLAGS
+    sdk = sdk_int(world.props)
+    if display.owner != "com.android.shell" or sdk < 33:
+        return ("FLAG_PRESENTATION",)
+    return _VD_FLAGS_33 + (("FLAG_OWN_FOCUS",) if sdk >= 34 else ())
+
+
+def _has_own_focus(world: World, display: Display) -> bool:
+    """DisplayContent.hasOwnFocus: per-display focus is off on phones, so only a display with
+    FLAG_OWN_FOCUS (Android 14) keeps a focused window while another display is on top."""
+    return "FLAG_OWN_FOCUS" in display_flags(world, display)
+
+
+def _focus_of(world: World, display: Display) -> str:
+    """mCurrentFocus of one display: the top focused display's window, else null unless the
+    display has its own focus (RootWindowContainer.updateFocusedWindowLocked)."""
+    if display.id == world.focused_display or _has_own_focus(world, display):
+        return _focus_window(world, display.id)
+    return "null"
+
+
+def _virtual_unique_id(display: Display) -> str:
+    return f"virtual:{display.owner},{SHELL_UID},{display.name},{display.id - 1}"
 
 
 def _hex(n: int) -> str:
@@ -49,6 +92,7 @@ def _window(ctx: Ctx, args: list[str]) -> None:
     if section in ("all", "windows", "w"):
         ctx.print("WINDOW MANAGER WINDOWS (dumpsys window windows)\n")
         n = 0
+        task_word = "rootTask" if sdk_int(world.props) >= 31 else "stack"  # renamed in Android 12
         for display in world.displays.values():
             for window in reversed(build_frame(world, display.id)):
                 name = _full(window.title) if window.kind == "app" else window.title
@@ -65,7 +109,7 @@ def _window(ctx: Ctx, args: list[str]) -> None:
                 l, t, r, b = window.root.bounds  # noqa: E741 (left, top, right, bottom)
                 ctx.print(
                     f"  Window #{n} Window{{{_hex(n + 7)} u0 {name}}}:\n"
-                    f"    mDisplayId={display.id} rootTaskId={display.top_task.id if display.top_task else -1} mSession=Session{{{_hex(n + 99)} 2202:u0a10086}}\n"
+                    f"    mDisplayId={display.id} {task_word}Id={display.top_task.id if display.top_task else -1} mSession=Session{{{_hex(n + 99)} 2202:u0a10086}}\n"
                     f"    mAttrs={{({l},{t})({r - l}x{b - t}) ty={ty} fmt=TRANSLUCENT{' fl=SECURE' if window.secure else ''}}}\n"
                     f"    mHasSurface=true isReadyForDisplay()=true mWindowRemovalAllowed=false\n"
                     f"    isOnScreen=true\n    isVisible=true\n"
@@ -77,11 +121,22 @@ def _window(ctx: Ctx, args: list[str]) -> None:
         ctx.print(
             "  mGlobalConfiguration={1.0 ?mcc?mnc [en_US] ldltr sw392dp w392dp h872dp 440dpi nrml long port finger -keyb/v/h -nav/h}\n"
         )
-        ctx.print(f"  mHasPermanentDpad=false\n  mTopFocusedDisplayId={fd}\n")
-        ctx.print(
-            f"  imeLayeringTarget in display# {fd} {ime_target}\n  imeInputTarget in display# {fd} {ime_target}\n"
-        )
-        ctx.print("  mInTouchMode=true\n")
+        if sdk_int(world.props) < 29:
+            # Android 9 has one focus for the whole phone, printed once (no per-display focus).
+            top = world.displays[fd].top_task
+            token = (
+                f"AppWindowToken{{{_hex(3)} token=Token{{{_hex(5)} {_record(world, top, top.top)}}}}}"
+                if top
+                else "null"
+            )
+            ctx.print(f"  mHasPermanentDpad=false\n  mCurrentFocus={ime_target}\n  mFocusedApp={token}\n")
+            ctx.print(f"  mInputMethodTarget={ime_target}\n  mInTouchMode=true\n")
+        else:
+            ctx.print(f"  mHasPermanentDpad=false\n  mTopFocusedDisplayId={fd}\n")
+            ctx.print(
+                f"  imeLayeringTarget in display# {fd} {ime_target}\n  imeInputTarget in display# {fd} {ime_target}\n"
+            )
+            ctx.print("  mInTouchMode=true\n")
     if section in ("all", "policy", "p"):
         locked = "true" if world.locked else "false"
         ctx.print(
@@ -97,15 +152,17 @@ def _window(ctx: Ctx, args: list[str]) -> None:
             w, h = display.size
             dens = display.override_density or display.density
             ctx.print(
-                f"  Display: mDisplayId={display.id} rootTasks={len(display.tasks)}\n"
+                f"  Display: mDisplayId={display.id} {'rootTasks' if sdk_int(world.props) >= 31 else 'stacks'}={len(display.tasks)}\n"
                 f"    init={display.width}x{display.height} {display.density}dpi cur={w}x{h} app={w}x{h} rng={w}x{w - 63}-{h}x{h - 63}\n"
                 f"    deferred=false mLayoutNeeded=false mTouchExcludeRegion=SkRegion()\n"
                 f'    mDisplayInfo=DisplayInfo{{"{display.name}", displayId {display.id}, real {w} x {h}, largest app {h} x {h}, '
                 f"smallest app {w} x {w}, density {dens} ({dens}.0 x {dens}.0) dpi, rotation 0, state {'ON' if world.screen_on else 'OFF'}}}\n"
             )
+            if sdk_int(world.props) < 29:
+                continue  # Android 9 prints the one focus in the windows section
             top = display.top_task
             ctx.print(
-                f"  mCurrentFocus={_focus_window(world, display.id)}\n  mFocusedApp={_record(world, top, top.top) if top else 'null'}\n"
+                f"  mCurrentFocus={_focus_of(world, display)}\n  mFocusedApp={_record(world, top, top.top) if top else 'null'}\n"
             )
 
 
@@ -122,6 +179,9 @@ def _activity(ctx: Ctx, args: list[str]) -> None:
     section = args[0] if args else "activities"
     if section in ("activities", "a", "recents", "r"):
         ctx.print("ACTIVITY MANAGER ACTIVITIES (dumpsys activity activities)\n")
+        if sdk_int(world.props) < 29:
+            _activities_android9(ctx, world)
+            return
         for display in world.displays.values():
             ctx.print(f"Display #{display.id} (activities from top to bottom):\n")
             for task in reversed(display.tasks):
@@ -137,7 +197,8 @@ def _activity(ctx: Ctx, args: list[str]) -> None:
                     )
             t = display.top_task
             if t:
-                ctx.print(f"\n    Resumed: {_record(world, t, t.top)}\n")
+                ctx.print("\n  Resumed activities in task display areas (from top to bottom):\n")
+                ctx.print(f"    Resumed: {_record(world, t, t.top)}\n")
             ctx.print("\n")
         fd = world.focused_display
         t = world.displays[fd].top_task
@@ -164,32 +225,97 @@ def _activity(ctx: Ctx, args: list[str]) -> None:
     ctx.print(f"ACTIVITY MANAGER {section.upper()} (dumpsys activity {section})\n")
 
 
+def _activities_android9(ctx: Ctx, world: World) -> None:
+    """Android 9's stacks: one `Stack #N` per task here, `mResumedActivity:` on the top one of
+    each display, and one `ResumedActivity:` for the focused display (ActivityStackSupervisor)."""
+    for display in world.displays.values():
+        ctx.print(f"Display #{display.id} (activities from top to bottom):\n")
+        for task in reversed(display.tasks):
+            ty = "home" if task.package == LAUNCHER else "standard"
+            record = (
+                f"TaskRecord{{{_hex(task.id)} #{task.id} A={task.package} U=0 StackId={task.id} sz={len(task.stack)}}}"
+            )
+            ctx.print(
+                f"  Stack #{task.id}: type={ty} mode=fullscreen\n  isSleeping=false\n  mBounds=Rect(0, 0 - 0, 0)\n"
+            )
+            ctx.print(f"    Task id #{task.id}\n    * {record}\n")
+            for i, act in reversed(list(enumerate(task.stack))):
+                ctx.print(
+                    f"      * Hist #{i}: {_record(world, task, act)}\n"
+                    f"          packageName={act.package} processName={act.package}\n"
+                )
+            ctx.print(f"\n    Running activities (most recent first):\n      {record}\n")
+            for i, act in reversed(list(enumerate(task.stack))):
+                ctx.print(f"        Run #{i}: {_record(world, task, act)}\n")
+            if task is display.top_task:
+                ctx.print(f"\n    mResumedActivity: {_record(world, task, task.top)}\n")
+            ctx.print("\n")
+    t = world.displays[world.focused_display].top_task
+    if t:
+        ctx.print(f" ResumedActivity: {_record(world, t, t.top)}\n")
+        ctx.print(
+            f"  mFocusedStack=ActivityStack{{{_hex(t.id + 1)} stackId={t.id} type=standard mode=fullscreen visible=true}}\n"
+        )
+
+
 def _pid(world: World, package: str) -> int:
     return 3000 + world.apps[package].uid % 1000 if package in world.apps else 0
 
 
 def _display(ctx: Ctx) -> None:
     world = ctx.phone.world
+    state = "ON" if world.screen_on else "OFF"
     ctx.print("DISPLAY MANAGER (dumpsys display)\n  mOnlyCode=false\n  mSafeMode=false\n")
-    ctx.print(f"  mGlobalDisplayState={'ON' if world.screen_on else 'OFF'}\n")
+    ctx.print(f"  mGlobalDisplayState={state}\n")
     ports = ", ".join(
         f"DisplayViewport{{type={'INTERNAL' if d.id == 0 else 'VIRTUAL'}, valid=true, isActive=true, displayId={d.id}, "
-        f"uniqueId='local:{d.id}', physicalPort={d.id}, orientation=0, logicalFrame=Rect(0, 0 - {d.size[0]}, {d.size[1]}), "
+        f"uniqueId='{_unique_id(d)}', physicalPort={d.id if d.id == 0 else 'null'}, orientation=0, logicalFrame=Rect(0, 0 - {d.size[0]}, {d.size[1]}), "
         f"physicalFrame=Rect(0, 0 - {d.size[0]}, {d.size[1]}), deviceWidth={d.size[0]}, deviceHeight={d.size[1]}}}"
         for d in world.displays.values()
     )
-    ctx.print(f"  mViewports=[{ports}]\n\nLogical Displays: size={len(world.displays)}\n")
+    ctx.print(f"  mViewports=[{ports}]\n\n")
+    ctx.print("Display Adapters: size=4\n  LocalDisplayAdapter\n  VirtualDisplayAdapter\n")
+    ctx.print("  OverlayDisplayAdapter\n    mCurrentOverlaySetting=\n    mOverlays: size=0\n  WifiDisplayAdapter\n\n")
+    ctx.print(f"Display Devices: size={len(world.displays)}\n")
+    for d in world.displays.values():
+        flags = ", ".join(display_flags(world, d))
+        if d.id == 0:
+            ctx.print(
+                f'  DisplayDeviceInfo{{"{d.name}": uniqueId="local:0", {d.width} x {d.height}, modeId 1, defaultModeId 1, '
+                f"density {d.density}, {d.density}.0 x {d.density}.0 dpi, touch INTERNAL, rotation 0, type INTERNAL, "
+                f"state {state}, FLAG_ALLOWED_TO_BE_DEFAULT_DISPLAY, FLAG_ROTATES_WITH_CONTENT, {flags}}}\n"
+                "    mAdapter=LocalDisplayAdapter\n    mUniqueId=local:0\n"
+            )
+        else:
+            ctx.print(
+                f'  DisplayDeviceInfo{{"{d.name}": uniqueId="{_unique_id(d)}", {d.width} x {d.height}, modeId {d.id + 1}, '
+                f"defaultModeId {d.id + 1}, density {d.density}, {d.density}.0 x {d.density}.0 dpi, touch VIRTUAL, rotation 0, "
+                f"type VIRTUAL, state ON, owner {d.owner} (uid {SHELL_UID}), {flags}}}\n"
+                f"    mAdapter=VirtualDisplayAdapter\n    mUniqueId={_unique_id(d)}\n"
+            )
+    ctx.print(f"\nLogicalDisplayMapper:\n  Logical Displays: size={len(world.displays)}\n")
     for d in world.displays.values():
         w, h = d.size
         dens = d.override_density or d.density
+        flags = ", ".join(display_flags(world, d))
+        kind = "INTERNAL" if d.id == 0 else "VIRTUAL"
+        owner = f", owner {d.owner} (uid {SHELL_UID})" if d.id else ""
+        on = state if d.id == 0 else "ON"
         ctx.print(
-            f"  Display {d.id}:\n    mDisplayId={d.id}\n    mLayerStack={d.id}\n"
-            f'    mBaseDisplayInfo=DisplayInfo{{"{d.name}", displayId {d.id}, real {d.width} x {d.height}, density {d.density}}}\n'
-            f'    mOverrideDisplayInfo=DisplayInfo{{"{d.name}", displayId {d.id}, FLAG_SECURE, FLAG_SUPPORTS_PROTECTED_BUFFERS, real {w} x {h}, '
-            f"largest app {h} x {h}, smallest app {w} x {w}, appVsyncOff 1000000, presDeadline 16666666, mode 1, "
-            f"defaultMode 1, modes [{{id=1, width={d.width}, height={d.height}, fps=60.0}}], density {dens} ({dens}.0 x {dens}.0) dpi, "
-            f'rotation 0, state {"ON" if world.screen_on else "OFF"}, type {"INTERNAL" if d.id == 0 else "VIRTUAL"}, uniqueId "local:{4619827259835644672 + d.id}"}}\n'
+            f"  Display {d.id}:\n    mDisplayId={d.id}\n    mLayerStack={d.id}\n    mHasContent={'true' if d.tasks else 'false'}\n"
+            f"    mPrimaryDisplayDevice={d.name}\n"
+            f'    mBaseDisplayInfo=DisplayInfo{{"{d.name}", displayId {d.id}", displayGroupId {d.id}, {flags}, real {d.width} x {d.height}, '
+            f"rotation 0, state {on}, type {kind}, density {d.density} ({d.density}.0 x {d.density}.0) dpi{owner}}}\n"
+            f'    mOverrideDisplayInfo=DisplayInfo{{"{d.name}", displayId {d.id}", displayGroupId {d.id}, {flags}, real {w} x {h}, '
+            f"largest app {h} x {h}, smallest app {w} x {w}, appVsyncOff 1000000, presDeadline 16666666, mode {d.id + 1}, "
+            f"defaultMode {d.id + 1}, modes [{{id={d.id + 1}, width={d.width}, height={d.height}, fps=60.0, alternativeRefreshRates=[]}}], "
+            f'rotation 0, state {on}, type {kind}, uniqueId "{_unique_id(d)}", app {w} x {h}, '
+            f"density {dens} ({dens}.0 x {dens}.0) dpi, layerStack {d.id}{owner}, removeMode {1 if d.destroy_content else 0}}}\n"
         )
+
+
+def _unique_id(display: Display) -> str:
+    return "local:0" if display.id == 0 else _virtual_unique_id(display)
 
 
 def _surfaceflinger(ctx: Ctx, args: list[str]) -> None:
@@ -290,7 +416,7 @@ def _input(ctx: Ctx) -> None:
             ctx.print(f"    displayId={d.id}, name='{_record(world, t, t.top)}', dispatchingTimeout=5000ms\n")
     ctx.print("  FocusedWindows:\n")
     for d in world.displays.values():
-        focus = _focus_window(world, d.id)
+        focus = _focus_of(world, d)
         if focus != "null":
             ctx.print(f"    displayId={d.id}, name='{focus[len('Window{') : -1]}'\n")
     ctx.print(f"  TopFocusedDisplayId: {world.focused_display}\n")

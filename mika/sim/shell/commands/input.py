@@ -6,6 +6,7 @@ from mika.sim.apps import engine
 from mika.sim.shell.commands.keys import key_char, key_name
 from mika.sim.shell.context import Ctx
 from mika.sim.shell.registry import command
+from mika.sim.world.props import sdk_int
 
 _SOURCES = {
     "keyboard",
@@ -51,6 +52,47 @@ The commands and default sources are:
 """
 
 
+# Android 9's `input` (cmds/input Input.java): no -d, no motionevent/keycombination; any
+# bad or unknown command prints this error and the usage to stderr and still exits 0.
+OLD_SDK = 29
+OLD_USAGE = """Usage: input [<source>] <command> [<arg>...]
+
+The sources are:
+      mouse
+      keyboard
+      joystick
+      touchnavigation
+      touchpad
+      trackball
+      stylus
+      dpad
+      gesture
+      touchscreen
+      gamepad
+
+The commands and default sources are:
+      text <string> (Default: touchscreen)
+      keyevent [--longpress] <key code number or name> ... (Default: keyboard)
+      tap <x> <y> (Default: touchscreen)
+      swipe <x1> <y1> <x2> <y2> [duration(ms)] (Default: touchscreen)
+      draganddrop <x1> <y1> <x2> <y2> [duration(ms)] (Default: touchscreen)
+      press (Default: trackball)
+      roll <dx> <dy> (Default: trackball)
+"""
+_OLD_COMMANDS = {"text", "keyevent", "tap", "swipe", "draganddrop", "press", "roll"}
+
+
+def _old_refuses(ctx: Ctx, args: list[str]) -> bool:
+    """True when Android 9 would not run this: it wrote the error and usage already."""
+    command = args[0] if args else ""
+    if command in _OLD_COMMANDS:
+        return False
+    if command:
+        ctx.error(f"Error: Invalid arguments for command: {command}")
+    ctx.error(OLD_USAGE.rstrip("\n"))
+    return True
+
+
 def _nums(ctx: Ctx, args: list[str], n: int) -> list[int] | None:
     if len(args) < n:
         ctx.print(USAGE)
@@ -69,6 +111,8 @@ async def input_(ctx: Ctx) -> int:
     world = ctx.phone.world
     if args and args[0] in _SOURCES:
         args = args[1:]
+    if sdk_int(world.props) < OLD_SDK and _old_refuses(ctx, args):
+        return 0
     display_id = 0
     if len(args) >= 2 and args[0] == "-d":
         if not args[1].lstrip("-").isdigit():

@@ -18,7 +18,7 @@ from mika.sim.faults import FaultSpec, FaultSpecError
 from mika.sim.shell.context import Ctx
 from mika.sim.shell.registry import command
 from mika.sim.world.clock import parse_time
-from mika.sim.world.world import ScenarioError, scenario_names
+from mika.sim.world.world import ScenarioError, World, scenario_names
 
 _USAGE = (__doc__ or "").split("\n", 2)[2]
 
@@ -40,6 +40,7 @@ async def simctl(ctx: Ctx) -> int:
     verb, rest = args[0], args[1:]
     if verb == "state":
         state = world.state()
+        state["displays"] = _displays_state(world)
         if rest:
             value = tpl.lookup(rest[0], state)
             if value is None and tpl.split_path(rest[0])[0] not in state:
@@ -88,6 +89,26 @@ async def simctl(ctx: Ctx) -> int:
         return 0
     ctx.error(f"simctl: unknown verb {verb!r}; use state, reset, set, fault or scenarios")
     return 1
+
+
+def _displays_state(world: World) -> dict[str, dict[str, object]]:
+    """Each display's foreground, so a test sees what runs where (display 0 is the user's)."""
+    out: dict[str, dict[str, object]] = {}
+    for d in world.displays.values():
+        task = d.top_task
+        w, h = d.size
+        out[str(d.id)] = {
+            "foreground": task.package if task else None,
+            "activity": world.apps[task.package].activity_component(task.top.screen) if task else None,
+            "screen": task.top.screen if task else None,
+            "tasks": [t.package for t in reversed(d.tasks)],  # top first
+            "name": d.name,
+            "owner": d.owner,
+            "size": [w, h],
+            "density": d.override_density or d.density,
+            "focused": d.id == world.focused_display,
+        }
+    return out
 
 
 def _set(ctx: Ctx, key: str, raw: str) -> int:
