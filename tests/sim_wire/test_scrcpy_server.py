@@ -208,6 +208,14 @@ def test_product_options_give_a_display_its_stream_and_its_control(sim_phone: Si
     assert tapped["foreground"]["0"] == before["foreground"]["0"]
     assert tapped["screen"]["0"] == before["screen"]["0"]
 
+    # BACK as INJECT_KEYCODE (down, up) goes back on display N, not on display 0.
+    key = struct.pack(">BBiii", 0, 0, 4, 0, 0) + struct.pack(">BBiii", 0, 1, 4, 0, 0)
+    session.control.sendall(key)
+    sync_control(session)
+    backed = state(phone)
+    assert backed["screen"][str(n)] == screen_before_tap
+    assert backed["screen"]["0"] == before["screen"]["0"]
+
     # The stream goes on with the changed screen: later packets are frames, pts rising.
     decoder = av.CodecContext.create("h264", "r")
     last_pts = -1
@@ -238,6 +246,9 @@ def test_kill_of_its_pid_ends_the_server_and_its_display(sim_phone: SimPhone) ->
     s = open_session(sim_phone, *PRODUCT_OPTIONS)
     pid = sim_phone.shell("pidof app_process").split()
     assert len(pid) == 1
+    assert any(
+        line.split()[1:2] == pid and line.endswith("app_process") for line in sim_phone.shell("ps -A").splitlines()
+    )
     sim_phone.shell(f"kill {pid[0]}")
     s.out.rest()  # the shell stream ends with the process
     assert str(s.display_id) not in state(sim_phone)["foreground"]
@@ -353,3 +364,55 @@ def test_missing_jar_is_a_class_not_found(sim_phone: SimPhone) -> None:
     done = sim_phone.run_adb("shell", server_command("3.3.4", *PRODUCT_OPTIONS), check=False)
     assert done.returncode == 1
     assert "ClassNotFoundException: com.genymobile.scrcpy.Server" in (done.stdout + done.stderr).decode()
+
+
+def test_down_moves_up_is_a_swipe_that_scrolls_display_n(sim_phone: SimPhone, session: Session) -> None:
+    session.control.sendall(start_app("com.android.settings"))
+    sync_control(session)
+    world = sim_phone.device.world  # type: ignore[attr-defined]
+    n = session.display_id
+    from mika.sim.apps.frame import build_frame
+
+    listed = next(node for win in build_frame(world, n) for node in win.root.walk() if node.list_id)
+    x, y = listed.center
+    moves = b"".join(touch(2, x, y - step, 720, 1280) for step in range(40, 401, 40))
+    session.control.sendall(touch(0, x, y, 720, 1280) + moves + touch(1, x, y - 400, 720, 1280))
+    sync_control(session)
+    activity = world.top_activity(n)
+    assert activity.scroll.get(listed.list_id, 0) > 0, "dragged up: the list scrolled down"
+    assert world.top_activity(0).package != "com.android.settings"
+
+
+def test_a_second_server_on_a_listening_scid_fails_to_bind(sim_phone: SimPhone) -> None:
+    device = sim_phone.adb
+    device.sync.push(b"PK\x03\x04 stand-in", JAR)
+    first = Output(device.shell(server_command("3.3.4", *PRODUCT_OPTIONS), stream=True))
+    first.wait_for(r"INFO: Device: ")  # up and listening, no client yet
+    done = sim_phone.run_adb("shell", server_command("3.3.4", *PRODUCT_OPTIONS), check=False)
+    assert done.returncode == 1
+    assert "[server] ERROR: Address already in use" in (done.stdout + done.stderr).decode()
+    first.conn.conn.close()
+
+
+@pytest.mark.parametrize(
+    "garbage",
+    [bytes([99]), struct.pack(">BI", 1, 0x7FFFFFFF) + b"x" * 100],
+    ids=["unknown-type", "huge-text-length"],
+)
+def test_control_garbage_ends_the_server_and_its_display(sim_phone: SimPhone, garbage: bytes) -> None:
+    s = open_session(sim_phone, *PRODUCT_OPTIONS)
+    s.control.sendall(garbage)
+    s.out.rest()  # the controller stops, so does the server: its shell stream ends
+    assert str(s.display_id) not in state(sim_phone)["foreground"]
+    s.video.close()
+    s.control.close()
+
+
+def test_cleanup_true_deletes_the_pushed_jar(sim_phone: SimPhone) -> None:
+    options = [o for o in PRODUCT_OPTIONS if not o.startswith("cleanup=")] + ["cleanup=true"]
+    s = open_session(sim_phone, *options)
+    assert "No such file" in sim_phone.run_adb("shell", f"ls {JAR}", check=False).stdout.decode() + (
+        sim_phone.run_adb("shell", f"ls {JAR}", check=False).stderr.decode()
+    )
+    for sock in (s.video, s.control, s.out.conn.conn):
+        sock.close()

@@ -38,6 +38,7 @@ ACTION_DOWN, ACTION_UP, ACTION_MOVE = 0, 1, 2
 DEVICE_CLIPBOARD, DEVICE_ACK_CLIPBOARD = 0, 1
 CLIPBOARD_TEXT_MAX_LENGTH = (1 << 18) - 14  # DeviceMessage's limit (bytes)
 SCROLL_STEP = 120  # display pixels one wheel notch scrolls
+MAX_STRING = 1 << 20  # bytes; scrcpy's client sends at most 256 KiB (clipboard)
 
 Log = Callable[[str, str], Awaitable[None]]
 
@@ -69,6 +70,10 @@ class _Reader:
 
     async def string(self, size_bytes: int = 4) -> str:
         length = int.from_bytes(await self.take(size_bytes), "big")
+        if length > MAX_STRING:
+            # The real server would try to allocate it and die of OutOfMemoryError; the
+            # simulated one stops the same way instead of buffering without bound.
+            raise ProtocolError(f"string of {length} bytes is too long")
         return (await self.take(length)).decode("utf-8", errors="replace")
 
 
@@ -97,6 +102,8 @@ class Controller:
                 await self._one(reader)
         except (EOFError, StreamClosed):
             return  # "this is expected on close"
+        except ProtocolError as exc:
+            await self._log("ERROR", f"Controller error: {exc}")
 
     # -- parsing (ControlMessageReader) --------------------------------------------------
     async def _position(self, r: _Reader) -> tuple[int, int, int, int]:
@@ -152,8 +159,7 @@ class Controller:
         elif kind == START_APP:
             await self._start_app(await r.string(1))
         else:
-            await self._log("ERROR", f"Unknown event type: {kind}")
-            raise EOFError
+            raise ProtocolError(f"Unknown event type: {kind}")
 
     # -- acting on the display ---------------------------------------------------------
     def _alive(self) -> bool:
@@ -265,10 +271,11 @@ class Controller:
                 return
             app = found[0]
         else:
-            app = apps.get(name)
-            if app is None or not app.launcher:
+            by_package = apps.get(name)
+            if by_package is None or not by_package.launcher:
                 await self._log("WARN", f'No app found for package "{name}"')
                 return
+            app = by_package
         if not self._alive():
             await self._log("ERROR", f'No known display id to start app "{name}"')
             return

@@ -158,11 +158,11 @@ def parse(args: list[str]) -> Options:
             if value.upper() not in LEVELS:
                 raise OptionError(f"No enum constant com.genymobile.scrcpy.util.Ln.Level.{value.upper()}")
             o.log_level = value.upper()
-        elif key in ("video", "audio", "control", "tunnel_forward", "stay_awake", "power_off_on_close", "cleanup"):
-            setattr(o, key, _bool(value))
-        elif key in ("vd_destroy_content", "vd_system_decorations"):
-            setattr(o, key, _bool(value))
-        elif key in ("send_device_meta", "send_frame_meta", "send_dummy_byte", "send_codec_meta"):
+        elif (
+            key in ("video", "audio", "control", "tunnel_forward", "stay_awake", "power_off_on_close", "cleanup")
+            or key in ("vd_destroy_content", "vd_system_decorations")
+            or key in ("send_device_meta", "send_frame_meta", "send_dummy_byte", "send_codec_meta")
+        ):
             setattr(o, key, _bool(value))
         elif key == "raw_stream":
             if _bool(value):

@@ -57,6 +57,10 @@ class Log:
         self._ctx = ctx
         self.threshold = "INFO"
 
+    def trace(self, text: str) -> None:
+        """A Java stack trace after an ERROR line (stderr; sent with the next flush)."""
+        self._ctx.err.write(text)
+
     async def __call__(self, level: str, message: str) -> None:
         if LEVELS.index(level) < LEVELS.index(self.threshold):
             return
@@ -79,6 +83,9 @@ class ScrcpyServer:
         self.display_id: int | None = None
         self.killed = asyncio.Event()
         self._conns: list[Connection] = []
+
+    def log_trace(self, text: str) -> None:
+        self.log.trace(text)
 
     def kill(self) -> None:
         self.killed.set()
@@ -145,7 +152,13 @@ class ScrcpyServer:
             # The simulated phone has no `adb reverse`: the connect to the client fails.
             await self.log("ERROR", "java.io.IOException: Connection refused")
             return 1
-        video, audio, control = await self._accept()
+        try:
+            video, audio, control = await self._accept()
+        except OSError as exc:
+            # LocalServerSocket could not bind: another server holds this scid's name.
+            await self.log("ERROR", str(exc))
+            self.log_trace(f"java.io.IOException: {exc}\n\tat android.net.LocalSocketImpl.bindLocal(Native Method)\n")
+            return 1
         first = video or audio or control
         if first is not None and o.send_device_meta:
             name = world.props.get("ro.product.model", "").encode("utf-8")[: DEVICE_NAME_FIELD_LENGTH - 1]
@@ -158,22 +171,32 @@ class ScrcpyServer:
         tasks: list[asyncio.Future[None]] = []
         if video is not None:
             if o.video_codec != "h264":
-                await self.log("ERROR", f"Could not create default video encoder for {o.video_codec}\n"
-                               "List of video encoders:\n    --video-codec=h264 --video-encoder=c2.android.avc.encoder")
+                await self.log(
+                    "ERROR",
+                    f"Could not create default video encoder for {o.video_codec}\n"
+                    "List of video encoders:\n    --video-codec=h264 --video-encoder=c2.android.avc.encoder",
+                )
                 await video.stream.write(b"\0\0\0\1")  # disable stream: configuration error
                 return 0
             if o.new_display is not None:
                 w, h, dpi = self._new_display()
-                display = world.add_display(w, h, dpi, "scrcpy", owner="com.android.shell",
-                                            destroy_content=o.vd_destroy_content)
+                display = world.add_display(
+                    w, h, dpi, "scrcpy", owner="com.android.shell", destroy_content=o.vd_destroy_content
+                )
                 self.display_id = display.id
             elif o.display_id in world.displays:
                 self.display_id = o.display_id
             else:
                 await self.log("ERROR", f"Display {o.display_id} not found")
                 return 1
-            streamer = VideoStream(world, self.display_id, video.stream, max_size=o.max_size,
-                                   max_fps=o.max_fps, frame_meta=o.send_frame_meta)
+            streamer = VideoStream(
+                world,
+                self.display_id,
+                video.stream,
+                max_size=o.max_size,
+                max_fps=o.max_fps,
+                frame_meta=o.send_frame_meta,
+            )
             if o.send_codec_meta:
                 vw, vh = streamer.video_size
                 await video.stream.write(struct.pack(">III", VIDEO_CODECS["h264"], vw, vh))
@@ -183,9 +206,16 @@ class ScrcpyServer:
             tasks.append(asyncio.ensure_future(streamer.run()))
         if control is not None:
             target = self.display_id if self.display_id is not None else o.display_id
-            size_of = (lambda: streamer.video_size if streamer and streamer.display_id in world.displays else None)
-            controller = Controller(world, target, control.stream, size_of, self.log,
-                                    streamer.reset if streamer else (lambda: None))
+
+            def size_of() -> tuple[int, int] | None:
+                # Touches are in video coordinates; none while there is no video.
+                if streamer is None or streamer.display_id not in world.displays:
+                    return None
+                return streamer.video_size
+
+            controller = Controller(
+                world, target, control.stream, size_of, self.log, streamer.reset if streamer else (lambda: None)
+            )
             tasks.append(asyncio.ensure_future(controller.run()))
         if not tasks:
             return 0

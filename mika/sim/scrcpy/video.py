@@ -77,7 +77,9 @@ class Encoder:
     def config(self) -> bytes:
         return bytes(self._ctx.extradata or b"")
 
-    def encode(self, windows: list[Any], display_size: tuple[int, int], screen_on: bool, pts: int) -> list[tuple[bytes, bool]]:
+    def encode(
+        self, windows: list[Any], display_size: tuple[int, int], screen_on: bool, pts: int
+    ) -> list[tuple[bytes, bool]]:
         image = render(windows, display_size, screen_on)
         frame = av.VideoFrame.from_image(image).reformat(format="yuv420p", width=self.size[0], height=self.size[1])
         frame.pts = pts
@@ -88,7 +90,9 @@ class Encoder:
 class VideoStream:
     """Streams one display to one socket until the socket closes or the display goes."""
 
-    def __init__(self, world: World, display_id: int, stream: SimStream, *, max_size: int, max_fps: float, frame_meta: bool) -> None:
+    def __init__(
+        self, world: World, display_id: int, stream: SimStream, *, max_size: int, max_fps: float, frame_meta: bool
+    ) -> None:
         self.world = world
         self.display_id = display_id
         self.stream = stream
@@ -129,6 +133,7 @@ class VideoStream:
             windows = build_frame(self.world, self.display_id)
             state = (display.size, self.world.screen_on)
             now = time.monotonic()
+            tick = now
             if windows is not last_windows or state != last or now - last_sent >= REPEAT_AFTER:
                 last_windows, last = windows, state
                 pts = int((now - start) * 1_000_000)
@@ -140,6 +145,6 @@ class VideoStream:
             # Pacing, not synchronisation: the next look at the display is one frame away
             # (or at once when the client asks for a reset).
             try:
-                await asyncio.wait_for(self._reset.wait(), timeout=interval)
+                await asyncio.wait_for(self._reset.wait(), timeout=max(0.0, tick + interval - time.monotonic()))
             except TimeoutError:
                 pass
