@@ -128,11 +128,13 @@ def start_app(name: str) -> bytes:
     return struct.pack(">BB", 16, len(raw)) + raw
 
 
-def open_session(phone: SimPhone, *options: str) -> Session:
+def open_session(phone: SimPhone, *options: str, scid: int = SCID) -> Session:
     device = phone.adb
     device.sync.push(b"PK\x03\x04 scrcpy-server stand-in", JAR)
+    if scid != SCID:
+        options = tuple(f"scid={scid:08x}" if o.startswith("scid=") else o for o in options)
     out = Output(device.shell(server_command("3.3.4", *options), stream=True))
-    name = f"scrcpy_{SCID:08x}"
+    name = f"scrcpy_{scid:08x}"
     video = device.create_connection(Network.LOCAL_ABSTRACT, name)
     video.settimeout(TIMEOUT)
     assert recv_exact(video, 1) == b"\x00"  # the dummy byte, on the first socket only
@@ -416,3 +418,22 @@ def test_cleanup_true_deletes_the_pushed_jar(sim_phone: SimPhone) -> None:
     )
     for sock in (s.video, s.control, s.out.conn.conn):
         sock.close()
+
+
+def test_two_servers_at_once_each_drive_their_own_display(sim_phone: SimPhone) -> None:
+    a = open_session(sim_phone, *PRODUCT_OPTIONS, scid=0x11)
+    b = open_session(sim_phone, *PRODUCT_OPTIONS, scid=0x7FFFFFFF)
+    assert len({0, a.display_id, b.display_id}) == 3
+    home = state(sim_phone)["foreground"]["0"]
+    a.control.sendall(start_app("com.android.settings"))
+    sync_control(a)
+    b.control.sendall(start_app("?Not"))  # by label, as scrcpy's --start-app=?name
+    sync_control(b)
+    fg = state(sim_phone)["foreground"]
+    assert fg[str(a.display_id)].startswith("com.android.settings/")
+    assert fg[str(b.display_id)].startswith("com.mika.notes/")
+    assert fg["0"] == home
+    for s in (a, b):
+        decode_first_picture(s)
+        for sock in (s.video, s.control, s.out.conn.conn):
+            sock.close()

@@ -205,7 +205,9 @@ class ScrcpyServer:
                 await self.log("INFO", f"New display: {d.width}x{d.height}/{d.density} (id={d.id})")
             tasks.append(asyncio.ensure_future(streamer.run()))
         if control is not None:
-            target = self.display_id if self.display_id is not None else o.display_id
+            # With new_display the server has no display until video makes one
+            # (DISPLAY_ID_NONE): without video, injected events land nowhere.
+            target = self.display_id if self.display_id is not None else (-1 if o.new_display else o.display_id)
 
             def size_of() -> tuple[int, int] | None:
                 # Touches are in video coordinates; none while there is no video.
