@@ -84,9 +84,6 @@ class ScrcpyServer:
         self.killed = asyncio.Event()
         self._conns: list[Connection] = []
 
-    def log_trace(self, text: str) -> None:
-        self.log.trace(text)
-
     def kill(self) -> None:
         self.killed.set()
 
@@ -157,7 +154,7 @@ class ScrcpyServer:
         except OSError as exc:
             # LocalServerSocket could not bind: another server holds this scid's name.
             await self.log("ERROR", str(exc))
-            self.log_trace(f"java.io.IOException: {exc}\n\tat android.net.LocalSocketImpl.bindLocal(Native Method)\n")
+            self.log.trace(f"java.io.IOException: {exc}\n\tat android.net.LocalSocketImpl.bindLocal(Native Method)\n")
             return 1
         first = video or audio or control
         if first is not None and o.send_device_meta:
@@ -226,9 +223,9 @@ class ScrcpyServer:
             # server, as scrcpy's Completion quits the main looper.
             done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
             for task in done:
-                exc = task.exception()
-                if exc is not None and not isinstance(exc, StreamClosed):
-                    raise exc
+                failure = task.exception()
+                if failure is not None and not isinstance(failure, StreamClosed):
+                    raise failure
         finally:
             for task in tasks:
                 task.cancel()
