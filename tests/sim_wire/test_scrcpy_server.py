@@ -437,3 +437,28 @@ def test_two_servers_at_once_each_drive_their_own_display(sim_phone: SimPhone) -
         decode_first_picture(s)
         for sock in (s.video, s.control, s.out.conn.conn):
             sock.close()
+
+
+def test_text_goes_to_the_focused_field_of_display_n_and_cjk_is_dropped(sim_phone: SimPhone, session: Session) -> None:
+    session.control.sendall(start_app("com.android.contacts"))
+    sync_control(session)
+    world = sim_phone.device.world  # type: ignore[attr-defined]
+    n = session.display_id
+    from mika.sim.apps.frame import build_frame
+
+    field = next(node for win in build_frame(world, n) for node in win.root.walk() if node.role == "field")
+    x, y = field.center
+    session.control.sendall(touch(0, x, y, 720, 1280) + touch(1, x, y, 720, 1280))
+    text = "Ann 安".encode()
+    session.control.sendall(struct.pack(">BI", 1, len(text)) + text)
+    sync_control(session)
+    assert world.top_activity(n).fields[field.field] == "Ann "  # no key types 安 (as on a phone)
+    assert "[server] WARN: Could not inject char u+5b89" in session.out.wait_for(r"u\+5b89\n").string
+
+
+def test_reset_video_sends_a_new_config_packet_and_a_key_frame(session: Session) -> None:
+    decode_first_picture(session)
+    session.control.sendall(bytes([17]))  # RESET_VIDEO
+    seen = [read_packet(session.video)[0] for _ in range(3)]
+    config_at = next(i for i, flags in enumerate(seen) if flags == 1 << 63)
+    assert seen[config_at + 1] & (1 << 62), "a key frame follows the new config"
