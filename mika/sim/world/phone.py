@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Awaitable, Callable
 
 from mika.sim.device import ConnectionDrop, SimStream, StreamClosed
 from mika.sim.faults import FaultSpec
@@ -19,6 +20,9 @@ class Phone:
         self.commands_seen = 0
         self.u2_servers = 0  # app_process instances serving uiautomator2 on tcp:9008
         self.u2_kill = False
+        # `localabstract:NAME` sockets something inside the phone listens on (the scrcpy
+        # server's, mika/sim/scrcpy/sockets.py): name -> what serves one connection.
+        self.local_sockets: dict[str, Callable[[SimStream], Awaitable[None]]] = {}
 
     def banner(self) -> str:
         return banner(self.world.props)
@@ -92,5 +96,9 @@ class Phone:
             from mika.sim.u2.server import serve_http
 
             await serve_http(self, stream)
+            return True
+        handler = self.local_sockets.get(service)
+        if handler is not None:
+            await handler(stream)
             return True
         return False

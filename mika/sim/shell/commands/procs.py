@@ -1,10 +1,12 @@
 """`ps`, `pidof`, `kill` over the simulated processes, and `app_process` (which serves
-uiautomator2 on tcp:9008 while its shell stream stays open)."""
+uiautomator2 on tcp:9008, or runs the scrcpy server (mika/sim/scrcpy), while its shell
+stream stays open)."""
 
 from __future__ import annotations
 
 import asyncio
 
+from mika.sim.scrcpy import server as scrcpy
 from mika.sim.shell.context import Ctx
 from mika.sim.shell.registry import command
 
@@ -29,6 +31,8 @@ def processes(ctx: Ctx) -> list[tuple[str, int, int, str]]:
         out.append((f"u0_a{uid - 10000}", 3000 + uid % 1000, 612, pkg))
     if ctx.phone.u2_servers:
         out.append(("shell", 5008, 4120, "uiautomator"))
+    for pid in sorted(scrcpy.running(ctx.phone)):
+        out.append(("shell", pid, 4120, scrcpy.PROCESS_NAME))
     return out
 
 
@@ -64,6 +68,8 @@ async def kill(ctx: Ctx) -> int:
             code = 1
         elif name == "uiautomator":
             ctx.phone.u2_kill = True  # the serving app_process notices and exits
+        elif name == scrcpy.PROCESS_NAME and int(t) in scrcpy.running(ctx.phone):
+            scrcpy.running(ctx.phone)[int(t)].kill()
         elif name in ctx.phone.world.apps:
             ctx.phone.world.force_stop(name)
         else:
@@ -80,9 +86,11 @@ async def app_process(ctx: Ctx) -> int:
     if not main:
         ctx.error("Usage: app_process [java-options] cmd-dir start-class-name [options]")
         return 1
-    if main != U2_MAIN or not any(ctx.phone.files.stat(p) for p in classpath.split(":") if p):
+    if main not in (U2_MAIN, scrcpy.MAIN_CLASS) or not any(ctx.phone.files.stat(p) for p in classpath.split(":") if p):
         ctx.error(f'Exception in thread "main" java.lang.ClassNotFoundException: {main}')
         return 1
+    if main == scrcpy.MAIN_CLASS:
+        return await scrcpy.main(ctx, args[args.index(main) + 1 :])
     phone = ctx.phone
     phone.u2_servers += 1
     phone.u2_kill = False
