@@ -10,6 +10,7 @@ from collections.abc import Callable
 
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.content import Content
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import Button, Input, Static
@@ -140,10 +141,10 @@ class TakeoverCard(Vertical, can_focus=True):
         yield Static(plain(self.tr("takeover_title", reason=self.card.reason)), classes="card-title")
         yield Static(plain(self.card.text), id="takeover-text")
         with Horizontal():
-            yield Button(self.tr("takeover_move_button"), id="takeover-move", compact=True)
-            yield Button(self.tr("takeover_operate_button"), id="takeover-operate", compact=True)
-            yield Button(self.tr("takeover_done_button"), id="takeover-done", variant="success", compact=True)
-            yield Button(self.tr("takeover_skip_button"), id="takeover-skip", compact=True)
+            yield Button(Content(self.tr("takeover_move_button")), id="takeover-move", compact=True)
+            yield Button(Content(self.tr("takeover_operate_button")), id="takeover-operate", compact=True)
+            yield Button(Content(self.tr("takeover_done_button")), id="takeover-done", variant="success", compact=True)
+            yield Button(Content(self.tr("takeover_skip_button")), id="takeover-skip", compact=True)
 
     def on_mount(self) -> None:
         from mika_tui.bindings import localize

@@ -119,6 +119,11 @@ class VideoDecoder:
                 self.ended = True
                 self._lock.notify_all()
 
+    def wait_ended(self, timeout: float | None = None) -> bool:
+        """True once the packets ran out or broke (then `error` says how)."""
+        with self._lock:
+            return self._lock.wait_for(lambda: self.ended, timeout)
+
     def stop(self, timeout: float = 2.0) -> None:
         self._stop.set()
         if self._thread is not None:
