@@ -141,6 +141,15 @@ class PhonePreview(Widget, can_focus=True):
         if video is not None:
             self._watch_video()
 
+    def show_agent_display(
+        self, video: ImageSource | None, display: int, display_size: tuple[int, int] | None = None
+    ) -> None:
+        """The run works on display N: show its video (None: back to screencap of N),
+        and map takeover clicks into its `display_size` pixels (None: the picture's)."""
+        self.display_index = display
+        self.display_size = display_size
+        self.use_video(video)
+
     def toggle_main(self) -> None:
         """Switch between the agent's display and the main display's picture."""
         self.show_main = not self.show_main

@@ -156,8 +156,7 @@ class TestKeys:
         async with app.run_test(size=SIZE) as pilot:
             await settle(pilot)
             preview = app.main_screen.query_one(PhonePreview)
-            preview.display_index = 2
-            preview.use_video(VideoFrameSource(VideoDecoder(), 2))
+            preview.show_agent_display(VideoFrameSource(VideoDecoder(), 2), 2)
             await pilot.press("f6")
             assert app.screen.maximized is preview
             await pilot.pause()
@@ -191,7 +190,7 @@ class TestMapping:
             preview = app.main_screen.query_one(PhonePreview)
             preview.picture_size = (1080, 2400)
             left, top, bw, bh = preview.picture_box()
-            cw, ch = preview.content_size
+            cw, _ = preview.content_size
             assert bw < cw and left == (cw - bw) // 2  # a tall phone in a wide box: bars left and right
             assert preview.to_display(left - 1, top) is None  # the bar is not the phone
             assert preview.to_display(left, top) == (int(0.5 / bw * 1080), int(0.5 / bh * 2400))
@@ -224,7 +223,9 @@ class TestTakeoverFromTheTerminal:
             await scenes.run_to_card(pilot, "open my orders", "takeover")
             takeover = app.main_screen.terminal_takeover()
             recorded: list[RecordingInput] = []
-            takeover.make_input = lambda serial, d: recorded.append(RecordingInput(AdbDisplayInput(serial, d))) or recorded[-1]
+            takeover.make_input = lambda serial, d: (
+                recorded.append(RecordingInput(AdbDisplayInput(serial, d))) or recorded[-1]
+            )
             await pilot.press("o")
             preview = app.main_screen.query_one(PhonePreview)
             await until(lambda: preview.control is not None, 3)
@@ -280,4 +281,3 @@ def test_stack_list_is_read_top_first_per_display():
     tasks = parse_stack_list(text)
     assert [(t.id, t.display) for t in tasks] == [(12, 3), (1, 0)]
     assert tasks[0].component == "com.android.settings/com.android.settings.Settings"
-

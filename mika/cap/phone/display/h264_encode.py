@@ -52,7 +52,8 @@ def encode_all(images: Iterable, fps: int = 30) -> Iterator[VideoPacket]:
     encoder: H264Encoder | None = None
     for image in images:
         if encoder is None:
-            encoder = H264Encoder(*image.size, fps=fps)
+            width, height = image.size
+            encoder = H264Encoder(width, height, fps=fps)
         yield from encoder.encode(image)
     if encoder is not None:
         yield from encoder.flush()

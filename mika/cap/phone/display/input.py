@@ -29,6 +29,7 @@ class DisplayInput(Protocol):
     def key(self, name: str) -> None:
         """An Android key name without the KEYCODE_ prefix: BACK, HOME, DEL, ENTER…"""
         ...
+
     def back(self) -> None: ...
 
 

@@ -111,7 +111,9 @@ def read_packets(read) -> Iterator[VideoPacket]:
         yield VideoPacket(-1 if config else word & PTS_MASK, config, bool(word & FLAG_KEY_FRAME), data)
 
 
-def parse_stream(source, *, dummy_byte: bool = True, device_meta: bool = True) -> tuple[StreamHead, Iterator[VideoPacket]]:
+def parse_stream(
+    source, *, dummy_byte: bool = True, device_meta: bool = True
+) -> tuple[StreamHead, Iterator[VideoPacket]]:
     """The raw video socket (or its bytes) → its head and its packets."""
     read = _reader(source)
     head = read_head(read, dummy_byte=dummy_byte, device_meta=device_meta)
@@ -147,7 +149,8 @@ def split_config(data: bytes) -> tuple[bytes, bytes]:
         i = j + 3
     if not starts:
         return b"", data
-    config, rest = [], []
+    config: list[bytes] = []
+    rest: list[bytes] = []
     for n, (begin, payload) in enumerate(starts):
         end = starts[n + 1][0] if n + 1 < len(starts) else len(data)
         unit = data[begin:end]

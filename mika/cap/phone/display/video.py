@@ -46,7 +46,7 @@ class VideoDecoder:
     def __init__(self, codec: str = "h264", *, window: int = 120) -> None:
         import av
 
-        self._codec = av.CodecContext.create(codec, "r")
+        self._codec: av.VideoCodecContext = av.CodecContext.create(codec, "r")  # type: ignore[assignment]
         self._config = b""
         self._lock = threading.Condition()
         self._latest: DecodedFrame | None = None
