@@ -281,3 +281,43 @@ def test_stack_list_is_read_top_first_per_display():
     tasks = parse_stack_list(text)
     assert [(t.id, t.display) for t in tasks] == [(12, 3), (1, 0)]
     assert tasks[0].component == "com.android.settings/com.android.settings.Settings"
+
+
+async def test_operate_here_drag_is_a_swipe_and_typing_reaches_the_focused_field(tmp_path, sim_phone):
+    from mika.sim.apps.frame import build_frame
+
+    display = agent_display_with_settings(sim_phone)
+    world = sim_phone.device.world
+    field = next(n for w in build_frame(world, display) for n in w.root.walk() if n.role == "field")
+    device = DeviceInfo(sim_phone.serial, "simulated phone", "tcp", display, is_sim=True)
+    app = make_app(tmp_path, takeover_model(), frames=[png_of(sim_phone, display)], device=device)
+    async with app.run_test(size=SIZE) as pilot:
+        await scenes.run_to_card(pilot, "open my orders", "takeover")
+        takeover = app.main_screen.terminal_takeover()
+        recorded: list[RecordingInput] = []
+        takeover.make_input = lambda serial, d: (
+            recorded.append(RecordingInput(AdbDisplayInput(serial, d))) or recorded[-1]
+        )
+        await pilot.press("o")
+        preview = app.main_screen.query_one(PhonePreview)
+        await until(lambda: preview.control is not None and preview.picture_size == (1080, 2400), 3)
+        left, top, bw, bh = preview.picture_box()
+        # A drag from low on the picture to high up: one swipe, between the mapped points.
+        low, high = (left + bw // 2, top + bh - 3), (left + bw // 2, top + bh // 2)
+        await pilot.mouse_down(preview, offset=(low[0] + 1, low[1] + 1))
+        await pilot.mouse_up(preview, offset=(high[0] + 1, high[1] + 1))
+        await until(lambda: recorded[0].calls, 5)
+        assert recorded[0].calls[0] == ("swipe", *preview.to_display(*low), *preview.to_display(*high))
+        # Tap the search field, then type: the text lands in that field on display N.
+        cx, cy = cell_on(preview, field.bounds)
+        await pilot.click(preview, offset=(cx + 1, cy + 1))
+        await pilot.press("w", "i", "f", "i")
+        await until(lambda: len(recorded[0].calls) >= 6, 5)
+        assert [c for c in recorded[0].calls[2:]] == [("text", "w"), ("text", "i"), ("text", "f"), ("text", "i")]
+
+        def field_text() -> str:
+            nodes = [n for w in build_frame(world, display) for n in w.root.walk() if n.role == "field"]
+            return nodes[0].text if nodes else ""
+
+        await until(lambda: field_text() == "wifi", 5)
+        assert scenes.view(pilot).running  # nothing typed reached the chat or stopped the run
