@@ -313,7 +313,8 @@ async def test_operate_here_drag_is_a_swipe_and_typing_reaches_the_focused_field
         await pilot.click(preview, offset=(cx + 1, cy + 1))
         await pilot.press("w", "i", "f", "i")
         await until(lambda: len(recorded[0].calls) >= 6, 5)
-        assert [c for c in recorded[0].calls[2:]] == [("text", "w"), ("text", "i"), ("text", "f"), ("text", "i")]
+        assert recorded[0].calls[1] == ("tap", *preview.to_display(cx, cy))
+        assert recorded[0].calls[2:] == [("text", "w"), ("text", "i"), ("text", "f"), ("text", "i")]
 
         def field_text() -> str:
             nodes = [n for w in build_frame(world, display) for n in w.root.walk() if n.role == "field"]
