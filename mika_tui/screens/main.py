@@ -342,6 +342,10 @@ class MainScreen(Screen):
             await chat.add_notice(tr("takeover_failed", error=tr("no_device")), error=True)
             return
         preview = self.query_one(PhonePreview)
+        if message.way == "move" and takeover.display == 0:
+            await chat.add_notice(tr("takeover_on_main"))  # the run works on the user's screen already
+            self._reopen_takeover(message.card)
+            return
         try:
             if message.way == "move":
                 await asyncio.to_thread(takeover.move_to_main, message.card.question_id)
@@ -349,6 +353,12 @@ class MainScreen(Screen):
                 preview.take_control(takeover.input())
         except Exception as exc:  # DisplayInputError, adb faults: one sentence, the card stays
             await chat.add_notice(tr("takeover_failed", error=str(exc)), error=True)
+            self._reopen_takeover(message.card)
+
+    def _reopen_takeover(self, card: Card) -> None:
+        for widget in self.query(TakeoverCard):
+            if widget.card.question_id == card.question_id:
+                widget.reopen()
 
     async def _end_takeover(self, card: Card) -> None:
         import asyncio

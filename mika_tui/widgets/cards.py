@@ -161,6 +161,13 @@ class TakeoverCard(Vertical, can_focus=True):
             self.query_one("#" + bid, Button).disabled = True
         self.post_message(TakeoverChosen(self.card, way))
 
+    def reopen(self) -> None:
+        """The chosen way could not be taken: both are offered again."""
+        self.way = ""
+        self.query_one("#takeover-text", Static).update(plain(self.card.text))
+        for bid in ("takeover-move", "takeover-operate"):
+            self.query_one("#" + bid, Button).disabled = False
+
     def _finish(self, done: bool) -> None:
         if self.resolved:
             return

@@ -322,3 +322,25 @@ async def test_operate_here_drag_is_a_swipe_and_typing_reaches_the_focused_field
 
         await until(lambda: field_text() == "wifi", 5)
         assert scenes.view(pilot).running  # nothing typed reached the chat or stopped the run
+
+
+async def test_move_on_a_run_already_on_the_main_screen_says_so_and_moves_nothing(tmp_path, sim_phone):
+    before = state(sim_phone)
+    device = DeviceInfo(sim_phone.serial, "simulated phone", "tcp", 0, is_sim=True)
+    app = make_app(tmp_path, takeover_model(), device=device)
+    async with app.run_test(size=SIZE) as pilot:
+        await scenes.run_to_card(pilot, "open my orders", "takeover")
+        await pilot.press("m")
+        notice = TEXTS["en"]["takeover_on_main"]
+
+        def said() -> bool:
+            return any(str(w.render()) == notice for w in app.main_screen.query("#chat .notice"))
+
+        await until(said, 3)
+        assert state(sim_phone)["foreground"] == before["foreground"]
+        assert app.main_screen.terminal_takeover().moved == {}
+        card = app.main_screen.query_one(TakeoverCard)
+        await until(lambda: not card.query_one("#takeover-operate").disabled, 3)  # the other way is still offered
+        assert card.way == ""
+        await pilot.press("d")
+        await until(lambda: scenes.view(pilot).status == "answered")
