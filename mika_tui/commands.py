@@ -19,6 +19,8 @@ APP_ACTIONS = (
     ("conv_pin", "screen.pin_conversation"),
     ("conv_delete", "screen.delete_conversation"),
     ("b_timeline", "screen.focus_timeline"),
+    ("b_preview_zoom", "screen.zoom_preview"),
+    ("b_preview_main", "screen.preview_main"),
     ("b_devices", "app.open('devices')"),
     ("b_models", "app.open('models')"),
     ("b_usage", "app.open('usage')"),

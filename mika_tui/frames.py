@@ -1,6 +1,8 @@
 """Where the live preview's pictures come from: a small port, and its ADB implementation.
 
-The preview only needs "the PNG of display N now". Until the phone capability's
+The preview needs "the PNG of display N now" (screencap: a few frames a second), or,
+when the run has its own virtual display, the newest picture decoded from its H.264
+stream (`VideoFrameSource`, fed by mika.cap.phone.display.video). Until the phone capability's
 AndroidPort is wired into the app, `AdbFrameSource` asks adbutils for `screencap -p` on
 the serial; tests and benchmarks hand in `StaticFrameSource` with PNGs the simulated
 phone rendered. Calls block: the preview makes them from a worker thread.
@@ -65,3 +67,27 @@ class AdbFrameSource:
         if not data.startswith(PNG_MAGIC):
             raise FrameError(f"{self.serial} sent no PNG (got {len(data)} bytes)")
         return data
+
+
+class ImageSource(Protocol):
+    """Pictures pushed by a decoder: the preview waits for the next one in a worker."""
+
+    def next_image(self, after: int, timeout: float) -> tuple[int, object] | None:
+        """(number, PIL image) of the newest picture numbered above `after`, or None."""
+        ...
+
+
+class VideoFrameSource:
+    """The agent's display from its video: the newest decoded frame wins."""
+
+    def __init__(self, decoder, display: int) -> None:  # decoder: mika.cap.phone.display.video.VideoDecoder
+        self.decoder = decoder
+        self.display = display
+
+    def next_image(self, after: int, timeout: float) -> tuple[int, object] | None:
+        frame = self.decoder.wait_newer(after, timeout)
+        if frame is None:
+            if self.decoder.error:
+                raise FrameError(self.decoder.error)
+            return None
+        return frame.number, frame.image

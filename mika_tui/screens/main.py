@@ -23,7 +23,7 @@ from mika.run.task_center import CenterState, Submitted
 from mika_tui.bindings import localize
 from mika_tui.run_view import Card, RunView, format_elapsed
 from mika_tui.screens.dialogs import ConfirmDialog, PromptDialog, SourceDialog
-from mika_tui.widgets.cards import ApprovalCard, CardAnswered, card_widget
+from mika_tui.widgets.cards import ApprovalCard, CardAnswered, TakeoverCard, TakeoverChosen, card_widget
 from mika_tui.widgets.chat import ChatLog, TurnBlock
 from mika_tui.widgets.preview import PhonePreview
 from mika_tui.widgets.sidebar import ConversationList
@@ -61,6 +61,8 @@ class MainScreen(Screen):
         Binding("ctrl+t", "focus_timeline", "b_timeline", id="main.timeline", tooltip="b_timeline", show=False),
         Binding("ctrl+d", "app.open('devices')", "b_devices", id="main.devices", tooltip="b_devices"),
         Binding("ctrl+u", "app.open('usage')", "b_usage", id="main.usage", tooltip="b_usage", show=False),
+        Binding("f6", "zoom_preview", "b_preview_zoom", id="main.preview_zoom", tooltip="b_preview_zoom", show=False),
+        Binding("f7", "preview_main", "b_preview_main", id="main.preview_main", tooltip="b_preview_main", show=False),
     ]
 
     def __init__(self) -> None:
@@ -291,13 +293,15 @@ class MainScreen(Screen):
         if before is not None:
             for widget in list(turn.query(".card")):
                 await widget.remove()
+            if before.kind == "takeover":
+                self.query_one(PhonePreview).take_control(None)  # the run moved on: hands off
         if card is None:
             return
         widget = card_widget(card, self.mika.tr)
         await turn.mount(widget)
         self.query_one(ChatLog).scroll_end(animate=False)
-        if isinstance(widget, ApprovalCard):
-            widget.focus()  # `a` / `r` must reach the card, not the input
+        if isinstance(widget, (ApprovalCard, TakeoverCard)):
+            widget.focus()  # the card's keys must reach the card, not the input
 
     def _needs_you(self, card: Card) -> None:
         app = self.mika
@@ -314,8 +318,76 @@ class MainScreen(Screen):
         elif card.kind == "question":
             run.answer(card.question_id, message.text)
         else:
+            await self._end_takeover(card)
             run.hand_back(card.question_id, message.done)
         self.query_one("#prompt", Input).focus()
+
+    # -- takeover from the terminal (mika_tui/takeover.py does the phone side) -------------
+
+    def terminal_takeover(self):
+        from mika_tui.takeover import TerminalTakeover
+
+        serial, display = self.mika.deps.device.serial, self.query_one(PhonePreview).display_index
+        current = getattr(self, "_takeover", None)
+        if current is None or (current.serial, current.display) != (serial, display):
+            self._takeover = TerminalTakeover(serial, display)
+        return self._takeover
+
+    async def on_takeover_chosen(self, message: TakeoverChosen) -> None:
+        import asyncio
+
+        chat, tr = self.query_one(ChatLog), self.mika.tr
+        takeover = self.terminal_takeover()
+        if not takeover.serial:
+            await chat.add_notice(tr("takeover_failed", error=tr("no_device")), error=True)
+            return
+        preview = self.query_one(PhonePreview)
+        if message.way == "move" and takeover.display == 0:
+            await chat.add_notice(tr("takeover_on_main"))  # the run works on the user's screen already
+            self._reopen_takeover(message.card)
+            return
+        try:
+            if message.way == "move":
+                await asyncio.to_thread(takeover.move_to_main, message.card.question_id)
+            else:
+                preview.take_control(takeover.input())
+        except Exception as exc:  # DisplayInputError, adb faults: one sentence, the card stays
+            await chat.add_notice(tr("takeover_failed", error=str(exc)), error=True)
+            self._reopen_takeover(message.card)
+
+    def _reopen_takeover(self, card: Card) -> None:
+        for widget in self.query(TakeoverCard):
+            if widget.card.question_id == card.question_id:
+                widget.reopen()
+
+    async def _end_takeover(self, card: Card) -> None:
+        import asyncio
+
+        preview = self.query_one(PhonePreview)
+        preview.take_control(None)
+        takeover = getattr(self, "_takeover", None)
+        if takeover is None:
+            return
+        try:
+            await asyncio.to_thread(takeover.finish, card.question_id)
+        except Exception as exc:
+            await self.query_one(ChatLog).add_notice(self.mika.tr("takeover_failed", error=str(exc)), error=True)
+
+    def on_phone_preview_input_failed(self, message: PhonePreview.InputFailed) -> None:
+        self.notify(self.mika.tr("takeover_failed", error=message.error), severity="error")
+
+    def action_zoom_preview(self) -> None:
+        if self.maximized is None:
+            self.maximize(self.query_one(PhonePreview), container=False)
+        else:
+            self.minimize()
+
+    def action_preview_main(self) -> None:
+        preview = self.query_one(PhonePreview)
+        preview.toggle_main()
+        self.query_one(PhonePreview).border_title = self.mika.tr(
+            "preview_main_title" if preview.show_main else "preview_title"
+        )
 
     def _run_of_card(self, card: Card) -> str:
         return next(

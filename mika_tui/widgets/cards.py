@@ -11,6 +11,7 @@ from collections.abc import Callable
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.content import Content
 from textual.message import Message
 from textual.widgets import Button, Input, Static
 
@@ -110,33 +111,89 @@ class QuestionCard(Vertical):
         self._resolve(event.value)
 
 
-class TakeoverCard(Vertical):
+class TakeoverChosen(Message):
+    """The user picked how to take over: `move` (the task to their screen) or `operate`
+    (the agent's display from the preview). The screen does it; the card only asks."""
+
+    def __init__(self, card: Card, way: str) -> None:
+        super().__init__()
+        self.card = card
+        self.way = way
+
+
+class TakeoverCard(Vertical, can_focus=True):
     DEFAULT_CSS = CARD_CSS.format(name="TakeoverCard")
+    BINDINGS = [
+        Binding("m", "move", "takeover_move", id="takeover.move", tooltip="takeover_move_tip"),
+        Binding("o", "operate", "takeover_operate", id="takeover.operate", tooltip="takeover_operate_tip"),
+        Binding("d", "done", "takeover_done", id="takeover.done", tooltip="takeover_done"),
+        Binding("s", "skip", "takeover_skip", id="takeover.skip", tooltip="takeover_skip"),
+    ]
 
     def __init__(self, card: Card, tr: Tr) -> None:
         super().__init__(classes="card")
         self.card = card
         self.tr = tr
         self.resolved = False
+        self.way = ""
 
     def compose(self) -> ComposeResult:
         yield Static(plain(self.tr("takeover_title", reason=self.card.reason)), classes="card-title")
         yield Static(plain(self.card.text), id="takeover-text")
         with Horizontal():
-            yield Button(self.tr("takeover_doing"), id="takeover-doing", compact=True)
-            yield Button(self.tr("takeover_done"), id="takeover-done", variant="success", compact=True)
-            yield Button(self.tr("takeover_skip"), id="takeover-skip", compact=True)
+            yield Button(Content(self.tr("takeover_move_button")), id="takeover-move", compact=True)
+            yield Button(Content(self.tr("takeover_operate_button")), id="takeover-operate", compact=True)
+            yield Button(Content(self.tr("takeover_done_button")), id="takeover-done", variant="success", compact=True)
+            yield Button(Content(self.tr("takeover_skip_button")), id="takeover-skip", compact=True)
+
+    def on_mount(self) -> None:
+        from mika_tui.bindings import localize
+
+        localize(self, self.tr)
+
+    def _choose(self, way: str) -> None:
+        if self.resolved or self.way == way:
+            return
+        self.way = way
+        note = self.tr("takeover_moved" if way == "move" else "takeover_operating")
+        self.query_one("#takeover-text", Static).update(plain(self.card.text + "\n" + note))
+        for bid in ("takeover-move", "takeover-operate"):
+            self.query_one("#" + bid, Button).disabled = True
+        self.post_message(TakeoverChosen(self.card, way))
+
+    def reopen(self) -> None:
+        """The chosen way could not be taken: both are offered again."""
+        self.way = ""
+        self.query_one("#takeover-text", Static).update(plain(self.card.text))
+        for bid in ("takeover-move", "takeover-operate"):
+            self.query_one("#" + bid, Button).disabled = False
+
+    def _finish(self, done: bool) -> None:
+        if self.resolved:
+            return
+        self.resolved = True
+        self.post_message(CardAnswered(self.card, done=done))
+
+    def action_move(self) -> None:
+        self._choose("move")
+
+    def action_operate(self) -> None:
+        self._choose("operate")
+
+    def action_done(self) -> None:
+        self._finish(True)
+
+    def action_skip(self) -> None:
+        self._finish(False)
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         event.stop()
-        if self.resolved:
-            return
-        if event.button.id == "takeover-doing":
-            self.query_one("#takeover-text", Static).update(plain(self.card.text + "\n" + self.tr("takeover_taking")))
-            event.button.disabled = True
-            return
-        self.resolved = True
-        self.post_message(CardAnswered(self.card, done=event.button.id == "takeover-done"))
+        {
+            "takeover-move": self.action_move,
+            "takeover-operate": self.action_operate,
+            "takeover-done": self.action_done,
+            "takeover-skip": self.action_skip,
+        }[event.button.id or "takeover-skip"]()
 
 
 def card_widget(card: Card, tr: Tr) -> ApprovalCard | QuestionCard | TakeoverCard:

@@ -1,25 +1,41 @@
-"""The live phone picture: a Line-API widget fed by a worker thread, 2–5 frames a second.
+"""The live phone picture: a Line-API widget fed by a worker thread.
 
-Frames are grabbed and turned into half-block strips off the UI thread; the widget only
-swaps the strip list and repaints. Nothing is grabbed while the widget is hidden or its
-screen is not the current one. The border says whether Mika is working or needs you.
+Two feeds: the agent's own display from its decoded H.264 video (`video`, up to
+`VIDEO_FPS` frames a second, the newest frame wins), and screencap PNGs of a display
+(`source`, 2–5 a second) — today's feed, and the "main display" view. Frames are turned
+into half-block strips off the UI thread; the widget only swaps the strip list and
+repaints. Nothing is converted while the widget is hidden or its screen is not current.
+
+During a takeover "from the terminal" `control` is set: a click on the picture is a tap
+on the agent's display at the mapped point, a drag is a swipe, typed text goes to the
+focused field and Esc / Backspace / Enter are the phone's Back / Del / Enter. Input goes
+out in order on one thread, since adb calls block.
 """
 
 from __future__ import annotations
 
+import queue
+import threading
+import time
+from collections.abc import Callable
+
 from rich.segment import Segment
 from rich.style import Style
-from textual import work
+from textual import events, work
 from textual.message import Message
 from textual.strip import Strip
 from textual.widget import Widget
+from textual.worker import get_current_worker
 
-from mika_tui.frames import FrameError, FrameSource
-from mika_tui.halfblock import to_strips
+from mika_tui.frames import FrameError, FrameSource, ImageSource
+from mika_tui.halfblock import fit, to_strips
 from mika_tui.plain import plain_line
 
+VIDEO_FPS = 30.0
 
-class PhonePreview(Widget):
+
+class PhonePreview(Widget, can_focus=True):
+    ALLOW_MAXIMIZE = True
     DEFAULT_CSS = """
     PhonePreview {
         border: round $panel-lighten-2;
@@ -29,14 +45,23 @@ class PhonePreview(Widget):
     }
     PhonePreview.-working { border: round $accent; border-title-color: $accent; }
     PhonePreview.-needs-you { border: heavy $warning; border-title-color: $warning; }
+    PhonePreview.-control { border: double $success; border-title-color: $success; }
     """
 
     class FrameReady(Message):
-        def __init__(self, strips: list[Strip] | None, error: str = "", image: object = None) -> None:
+        def __init__(
+            self, strips: list[Strip] | None, error: str = "", image: object = None, size: tuple[int, int] = (0, 0)
+        ) -> None:
             super().__init__()
             self.strips = strips
             self.error = error
             self.image = image  # a PIL image, for the kitty / sixel child
+            self.size = size  # the picture's pixels
+
+    class InputFailed(Message):
+        def __init__(self, error: str) -> None:
+            super().__init__()
+            self.error = error
 
     def __init__(
         self,
@@ -47,18 +72,31 @@ class PhonePreview(Widget):
         waiting: str = "…",
         display_index: int = 0,
         graphics: str = "halfcell",
+        video: ImageSource | None = None,
         id: str | None = None,
     ) -> None:
         super().__init__(id=id)
         self.graphics = resolve_graphics(graphics)
         self.source = source
+        self.video = video
+        self.show_main = False  # True: the main display's screencap even when there is video
         self.fps = max(0.5, min(5.0, fps))
         self.display_index = display_index
         self._strips: list[Strip] = []
         self._message = waiting
         self._busy = False
+        self._consumed = threading.Event()
+        self._consumed.set()
         self.frames_shown = 0
+        self.picture_size = (0, 0)
         self.border_title = title
+        # Takeover from the terminal: where input goes, and the display's size in pixels
+        # when the video is scaled down (None: the picture's own size).
+        self.control = None  # mika.cap.phone.display.input.DisplayInput
+        self.display_size: tuple[int, int] | None = None
+        self._press: tuple[float, float, float] | None = None
+        self._inputs: queue.Queue[Callable[[], None] | None] = queue.Queue()
+        self._input_thread: threading.Thread | None = None
 
     def compose(self):
         # Kitty / Sixel pictures are drawn by textual-image; half blocks by this widget.
@@ -72,9 +110,13 @@ class PhonePreview(Widget):
             yield SixelImage(None, id="graphics-image")
 
     def on_mount(self) -> None:
-        if self.source is not None:
-            self.set_interval(1 / self.fps, self._tick)
-            self.call_after_refresh(self._tick)
+        self.set_interval(1 / self.fps, self._tick)
+        self.call_after_refresh(self._tick)
+        if self.video is not None:
+            self._watch_video()
+
+    def on_unmount(self) -> None:
+        self._inputs.put(None)
 
     def set_state(self, state: str, label: str) -> None:
         """state: idle | working | needs_you."""
@@ -86,8 +128,37 @@ class PhonePreview(Widget):
     def paused(self) -> bool:
         return not self.display or self.app.screen is not self.screen or not self.app.is_running
 
+    @property
+    def showing_video(self) -> bool:
+        return self.video is not None and not self.show_main
+
+    # -- feeds ---------------------------------------------------------------------------
+
+    def use_video(self, video: ImageSource | None) -> None:
+        """The run's display got (or lost) its video stream."""
+        self.workers.cancel_group(self, "preview-video")
+        self.video = video
+        if video is not None:
+            self._watch_video()
+
+    def show_agent_display(
+        self, video: ImageSource | None, display: int, display_size: tuple[int, int] | None = None
+    ) -> None:
+        """The run works on display N: show its video (None: back to screencap of N),
+        and map takeover clicks into its `display_size` pixels (None: the picture's)."""
+        self.display_index = display
+        self.display_size = display_size
+        self.use_video(video)
+
+    def toggle_main(self) -> None:
+        """Switch between the agent's display and the main display's picture."""
+        self.show_main = not self.show_main
+        self._strips = []
+        self.refresh()
+        self._tick()
+
     def _tick(self) -> None:
-        if self.source is None or self._busy or self.paused:
+        if self.showing_video or self.source is None or self._busy or self.paused:
             return
         width, height = self.content_size
         if width <= 0 or height <= 0:
@@ -98,34 +169,74 @@ class PhonePreview(Widget):
     @work(thread=True, exclusive=True, exit_on_error=False, group="preview")
     def _grab(self, width: int, height: int) -> None:
         try:
-            png = self.source.grab(self.display_index)  # type: ignore[union-attr]
-            if self.graphics != "halfcell":
-                import io
+            display = 0 if self.show_main else self.display_index
+            png = self.source.grab(display)  # type: ignore[union-attr]
+            import io
 
-                from PIL import Image
+            from PIL import Image
 
-                self.post_message(self.FrameReady([], image=Image.open(io.BytesIO(png))))
-                return
-            strips = to_strips(png, (width, height))
+            self._post_image(Image.open(io.BytesIO(png)), width, height)
         except FrameError as exc:
             self.post_message(self.FrameReady(None, str(exc)))
-            return
         except Exception as exc:  # a bad PNG must not kill the preview: say it, try again
             self.post_message(self.FrameReady(None, f"{type(exc).__name__}: {exc}"))
-            return
-        self.post_message(self.FrameReady(strips))
+
+    def _post_image(self, image, width: int, height: int) -> None:
+        size = image.size
+        if self.graphics != "halfcell":
+            self.post_message(self.FrameReady([], image=image, size=size))
+        else:
+            self.post_message(self.FrameReady(to_strips(image, (width, height)), size=size))
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="preview-video")
+    def _watch_video(self) -> None:
+        """Waits for each new decoded frame; converts only the newest, only when shown."""
+        worker = get_current_worker()
+        last = 0
+        while not worker.is_cancelled:
+            video = self.video
+            if video is None:
+                return
+            try:
+                got = video.next_image(last, 0.25)
+            except FrameError as exc:
+                self.post_message(self.FrameReady(None, str(exc)))
+                return
+            if got is None or self.show_main or self.paused:
+                continue
+            # The UI has not drawn the last one yet: skip, a newer frame will come.
+            if not self._consumed.wait(0.25):
+                continue
+            started = time.perf_counter()
+            last, image = got
+            width, height = self.content_size
+            if width <= 0 or height <= 0:
+                continue
+            self._consumed.clear()
+            try:
+                self._post_image(image, width, height)
+            except Exception as exc:  # a frame that can't be drawn is said, not fatal
+                self._consumed.set()
+                self.post_message(self.FrameReady(None, f"{type(exc).__name__}: {exc}"))
+            rest = 1 / VIDEO_FPS - (time.perf_counter() - started)
+            if rest > 0:
+                worker_wait = threading.Event()
+                worker_wait.wait(rest)  # frame-rate cap for the terminal, not synchronisation
 
     def on_phone_preview_frame_ready(self, message: FrameReady) -> None:
         message.stop()
         self._busy = False
+        self._consumed.set()
         if message.strips is None:
             self._message = message.error
             self._strips = []
         elif message.image is not None:
             self.query_one("#graphics-image").image = message.image  # type: ignore[attr-defined]
+            self.picture_size = message.size
             self.frames_shown += 1
         else:
             self._strips = message.strips
+            self.picture_size = message.size
             self.frames_shown += 1
         self.refresh()
 
@@ -146,6 +257,94 @@ class PhonePreview(Widget):
         if pad:
             strip = Strip([Segment(" " * pad), *strip], pad + strip.cell_length)
         return strip.crop_extend(0, width, None)
+
+    # -- takeover from the terminal -------------------------------------------------------
+
+    def take_control(self, control) -> None:
+        """Clicks, drags and keys on the preview now drive the agent's display."""
+        self.control = control
+        self.show_main = False
+        self.set_class(control is not None, "-control")
+        if control is not None:
+            self.focus()
+
+    def picture_box(self) -> tuple[int, int, int, int] | None:
+        """(left, top, width, height) in cells of the picture inside the content area:
+        the same fit and centring `render_line` draws with (a cell is 1×2 pixels)."""
+        w, h = self.picture_size
+        cw, ch = self.content_size
+        if w <= 0 or h <= 0 or cw <= 0 or ch <= 0:
+            return None
+        bw, bh = fit((w, h), (cw, ch))
+        return (cw - bw) // 2, (ch - bh) // 2, bw, bh
+
+    def to_display(self, cx: float, cy: float) -> tuple[int, int] | None:
+        """A content-area cell (its centre) → the display pixel under it; None off the picture."""
+        box = self.picture_box()
+        if box is None:
+            return None
+        left, top, bw, bh = box
+        u, v = (cx - left + 0.5) / bw, (cy - top + 0.5) / bh
+        if not (0 <= u < 1 and 0 <= v < 1):
+            return None
+        dw, dh = self.display_size or self.picture_size
+        return min(dw - 1, int(u * dw)), min(dh - 1, int(v * dh))
+
+    def _send(self, call: Callable[[], None]) -> None:
+        if self._input_thread is None:
+            self._input_thread = threading.Thread(target=self._input_loop, name="mika-takeover-input", daemon=True)
+            self._input_thread.start()
+        self._inputs.put(call)
+
+    def _input_loop(self) -> None:
+        while (call := self._inputs.get()) is not None:
+            try:
+                call()
+            except Exception as exc:  # DisplayInputError and adb faults: said in the UI
+                self.post_message(self.InputFailed(str(exc)))
+
+    def on_mouse_down(self, event: events.MouseDown) -> None:
+        if self.control is None:
+            return
+        offset = event.get_content_offset(self)
+        if offset is not None:
+            self._press = (offset.x, offset.y, time.monotonic())
+            event.stop()
+
+    def on_mouse_up(self, event: events.MouseUp) -> None:
+        control, press = self.control, self._press
+        self._press = None
+        if control is None or press is None:
+            return
+        event.stop()
+        offset = event.get_content_offset(self)
+        if offset is None:
+            return
+        start = self.to_display(press[0], press[1])
+        end = self.to_display(offset.x, offset.y)
+        if start is None or end is None:
+            return
+        if abs(offset.x - press[0]) + abs(offset.y - press[1]) < 1:
+            self._send(lambda: control.tap(*end))
+        else:
+            duration = int(min(2000, max(100, (time.monotonic() - press[2]) * 1000)))
+            self._send(lambda: control.swipe(*start, *end, duration))
+
+    def on_key(self, event: events.Key) -> None:
+        control = self.control
+        if control is None:
+            return
+        keys = {"escape": "BACK", "backspace": "DEL", "enter": "ENTER", "tab": "TAB"}
+        if event.key in keys:
+            name = keys[event.key]
+            self._send(lambda: control.key(name))
+        elif event.is_printable and event.character:
+            text = event.character
+            self._send(lambda: control.text(text))
+        else:
+            return
+        event.stop()
+        event.prevent_default()
 
 
 def resolve_graphics(choice: str) -> str:

@@ -125,7 +125,6 @@ class TestCards:
         app = make_app(tmp_path, model)
         async with app.run_test(size=SIZE) as pilot:
             await scenes.run_to_card(pilot, "open my orders", "takeover")
-            await pilot.click("#takeover-doing")
             await pilot.click("#takeover-done")
             await until(lambda: scenes.view(pilot).status == "answered")
             assert "read it again" in model.requests[1].messages[-1].tool_results[0].text

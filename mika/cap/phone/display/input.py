@@ -1,0 +1,143 @@
+"""The user's hands on the agent's display: tap, swipe, text and keys on display N.
+
+`DisplayInput` is what the TUI's takeover calls; `AdbDisplayInput` implements it with
+`input -d N …` through the adb server, which every Android 10+ phone understands (the
+scrcpy control socket can implement the same protocol later). `TaskMover` is the other
+way to take over: the run's task moves to the main screen and back.
+Calls block; the TUI makes them from a worker thread.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Protocol
+
+from mika.cap.phone.adb.text_input import input_text_command, is_plain_ascii
+
+
+class DisplayInputError(Exception):
+    """The phone refused or never got the input; the message says which and why."""
+
+
+class DisplayInput(Protocol):
+    display: int
+
+    def tap(self, x: int, y: int) -> None: ...
+    def swipe(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int = 300) -> None: ...
+    def text(self, s: str) -> None: ...
+    def key(self, name: str) -> None:
+        """An Android key name without the KEYCODE_ prefix: BACK, HOME, DEL, ENTER…"""
+        ...
+
+    def back(self) -> None: ...
+
+
+KEYS = {"BACK", "HOME", "DEL", "ENTER", "TAB", "APP_SWITCH", "DPAD_UP", "DPAD_DOWN", "DPAD_LEFT", "DPAD_RIGHT"}
+
+
+class AdbDisplayInput:
+    def __init__(self, serial: str, display: int, timeout: float = 10.0) -> None:
+        self.serial = serial
+        self.display = display
+        self.timeout = timeout
+
+    def _args(self) -> str:
+        return f" -d {self.display}" if self.display else ""
+
+    def _shell(self, command: str) -> None:
+        import adbutils
+
+        try:
+            device = adbutils.adb.device(self.serial)
+            result = device.shell2(command, timeout=self.timeout)
+        except (adbutils.AdbError, OSError) as exc:
+            raise DisplayInputError(f"{self.serial}: could not send `{command}`: {exc}") from None
+        output = result.output if isinstance(result.output, str) else str(result.output)
+        if result.returncode != 0 or "Exception" in output or output.startswith("Error"):
+            first = output.strip().splitlines()[0] if output.strip() else f"exit status {result.returncode}"
+            raise DisplayInputError(f"{self.serial} refused `{command}`: {first}")
+
+    def tap(self, x: int, y: int) -> None:
+        self._shell(f"input{self._args()} tap {int(x)} {int(y)}")
+
+    def swipe(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int = 300) -> None:
+        self._shell(f"input{self._args()} swipe {int(x1)} {int(y1)} {int(x2)} {int(y2)} {int(duration_ms)}")
+
+    def text(self, s: str) -> None:
+        if not s:
+            return
+        if not is_plain_ascii(s):
+            raise DisplayInputError(
+                "`input text` types only plain ASCII; type this text on the phone, or move the task to your screen"
+            )
+        self._shell(input_text_command(s, self._args()))
+
+    def key(self, name: str) -> None:
+        name = name.upper().removeprefix("KEYCODE_")
+        if name not in KEYS:
+            raise DisplayInputError(f"unknown key {name!r}; known: {', '.join(sorted(KEYS))}")
+        self._shell(f"input{self._args()} keyevent KEYCODE_{name}")
+
+    def back(self) -> None:
+        self.key("BACK")
+
+
+@dataclass(frozen=True)
+class RootTask:
+    id: int
+    display: int
+    component: str
+
+
+_ROOT = re.compile(r"RootTask id=(\d+).*?displayId=(\d+)")
+_COMPONENT = re.compile(r"taskId=\d+: (\S+)")
+
+
+def parse_stack_list(text: str) -> list[RootTask]:
+    """`am stack list` → its root tasks, top first per display, as the phone lists them."""
+    tasks: list[RootTask] = []
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        m = _ROOT.search(line)
+        if not m:
+            continue
+        comp = ""
+        if i + 1 < len(lines) and (c := _COMPONENT.search(lines[i + 1])):
+            comp = c.group(1)
+        tasks.append(RootTask(int(m.group(1)), int(m.group(2)), comp))
+    return tasks
+
+
+class TaskMover:
+    """Takeover on the user's own screen: the display's top task goes to display 0, and
+    back to the agent's display when the user is done."""
+
+    def __init__(self, serial: str, timeout: float = 10.0) -> None:
+        self.serial = serial
+        self.timeout = timeout
+
+    def _run(self, command: str) -> str:
+        import adbutils
+
+        try:
+            result = adbutils.adb.device(self.serial).shell2(command, timeout=self.timeout)
+        except (adbutils.AdbError, OSError) as exc:
+            raise DisplayInputError(f"{self.serial}: could not run `{command}`: {exc}") from None
+        output = result.output if isinstance(result.output, str) else str(result.output)
+        if result.returncode != 0 or output.startswith("Error"):
+            raise DisplayInputError(f"{self.serial} refused `{command}`: {output.strip() or result.returncode}")
+        return output
+
+    def tasks(self) -> list[RootTask]:
+        return parse_stack_list(self._run("am stack list"))
+
+    def to_main(self, display: int) -> RootTask:
+        top = next((t for t in self.tasks() if t.display == display), None)
+        if top is None:
+            raise DisplayInputError(f"display {display} has no task to move to your screen")
+        self._run(f"am display move-stack {top.id} 0")
+        return top
+
+    def back_to(self, task: RootTask, display: int) -> None:
+        self._run(f"am display move-stack {task.id} {display}")
