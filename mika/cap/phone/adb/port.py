@@ -28,6 +28,7 @@ stderr come framed), else v1 with adbutils' `; echo $?` trailer.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import shlex
 import threading
@@ -68,6 +69,12 @@ U2_MAX_ERRORS = 2
 U2_RETRIES = 3
 # uiautomator2's message when UiAutomation waited for an idle app in vain: nothing was done.
 _U2_BUSY = ("TimeoutException", "could not get idle state", "No idle state")
+
+
+def _move(channel: ControlChannel, *, x: int, y: int) -> None:
+    from mika.cap.phone.display.control import TOUCH_MOVE
+
+    channel.touch(TOUCH_MOVE, x, y)
 
 
 def _u2_busy(exc: BaseException) -> bool:
@@ -480,13 +487,13 @@ class AdbPort:
         """Finger down at the path's start, moved along it over `ms`, lifted at its end.
         The pauses are the gesture's own timing (a long press is a held finger), not a
         wait for anything."""
-        from mika.cap.phone.display.control import TOUCH_DOWN, TOUCH_MOVE, TOUCH_UP
+        from mika.cap.phone.display.control import TOUCH_DOWN, TOUCH_UP
 
         pause = max(0, int(ms)) / 1000 / max(1, len(path) - 1)
         await self._send(channel, lambda c: c.touch(TOUCH_DOWN, *path[0]), "press the screen")
-        for point in path[1:]:
+        for x, y in path[1:]:
             await asyncio.sleep(pause)
-            await self._send(channel, lambda c, p=point: c.touch(TOUCH_MOVE, *p), "move on the screen")
+            await self._send(channel, functools.partial(_move, x=x, y=y), "move on the screen")
         if len(path) == 1:
             await asyncio.sleep(pause)
         await self._send(channel, lambda c: c.touch(TOUCH_UP, *path[-1]), "lift from the screen")

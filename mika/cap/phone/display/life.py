@@ -133,6 +133,7 @@ class DisplayKeeper:
         return DisplayState(VIRTUAL, server.display_id, size=server.size)
 
     def _fall_back(self, why: str) -> DisplayState:
+        why = why.rstrip(". ")
         self.notify("warning", f"The agent works on your main screen (display 0): {why}.")
         self.mode = MAIN
         return self.main_screen(why)

@@ -85,6 +85,14 @@ def server_command(scid: str, spec: DisplaySpec) -> str:
     return f"CLASSPATH={shlex.quote(DEVICE_PATH)} app_process / com.genymobile.scrcpy.Server {SERVER_VERSION} {args}"
 
 
+def push_jar(device: adbutils.AdbDevice, jar: ServerJar) -> None:
+    """The verified jar to /data/local/tmp over adb sync (the only copy the server runs)."""
+    try:
+        device.sync.push(jar.data, DEVICE_PATH, mode=0o644)
+    except (adbutils.AdbError, OSError) as exc:
+        raise DisplayServerError(f"The display helper could not be copied to the phone ({exc}).") from None
+
+
 def new_scid() -> str:
     # scrcpy's scid is a 31-bit number written as 8 hex digits.
     return f"{secrets.randbits(31):08x}"
@@ -161,10 +169,7 @@ class DisplayServer:
 
     def start(self, timeout: float = START_TIMEOUT) -> None:
         deadline = time.monotonic() + timeout
-        try:
-            self.device.sync.push(self.jar.data, DEVICE_PATH, mode=0o644)
-        except (adbutils.AdbError, OSError) as exc:
-            raise DisplayServerError(f"The display helper could not be copied to the phone ({exc}).") from None
+        push_jar(self.device, self.jar)
         conn = self.device.shell(server_command(self.scid, self.spec), stream=True)
         self._output = output = _ServerOutput(conn)
         try:
@@ -172,11 +177,12 @@ class DisplayServer:
             self._control_sock = self._connect(deadline, first=False)
             if not output.wait(lambda: output.display is not None, max(0.0, deadline - time.monotonic())):
                 raise DisplayServerError(
-                    f"The display helper did not report a new display within {timeout:g} s "
-                    f"(it said: {output.last()})."
+                    f"The display helper did not report a new display within {timeout:g} s (it said: {output.last()})."
                 )
             if output.display is None:
-                raise DisplayServerError(f"The display helper stopped before making a display (it said: {output.last()}).")
+                raise DisplayServerError(
+                    f"The display helper stopped before making a display (it said: {output.last()})."
+                )
             w, h, _dpi, did = output.display
             self.display_id = did
             self._video.settimeout(max(0.5, deadline - time.monotonic()))
