@@ -19,11 +19,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from mika.cap.phone.display.jar import JarError, load_jar
 from mika.cap.phone.display.server import DisplayServer, DisplayServerError, DisplaySpec
+from mika.cap.phone.display.stream import Packet, StreamHeader
 
 log = logging.getLogger(__name__)
 
@@ -96,6 +97,9 @@ class DisplayKeeper:
             if self.mode == MAIN:
                 self.state = self.main_screen()
             else:
+                if self.server is not None:
+                    dead, self.server = self.server, None
+                    await asyncio.to_thread(dead.stop)
                 if state is not None:
                     self.notify(
                         "warning",
@@ -104,6 +108,15 @@ class DisplayKeeper:
                 self.state = await self._start()
             self.on_state(self.state)
             return self.state
+
+    def video_stream(self) -> tuple[StreamHeader, Iterator[Packet]] | None:
+        """For the frame decoder (the preview): the running display's stream header (codec,
+        width, height) and its packets; None while the run has no display of its own.
+        Each started display gives its stream once; after a re-creation, ask again."""
+        server = self.server
+        if server is None or not server.alive or server.header is None:
+            return None
+        return server.header, server.video_stream()
 
     def _server_words(self) -> str:
         return self.server.last_output() if self.server is not None else "no helper"
