@@ -1,9 +1,9 @@
 """The agent's display against the simulated phone, through a real adb server.
 
-The simulated phone's scrcpy server is built by another branch (`simscrcpy`); until it
-lands, the sim's `app_process` answers `com.genymobile.scrcpy.Server` with
-ClassNotFoundException — exactly a helper that fails to start, which is what the
-fallback tests here need. The Android-9 case sets the sim's SDK property directly.
+A helper that fails to start is made real on the phone: after Mika has read the phone as
+Android 14, the sim's SDK property is set to 28, and the phone's scrcpy server (the
+`simscrcpy` branch) refuses a new display as on Android 9 — or, on a sim without that
+branch, `app_process` answers ClassNotFoundException. Either is a helper that fails.
 """
 
 from __future__ import annotations
@@ -46,16 +46,29 @@ def test_the_verified_jar_is_pushed_byte_for_byte(sim_phone):
     assert data is not None and hashlib.sha256(data).hexdigest() == SHA256
 
 
+def _refuses_new_displays(sim_phone) -> None:
+    """Make the phone's server refuse: an Android 9 phone's scrcpy says "New virtual
+    display is not supported before Android 10" and exits (a sim without the `simscrcpy`
+    branch answers ClassNotFoundException instead: a helper that fails to start, too)."""
+    sim_phone.device.world.props["ro.build.version.sdk"] = "28"
+
+
+SERVER_REFUSED = ("New virtual display is not supported before Android 10", "ClassNotFoundException")
+
+
 def test_a_server_that_cannot_start_is_a_clear_error_with_its_last_words(sim_phone):
+    _refuses_new_displays(sim_phone)
     server = DisplayServer(sim_phone.adb, load_jar(), DisplaySpec(1080, 2400, 420))
     with pytest.raises(DisplayServerError) as err:
         server.start(timeout=10)
-    assert "ClassNotFoundException" in str(err.value) and "stopped" in str(err.value)
+    assert "stopped" in str(err.value) and any(words in str(err.value) for words in SERVER_REFUSED)
     assert not server.alive
 
 
 async def test_a_failed_helper_falls_back_to_display_0_with_one_notice_and_the_record_says_so(sim_phone):
     cap, events = _cap(sim_phone)
+    await cap.port.info()  # read as Android 14: the keeper tries the helper…
+    _refuses_new_displays(sim_phone)  # …which then refuses on the phone
     assert cap.display_plan == {"mode": "virtual", "id": -1}  # the run's first event: not made yet
     assert await cap.surface.is_locked("phone") is False  # the first phone call decides the display
     assert cap.session.display == 0 and cap.session.display_state.mode == "main"
@@ -64,6 +77,7 @@ async def test_a_failed_helper_falls_back_to_display_0_with_one_notice_and_the_r
     notices = [e for e in events if isinstance(e, Notice)]
     assert len(notices) == 1 and notices[0].level == "warning"
     assert "main screen (display 0)" in notices[0].text and "could not be started" in notices[0].text
+    assert any(words in notices[0].text for words in SERVER_REFUSED)  # the server's own words
     chosen = [e for e in events if isinstance(e, DisplayChosen)]
     assert len(chosen) == 1 and (chosen[0].mode, chosen[0].display_id) == ("main", 0)
     assert "could not be started" in chosen[0].reason and chosen[0].to_dict()["type"] == "display"
@@ -110,7 +124,10 @@ async def test_phone_results_carry_the_display(sim_phone):
     cap, _ = _cap(sim_phone)
     await cap.surface.is_locked("phone")
     out = await cap.surface.after("phone", "phone_observe", {}, None, ToolOutcome(text="ok"))
-    assert out.data["display"]["mode"] == "main" and out.data["display"]["id"] == 0
+    # Whatever was decided (its own display with the `simscrcpy` sim, else display 0):
+    # the result names the display the call went to.
+    assert out.data["display"] == cap.session.display_state.as_dict()
+    assert out.data["display"]["id"] == cap.session.display and out.data["display"]["mode"] in ("virtual", "main")
     await cap.close()
 
 
