@@ -16,6 +16,7 @@ from mika.cap.phone import PhoneCapability
 from mika.cap.phone.adb.port import AdbPort
 from mika.cap.phone.adb.reconnect import ReconnectPolicy
 from mika.record.events import DisplayChosen, Notice
+from mika.uistate import build_screen, parse_hierarchy
 
 SETTINGS = "com.android.settings"
 
@@ -117,3 +118,33 @@ async def test_taps_and_keys_go_to_the_agents_display(sim_phone):
     assert back.version != after.version
     assert _foreground(sim_phone)["0"] == before0
     await cap.close()
+
+
+async def test_text_goes_into_the_field_on_the_agents_display_only(sim_phone):
+    cap, _ = _cap(sim_phone)
+    n = await cap.session.ensure_display()
+    await cap.port.launch_app(n, SETTINGS)
+    screen = await cap.session.reader.read()
+    field = next(e for e in screen.elements if e.node.editable)
+    await cap.port.tap(n, *field.centre)
+    await cap.session.reader.read()
+    method = await cap.port.type_text(n, "wifi 无线")
+    assert method == "set_text"  # the focused field is display N's: set-text, no clipboard
+    typed = await cap.session.reader.read()
+    assert any("wifi 无线" in (node.text or "") for node in typed.tree.nodes())
+    main = build_screen(parse_hierarchy(await cap.port.dump_hierarchy(0)), display_id=0)
+    assert main.tree.windows and not any("wifi 无线" in (node.text or "") for node in main.tree.nodes())
+    await cap.close()
+
+
+async def test_two_runs_get_two_displays_on_one_phone(sim_phone):
+    (a, _), (b, _) = _cap(sim_phone), _cap(sim_phone)
+    na, nb = await a.session.ensure_display(), await b.session.ensure_display()
+    assert 0 not in (na, nb) and na != nb
+    await a.port.launch_app(na, SETTINGS)
+    await b.port.launch_app(nb, "com.google.android.deskclock")
+    fg = _foreground(sim_phone)
+    assert fg[str(na)].startswith(SETTINGS + "/") and fg[str(nb)].startswith("com.google.android.deskclock/")
+    await a.close()
+    assert str(na) not in _foreground(sim_phone) and str(nb) in _foreground(sim_phone)
+    await b.close()
