@@ -2,10 +2,11 @@
 again when its server dies, removed at the end.
 
 DEPENDS ON the `simscrcpy` branch (the sim's scrcpy-server 3.3.4: `app_process …
-Server 3.3.4`, the localabstract sockets, H.264, control messages on its display). On a
-sim without it the helper cannot start and these tests fail at their first "virtual"
-assertion — by design; they are not skipped. (Checked here against that branch's sim
-tree: all pass.)
+Server 3.3.4`, the localabstract sockets, H.264, control messages on its display) and,
+for the Android 9/12 scenario tests, the `simdisplays` branch. On a sim without them the
+helper cannot start (or the scenario is unknown) and these tests fail — by design; they
+are not skipped. Checked against a copy of this tree with both branches' sim changes
+applied: all pass.
 """
 
 from __future__ import annotations
@@ -148,3 +149,34 @@ async def test_two_runs_get_two_displays_on_one_phone(sim_phone):
     await a.close()
     assert str(na) not in _foreground(sim_phone) and str(nb) in _foreground(sim_phone)
     await b.close()
+
+
+# The older phones as the `simdisplays` branch's scenarios play them (build props,
+# `input -d` refused on 9, dumps without display-id before API 30).
+
+
+async def test_the_android_9_scenario_runs_on_the_main_screen_with_one_notice(sim_phone_factory):
+    phone = sim_phone_factory(scenario="android9")
+    cap, events = _cap(phone)
+    assert await cap.session.ensure_display() == 0
+    notices = [e.text for e in events if isinstance(e, Notice)]
+    assert len(notices) == 1 and "Android 9 cannot give the agent a display of its own" in notices[0]
+    assert [(e.mode, e.display_id) for e in events if isinstance(e, DisplayChosen)] == [("main", 0)]
+    screen = await cap.session.reader.read()
+    assert screen.display_id == 0 and screen.elements
+    await cap.close()
+
+
+async def test_the_android_12_scenario_gets_its_display_and_the_blink_notice(sim_phone_factory):
+    phone = sim_phone_factory(scenario="android12")
+    before = _foreground(phone)
+    cap, events = _cap(phone)
+    n = await cap.session.ensure_display()
+    assert n != 0 and cap.session.display_state.mode == "virtual"
+    notices = [e.text for e in events if isinstance(e, Notice)]
+    assert len(notices) == 1 and "Android 12" in notices[0] and "may blink" in notices[0]
+    await cap.port.launch_app(n, SETTINGS)
+    screen = await cap.session.reader.read()
+    assert screen.display_id == n and screen.foreground_package == SETTINGS
+    assert _foreground(phone)["0"] == before["0"]
+    await cap.close()
