@@ -21,10 +21,14 @@ import asyncio
 import logging
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from mika.cap.phone.display.jar import JarError, load_jar
 from mika.cap.phone.display.server import DisplayServer, DisplayServerError, DisplaySpec
 from mika.cap.phone.display.stream import Packet, StreamHeader
+
+if TYPE_CHECKING:
+    from mika.cap.phone.adb.port import AdbPort
 
 log = logging.getLogger(__name__)
 
@@ -51,13 +55,12 @@ class DisplayState:
 
 
 Notify = Callable[[str, str], None]  # (level, text)
-ServerFactory = Callable[[DisplaySpec], DisplayServer]
 
 
 class DisplayKeeper:
     def __init__(
         self,
-        port: object,  # AdbPort: its device, info() and shell()
+        port: AdbPort,
         *,
         mode: str = VIRTUAL,
         notify: Notify | None = None,
@@ -97,13 +100,15 @@ class DisplayKeeper:
             if self.mode == MAIN:
                 self.state = self.main_screen()
             else:
+                words = "no helper"
                 if self.server is not None:
                     dead, self.server = self.server, None
+                    words = dead.last_output()
                     await asyncio.to_thread(dead.stop)
                 if state is not None:
                     self.notify(
                         "warning",
-                        f"The agent's display {state.id} went away ({self._server_words()}); making a new one.",
+                        f"The agent's display {state.id} went away (its helper's last words: {words}); making a new one.",
                     )
                 self.state = await self._start()
             self.on_state(self.state)
@@ -118,11 +123,8 @@ class DisplayKeeper:
             return None
         return server.header, server.video_stream()
 
-    def _server_words(self) -> str:
-        return self.server.last_output() if self.server is not None else "no helper"
-
     async def _start(self) -> DisplayState:
-        info = await self.port.info()  # type: ignore[attr-defined]
+        info = await self.port.info()
         if info.sdk and info.sdk < MIN_SDK:
             return self._fall_back(
                 f"Android {info.release or info.sdk} cannot give the agent a display of its own (Android 10 or newer can)"
@@ -130,7 +132,7 @@ class DisplayKeeper:
         try:
             spec = await self._main_spec()
             jar = await asyncio.to_thread(load_jar)
-            server = DisplayServer(self.port.device, jar, spec)  # type: ignore[attr-defined]
+            server = DisplayServer(self.port.device, jar, spec)
             await asyncio.to_thread(server.start, self.start_timeout)
         except (JarError, DisplayServerError) as exc:
             return self._fall_back(f"the display helper could not be started: {exc}")
@@ -154,11 +156,11 @@ class DisplayKeeper:
     async def _main_spec(self) -> DisplaySpec:
         from mika.cap.phone.adb.parse import parse_wm_size
 
-        size_out = await self.port.shell("wm size")  # type: ignore[attr-defined]
+        size_out = await self.port.shell("wm size")
         size = parse_wm_size(size_out.output).effective
         if size is None:
             raise DisplayServerError(f"`wm size` gave no size ({size_out.output.strip()[:80]!r})")
-        density = await self.port.shell("wm density")  # type: ignore[attr-defined]
+        density = await self.port.shell("wm density")
         dpi = parse_density(density.output)
         return DisplaySpec(size[0], size[1], dpi)
 
