@@ -188,6 +188,7 @@ class ActionExecutor:
                 duration_ms=max(0, duration - total_wait),
                 observation_id=obs_id,
                 frame=frame,
+                display=dict(outcome.data.get("display") or {}),
             )
         )
         return outcome

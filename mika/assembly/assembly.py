@@ -120,10 +120,14 @@ class Assembly:
         # that run's record.
         redactor = Redactor()
         phone = self.device
-        opener = (lambda: phone.capability(redact=redactor.add_secret)) if phone.serial else None
+        display = self.settings.phone_display
+        opener = (lambda: phone.capability(redact=redactor.add_secret, display=display)) if phone.serial else None
         env = RunEnvironment(autonomous=self.settings.autonomous, state_dir=self.state_dir, phone=opener)
         options = replace(self.run_options(), redactor=redactor)
-        return TaskRun(spec, self.models.main, capabilities_for(spec, env), options, light=self.models.light)
+        caps = capabilities_for(spec, env)
+        run = TaskRun(spec, self.models.main, caps, options, light=self.models.light)
+        bind_phone(caps, run, spec)
+        return run
 
     @property
     def run_factory(self) -> RunFactory | None:
@@ -160,3 +164,13 @@ class Assembly:
         finally:
             if self.models is not None:
                 self.models.close()
+
+
+def bind_phone(caps: list[Any], run: TaskRun, spec: RunSpec) -> None:
+    """The phone's display notices and events go into the run's own stream; a read-only
+    run works on the main screen and makes no display."""
+    from mika.cap.phone import PhoneCapability
+
+    for cap in caps:
+        if isinstance(cap, PhoneCapability):
+            cap.bind_run(run.emit, spec.id, spec.conversation_id, read_only=spec.read_only)

@@ -23,6 +23,7 @@ from mika.config.unknown_keys import unknown_keys
 
 PACES = ("fast", "standard", "human")
 GRAPHICS = ("auto", "halfcell", "kitty", "sixel")
+PHONE_DISPLAYS = ("virtual", "main")
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,8 @@ class Settings:
     # Check numbers, ids and quotes of an answer against what was read (the seed keeps it off).
     review_final_answer: bool = False
     keymap: dict[str, str] = field(default_factory=dict)
+    # [phone] display: "virtual" (the agent works on a display of its own) or "main".
+    phone_display: str = "virtual"
     # [providers.*] and [roles], parsed by mika.model.providers_config.
     raw: dict[str, Any] = field(default_factory=dict)
     # Keys the file has that Mika does not know, each a sentence ("… did you mean …?").
@@ -100,6 +103,7 @@ def parse_settings(data: dict[str, Any], file: Path | None = None) -> Settings:
     review_final_answer = _pick(data, "run", "review_final_answer", bool, False, file)
     if not 1 <= max_parallel <= 3:
         raise ConfigError(file, "run.max_parallel", "a number from 1 to 3", max_parallel)
+    phone_display = _pick(data, "phone", "display", str, "virtual", file, PHONE_DISPLAYS)
     keymap = data.get("keymap", {})
     if not isinstance(keymap, dict) or not all(isinstance(v, str) for v in keymap.values()):
         raise ConfigError(file, "keymap", 'a table of binding id = "key" strings', keymap)
@@ -114,6 +118,7 @@ def parse_settings(data: dict[str, Any], file: Path | None = None) -> Settings:
         judge_outcome=judge_outcome,
         review_final_answer=review_final_answer,
         keymap=dict(keymap),
+        phone_display=phone_display,
         raw=data,
         warnings=tuple(unknown_keys(data)),
     )

@@ -52,6 +52,9 @@ class RunStarted(RunEvent):
     capabilities: tuple[str, ...] = ()
     read_only: bool = False
     model: str = ""
+    # The phone display the run is to work on: {"mode": "virtual"|"main", "id": N}; id -1
+    # while the agent's own display is not made yet (it is made on the first phone call).
+    display: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -137,6 +140,8 @@ class ToolFinished(RunEvent):
     duration_ms: int = 0
     observation_id: str = ""
     frame: str = ""  # frame file name under the run dir, if an image was captured
+    # Phone tools: the display the call went to, {"mode": "virtual"|"main", "id": N}.
+    display: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -239,6 +244,17 @@ class Notice(RunEvent):
     type: ClassVar[str] = "notice"
     level: str = "info"  # info | warning | error
     text: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
+class DisplayChosen(RunEvent):
+    """Which phone display the run works on, once decided (and again if it is made anew):
+    the record's word on whether the run had its own display or fell back to the main one."""
+
+    type: ClassVar[str] = "display"
+    mode: str  # virtual | main
+    display_id: int
+    reason: str = ""  # why "main" when a display of its own was asked for
 
 
 @dataclass(frozen=True, kw_only=True)

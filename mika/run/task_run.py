@@ -174,6 +174,8 @@ class TaskRun:
                 capabilities=tuple(c.id for c in self.capabilities),
                 read_only=self.spec.read_only,
                 model=f"{self.model.provider}/{self.model.name}",
+                # A capability with a screen may say which display the run works on.
+                display=next((dict(d) for c in self.capabilities if (d := getattr(c, "display_plan", None))), {}),
             )
         )
         try:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 from mika.uistate.elements import Element, extract_elements
 from mika.uistate.errors import StaleElement, UnknownElement
 from mika.uistate.listing import render_listing
-from mika.uistate.tree import Bounds, UiTree
+from mika.uistate.tree import Bounds, UiNode, UiTree
 from mika.uistate.windows import WindowInfo, classify_windows
 
 
@@ -131,10 +131,9 @@ def build_screen(
     display_id: int | None = None,
     activity: str = "",
 ) -> Screen:
-    """Number a tree's elements; only the windows of `display_id` when it is given."""
-    if display_id is not None and tree.display_ids:
-        kept = tuple(w for w in tree.windows if w.display_id in (display_id, None))
-        tree = replace(tree, windows=kept)
+    """Number a tree's elements; only the nodes of `display_id` when it is given."""
+    if display_id is not None:
+        tree = only_display(tree, display_id)
     frame = Bounds(0, 0, size[0], size[1]) if size else None
     windows = classify_windows(tree, frame)
     # The app and its dialogs first, bars last: the model reads what matters first, and
@@ -150,6 +149,23 @@ def build_screen(
         display_id=display_id or 0,
         activity=activity,
     )
+
+
+def only_display(tree: UiTree, display_id: int) -> UiTree:
+    """The windows and nodes of one display. A dump of all displays (uiautomator2) marks
+    every node with `display-id`; a node without one belongs to display 0, because the
+    dumps that lack the attribute (plain `uiautomator dump`) only ever show display 0."""
+
+    def on_display(mark: int | None) -> bool:
+        return (mark if mark is not None else 0) == display_id
+
+    def prune(node: UiNode) -> UiNode:
+        # A node's display_id is its own or inherited from its parent (the parser fills it in).
+        kept = tuple(prune(c) for c in node.children if on_display(c.display_id))
+        return node if kept == node.children else replace(node, children=kept)
+
+    windows = tuple(replace(w, root=prune(w.root)) for w in tree.windows if on_display(w.display_id))
+    return replace(tree, windows=windows)
 
 
 class ScreenTracker:

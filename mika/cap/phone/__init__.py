@@ -17,6 +17,7 @@ from mika.cap.phone.adb.devices import DeviceChoiceError, pick_serial
 from mika.cap.phone.adb.port import AdbPort, Borrower
 from mika.cap.phone.adb.reconnect import ReconnectPolicy
 from mika.cap.phone.adb.server import AdbServerError, adb_client
+from mika.cap.phone.display.life import VIRTUAL, DisplayKeeper, DisplayState
 from mika.cap.phone.port import AndroidPort
 from mika.cap.phone.reader import ScreenReader
 from mika.cap.phone.session import PhoneSession
@@ -75,11 +76,20 @@ class PhoneCapability:
         on_app_seen: Callable[[str], None] | None = None,
         redact: Callable[[str], None] | None = None,
         owned: Sequence[_Closable] = (),
+        display_mode: str = "main",
     ) -> None:
         self.port = port
         self.reader = ScreenReader(port, display, ocr=ocr, on_app_seen=on_app_seen)
         self.session = PhoneSession(port, self.reader, display, redact=redact)
         self._owned = list(owned)
+        self._emit: Callable[[Any], None] | None = None
+        self._run_ids = ("", "")
+        self.keeper: DisplayKeeper | None = None
+        if display_mode == VIRTUAL and isinstance(port, AdbPort):
+            # The agent's own display: made by the first phone call of a run that acts.
+            self.keeper = DisplayKeeper(port, mode=VIRTUAL, notify=self._notify, on_state=self._chosen)
+            port.displays = self.keeper
+            self.session.keeper = self.keeper
         phone_tools: list[AgentTool] = [
             PhoneObserve(),
             PhoneListElements(),
@@ -112,6 +122,41 @@ class PhoneCapability:
     def serial(self) -> str:
         return self.port.serial
 
+    def bind_run(
+        self, emit: Callable[[Any], None], run_id: str, conversation_id: str = "", *, read_only: bool = False
+    ) -> None:
+        """The run this capability serves: its notices and display events go to `emit`;
+        a read-only run works on the main screen and never makes a display."""
+        self._emit = emit
+        self._run_ids = (run_id, conversation_id)
+        self.session.read_only = read_only
+
+    @property
+    def display_plan(self) -> dict[str, object]:
+        """The display the run is to use, for its first event (id -1: not made yet)."""
+        return self.session.display_state.as_dict()
+
+    def _notify(self, level: str, text: str) -> None:
+        log.info("display notice (%s): %s", level, text)
+        if self._emit is not None:
+            from mika.record.events import Notice
+
+            self._emit(Notice(run_id=self._run_ids[0], conversation_id=self._run_ids[1], level=level, text=text))
+
+    def _chosen(self, state: DisplayState) -> None:
+        if self._emit is not None:
+            from mika.record.events import DisplayChosen
+
+            self._emit(
+                DisplayChosen(
+                    run_id=self._run_ids[0],
+                    conversation_id=self._run_ids[1],
+                    mode=state.mode,
+                    display_id=state.id,
+                    reason=state.reason,
+                )
+            )
+
     def tools(self) -> Sequence[AgentTool]:
         return list(self._tools)
 
@@ -123,6 +168,11 @@ class PhoneCapability:
 
     async def close(self) -> None:
         try:
+            if self.keeper is not None:
+                try:
+                    await self.keeper.close()
+                except Exception:  # the run is over; the helper dies with its adb stream anyway
+                    log.exception("stopping the agent's display failed")
             await self.port.close()
         finally:
             for thing in self._owned:
@@ -149,10 +199,12 @@ def open_phone(
     reconnect: ReconnectPolicy | None = None,
     on_app_seen: Callable[[str], None] | None = None,
     redact: Callable[[str], None] | None = None,
+    display: str = "main",
 ) -> PhoneCapability:
     """The phone capability for `device`: a serial, "sim", or None for the only attached phone.
 
-    "sim" needs `start_sim` (the CLI passes `mika.sim.launch.start_sim`; this package may
+    `display` is "virtual" (the agent works on a display of its own, made on its first
+    phone call) or "main" (display 0). "sim" needs `start_sim` (the CLI passes `mika.sim.launch.start_sim`; this package may
     not import the simulated phone). Raises PhoneOpenError with a sentence for the user.
     """
     owned: list[_Closable] = []
@@ -181,5 +233,10 @@ def open_phone(
         borrower = LedgerBorrower(BorrowedLedger(state_dir))
     port = AdbPort(serial, client, backend=backend, reconnect=reconnect, borrower=borrower)
     return PhoneCapability(
-        port, ocr=_default_ocr() if ocr else None, on_app_seen=on_app_seen, redact=redact, owned=owned
+        port,
+        ocr=_default_ocr() if ocr else None,
+        on_app_seen=on_app_seen,
+        redact=redact,
+        owned=owned,
+        display_mode=display,
     )

@@ -45,6 +45,7 @@ class ScreenReader:
     ) -> None:
         self.port = port
         self.display = display
+        self.display_size: tuple[int, int] | None = None  # of a display other than 0
         self.tracker = ScreenTracker()
         self.ocr = ocr
         self.on_app_seen = on_app_seen
@@ -54,6 +55,17 @@ class ScreenReader:
         self._read_at = -1e9
         self._ocr_cache: dict[str, tuple] = {}
         self._lock = asyncio.Lock()
+
+    def switch_display(self, display: int, size: tuple[int, int] | None = None) -> None:
+        """Read another display from now on; nothing read of the previous one is kept,
+        so an element number seen there can never be tapped here."""
+        self.display = display
+        self.display_size = size
+        # Versions go on counting and the history is dropped: a number the model saw on
+        # the old display is stale here, never resolved against the new one.
+        self.tracker.mark_moved()
+        self._read_at = -1e9
+        self._ocr_cache = {}
 
     @property
     def current(self) -> Screen | None:
@@ -94,7 +106,7 @@ class ScreenReader:
                 "phone_screenshot instead."
             )
         foreground = await self.port.foreground(self.display)
-        size = info.size if self.display == 0 else None
+        size = info.size if self.display == 0 else self.display_size
         screen = build_screen(tree, size=size, display_id=self.display, activity=foreground.activity)
         return await self._with_ocr(screen)
 

