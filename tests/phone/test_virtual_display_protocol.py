@@ -17,8 +17,8 @@ import pytest
 from mika.cap.phone.display import control as cm
 from mika.cap.phone.display.jar import SHA256, JarError, load_jar, verified
 from mika.cap.phone.display.life import parse_density
+from mika.cap.phone.display.packets import VideoStreamError, read_head, read_packets
 from mika.cap.phone.display.server import DisplayServerError, DisplaySpec, server_command
-from mika.cap.phone.display.stream import StreamError, packets, read_header
 from mika.uistate import build_screen, parse_hierarchy
 
 SIZE = (1080, 2400)
@@ -129,11 +129,11 @@ def test_header_and_packets_are_parsed_from_a_split_stream():
     config, key, delta = b"\x00\x00\x00\x01gx", b"\x00\x00\x00\x01e" + b"k" * 40, b"\x00\x00\x00\x01a"
     src = _feed(_stream((1 << 63, config), ((1 << 62) | 1000, key), (2000, delta)))
     with src:
-        header = read_header(src)
-        got = list(packets(src))
+        header = read_head(src.recv)
+        got = list(read_packets(src.recv))
     assert (header.device_name, header.codec, header.width, header.height) == ("Pixel 8", "h264", 1080, 2400)
-    assert [(p.pts, p.config, p.key_frame, p.data) for p in got] == [
-        (None, True, False, config),
+    assert [(p.pts, p.config, p.key, p.data) for p in got] == [
+        (-1, True, False, config),
         (1000, False, True, key),
         (2000, False, False, delta),
     ]
@@ -142,26 +142,26 @@ def test_header_and_packets_are_parsed_from_a_split_stream():
 def test_a_utf8_device_name_fills_its_64_bytes():
     src = _feed(_stream(name="小米 14".encode()))
     with src:
-        assert read_header(src).device_name == "小米 14"
+        assert read_head(src.recv).device_name == "小米 14"
 
 
 @pytest.mark.parametrize(
     ("data", "words"),
     [
-        (b"", "the dummy byte"),
-        (b"\x00" + b"n" * 10, "the device name"),
-        (_stream()[:-3], "the codec meta"),
-        (_stream((5, b"abcdef"))[:-2], "a frame"),
-        (_stream()[:-12] + struct.pack(">III", 0x76703820, 1, 1), "unknown codec"),
-        (_stream()[:] + struct.pack(">QI", 1, 1 << 30), "broken"),
+        (b"", "dummy byte"),
+        (b"\x00" + b"n" * 10, "device name"),
+        (_stream()[:-3], "codec meta"),
+        (_stream((5, b"abcdef"))[:-2], "frame payload"),
+        (_stream()[:-12] + struct.pack(">III", 0x76703820, 1, 1), "unknown video codec"),
+        (_stream()[:] + struct.pack(">QI", 1, 1 << 30), "out of step"),
     ],
 )
 def test_a_stream_that_breaks_off_says_where(data, words):
     def read_all(src) -> None:
-        read_header(src)
-        list(packets(src))
+        read_head(src.recv)
+        list(read_packets(src.recv))
 
-    with _feed(data) as src, pytest.raises(StreamError, match=words):
+    with _feed(data) as src, pytest.raises(VideoStreamError, match=words):
         read_all(src)
 
 

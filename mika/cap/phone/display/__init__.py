@@ -4,15 +4,16 @@
 - `server.DisplayServer`: pushes and starts it, reads `New display: WxH/dpi (id=N)`,
   holds the video and control sockets (`video_stream()`, `control`).
 - `control`: the control messages' binary layouts (touch, key, text, clipboard, start app).
-- `stream`: the video socket's header and 12-byte frame headers, as packets.
+- `packets`: the video socket's header and 12-byte frame headers, as packets (read and written).
+- `video`: the packets decoded into pictures (PyAV), newest frame wins.
 - `life.DisplayKeeper`: the display's life during a run — made on the first phone call
   of a run that may act, made again if the server dies, removed at the end; display 0
   with one notice when the phone or the helper can't.
 """
 
 from mika.cap.phone.display.life import MAIN, VIRTUAL, DisplayKeeper, DisplayState
+from mika.cap.phone.display.packets import StreamHead, VideoPacket
 from mika.cap.phone.display.server import DisplayServer, DisplayServerError, DisplaySpec
-from mika.cap.phone.display.stream import Packet, StreamHeader
 
 __all__ = [
     "MAIN",
@@ -22,6 +23,6 @@ __all__ = [
     "DisplayServerError",
     "DisplaySpec",
     "DisplayState",
-    "Packet",
-    "StreamHeader",
+    "StreamHead",
+    "VideoPacket",
 ]

@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from mika.cap.phone.display.jar import JarError, load_jar
+from mika.cap.phone.display.packets import StreamHead, VideoPacket
 from mika.cap.phone.display.server import DisplayServer, DisplayServerError, DisplaySpec
-from mika.cap.phone.display.stream import Packet, StreamHeader
 
 if TYPE_CHECKING:
     from mika.cap.phone.adb.port import AdbPort
@@ -114,7 +114,7 @@ class DisplayKeeper:
             self.on_state(self.state)
             return self.state
 
-    def video_stream(self) -> tuple[StreamHeader, Iterator[Packet]] | None:
+    def video_stream(self) -> tuple[StreamHead, Iterator[VideoPacket]] | None:
         """For the frame decoder (the preview): the running display's stream header (codec,
         width, height) and its packets; None while the run has no display of its own.
         Each started display gives its stream once; after a re-creation, ask again."""

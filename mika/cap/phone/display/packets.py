@@ -56,6 +56,12 @@ class Readable(Protocol):
     def recv(self, n: int, /) -> bytes: ...
 
 
+def read_exact(source, n: int, what: str) -> bytes:
+    """Exactly `n` bytes from a socket, a file or a read function; VideoStreamError naming
+    `what` when the stream ends first (the server's dummy byte, say)."""
+    return _read_exact(_reader(source), n, what)
+
+
 def _read_exact(read, n: int, what: str) -> bytes:
     chunks: list[bytes] = []
     got = 0
@@ -78,7 +84,9 @@ def _reader(source):
         return io.BytesIO(bytes(source)).read
     if hasattr(source, "recv"):
         return source.recv
-    return source.read
+    if hasattr(source, "read"):
+        return source.read
+    return source  # already a read(n) function
 
 
 def read_head(read, *, dummy_byte: bool = True, device_meta: bool = True) -> StreamHead:

@@ -36,7 +36,14 @@ from adbutils import Network
 
 from mika.cap.phone.display.control import ControlChannel
 from mika.cap.phone.display.jar import DEVICE_PATH, SERVER_VERSION, ServerJar
-from mika.cap.phone.display.stream import Packet, StreamError, StreamHeader, packets, read_exact, read_header
+from mika.cap.phone.display.packets import (
+    StreamHead,
+    VideoPacket,
+    VideoStreamError,
+    read_exact,
+    read_head,
+    read_packets,
+)
 
 log = logging.getLogger(__name__)
 
@@ -158,7 +165,7 @@ class DisplayServer:
         self.scid = new_scid()
         self.display_id: int | None = None
         self.size: tuple[int, int] = (spec.width, spec.height)  # the video's size
-        self.header: StreamHeader | None = None
+        self.header: StreamHead | None = None
         self.control: ControlChannel | None = None
         self._video: socket.socket | None = None
         self._control_sock: socket.socket | None = None
@@ -186,11 +193,11 @@ class DisplayServer:
             w, h, _dpi, did = output.display
             self.display_id = did
             self._video.settimeout(max(0.5, deadline - time.monotonic()))
-            self.header = read_header(self._video, dummy_byte=False, device_meta=True)
+            self.header = read_head(self._video.recv, dummy_byte=False, device_meta=True)
             self._video.settimeout(None)
             self.size = (self.header.width or w, self.header.height or h)
             self.control = ControlChannel(self._control_sock, self.size)
-        except (DisplayServerError, StreamError, OSError, adbutils.AdbError) as exc:
+        except (DisplayServerError, VideoStreamError, OSError, adbutils.AdbError) as exc:
             self.stop()
             if isinstance(exc, DisplayServerError):
                 raise
@@ -212,7 +219,7 @@ class DisplayServer:
                 try:
                     read_exact(sock, 1, "the dummy byte")
                     return sock
-                except (StreamError, OSError) as exc:
+                except (VideoStreamError, OSError) as exc:
                     sock.close()
                     last = str(exc)
             except (adbutils.AdbError, OSError) as exc:
@@ -238,13 +245,13 @@ class DisplayServer:
     def last_output(self) -> str:
         return self._output.last() if self._output else "no output"
 
-    def video_stream(self) -> Iterator[Packet]:
+    def video_stream(self) -> Iterator[VideoPacket]:
         """The video packets after the stream's header (`header` has the codec and size).
         Given once: the socket has one reader (the preview's decoder)."""
         if self._video is None or self._video_taken:
             raise DisplayServerError("The display's video stream is not available (taken already, or not started).")
         self._video_taken = True
-        return packets(self._video)
+        return read_packets(self._video.recv)
 
     # -- stop -------------------------------------------------------------------------
 
