@@ -316,7 +316,7 @@ async def am(ctx: Ctx) -> int:
         try:
             task_id = int(rest[1])
         except ValueError:
-            ctx.error(f"java.lang.NumberFormatException: For input string: \"{rest[1]}\"")
+            ctx.error(f'java.lang.NumberFormatException: For input string: "{rest[1]}"')
             return 255
         world.remove_task(task_id)
         return 0

@@ -33,7 +33,7 @@ def _known_package(ctx: Ctx, package: str) -> bool:
 
 @command("appops")
 async def appops(ctx: Ctx) -> int:
-    args = [a for a in ctx.args[1:]]
+    args = list(ctx.args[1:])
     if "--user" in args:  # only user 0 exists here
         i = args.index("--user")
         del args[i : i + 2]
