@@ -247,3 +247,17 @@ def test_a_killed_run_has_its_app_unmuted_and_closed_at_the_next_start(sim_phone
     assert _tasks_of(sim_phone, SETTINGS, 0) == []
     assert _foreground(sim_phone)["0"] == before
     assert BorrowedLedger(tmp_path / "state").items() == []
+
+
+async def test_an_app_opened_by_an_intent_is_muted_and_closed_too(sim_phone, tmp_path):
+    before = _foreground(sim_phone)["0"]
+    cap = _cap(sim_phone, tmp_path)
+    n = await cap.session.ensure_display()
+    # No package named: whichever app answers the intent is found on the display.
+    assert (await cap.port.start_activity(n, action="android.settings.SETTINGS")).exit_code == 0
+    await cap.session.ensure_display()
+    assert _tasks_of(sim_phone, SETTINGS, n) and _mode(sim_phone) == "ignore"
+    assert {i.kind for i in BorrowedLedger(tmp_path).items()} == {"muted_app", "display_task"}
+    await cap.close()
+    assert _mode(sim_phone) == "allow" and _tasks_of(sim_phone, SETTINGS, 0) == []
+    assert _foreground(sim_phone)["0"] == before

@@ -704,7 +704,7 @@ class AdbPort:
         if package:
             parts.append(package)
         target = package or (component or "").partition("/")[0]
-        if display and target:
+        if display:
             await self._before_app_start(target)
         result = await self._act(" ".join(shlex.quote(p) for p in parts))
         failed = result.exit_code != 0 or "Error:" in result.output or "Exception" in result.output

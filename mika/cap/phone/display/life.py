@@ -115,7 +115,10 @@ class DisplayKeeper:
             state = self.state
             if state is not None and (state.mode == MAIN or (self.server is not None and self.server.alive)):
                 if self._pending:
-                    await self._note_tasks(state.id)
+                    try:
+                        await self._note_tasks(state.id)
+                    except Exception as exc:  # bookkeeping never stops the run's phone call
+                        log.warning("noting the run's tasks failed: %s", exc)
                 return state
             if self._closed:
                 return state or self.main_screen()
@@ -198,7 +201,10 @@ class DisplayKeeper:
     async def before_app_start(self, package: str) -> None:
         """Called by the port before it starts `package` on this run's display: mute it there
         (the previous mode written down first) and note which of its tasks are the user's."""
-        if not self._on_own_display or not package:
+        if not self._on_own_display:
+            return
+        if not package:  # a link or an intent: whichever app answers is muted once it shows
+            self._pending.add("")
             return
         try:
             listed = await self.port.shell("am stack list")
@@ -238,7 +244,10 @@ class DisplayKeeper:
             if task.display != display or task.id in self._tasks:
                 continue
             self._pending.discard(task.package)
+            self._pending.discard("")
             users = task.id in self._users_tasks
+            if task.package and task.package not in self._muted:
+                await self._mute(task.package)
             item = ""
             if borrower is not None:
                 item = borrower.borrow(
