@@ -261,3 +261,37 @@ async def test_an_app_opened_by_an_intent_is_muted_and_closed_too(sim_phone, tmp
     await cap.close()
     assert _mode(sim_phone) == "allow" and _tasks_of(sim_phone, SETTINGS, 0) == []
     assert _foreground(sim_phone)["0"] == before
+
+
+async def test_the_next_start_never_closes_what_the_user_is_looking_at_or_someone_elses_task(sim_phone, tmp_path):
+    """The routes around the crash clean-up: the leftover task is in the user's hands now;
+    its id names another app's task (ids restart after a reboot); it was the user's own."""
+    from mika.cap.phone.adb.restore import register_restorers
+    from mika.run.state_lock import ProcessLease
+
+    sim_phone.shell(f"am start -n {SETTINGS}/.Settings")  # the user is looking at it
+    (task,) = _tasks_of(sim_phone, SETTINGS, 0)
+    dead = BorrowedLedger(tmp_path, lease=ProcessLease(tmp_path))  # a process that died
+    serial = sim_phone.serial
+    dead.borrow("display_task", f"{serial}/task-{task}", {"serial": serial, "task": task, "package": SETTINGS})
+    fresh = BorrowedLedger(tmp_path)
+    register_restorers(fresh, sim_phone.server.client)
+    report = await fresh.restore_orphans()
+    assert len(report.restored) == 1 and not report.errors
+    assert _tasks_of(sim_phone, SETTINGS, 0) == [task]  # left where the user has it
+
+    sim_phone.shell("input keyevent HOME")  # not in front any more, but: another app's id
+    dead.borrow("display_task", f"{serial}/task-{task}", {"serial": serial, "task": task, "package": "com.other"})
+    await fresh.restore_orphans()
+    assert _tasks_of(sim_phone, SETTINGS, 0) == [task]
+
+    dead.borrow(
+        "display_task", f"{serial}/task-{task}", {"serial": serial, "task": task, "package": SETTINGS, "users": True}
+    )
+    await fresh.restore_orphans()
+    assert _tasks_of(sim_phone, SETTINGS, 0) == [task]  # the user's own task stays
+
+    dead.borrow("display_task", f"{serial}/task-{task}", {"serial": serial, "task": task, "package": SETTINGS})
+    await fresh.restore_orphans()
+    assert _tasks_of(sim_phone, SETTINGS, 0) == []  # the run's, behind the user's screen: closed
+    assert fresh.items() == []
