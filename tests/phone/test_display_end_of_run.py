@@ -295,3 +295,20 @@ async def test_the_next_start_never_closes_what_the_user_is_looking_at_or_someon
     await fresh.restore_orphans()
     assert _tasks_of(sim_phone, SETTINGS, 0) == []  # the run's, behind the user's screen: closed
     assert fresh.items() == []
+
+
+async def test_tasks_a_dead_display_dropped_on_the_main_screen_are_closed_at_the_end(sim_phone, tmp_path):
+    cap = _cap(sim_phone, tmp_path)
+    first = await _open_settings(cap)
+    (task,) = _tasks_of(sim_phone, SETTINGS, first)
+    for line in sim_phone.shell("ps -A").splitlines():
+        if line.endswith(" app_process"):
+            sim_phone.shell(f"kill {line.split()[1]}")
+    assert cap.keeper is not None and cap.keeper.server is not None and cap.keeper.server.wait_ended(10)
+    assert _tasks_of(sim_phone, SETTINGS, 0) == [task]  # vd_destroy_content=false: it fell there
+    sim_phone.shell("input keyevent HOME")  # the user put it behind
+    second = await cap.session.ensure_display()
+    assert second != first
+    await cap.close()
+    assert _tasks_of(sim_phone, SETTINGS, 0) == []
+    assert _mode(sim_phone) == "allow" and BorrowedLedger(tmp_path).items() == []

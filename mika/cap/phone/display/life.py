@@ -266,8 +266,20 @@ class DisplayKeeper:
         """Before the display goes: finish the run's tasks on it, or keep them on the main screen."""
         listed = await self.port.shell("am stack list")
         keep = self.keep_apps or self.user_has_it
-        for task in leftovers.parse_tasks(listed.output):
+        tasks = leftovers.parse_tasks(listed.output)
+        front = next((t.id for t in tasks if t.display == 0), None)
+        for task in tasks:
             if task.display != display:
+                # A display of this run's that died earlier dropped its tasks on the main
+                # screen: close them too, unless the user is looking at one (as after a crash).
+                if (
+                    not keep
+                    and task.display == 0
+                    and task.id in self._tasks
+                    and task.id not in self._users_tasks
+                    and task.id != front
+                ):
+                    await self.port.shell(leftovers.remove_task_command(task.id))
                 continue
             if keep or task.id in self._users_tasks:
                 command = leftovers.move_to_main_command(task.id)
