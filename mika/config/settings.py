@@ -42,6 +42,9 @@ class Settings:
     keymap: dict[str, str] = field(default_factory=dict)
     # [phone] display: "virtual" (the agent works on a display of its own) or "main".
     phone_display: str = "virtual"
+    # [phone] keep_apps_after_run: the run's apps move to the main screen at its end
+    # (true) instead of being closed with its display (false, the default).
+    keep_apps_after_run: bool = False
     # [providers.*] and [roles], parsed by mika.model.providers_config.
     raw: dict[str, Any] = field(default_factory=dict)
     # Keys the file has that Mika does not know, each a sentence ("… did you mean …?").
@@ -104,6 +107,7 @@ def parse_settings(data: dict[str, Any], file: Path | None = None) -> Settings:
     if not 1 <= max_parallel <= 3:
         raise ConfigError(file, "run.max_parallel", "a number from 1 to 3", max_parallel)
     phone_display = _pick(data, "phone", "display", str, "virtual", file, PHONE_DISPLAYS)
+    keep_apps_after_run = _pick(data, "phone", "keep_apps_after_run", bool, False, file)
     keymap = data.get("keymap", {})
     if not isinstance(keymap, dict) or not all(isinstance(v, str) for v in keymap.values()):
         raise ConfigError(file, "keymap", 'a table of binding id = "key" strings', keymap)
@@ -119,6 +123,7 @@ def parse_settings(data: dict[str, Any], file: Path | None = None) -> Settings:
         review_final_answer=review_final_answer,
         keymap=dict(keymap),
         phone_display=phone_display,
+        keep_apps_after_run=keep_apps_after_run,
         raw=data,
         warnings=tuple(unknown_keys(data)),
     )

@@ -15,7 +15,7 @@ from typing import Any
 KNOWN: dict[str, frozenset[str] | None] = {
     "general": frozenset({"language", "autonomous", "pace"}),
     "device": frozenset({"default"}),
-    "phone": frozenset({"display"}),
+    "phone": frozenset({"display", "keep_apps_after_run"}),
     "run": frozenset({"max_parallel", "judge_outcome", "review_final_answer"}),
     "ui": frozenset({"graphics"}),
     "keymap": None,

@@ -88,6 +88,9 @@ class World:
         self.pin = str(spec.get("pin", ""))
         self.displays: dict[int, Display] = {0: Display(0, 1080, 2400, 440)}
         self._last_focus = 0
+        # `appops set`: package → op → (mode, when it was set); an op never set (or set
+        # back to "default") has no entry, and `appops get` then says "No operations."
+        self.appops: dict[str, dict[str, tuple[str, float]]] = {}
         self.extra_settings: dict[str, dict[str, str]] = {
             "system": {"font_scale": "1.0", "screen_off_timeout": "30000", "screen_brightness_mode": "0"},
             "secure": {
@@ -212,6 +215,24 @@ class World:
                     self.changed()
                     return True
         return False
+
+    def remove_task(self, task_id: int) -> bool:
+        """`am stack remove ROOT_TASK_ID`: the task is finished, on whatever display it is."""
+        for display in self.displays.values():
+            for task in display.tasks:
+                if task.id == task_id:
+                    display.tasks.remove(task)
+                    self.changed()
+                    return True
+        return False
+
+    def set_appop(self, package: str, op: str, mode: str) -> None:
+        ops = self.appops.setdefault(package, {})
+        if mode == "default":
+            ops.pop(op, None)
+        else:
+            ops[op] = (mode, self.clock.now())
+        self.changed()
 
     # -- tasks and activities ---------------------------------------------------------
     def display(self, display_id: int) -> Display:

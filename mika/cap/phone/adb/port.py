@@ -703,12 +703,23 @@ class AdbPort:
                 parts += ["--es", key, str(extra)]
         if package:
             parts.append(package)
+        target = package or (component or "").partition("/")[0]
+        if display:
+            await self._before_app_start(target)
         result = await self._act(" ".join(shlex.quote(p) for p in parts))
         failed = result.exit_code != 0 or "Error:" in result.output or "Exception" in result.output
         return ShellResult(1 if failed else 0, result.output)
 
+    async def _before_app_start(self, package: str) -> None:
+        # The run's display keeper mutes the app there and notes its tasks (display/life.py).
+        hook = getattr(self.displays, "before_app_start", None)
+        if hook is not None:
+            await hook(package)
+
     async def launch_app(self, display: int, package: str) -> ShellResult:
         channel = self.channel(display)
+        if display and channel is not None:
+            await self._before_app_start(package)
         if channel is not None:
             # scrcpy's START_APP launches the app's launcher activity on its display,
             # from the shell-uid server (allowed to launch on any display).

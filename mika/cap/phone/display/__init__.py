@@ -9,6 +9,8 @@
 - `life.DisplayKeeper`: the display's life during a run — made on the first phone call
   of a run that may act, made again if the server dies, removed at the end; display 0
   with one notice when the phone or the helper can't.
+- `leftovers`: what a run leaves through its display (its tasks, its app muted) — the
+  `am stack` / `appops` commands and parsers the keeper and the crash restorers use.
 """
 
 from mika.cap.phone.display.life import MAIN, VIRTUAL, DisplayKeeper, DisplayState

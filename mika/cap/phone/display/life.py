@@ -9,10 +9,20 @@ the helper fails to start, the run works on display 0, with one notice saying wh
 Android 10–13 gets a notice that the main screen's focus may blink (the display has no
 focus of its own before Android 14).
 
-At the end of the run the helper is stopped. The display was made with
-vd_destroy_content=false, so the app the agent used moves to the main screen rather
-than being closed: what the run left open (a filled form, a found page) is where the
-user can pick it up, and nothing they might want is destroyed.
+At the end of the run the run's tasks on its display are finished (`am stack remove`)
+before the helper is stopped: the display was made with vd_destroy_content=false, and a
+task left on it would otherwise pop up over whatever the user is doing on the main
+screen. They are kept — moved to the main screen — only when the user asked for that
+(`[phone] keep_apps_after_run`, `keep_apps`) or the run ended while the user had taken
+over and not finished (`user_has_it`). A task the user had open before the run (Android
+moves an app's existing task to the display it is started on) goes back to the main
+screen, never removed.
+
+The app the run starts on its display is muted there (`appops … PLAY_AUDIO ignore`)
+and its previous mode written back at the end. Both the mode and the run's task ids are
+written to the run's BorrowedLedger (through the port's borrower) before they are
+changed, so a run whose process dies has them given back / cleared at the next start
+(mika.cap.phone.adb.restore). See `leftovers` for the commands and formats.
 """
 
 from __future__ import annotations
@@ -23,6 +33,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from mika.cap.phone.display import leftovers
 from mika.cap.phone.display.jar import JarError, load_jar
 from mika.cap.phone.display.packets import StreamHead, VideoPacket
 from mika.cap.phone.display.server import DisplayServer, DisplayServerError, DisplaySpec
@@ -66,6 +77,7 @@ class DisplayKeeper:
         notify: Notify | None = None,
         on_state: Callable[[DisplayState], None] | None = None,
         start_timeout: float = 15.0,
+        keep_apps: bool = False,
     ) -> None:
         if mode not in MODES:
             raise ValueError(f"unknown display mode {mode!r}")
@@ -79,6 +91,14 @@ class DisplayKeeper:
         self.starts = 0
         self._lock = asyncio.Lock()
         self._closed = False
+        # The end of the run keeps its apps (moved to the main screen) instead of finishing
+        # them: the user's setting, or a takeover the user has not finished.
+        self.keep_apps = keep_apps
+        self.user_has_it = False
+        self._muted: dict[str, tuple[str, str | None]] = {}  # package → (ledger id, previous mode)
+        self._users_tasks: set[int] = set()  # tasks that existed before the run started their app
+        self._pending: set[str] = set()  # packages started whose task id is not written down yet
+        self._tasks: dict[int, str] = {}  # the run's task id → ledger id
 
     @property
     def planned(self) -> DisplayState:
@@ -94,6 +114,11 @@ class DisplayKeeper:
         async with self._lock:
             state = self.state
             if state is not None and (state.mode == MAIN or (self.server is not None and self.server.alive)):
+                if self._pending:
+                    try:
+                        await self._note_tasks(state.id)
+                    except Exception as exc:  # bookkeeping never stops the run's phone call
+                        log.warning("noting the run's tasks failed: %s", exc)
                 return state
             if self._closed:
                 return state or self.main_screen()
@@ -164,12 +189,142 @@ class DisplayKeeper:
         dpi = parse_density(density.output)
         return DisplaySpec(size[0], size[1], dpi)
 
+    # -- what the run leaves: its app muted, its tasks ----------------------------------
+
+    @property
+    def _on_own_display(self) -> bool:
+        return self.state is not None and self.state.mode == VIRTUAL and self.server is not None
+
+    def _borrower(self):
+        return getattr(self.port, "borrower", None)
+
+    async def before_app_start(self, package: str) -> None:
+        """Called by the port before it starts `package` on this run's display: mute it there
+        (the previous mode written down first) and note which of its tasks are the user's."""
+        if not self._on_own_display:
+            return
+        if not package:  # a link or an intent: whichever app answers is muted once it shows
+            self._pending.add("")
+            return
+        try:
+            listed = await self.port.shell("am stack list")
+            for task in leftovers.parse_tasks(listed.output):
+                if task.package == package and task.id not in self._tasks:
+                    self._users_tasks.add(task.id)
+            self._pending.add(package)
+            if package not in self._muted:
+                await self._mute(package)
+        except Exception as exc:  # never stop the run over its sound or its bookkeeping
+            log.warning("preparing %s on the agent's display failed: %s", package, exc)
+
+    async def _mute(self, package: str) -> None:
+        got = await self.port.shell(leftovers.get_mode_command(package))
+        if got.exit_code != 0:
+            log.info("`appops get %s` failed: %s", package, got.output.strip()[:120])
+            return
+        previous = leftovers.parse_mode(got.output)
+        borrower = self._borrower()
+        item = ""
+        if borrower is not None:
+            item = borrower.borrow(
+                leftovers.MUTED_KIND,
+                f"{self.port.serial}/{package}",
+                {"serial": self.port.serial, "package": package, "mode": previous or ""},
+            )
+        self._muted[package] = (item, previous)
+        out = await self.port.shell(leftovers.set_mode_command(package, "ignore"))
+        if out.exit_code != 0:
+            log.info("`appops set %s PLAY_AUDIO ignore` failed: %s", package, out.output.strip()[:120])
+
+    async def _note_tasks(self, display: int) -> None:
+        """Write the run's new tasks on its display into the ledger, so a crash still clears them."""
+        listed = await self.port.shell("am stack list")
+        borrower = self._borrower()
+        for task in leftovers.parse_tasks(listed.output):
+            if task.display != display or task.id in self._tasks:
+                continue
+            self._pending.discard(task.package)
+            self._pending.discard("")
+            users = task.id in self._users_tasks
+            if task.package and task.package not in self._muted:
+                await self._mute(task.package)
+            item = ""
+            if borrower is not None:
+                item = borrower.borrow(
+                    leftovers.TASK_KIND,
+                    f"{self.port.serial}/task-{task.id}",
+                    {
+                        "serial": self.port.serial,
+                        "task": task.id,
+                        "package": task.package,
+                        "users": users,
+                    },
+                )
+            self._tasks[task.id] = item
+
+    async def _settle_tasks(self, display: int) -> None:
+        """Before the display goes: finish the run's tasks on it, or keep them on the main screen."""
+        listed = await self.port.shell("am stack list")
+        keep = self.keep_apps or self.user_has_it
+        tasks = leftovers.parse_tasks(listed.output)
+        front = next((t.id for t in tasks if t.display == 0), None)
+        for task in tasks:
+            if task.display != display:
+                # A display of this run's that died earlier dropped its tasks on the main
+                # screen: close them too, unless the user is looking at one (as after a crash).
+                if (
+                    not keep
+                    and task.display == 0
+                    and task.id in self._tasks
+                    and task.id not in self._users_tasks
+                    and task.id != front
+                ):
+                    await self.port.shell(leftovers.remove_task_command(task.id))
+                continue
+            if keep or task.id in self._users_tasks:
+                command = leftovers.move_to_main_command(task.id)
+            else:
+                command = leftovers.remove_task_command(task.id)
+            out = await self.port.shell(command)
+            if out.exit_code != 0:
+                log.warning("`%s` failed: %s", command, out.output.strip()[:160])
+        borrower = self._borrower()
+        for item in self._tasks.values():
+            if borrower is not None and item:
+                borrower.give_back(item)
+        self._tasks.clear()
+
+    async def _unmute(self) -> None:
+        borrower = self._borrower()
+        for package, (item, previous) in list(self._muted.items()):
+            mode = leftovers.mode_to_give_back(previous)
+            try:
+                out = await self.port.shell(leftovers.set_mode_command(package, mode))
+            except Exception as exc:
+                log.warning("giving %s its sound back failed (the next start retries): %s", package, exc)
+                continue
+            if out.exit_code != 0:
+                log.warning("`appops set %s PLAY_AUDIO %s` failed: %s", package, mode, out.output.strip()[:160])
+                continue
+            del self._muted[package]
+            if borrower is not None and item:
+                borrower.give_back(item)
+
     async def close(self) -> None:
         async with self._lock:
             self._closed = True
             server, self.server = self.server, None
             if server is not None:
+                if server.alive and server.display_id is not None:
+                    try:
+                        await self._settle_tasks(server.display_id)
+                    except Exception as exc:  # released with its server all the same
+                        log.warning("clearing the agent's display failed: %s", exc)
                 await asyncio.to_thread(server.stop)
+            try:
+                await self._unmute()
+            except Exception as exc:
+                log.warning("giving back the muted apps failed: %s", exc)
 
 
 def parse_density(output: str) -> int:

@@ -13,8 +13,9 @@ the real scrcpy client does it with tunnel_forward:
 
 The video socket is handed, once, to whoever decodes frames (`video_stream()`); the
 control socket stays here (`control`). Stopping closes both sockets and the shell
-stream, which ends the server, so the display is released (its tasks move to the main screen, since
-it was made with vd_destroy_content=false).
+stream, which ends the server, so the display is released. It was made with
+vd_destroy_content=false, so tasks still on it would move to the main screen: the keeper
+(life.py) finishes or moves the run's tasks itself before it stops the server.
 """
 
 from __future__ import annotations

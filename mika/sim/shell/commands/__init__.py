@@ -1,3 +1,3 @@
 """Every shell command the simulated phone knows; importing this registers them all."""
 
-from mika.sim.shell.commands import am, basic, dumpsys, fs, input, net, pm, procs, props, simctl, ui  # noqa: F401
+from mika.sim.shell.commands import am, appops, basic, dumpsys, fs, input, net, pm, procs, props, simctl, ui  # noqa: F401

@@ -1,4 +1,4 @@
-"""`am` (start, force-stop, broadcast, stack list, display move-stack) and `monkey`."""
+"""`am` (start, force-stop, broadcast, stack list|remove, display move-stack) and `monkey`."""
 
 from __future__ import annotations
 
@@ -265,7 +265,7 @@ async def am(ctx: Ctx) -> int:
     world = ctx.phone.world
     if not args:
         ctx.print(
-            "Activity manager (activity) commands:\n  start [-W] [-n COMPONENT] [-a ACTION] [-d DATA] [-t TYPE] [--display ID] ...\n  force-stop PACKAGE\n  broadcast [-a ACTION] ...\n  stack list\n  display move-stack TASK_ID DISPLAY_ID\n"
+            "Activity manager (activity) commands:\n  start [-W] [-n COMPONENT] [-a ACTION] [-d DATA] [-t TYPE] [--display ID] ...\n  force-stop PACKAGE\n  broadcast [-a ACTION] ...\n  stack list\n  stack remove ROOT_TASK_ID\n  display move-stack TASK_ID DISPLAY_ID\n"
         )
         return 0
     sub, rest = args[0], args[1:]
@@ -306,6 +306,19 @@ async def am(ctx: Ctx) -> int:
                     f"  taskId={task.id}: {comp} bounds=[0,0][{w},{h}] userId=0 visible={visible} "
                     f"topActivity=ComponentInfo{{{comp}}}\n"
                 )
+        return 0
+    if sub == "stack" and rest[:1] == ["remove"]:
+        # Android 10–14 `am stack remove <ROOT_TASK_ID>`: finishes the task, prints
+        # nothing, and ignores an id that names no task (exit 0 either way).
+        if len(rest) < 2:
+            ctx.error("Error: no root task id specified")
+            return 1
+        try:
+            task_id = int(rest[1])
+        except ValueError:
+            ctx.error(f'java.lang.NumberFormatException: For input string: "{rest[1]}"')
+            return 255
+        world.remove_task(task_id)
         return 0
     if sub == "display" and rest[:1] == ["move-stack"] and len(rest) >= 3:
         try:
