@@ -379,13 +379,14 @@ class MainScreen(Screen):
         from mika_tui.takeover import TerminalTakeover
 
         serial = self.mika.deps.device.serial
-        run_id = self._run_of_card(card) if card is not None else ""
-        display = self.run_displays.get(run_id, self.query_one(PhonePreview).display_index)
-        display = max(display, 0)
         asm = self.mika.deps.assembly
+        # Without an assembly (a test's own factory) nothing knows the run's display but
+        # the preview: the takeover is the preview's.
+        run_id = self._run_of_card(card) if card is not None and asm is not None else ""
+        display = max(self.run_displays.get(run_id, self.query_one(PhonePreview).display_index), 0)
         current = getattr(self, "_takeover", None)
         if current is None or (current.serial, current.display, current.run_id) != (serial, display, run_id):
-            if asm is not None and run_id:
+            if run_id and asm is not None:
 
                 def make_input(s: str, d: int):
                     return asm.display_input(run_id) or AdbDisplayInput(s, d)
