@@ -116,3 +116,63 @@ async def test_the_preview_shows_the_runs_display_and_a_takeover_click_taps_it(t
             await settle(pilot)
     finally:
         cleanup()
+
+
+RECREATE_SCRIPT = [
+    {"tool_calls": [{"name": "phone_launch_app", "arguments": {"app": "com.android.settings"}}]},
+    {"tool_calls": [{"name": "hand_to_user", "arguments": {"reason": "login", "message": "Log in, please."}}]},
+    {"tool_calls": [{"name": "phone_observe", "arguments": {}}]},
+    # Holds the run on its new display while the test looks at the preview.
+    {"tool_calls": [{"name": "hand_to_user", "arguments": {"reason": "captcha", "message": "One more."}}]},
+    "Done.",
+]
+
+
+async def test_a_display_made_anew_is_followed_by_the_preview(tmp_path, sim_phone, monkeypatch):
+    monkeypatch.setenv("MIKA_STATE_DIR", str(tmp_path / "state"))
+    config = tmp_path / "config.toml"
+    config.write_text(CONFIG)
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps(RECREATE_SCRIPT))
+    deps, cleanup = build_deps(
+        load_settings(str(config)), device=sim_phone.serial, model=f"script:{script}", graphics=None
+    )
+    asm = deps.assembly
+    assert asm is not None
+    try:
+        app = MikaApp(deps, theme="mika-test")
+        app.animation_level = "none"
+        async with app.run_test(size=SIZE) as pilot:
+            await scenes.run_to_card(pilot, "open Settings", "takeover")
+            run_id = scenes.view(pilot).run_id
+            main = app.main_screen
+            preview = main.query_one(PhonePreview)
+            first = main.run_displays[run_id]
+            await until(lambda: isinstance(preview.video, VideoFrameSource), 10)
+            first_decoder = preview.video.decoder
+            # The display's helper dies (as when the phone kills it): the next phone call
+            # makes a new display, and the preview follows it.
+            server = asm.live[run_id].phone.keeper.server
+            pids = [ln.split()[1] for ln in sim_phone.shell("ps -A").splitlines() if ln.endswith(" app_process")]
+            assert pids, "the display's server is not running"
+            for pid in pids:
+                sim_phone.shell(f"kill {pid}")
+            assert server.wait_ended(10)
+            shown = preview.frames_shown
+            await pilot.click("#takeover-done")
+            await until(lambda: main.run_displays.get(run_id, first) != first, 20)
+            second = main.run_displays[run_id]
+            assert second > 0
+            await until(lambda: preview.display_index == second, 10)
+            assert isinstance(preview.video, VideoFrameSource) and preview.video.decoder is not first_decoder
+            assert first_decoder.ended  # the old display's decoder is not left running
+            video = asm.display_video(run_id)
+            assert video is not None and video.display == second and preview.video.decoder is video.decoder
+            await until(lambda: preview.frames_shown > shown and preview.picture_size == video.size, 10)
+            await until(lambda: scenes.view(pilot).card is not None, 20)
+            await settle(pilot)
+            await pilot.click("#takeover-done")
+            await until(lambda: not scenes.view(pilot).running, 30)
+            await until(lambda: preview.video is None, 10)
+    finally:
+        cleanup()
