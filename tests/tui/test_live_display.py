@@ -148,6 +148,7 @@ async def test_a_display_made_anew_is_followed_by_the_preview(tmp_path, sim_phon
             main = app.main_screen
             preview = main.query_one(PhonePreview)
             first = main.run_displays[run_id]
+            asked = scenes.view(pilot).card.question_id
             await until(lambda: isinstance(preview.video, VideoFrameSource), 10)
             first_decoder = preview.video.decoder
             # The display's helper dies (as when the phone kills it): the next phone call
@@ -169,10 +170,48 @@ async def test_a_display_made_anew_is_followed_by_the_preview(tmp_path, sim_phon
             video = asm.display_video(run_id)
             assert video is not None and video.display == second and preview.video.decoder is video.decoder
             await until(lambda: preview.frames_shown > shown and preview.picture_size == video.size, 10)
-            await until(lambda: scenes.view(pilot).card is not None, 20)
+            await until(
+                lambda: scenes.view(pilot).card is not None and scenes.view(pilot).card.question_id != asked, 20
+            )
             await settle(pilot)
             await pilot.click("#takeover-done")
             await until(lambda: not scenes.view(pilot).running, 30)
             await until(lambda: preview.video is None, 10)
+    finally:
+        cleanup()
+
+
+async def test_move_to_my_screen_moves_the_runs_display_task_and_back(tmp_path, sim_phone, monkeypatch):
+    monkeypatch.setenv("MIKA_STATE_DIR", str(tmp_path / "state"))
+    config = tmp_path / "config.toml"
+    config.write_text(CONFIG)
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps(RECREATE_SCRIPT))  # the second hand-over holds the display
+    before = state(sim_phone)
+    deps, cleanup = build_deps(
+        load_settings(str(config)), device=sim_phone.serial, model=f"script:{script}", graphics=None
+    )
+    try:
+        app = MikaApp(deps, theme="mika-test")
+        app.animation_level = "none"
+        async with app.run_test(size=SIZE) as pilot:
+            await scenes.run_to_card(pilot, "open Settings", "takeover")
+            run_id = scenes.view(pilot).run_id
+            display = app.main_screen.run_displays[run_id]
+            assert display > 0 and app.main_screen.query_one(PhonePreview).display_index == display
+            settings = state(sim_phone)["foreground"][str(display)]
+            asked = scenes.view(pilot).card.question_id
+            await pilot.press("m")
+            await until(lambda: state(sim_phone)["foreground"]["0"] == settings, 10)
+            assert state(sim_phone)["foreground"][str(display)] is None
+            await pilot.click("#takeover-done")
+            await until(lambda: state(sim_phone)["foreground"].get(str(display)) == settings, 10)
+            assert state(sim_phone)["foreground"]["0"] == before["foreground"]["0"]
+            await until(
+                lambda: scenes.view(pilot).card is not None and scenes.view(pilot).card.question_id != asked, 20
+            )
+            await settle(pilot)
+            await pilot.click("#takeover-done")
+            await until(lambda: not scenes.view(pilot).running, 30)
     finally:
         cleanup()
