@@ -4,8 +4,8 @@ The preview needs "the PNG of display N now" (screencap: a few frames a second),
 when the run has its own virtual display, the newest picture decoded from its H.264
 stream (`VideoFrameSource`, fed by the decoder the assembly keeps for the run:
 `Assembly.display_video(run_id)`). The screencap picture comes from `AdbFrameSource`
-(`screencap -p` through adbutils on the serial); tests and benchmarks hand in `StaticFrameSource` with PNGs the simulated
-phone rendered. Calls block: the preview makes them from a worker thread.
+(`screencap -p` through adbutils on the serial); tests and benchmarks hand in
+`StaticFrameSource` with PNGs the simulated phone rendered. Calls block: the preview makes them from a worker thread.
 """
 
 from __future__ import annotations
