@@ -2,10 +2,10 @@
 
 The preview needs "the PNG of display N now" (screencap: a few frames a second), or,
 when the run has its own virtual display, the newest picture decoded from its H.264
-stream (`VideoFrameSource`, fed by mika.cap.phone.display.video). Until the phone capability's
-AndroidPort is wired into the app, `AdbFrameSource` asks adbutils for `screencap -p` on
-the serial; tests and benchmarks hand in `StaticFrameSource` with PNGs the simulated
-phone rendered. Calls block: the preview makes them from a worker thread.
+stream (`VideoFrameSource`, fed by the decoder the assembly keeps for the run:
+`Assembly.display_video(run_id)`). The screencap picture comes from `AdbFrameSource`
+(`screencap -p` through adbutils on the serial); tests and benchmarks hand in
+`StaticFrameSource` with PNGs the simulated phone rendered. Calls block: the preview makes them from a worker thread.
 """
 
 from __future__ import annotations

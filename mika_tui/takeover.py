@@ -22,6 +22,7 @@ class TerminalTakeover:
     make_input: Callable[[str, int], DisplayInput] = AdbDisplayInput
     make_mover: Callable[[str], TaskMover] = TaskMover
     moved: dict[str, RootTask] = field(default_factory=dict)  # question id → the task moved
+    run_id: str = ""  # whose display this is ("" : the preview's, for a face without an assembly)
 
     def input(self) -> DisplayInput:
         return self.make_input(self.serial, self.display)

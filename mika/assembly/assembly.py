@@ -18,7 +18,7 @@ so the app can say how to set them up.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -30,6 +30,8 @@ from mika.runtypes.spec import RunSpec
 
 if TYPE_CHECKING:
     from mika.assembly.device import DeviceChoice
+    from mika.assembly.live_display import DisplayVideo, LiveDisplay
+    from mika.cap.phone.display.input import DisplayInput, TaskMover
     from mika.run.conversations import ConversationStore
     from mika.run.outbox import Outbox
     from mika.run.task_center import RunFactory, TaskCenter
@@ -59,6 +61,8 @@ class Assembly:
     device: DeviceChoice
     model_problem: Exception | None = None
     device_problem: str = ""
+    # The live phone of each run made here, by run id: the faces' way to the run's display.
+    live: dict[str, LiveDisplay] = field(default_factory=dict, repr=False)
 
     @classmethod
     def open(
@@ -126,8 +130,33 @@ class Assembly:
         options = replace(self.run_options(), redactor=redactor)
         caps = capabilities_for(spec, env)
         run = TaskRun(spec, self.models.main, caps, options, light=self.models.light)
-        bind_phone(caps, run, spec)
+        live = bind_phone(caps, run, spec)
+        if live is not None:
+            self.live[spec.id] = live
         return run
+
+    # -- a run's display, for the faces (preview, takeover) ------------------------------------
+
+    def display_video(self, run_id: str) -> DisplayVideo | None:
+        """The decoded video of the run's own display (one decoder per display, shared);
+        None while it has none. Blocks briefly; the TUI calls it from a worker."""
+        live = self.live.get(run_id)
+        return live.video() if live is not None else None
+
+    def display_input(self, run_id: str) -> DisplayInput | None:
+        """The user's hands on the run's display N (control socket, else `input -d N`)."""
+        live = self.live.get(run_id)
+        return live.input() if live is not None else None
+
+    def task_mover(self, run_id: str) -> TaskMover | None:
+        live = self.live.get(run_id)
+        return live.mover() if live is not None else None
+
+    def run_ended(self, run_id: str) -> None:
+        """The run is over: its decoder stops and it is forgotten here."""
+        live = self.live.pop(run_id, None)
+        if live is not None:
+            live.close()
 
     @property
     def run_factory(self) -> RunFactory | None:
@@ -159,6 +188,8 @@ class Assembly:
         )
 
     def close(self) -> None:
+        for run_id in list(self.live):
+            self.run_ended(run_id)
         try:
             self.device.close()
         finally:
@@ -166,11 +197,15 @@ class Assembly:
                 self.models.close()
 
 
-def bind_phone(caps: list[Any], run: TaskRun, spec: RunSpec) -> None:
+def bind_phone(caps: list[Any], run: TaskRun, spec: RunSpec) -> LiveDisplay | None:
     """The phone's display notices and events go into the run's own stream; a read-only
-    run works on the main screen and makes no display."""
+    run works on the main screen and makes no display. Returns the run's live phone."""
+    from mika.assembly.live_display import LiveDisplay
     from mika.cap.phone import PhoneCapability
 
+    live = None
     for cap in caps:
         if isinstance(cap, PhoneCapability):
             cap.bind_run(run.emit, spec.id, spec.conversation_id, read_only=spec.read_only)
+            live = LiveDisplay(cap)
+    return live

@@ -59,6 +59,11 @@ class ToolDispatcher:
                 outcome = await self._yielding(tool, args, ctx)
             else:
                 outcome = await tool.run(args, ctx)
+            if tool.needs_user:
+                # Declared, not named: whoever answered may have used the phone meanwhile.
+                forget = getattr(ctx.surface, "user_had_device", None)
+                if forget is not None:
+                    forget()
             if outcome.code != "skipped_for_new_message":
                 outcome = await ctx.surface.after(tool.capability, tool.name, args, token, outcome)
         except SkippedForNewMessage:

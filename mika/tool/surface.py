@@ -28,6 +28,11 @@ class SurfaceLayer(Protocol):
         """True when the capability's device shows a lock screen (writes must wait)."""
         ...
 
+    def user_had_device(self) -> None:
+        """A tool that needs a person (a question, a hand-over) ended: the person may have
+        used the device meanwhile, so nothing read of its screen before is to be trusted."""
+        ...
+
 
 class NoSurface:
     """For runs without screens: passes everything through."""
@@ -42,3 +47,6 @@ class NoSurface:
 
     async def is_locked(self, capability: str) -> bool:
         return False
+
+    def user_had_device(self) -> None:
+        return None

@@ -71,6 +71,10 @@ class MainScreen(Screen):
         self.cards: dict[str, Card] = {}
         self.conversation_id = ""
         self.center_state: CenterState | None = None
+        # The display each run works on, from its events (-1: not made yet), and the run
+        # whose display the preview shows.
+        self.run_displays: dict[str, int] = {}
+        self.preview_run = ""
 
     @property
     def mika(self) -> MikaApp:
@@ -249,6 +253,7 @@ class MainScreen(Screen):
             view.conversation_id = e.conversation_id
         card_before = view.card
         view.apply(e)
+        await self._follow_display(e)
         if view.card is not None and view.card != card_before:
             self._needs_you(view.card)
         if e.conversation_id != self.conversation_id:
@@ -273,6 +278,49 @@ class MainScreen(Screen):
         if view.card != card_before:
             await self._show_card(turn, card_before, view.card)
         self.refresh_status()
+
+    # -- the preview follows the run's own display ---------------------------------------------
+
+    async def _follow_display(self, e: ev.RunEvent) -> None:
+        """A run got (or lost) a display of its own: the preview shows its video, and
+        back to the screencap picture when the run ends or works on display 0."""
+        if isinstance(e, ev.RunOutcome):
+            self.run_displays.pop(e.run_id, None)
+            if self.preview_run == e.run_id:
+                self.preview_run = ""
+                self.query_one(PhonePreview).show_agent_display(None, 0, None)
+            asm = self.mika.deps.assembly
+            if asm is not None:
+                import asyncio
+
+                await asyncio.to_thread(asm.run_ended, e.run_id)
+            return
+        shown: dict = {}
+        if isinstance(e, ev.DisplayChosen):
+            shown = {"mode": e.mode, "id": e.display_id}
+        elif isinstance(e, (ev.RunStarted, ev.ToolFinished)) and e.display:
+            shown = e.display
+        display = shown.get("id")
+        if not isinstance(display, int) or display < 0 or self.run_displays.get(e.run_id) == display:
+            return
+        self.run_displays[e.run_id] = display
+        await self._show_run_display(e.run_id, display)
+
+    async def _show_run_display(self, run_id: str, display: int) -> None:
+        import asyncio
+
+        from mika_tui.frames import VideoFrameSource
+
+        preview = self.query_one(PhonePreview)
+        asm = self.mika.deps.assembly
+        video = await asyncio.to_thread(asm.display_video, run_id) if asm is not None and display else None
+        if video is not None and video.display == display:
+            self.preview_run = run_id
+            preview.show_agent_display(VideoFrameSource(video.decoder, display), display, video.size)
+        elif display == 0 or self.preview_run in ("", run_id):
+            # The run fell back to the main screen (or has no video): its screencap picture.
+            self.preview_run = run_id if display else ""
+            preview.show_agent_display(None, display, None)
 
     async def _finish(self, turn: TurnBlock, view: RunView) -> None:
         tr = self.mika.tr
@@ -324,20 +372,35 @@ class MainScreen(Screen):
 
     # -- takeover from the terminal (mika_tui/takeover.py does the phone side) -------------
 
-    def terminal_takeover(self):
+    def terminal_takeover(self, card: Card | None = None):
+        """The takeover of the card's run, on that run's display (from its events, not
+        the preview's); its input goes through the assembly (control socket, else input -d)."""
+        from mika.cap.phone.display.input import AdbDisplayInput
         from mika_tui.takeover import TerminalTakeover
 
-        serial, display = self.mika.deps.device.serial, self.query_one(PhonePreview).display_index
+        serial = self.mika.deps.device.serial
+        asm = self.mika.deps.assembly
+        # Without an assembly (a test's own factory) nothing knows the run's display but
+        # the preview: the takeover is the preview's.
+        run_id = self._run_of_card(card) if card is not None and asm is not None else ""
+        display = max(self.run_displays.get(run_id, self.query_one(PhonePreview).display_index), 0)
         current = getattr(self, "_takeover", None)
-        if current is None or (current.serial, current.display) != (serial, display):
-            self._takeover = TerminalTakeover(serial, display)
+        if current is None or (current.serial, current.display, current.run_id) != (serial, display, run_id):
+            if run_id and asm is not None:
+
+                def make_input(s: str, d: int):
+                    return asm.display_input(run_id) or AdbDisplayInput(s, d)
+
+                self._takeover = TerminalTakeover(serial, display, make_input=make_input, run_id=run_id)
+            else:
+                self._takeover = TerminalTakeover(serial, display)
         return self._takeover
 
     async def on_takeover_chosen(self, message: TakeoverChosen) -> None:
         import asyncio
 
         chat, tr = self.query_one(ChatLog), self.mika.tr
-        takeover = self.terminal_takeover()
+        takeover = self.terminal_takeover(message.card)
         if not takeover.serial:
             await chat.add_notice(tr("takeover_failed", error=tr("no_device")), error=True)
             return

@@ -55,6 +55,9 @@ class ScreenReader:
         self._read_at = -1e9
         self._ocr_cache: dict[str, tuple] = {}
         self._lock = asyncio.Lock()
+        # Set when someone else may have used the phone (a takeover): until the next read,
+        # nothing read before is handed out as the current screen.
+        self._stale = False
 
     def switch_display(self, display: int, size: tuple[int, int] | None = None) -> None:
         """Read another display from now on; nothing read of the previous one is kept,
@@ -67,9 +70,15 @@ class ScreenReader:
         self._read_at = -1e9
         self._ocr_cache = {}
 
+    def forget(self) -> None:
+        """The screen may have changed behind the agent's back (a person had the phone):
+        the next look reads it afresh instead of reusing what was read before."""
+        self._stale = True
+        self._read_at = -1e9
+
     @property
     def current(self) -> Screen | None:
-        return self.tracker.current
+        return None if self._stale else self.tracker.current
 
     async def read(self, *, reuse_fresh: bool = False) -> Screen:
         async with self._lock:
@@ -77,6 +86,7 @@ class ScreenReader:
                 return self.current
             screen = await self._read_once()
             stamped = self.tracker.update(screen)
+            self._stale = False
             self._read_at = self.clock()
             package = stamped.foreground_package
             if package and package not in self.apps_seen:

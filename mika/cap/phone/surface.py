@@ -79,6 +79,10 @@ class PhoneSurface:
         self._reconnects_at_lock = None
         return reader.current or await reader.read(), since
 
+    def user_had_device(self) -> None:
+        # After a takeover (or any call a person answered) the phone reads afresh first.
+        self.session.reader.forget()
+
     def _reconnects(self) -> int:
         return int(getattr(self.session.port, "reconnects", 0))
 

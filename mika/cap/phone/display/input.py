@@ -1,8 +1,9 @@
 """The user's hands on the agent's display: tap, swipe, text and keys on display N.
 
-`DisplayInput` is what the TUI's takeover calls; `AdbDisplayInput` implements it with
-`input -d N …` through the adb server, which every Android 10+ phone understands (the
-scrcpy control socket can implement the same protocol later). `TaskMover` is the other
+`DisplayInput` is what the TUI's takeover calls; `ControlDisplayInput` implements it over
+the display helper's scrcpy control socket (any Unicode text, by clipboard + paste), and
+`AdbDisplayInput` with `input -d N …` through the adb server, which every Android 10+
+phone understands (used when the run has no control socket). `TaskMover` is the other
 way to take over: the run's task moves to the main screen and back.
 Calls block; the TUI makes them from a worker thread.
 """
@@ -10,10 +11,12 @@ Calls block; the TUI makes them from a worker thread.
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import dataclass
 from typing import Protocol
 
 from mika.cap.phone.adb.text_input import input_text_command, is_plain_ascii
+from mika.cap.phone.display import control as cm
 
 
 class DisplayInputError(Exception):
@@ -78,6 +81,68 @@ class AdbDisplayInput:
         if name not in KEYS:
             raise DisplayInputError(f"unknown key {name!r}; known: {', '.join(sorted(KEYS))}")
         self._shell(f"input{self._args()} keyevent KEYCODE_{name}")
+
+    def back(self) -> None:
+        self.key("BACK")
+
+
+class ControlDisplayInput:
+    """The user's input on display N through its scrcpy control socket. Points are in the
+    video's pixels (the channel's size); the server maps them onto the display."""
+
+    SWIPE_STEPS = 10
+
+    def __init__(self, channel: cm.ControlChannel, display: int) -> None:
+        self.channel = channel
+        self.display = display
+
+    def _send(self, message: bytes) -> None:
+        try:
+            self.channel.send(message)
+        except OSError as exc:
+            raise DisplayInputError(f"display {self.display}'s control socket is closed: {exc}") from None
+
+    def _point(self, x: int, y: int) -> tuple[int, int]:
+        # A click on the picture's last row or column maps to the edge pixel, not past it.
+        w, h = self.channel.size
+        return min(max(int(x), 0), w - 1), min(max(int(y), 0), h - 1)
+
+    def _touch(self, action: int, x: int, y: int) -> bytes:
+        px, py = self._point(x, y)
+        return cm.touch(action, px, py, self.channel.size)
+
+    def tap(self, x: int, y: int) -> None:
+        self._send(self._touch(cm.TOUCH_DOWN, x, y) + self._touch(cm.TOUCH_UP, x, y))
+
+    def swipe(self, x1: int, y1: int, x2: int, y2: int, duration_ms: int = 300) -> None:
+        self._send(self._touch(cm.TOUCH_DOWN, x1, y1))
+        steps = self.SWIPE_STEPS
+        for i in range(1, steps + 1):
+            # Paced like a finger: the phone reads speed from the events' times (a fling
+            # versus a drag), so the moves are spread over the duration.
+            time.sleep(max(duration_ms, 0) / 1000 / steps)
+            x = x1 + (x2 - x1) * i // steps
+            y = y1 + (y2 - y1) * i // steps
+            self._send(self._touch(cm.TOUCH_MOVE, x, y))
+        self._send(self._touch(cm.TOUCH_UP, x2, y2))
+
+    def text(self, s: str) -> None:
+        if not s:
+            return
+        # INJECT_TEXT types only what the key character map has (no CJK, no emoji):
+        # the clipboard, pasted into the focused field, carries any Unicode.
+        try:
+            message = cm.set_clipboard(s, paste=True)
+        except cm.ControlError as exc:
+            raise DisplayInputError(str(exc)) from None
+        self._send(message)
+
+    def key(self, name: str) -> None:
+        bare = name.upper().removeprefix("KEYCODE_")
+        if bare not in KEYS:
+            raise DisplayInputError(f"unknown key {bare!r}; known: {', '.join(sorted(KEYS))}")
+        code = cm.keycode_of(bare)
+        self._send(cm.key(cm.KEY_DOWN, code) + cm.key(cm.KEY_UP, code))
 
     def back(self) -> None:
         self.key("BACK")
