@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from mika.run.outbox import Outbox
     from mika.run.task_center import RunFactory, TaskCenter
     from mika.run.task_run import RunOptions, TaskRun
+    from mika.tool.capability import Capability
 
 
 def run_options(settings: Settings, models: SelectedModels, state_dir: Path | None, **extra: Any) -> RunOptions:
@@ -125,8 +126,14 @@ class Assembly:
         redactor = Redactor()
         phone = self.device
         display = self.settings.phone_display
-        opener = (lambda: phone.capability(redact=redactor.add_secret, display=display)) if phone.serial else None
-        env = RunEnvironment(autonomous=self.settings.autonomous, state_dir=self.state_dir, phone=opener)
+        keep = self.settings.keep_apps_after_run
+
+        def opener() -> Capability:
+            return phone.capability(redact=redactor.add_secret, display=display, keep_apps=keep)
+
+        env = RunEnvironment(
+            autonomous=self.settings.autonomous, state_dir=self.state_dir, phone=opener if phone.serial else None
+        )
         options = replace(self.run_options(), redactor=redactor)
         caps = capabilities_for(spec, env)
         run = TaskRun(spec, self.models.main, caps, options, light=self.models.light)

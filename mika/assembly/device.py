@@ -81,10 +81,14 @@ class DeviceChoice:
             self.current = ChosenPhone(self._sim.serial, "simulated phone", "sim", is_sim=True)
             return self.current
 
-    def capability(self, redact: Callable[[str], None] | None = None, display: str = "main") -> PhoneCapability:
+    def capability(
+        self, redact: Callable[[str], None] | None = None, display: str = "main", keep_apps: bool = False
+    ) -> PhoneCapability:
         """A fresh phone capability for one run, on the phone chosen now; `display` is
         `[phone] display` ("virtual": a display of the run's own)."""
-        return open_phone(self.current.serial, state_dir=self.state_dir, redact=redact, display=display)
+        return open_phone(
+            self.current.serial, state_dir=self.state_dir, redact=redact, display=display, keep_apps=keep_apps
+        )
 
     def close(self) -> None:
         with self._lock:

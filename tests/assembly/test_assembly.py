@@ -218,3 +218,18 @@ async def test_headless_mode_runs_on_the_assemblys_center_and_its_conversation_g
     assert outcome.result.answer == "The alarm is set." and out.getvalue() == "The alarm is set.\n"
     [conversation] = ConversationStore(tmp_path).list()
     assert ConversationStore(tmp_path).get(conversation.id).title == "Alarm at 3PM"
+
+
+@pytest.mark.parametrize("keep", [False, True])
+def test_keep_apps_after_run_reaches_the_runs_display(tmp_path, sim_phone, keep):
+    from mika.assembly.device import ChosenPhone
+    from mika.cap.phone import PhoneCapability
+
+    device = DeviceChoice(tmp_path)
+    device.use(ChosenPhone(sim_phone.serial, "simulated phone", "sim", is_sim=True))
+    models = SelectedModels(ScriptedModel(["ok"]), None, None, lambda: None, scripted=True)
+    asm = Assembly(Settings(language="en", keep_apps_after_run=keep), tmp_path, models, device)
+    spec = RunSpec(goal="look", conversation_id="c1", provenance=CLI)
+    run = asm.make_run(spec)
+    (phone,) = [c for c in run.capabilities if isinstance(c, PhoneCapability)]
+    assert phone.keeper is not None and phone.keeper.keep_apps is keep

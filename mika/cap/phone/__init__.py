@@ -77,6 +77,7 @@ class PhoneCapability:
         redact: Callable[[str], None] | None = None,
         owned: Sequence[_Closable] = (),
         display_mode: str = "main",
+        keep_apps: bool = False,
     ) -> None:
         self.port = port
         self.reader = ScreenReader(port, display, ocr=ocr, on_app_seen=on_app_seen)
@@ -87,7 +88,9 @@ class PhoneCapability:
         self.keeper: DisplayKeeper | None = None
         if display_mode == VIRTUAL and isinstance(port, AdbPort):
             # The agent's own display: made by the first phone call of a run that acts.
-            self.keeper = DisplayKeeper(port, mode=VIRTUAL, notify=self._notify, on_state=self._chosen)
+            self.keeper = DisplayKeeper(
+                port, mode=VIRTUAL, notify=self._notify, on_state=self._chosen, keep_apps=keep_apps
+            )
             port.displays = self.keeper
             self.session.keeper = self.keeper
         phone_tools: list[AgentTool] = [
@@ -200,11 +203,13 @@ def open_phone(
     on_app_seen: Callable[[str], None] | None = None,
     redact: Callable[[str], None] | None = None,
     display: str = "main",
+    keep_apps: bool = False,
 ) -> PhoneCapability:
     """The phone capability for `device`: a serial, "sim", or None for the only attached phone.
 
     `display` is "virtual" (the agent works on a display of its own, made on its first
-    phone call) or "main" (display 0). "sim" needs `start_sim` (the CLI passes `mika.sim.launch.start_sim`; this package may
+    phone call) or "main" (display 0); `keep_apps` (`[phone] keep_apps_after_run`) moves the
+    run's apps to the main screen at its end instead of closing them. "sim" needs `start_sim` (the CLI passes `mika.sim.launch.start_sim`; this package may
     not import the simulated phone). Raises PhoneOpenError with a sentence for the user.
     """
     owned: list[_Closable] = []
@@ -239,4 +244,5 @@ def open_phone(
         redact=redact,
         owned=owned,
         display_mode=display,
+        keep_apps=keep_apps,
     )
