@@ -121,7 +121,12 @@ class Assembly:
         redactor = Redactor()
         phone = self.device
         display = self.settings.phone_display
-        opener = (lambda: phone.capability(redact=redactor.add_secret, display=display)) if phone.serial else None
+        vision = self.models.vision
+        opener = (
+            (lambda: phone.capability(redact=redactor.add_secret, display=display, vision=vision))
+            if phone.serial
+            else None
+        )
         env = RunEnvironment(autonomous=self.settings.autonomous, state_dir=self.state_dir, phone=opener)
         options = replace(self.run_options(), redactor=redactor)
         caps = capabilities_for(spec, env)

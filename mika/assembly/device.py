@@ -81,10 +81,12 @@ class DeviceChoice:
             self.current = ChosenPhone(self._sim.serial, "simulated phone", "sim", is_sim=True)
             return self.current
 
-    def capability(self, redact: Callable[[str], None] | None = None, display: str = "main") -> PhoneCapability:
+    def capability(
+        self, redact: Callable[[str], None] | None = None, display: str = "main", vision: Any = None
+    ) -> PhoneCapability:
         """A fresh phone capability for one run, on the phone chosen now; `display` is
-        `[phone] display` ("virtual": a display of the run's own)."""
-        return open_phone(self.current.serial, state_dir=self.state_dir, redact=redact, display=display)
+        `[phone] display` ("virtual": a display of the run's own); `vision`: the vision model, if any."""
+        return open_phone(self.current.serial, state_dir=self.state_dir, redact=redact, display=display, vision=vision)
 
     def close(self) -> None:
         with self._lock:
