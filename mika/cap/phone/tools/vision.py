@@ -105,7 +105,8 @@ class VisionTool(PhoneTool):
             png = await session.port.screenshot(session.display)
         except ScreenshotError as exc:
             return ToolOutcome.error("screenshot_failed", str(exc))
-        screen = await session.reader.read()
+        # The read just before (find_visually's tree look) is reused: the same screen version.
+        screen = await session.reader.read(reuse_fresh=True)
         if app_window_black(png, screen):
             return ToolOutcome.error("screenshot_failed", str(SecureScreen()))
         return png, screen
@@ -196,6 +197,7 @@ class PhoneFindVisually(VisionTool):
         if isinstance(got, ToolOutcome):
             return got
         png, screen = got
+        session.reader.mark_shown(screen)
         w, h = image_size(png)
         instruction = f"The picture is {w}x{h} pixels. Find: {query[:300]}"
         try:
