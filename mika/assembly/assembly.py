@@ -127,9 +127,10 @@ class Assembly:
         phone = self.device
         display = self.settings.phone_display
         keep = self.settings.keep_apps_after_run
+        vision = self.models.vision
 
         def opener() -> Capability:
-            return phone.capability(redact=redactor.add_secret, display=display, keep_apps=keep)
+            return phone.capability(redact=redactor.add_secret, display=display, keep_apps=keep, vision=vision)
 
         env = RunEnvironment(
             autonomous=self.settings.autonomous, state_dir=self.state_dir, phone=opener if phone.serial else None

@@ -82,12 +82,22 @@ class DeviceChoice:
             return self.current
 
     def capability(
-        self, redact: Callable[[str], None] | None = None, display: str = "main", keep_apps: bool = False
+        self,
+        redact: Callable[[str], None] | None = None,
+        display: str = "main",
+        keep_apps: bool = False,
+        vision: Any = None,
     ) -> PhoneCapability:
         """A fresh phone capability for one run, on the phone chosen now; `display` is
-        `[phone] display` ("virtual": a display of the run's own)."""
+        `[phone] display` ("virtual": a display of the run's own); `keep_apps` is
+        `[phone] keep_apps_after_run`; `vision`: the vision model, if any."""
         return open_phone(
-            self.current.serial, state_dir=self.state_dir, redact=redact, display=display, keep_apps=keep_apps
+            self.current.serial,
+            state_dir=self.state_dir,
+            redact=redact,
+            display=display,
+            keep_apps=keep_apps,
+            vision=vision,
         )
 
     def close(self) -> None:

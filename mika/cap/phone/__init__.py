@@ -30,7 +30,9 @@ from mika.cap.phone.tools.system_actions import PhoneAddCalendarEvent, PhoneSetA
 from mika.cap.phone.tools.system_command import PhoneSystemCommand
 from mika.cap.phone.tools.text import PhoneClearText, PhoneTypeText
 from mika.cap.phone.tools.touch import PhoneLongPress, PhoneScroll, PhoneSwipe, PhoneTap
+from mika.cap.phone.tools.vision import PhoneDescribe, PhoneFindVisually
 from mika.cap.phone.tools.wait import PhoneWait
+from mika.model.base import Model
 from mika.resources import prompt
 from mika.tool.declaration import AgentTool
 
@@ -78,6 +80,7 @@ class PhoneCapability:
         owned: Sequence[_Closable] = (),
         display_mode: str = "main",
         keep_apps: bool = False,
+        vision: Model | None = None,
     ) -> None:
         self.port = port
         self.reader = ScreenReader(port, display, ocr=ocr, on_app_seen=on_app_seen)
@@ -117,6 +120,9 @@ class PhoneCapability:
             PhoneAddCalendarEvent(),
             PhoneSystemCommand(),
         ]
+        if vision is not None:
+            # Looking at the picture only when the user chose a vision model (roles.vision).
+            phone_tools += [PhoneDescribe(vision), PhoneFindVisually(vision)]
         by_name = {t.name: t for t in phone_tools}
         self._tools = [*phone_tools, DoSteps(by_name)]
         self.surface = PhoneSurface(self.session, {t.name: t for t in self._tools})
@@ -204,6 +210,7 @@ def open_phone(
     redact: Callable[[str], None] | None = None,
     display: str = "main",
     keep_apps: bool = False,
+    vision: Model | None = None,
 ) -> PhoneCapability:
     """The phone capability for `device`: a serial, "sim", or None for the only attached phone.
 
@@ -245,4 +252,5 @@ def open_phone(
         owned=owned,
         display_mode=display,
         keep_apps=keep_apps,
+        vision=vision,
     )

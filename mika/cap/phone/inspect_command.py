@@ -5,12 +5,18 @@ uiautomator dump`, or uiautomator2's `dump_hierarchy()`), inspect it, see what M
 sees. The live `--device SERIAL` mode belongs to the ADB port; it should read the
 hierarchy and call `listing_for_xml` / `elements_json_for_xml` like this command does.
 stdout carries the data only; errors go to stderr with exit status 2.
+
+`live_listing` is the live screen as the model reads it: the phone reader's own read
+(OCR merged in when TreeAdequacy says the tree can't be trusted) and the same fenced
+listing the phone tools hand the model.
 """
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -44,6 +50,15 @@ def screen_for_xml(xml: str | bytes) -> Screen:
 def listing_for_xml(xml: str | bytes) -> str:
     """The compact listing for a dump; raises HierarchyError for a broken one."""
     return screen_for_xml(xml).listing()
+
+
+async def live_listing(port: Any, ocr: Callable[[bytes], tuple] | None) -> str:
+    """What phone_observe would show for display 0 of `port` now, OCR lines included."""
+    from mika.cap.phone.fenced import fenced_listing
+    from mika.cap.phone.reader import ScreenReader
+
+    screen = await ScreenReader(port, 0, ocr=ocr).read()
+    return fenced_listing(screen)
 
 
 def elements_json_for_xml(xml: str | bytes) -> dict[str, object]:
