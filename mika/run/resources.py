@@ -27,6 +27,21 @@ def parallel_limit(requested: int, displays: int = 1) -> int:
     return max(1, min(int(requested or 1), MAX_PARALLEL, max(1, int(displays))))
 
 
+class RunApps:
+    """One run's view of the scheduler's apps, as its tools see it (mika.tool.AppClaims)."""
+
+    def __init__(self, scheduler: ResourceScheduler, run_id: str) -> None:
+        self.scheduler = scheduler
+        self.run_id = run_id
+
+    def claim(self, package: str) -> str | None:
+        try:
+            self.scheduler.claim_app(self.run_id, package)
+        except ResourceBusy as busy:
+            return busy.holder
+        return None
+
+
 class ResourceBusy(Exception):
     def __init__(self, resource: str, holder: str) -> None:
         self.resource = resource

@@ -33,7 +33,7 @@ from mika.record.events import RunEvent
 from mika.run.contracts import TaskRunLike
 from mika.run.conversations import ConversationStore, check_id
 from mika.run.outbox import Delivery, Outbox
-from mika.run.resources import MAX_PARALLEL, ResourceScheduler, parallel_limit
+from mika.run.resources import MAX_PARALLEL, ResourceScheduler, RunApps, parallel_limit
 from mika.run.run_store import RunStore
 from mika.run.ui_text import t
 from mika.runtypes.result import OutcomeStatus, RunResult
@@ -306,6 +306,8 @@ class TaskCenter:
             active.unsubscribe = active.run.subscribe(self._forward)
             if hasattr(active.run, "on_result"):  # it saves its result before its aftercare
                 active.run.on_result = lambda result: self._save_and_tell(active, result)
+            if hasattr(active.run, "app_claims"):  # its tools take apps from the shared scheduler
+                active.run.app_claims = RunApps(self.resources, spec.id)
         except Exception as exc:
             log.exception("could not build run %s", spec.id)
             failed = RunResult(

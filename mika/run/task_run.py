@@ -47,7 +47,7 @@ from mika.runtypes.inbox import InputKind, RunInbox, RunInput
 from mika.runtypes.result import OutcomeStatus, ResultSaver, RunResult
 from mika.runtypes.spec import RunSpec
 from mika.tool.capability import Capability
-from mika.tool.context import ToolContext, services_by_type
+from mika.tool.context import AppClaims, ToolContext, services_by_type
 from mika.tool.dispatcher import ToolDispatcher
 from mika.tool.groups import ToolGroups
 from mika.tool.registry import ToolRegistry
@@ -96,6 +96,8 @@ class TaskRun:
         self.stopped_by_user = False
         # Set by the task center: saves the result for delivery before aftercare starts.
         self.on_result: ResultSaver | None = None
+        # The task center's app claims (apps are one run's at a time); None: no sharing.
+        self.app_claims: AppClaims | None = None
         self._kill_point = kill_point_from_env()  # tests only (mika.run.fault_injection)
 
     # -- TaskRunLike ----------------------------------------------------------------
@@ -222,6 +224,7 @@ class TaskRun:
             services=services,
             clock=opts.clock,
             save_frame=self.recorder.save_frame if self.recorder else None,
+            apps=self.app_claims,
         )
         # Composite tools (do_steps) send their sub-actions back through the executor.
         ctx.perform = executor.perform

@@ -6,7 +6,7 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from mika.record.events import RunEvent
 from mika.runtypes.spec import RunSpec
@@ -19,6 +19,14 @@ if TYPE_CHECKING:
 
 
 T = TypeVar("T")
+
+
+class AppClaims(Protocol):
+    """Parallel runs share one phone: an app is driven by one run at a time (seed §8).
+    `claim` takes `package` for this run and returns None, or returns the id of the run
+    that holds it (nothing is taken then)."""
+
+    def claim(self, package: str) -> str | None: ...
 
 
 class SkippedForNewMessage(Exception):
@@ -41,6 +49,8 @@ class ToolContext:
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
     # Stores an image as a frame of the run record; returns the frame's file name.
     save_frame: Callable[[Any, int], str] | None = None
+    # Set by the task center when runs may go in parallel; None: this run is alone.
+    apps: AppClaims | None = None
     # Sub-actions of composite tools (do_steps) go back through the executor with this.
     perform: Callable[..., Awaitable[Any]] | None = None
 

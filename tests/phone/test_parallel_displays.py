@@ -65,3 +65,42 @@ async def test_two_conversations_run_at_once_each_on_its_own_display(tmp_path: P
         await center.aclose()
     assert [r.answer for r in results] == [f"{k} is open." for k in APPS]
     assert all(d == "0" for d in _state(sim_phone)["foreground"]), "each display went with its run"
+
+
+async def test_an_app_one_run_is_driving_is_refused_to_another_until_that_run_ends(tmp_path: Path, sim_phone) -> None:
+    first_has_it = asyncio.Event()
+    second_was_told = asyncio.Event()
+    seen: dict[str, list[str]] = {"first": [], "second": []}
+
+    async def reply(request: ModelRequest) -> Reply:
+        who = "first" if "first" in request.messages[0].text else "second"
+        results = [r.text for m in request.messages for r in m.tool_results]
+        seen[who] = results
+        if not results:
+            if who == "second":
+                await first_has_it.wait()  # ask only once the first run holds Settings
+            return Reply(tool_calls=(("phone_launch_app", {"app": APPS["settings"]}),))
+        if who == "first":
+            first_has_it.set()
+            await second_was_told.wait()  # hold Settings while the second run asks for it
+        else:
+            second_was_told.set()
+        return Reply(text=f"{who} done.")
+
+    models = SelectedModels(FunctionModel(reply), None, None, lambda: None, scripted=True)
+    device = DeviceChoice(tmp_path)
+    device.use(ChosenPhone(sim_phone.serial, "simulated phone", "sim", is_sim=True))
+    asm = Assembly(Settings(language="en", max_parallel=2), tmp_path, models, device)
+    center = asm.task_center(outbox=Outbox(tmp_path, []))
+    try:
+        first = center.submit("c-1", "first: open settings", provenance=CLI)
+        second = center.submit("c-2", "second: open settings", provenance=CLI)
+        results = [await asyncio.wait_for(center.wait_run(r.run_id), 60) for r in (first, second)]
+    finally:
+        second_was_told.set()
+        await center.aclose()
+    assert [r.answer for r in results] == ["first done.", "second done."]
+    assert seen["first"][0].startswith("Opened"), seen["first"]
+    told = seen["second"][0]
+    assert told.startswith("[app_busy]") and first.run_id in told and "Nothing was opened" in told, told
+    assert not center.resources.app_holder(APPS["settings"]), "the app is free once the runs ended"

@@ -66,6 +66,15 @@ class PhoneLaunchApp(PhoneTool):
             return ToolOutcome.error(
                 "app_not_found", f"No app called {query!r} is installed. phone_list_apps shows what is."
             )
+        holder = ctx.apps.claim(package) if ctx.apps is not None else None
+        if holder is not None:
+            return ToolOutcome.error(
+                "app_busy",
+                f"{package} is in use by another task running at the same time (run {holder}); it is free "
+                "again when that run ends. Nothing was opened: do another part of the task first, or wait.",
+                package=package,
+                holder=holder,
+            )
         result = await session.port.launch_app(session.display, package)
         if result.exit_code != 0:
             return ToolOutcome.error("launch_failed", f"{package} could not be opened: {result.output.strip()[:300]}")
