@@ -47,21 +47,28 @@ def state(sim_phone) -> dict:
     return json.loads(sim_phone.shell("simctl state"))
 
 
-async def test_the_preview_shows_the_runs_display_and_a_takeover_click_taps_it(tmp_path, sim_phone, monkeypatch):
+def real_app(tmp_path, sim_phone, monkeypatch, replies) -> tuple:
+    """The app as `mika` builds it (config file, assembly, the simulated phone, a script
+    model): (deps, cleanup, app)."""
     monkeypatch.setenv("MIKA_STATE_DIR", str(tmp_path / "state"))
     config = tmp_path / "config.toml"
     config.write_text(CONFIG)
     script = tmp_path / "script.json"
-    script.write_text(json.dumps(SCRIPT))
-    before = state(sim_phone)
+    script.write_text(json.dumps(replies))
     deps, cleanup = build_deps(
         load_settings(str(config)), device=sim_phone.serial, model=f"script:{script}", graphics=None
     )
+    app = MikaApp(deps, theme="mika-test")
+    app.animation_level = "none"
+    return deps, cleanup, app
+
+
+async def test_the_preview_shows_the_runs_display_and_a_takeover_click_taps_it(tmp_path, sim_phone, monkeypatch):
+    before = state(sim_phone)
+    deps, cleanup, app = real_app(tmp_path, sim_phone, monkeypatch, SCRIPT)
     asm = deps.assembly
     assert asm is not None
     try:
-        app = MikaApp(deps, theme="mika-test")
-        app.animation_level = "none"
         async with app.run_test(size=SIZE) as pilot:
             await scenes.run_to_card(pilot, "open Settings", "takeover")
             run_id = scenes.view(pilot).run_id
@@ -129,19 +136,10 @@ RECREATE_SCRIPT = [
 
 
 async def test_a_display_made_anew_is_followed_by_the_preview(tmp_path, sim_phone, monkeypatch):
-    monkeypatch.setenv("MIKA_STATE_DIR", str(tmp_path / "state"))
-    config = tmp_path / "config.toml"
-    config.write_text(CONFIG)
-    script = tmp_path / "script.json"
-    script.write_text(json.dumps(RECREATE_SCRIPT))
-    deps, cleanup = build_deps(
-        load_settings(str(config)), device=sim_phone.serial, model=f"script:{script}", graphics=None
-    )
+    deps, cleanup, app = real_app(tmp_path, sim_phone, monkeypatch, RECREATE_SCRIPT)
     asm = deps.assembly
     assert asm is not None
     try:
-        app = MikaApp(deps, theme="mika-test")
-        app.animation_level = "none"
         async with app.run_test(size=SIZE) as pilot:
             await scenes.run_to_card(pilot, "open Settings", "takeover")
             run_id = scenes.view(pilot).run_id
@@ -182,18 +180,10 @@ async def test_a_display_made_anew_is_followed_by_the_preview(tmp_path, sim_phon
 
 
 async def test_move_to_my_screen_moves_the_runs_display_task_and_back(tmp_path, sim_phone, monkeypatch):
-    monkeypatch.setenv("MIKA_STATE_DIR", str(tmp_path / "state"))
-    config = tmp_path / "config.toml"
-    config.write_text(CONFIG)
-    script = tmp_path / "script.json"
-    script.write_text(json.dumps(RECREATE_SCRIPT))  # the second hand-over holds the display
     before = state(sim_phone)
-    deps, cleanup = build_deps(
-        load_settings(str(config)), device=sim_phone.serial, model=f"script:{script}", graphics=None
-    )
+    # The second hand-over holds the display.
+    _deps, cleanup, app = real_app(tmp_path, sim_phone, monkeypatch, RECREATE_SCRIPT)
     try:
-        app = MikaApp(deps, theme="mika-test")
-        app.animation_level = "none"
         async with app.run_test(size=SIZE) as pilot:
             await scenes.run_to_card(pilot, "open Settings", "takeover")
             run_id = scenes.view(pilot).run_id
