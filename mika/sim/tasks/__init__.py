@@ -54,7 +54,12 @@ class SimTask:
 
 @lru_cache(maxsize=1)
 def _load() -> tuple[SimTask, ...]:
-    raw = json.loads((resources.files("mika.sim.tasks") / "tasks.json").read_text(encoding="utf-8"))
+    # tasks.json plus one tasks_<topic>.json per group of tools, so groups grow apart.
+    folder = resources.files("mika.sim.tasks")
+    raw = []
+    for entry in sorted(folder.iterdir(), key=lambda p: (p.name != "tasks.json", p.name)):
+        if entry.name.startswith("tasks") and entry.name.endswith(".json"):
+            raw.extend(json.loads(entry.read_text(encoding="utf-8")))
     tasks = []
     for t in raw:
         tasks.append(

@@ -50,15 +50,31 @@ def _load_scenario(name: str) -> dict[str, Any]:
         raise ScenarioError(f"unknown scenario {name!r}; known scenarios: {', '.join(scenario_names())}")
     spec = json.loads(path.read_text(encoding="utf-8"))
     base = spec.pop("base", None)
+    parts = spec.pop("data_files", [])
     if base is None:
-        return spec
-    merged = _load_scenario(base)
-    for key, value in spec.items():
-        if key == "set":
-            merged["data"].update(copy.deepcopy(value))
-        else:
-            merged[key] = value
+        merged = spec
+    else:
+        merged = _load_scenario(base)
+        for key, value in spec.items():
+            if key == "set":
+                merged["data"].update(copy.deepcopy(value))
+            else:
+                merged[key] = value
+    for part in parts:
+        merged["data"].update(_load_data_file(part))
     return merged
+
+
+def _load_data_file(name: str) -> dict[str, Any]:
+    """A big piece of world data kept in its own file (`scenarios/data/NAME.json`), so a
+    300-message chat doesn't bury the scenario that uses it."""
+    path = resources.files("mika.sim.world") / "scenarios" / "data" / f"{name}.json"
+    if not path.is_file():
+        raise ScenarioError(f"scenario data file {name!r} is missing (looked for scenarios/data/{name}.json)")
+    value = json.loads(path.read_text(encoding="utf-8"))
+    if not isinstance(value, dict):
+        raise ScenarioError(f"scenario data file {name!r} must hold a JSON object of data keys")
+    return value
 
 
 class World:
