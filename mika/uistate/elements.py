@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from mika.uistate.roles import role_of
 from mika.uistate.tree import Bounds, UiNode, UiTree, UiWindow
+from mika.uistate.wheel_shape import looks_like_wheel
 
 LABEL_MAX = 80  # characters of a label shown in the listing; the full text stays in the tree
 _JOIN = " · "
@@ -128,6 +129,8 @@ def states_of(node: UiNode) -> tuple[str, ...]:
             out.append("filled")
     if node.scrollable:
         out.append("scrollable")
+    if looks_like_wheel(node):
+        out.append("wheel")  # phone_set_wheel turns it to a value in one call
     if node.editable:
         out.append("editable")
     if node.long_clickable and not node.clickable:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from mika.sim.apps import template as tpl
 from mika.sim.apps.frame import build_frame
-from mika.sim.apps.layout import make_scope
+from mika.sim.apps.layout import make_scope, turn_wheel
 from mika.sim.world.node import Node, Window
 
 if TYPE_CHECKING:
@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from mika.sim.world.world import World
 
 LONG_PRESS_MS = 500
+WHEEL_FLING_MS = 300
 TOUCH_SLOP = 24
 _ids = itertools.count(1000)
 
@@ -51,6 +52,8 @@ def _hit(node: Node, x: int, y: int, want: str) -> Node | None:
     if want == "long" and (node.on_long or node.role == "field"):
         return node
     if want == "scroll" and node.scrollable:
+        return node
+    if want == "wheel" and node.wheel is not None and node.role == "wheel":
         return node
     if want == "text" and node.text:
         return node
@@ -108,6 +111,8 @@ def tap(world: World, display_id: int, x: int, y: int) -> None:
         return
     if node.role == "field" and node.field:
         activity.focus = node.field
+        if node.wheel is not None and node.field not in activity.fields:
+            activity.fields[node.field] = node.text  # a NumberPicker's input starts with the value
         world.ime_visible = True
         world.changed()
         return
@@ -175,8 +180,17 @@ def swipe(world: World, display_id: int, x1: int, y1: int, x2: int, y2: int, dur
         world.ime_visible = False
         world.changed()
         return
-    _, node = _target(world, display_id, x1, y1, "scroll")
+    _, wheel = _target(world, display_id, x1, y1, "wheel")
     activity = _activity(world, display_id)
+    if wheel is not None and wheel.wheel is not None and activity is not None and abs(dy) >= abs(dx):
+        # dragging up brings the later values to the middle; a fling carries on twice as far
+        rows = round(-dy / wheel.wheel["row"])
+        if duration_ms < WHEEL_FLING_MS:
+            rows *= 2
+        turn_wheel(activity.fields, wheel.wheel, rows)
+        world.changed()
+        return
+    _, node = _target(world, display_id, x1, y1, "scroll")
     if node is not None and node.list_id and activity is not None:
         activity.scroll[node.list_id] = activity.scroll.get(node.list_id, 0) - dy
         world.changed()
@@ -263,6 +277,15 @@ def key(world: World, display_id: int, name: str) -> None:
         activity.fields[activity.focus] = value[:-1]
         world.changed()
     elif name == "FORWARD_DEL":
+        world.changed()
+    elif (
+        name in ("ENTER", "NUMPAD_ENTER")
+        and activity is not None
+        and activity.focus
+        and activity.focus.endswith("__edit")
+    ):
+        activity.focus = None  # a NumberPicker's input: Done takes the focus away, which commits it
+        world.ime_visible = False
         world.changed()
     elif name in ("ENTER", "NUMPAD_ENTER") and activity is not None and activity.focus:
         spec = _field_spec(world, activity, activity.focus)
@@ -379,6 +402,8 @@ def run_op(world: World, display_id: int, activity: Activity, op: dict[str, Any]
         _write(world, activity, path, not bool(_read(world, activity, path, scope)), scope)
     elif "set" in op:
         _write(world, activity, op["set"], tpl.render(op.get("value"), scope), scope)
+    elif "wheel_turn" in op:
+        turn_wheel(activity.fields, {"field": op["wheel_turn"], **op}, int(op.get("by", 1)))
     elif "inc" in op:
         path = op["inc"]
         current = _read(world, activity, path, scope) or 0

@@ -22,6 +22,10 @@ MARGIN = 48
 FONT = 42
 LINE = 56
 
+WHEEL_ROW = 140  # a NumberPicker shows the value and one neighbour above and below
+WHEEL_ROW_CUSTOM = 110  # a drawn wheel shows two neighbours each side
+WHEEL_ROWS_CUSTOM = 5
+
 _HEIGHTS = {"row": 180, "switch": 180, "check": 140, "field": 150, "button": 150, "hbar": 170, "iconbtn": 150}
 
 
@@ -79,6 +83,9 @@ class Builder:
             return math.ceil(len(items) / cols) * 300
         if kind in ("list", "canvas"):
             return -1  # fills what is left
+        if kind == "wheel":
+            custom = spec.get("style") == "custom"
+            return (WHEEL_ROWS_CUSTOM if custom else 3) * (WHEEL_ROW_CUSTOM if custom else WHEEL_ROW)
         if kind == "image":
             return 400
         return _HEIGHTS.get(kind, 120)
@@ -387,6 +394,8 @@ class Builder:
             return None
         if kind == "grid":
             return self.grid(spec, scope, b)
+        if kind == "wheel":
+            return self.wheel(spec, scope, b)
         if kind == "list":
             return self.list(spec, scope, b)
         raise tpl.TemplateError(f"unknown node kind {kind!r} in {self.pkg}")
@@ -460,6 +469,117 @@ class Builder:
             y += h
         return node
 
+    def wheel(self, spec: dict[str, Any], scope: dict[str, Any], b: tuple[int, int, int, int]) -> Node:
+        """A wheel picker. `style: "picker"` is Android's NumberPicker: scrollable, the
+        value in an EditText (`android:id/numberpicker_input`, typing + focus away sets
+        it), the neighbours as TextViews a tap moves to. `style: "custom"` is an app's own
+        drawn wheel: a plain View with five TextViews, turned only by dragging."""
+        left, top, right, bottom = b
+        field = spec["field"]
+        lo, hi = int(tpl.render(spec.get("min", 0), scope)), int(tpl.render(spec.get("max", 59), scope))
+        wrap = bool(spec.get("wrap", False))
+        pad = int(spec.get("pad", 2))
+        custom = spec.get("style") == "custom"
+        row = WHEEL_ROW_CUSTOM if custom else WHEEL_ROW
+        info = {"field": field, "min": lo, "max": hi, "wrap": wrap, "row": row}
+        fields = self.activity.fields
+        edit = f"{field}__edit"
+        if edit in fields and self.activity.focus != edit:
+            # NumberPicker commits typed text when its EditText loses focus; out of range is dropped
+            typed = str(fields.pop(edit) or "").strip()
+            if typed.isdigit() and lo <= int(typed) <= hi:
+                fields[field] = int(typed)
+        value = int(fields.get(field) if str(fields.get(field, "")).strip() not in ("", "None") else lo)
+
+        def at(offset: int) -> int | None:
+            v = value + offset
+            if wrap:
+                return lo + (v - lo) % (hi - lo + 1)
+            return v if lo <= v <= hi else None
+
+        def label(v: int) -> str:
+            return str(v).zfill(pad)
+
+        rid = self.rid(spec, scope)
+        if custom:
+            node = Node(spec.get("class", "android.view.View"), b, self.pkg, rid=rid, role="wheel", wheel=info, desc="")
+            for i, offset in enumerate(range(-2, 3)):
+                v = at(offset)
+                if v is None:
+                    continue
+                y = top + i * row
+                node.children.append(
+                    Node(
+                        "android.widget.TextView",
+                        (left + MARGIN, y, right - MARGIN, y + row),
+                        self.pkg,
+                        text=label(v),
+                        role="text",
+                        style="" if offset == 0 else "muted",
+                    )
+                )
+            return node
+        node = Node(
+            "android.widget.NumberPicker",
+            b,
+            self.pkg,
+            rid=rid,
+            scrollable=True,
+            focusable=True,
+            role="wheel",
+            wheel=info,
+        )
+        for i, offset in enumerate((-1, 0, 1)):
+            y0, y1 = top + i * row, top + (i + 1) * row
+            v = at(offset)
+            if offset == 0:
+                pending = fields.get(edit)
+                shown = str(pending) if pending is not None and self.activity.focus == edit else label(value)
+                node.children.append(
+                    Node(
+                        "android.widget.EditText",
+                        (left + MARGIN, y0, right - MARGIN, y1),
+                        self.pkg,
+                        text=shown,
+                        rid="android:id/numberpicker_input",
+                        clickable=True,
+                        focusable=True,
+                        focused=self.activity.focus == edit,
+                        role="field",
+                        field=edit,
+                        paint=shown,
+                        wheel=info,
+                    )
+                )
+            elif v is not None:
+                turn = {"wheel_turn": field, "by": offset, "min": lo, "max": hi, "wrap": wrap}
+                node.children.append(
+                    Node(
+                        "android.widget.Button",
+                        (left + MARGIN, y0, right - MARGIN, y1),
+                        self.pkg,
+                        text=label(v),
+                        clickable=True,
+                        on_tap=[turn],
+                        role="text",
+                        style="muted",
+                    )
+                )
+        return node
+
+
+def turn_wheel(fields: dict[str, Any], info: dict[str, Any], by: int) -> None:
+    """Moves a wheel's value by `by` rows: round the range when it wraps, else to its end."""
+    lo, hi = int(info["min"]), int(info["max"])
+    raw = fields.get(info["field"])
+    value = int(raw) if str(raw if raw is not None else "").strip().lstrip("-").isdigit() else lo
+    value += by
+    if info.get("wrap"):
+        value = lo + (value - lo) % (hi - lo + 1)
+    else:
+        value = max(lo, min(hi, value))
+    fields[info["field"]] = value
+
 
 def _clip(node: Node, top: int, bottom: int) -> None:
     l, t, r, b = node.bounds  # noqa: E741 (left, top, right, bottom)
@@ -486,5 +606,8 @@ def make_scope(world: World, activity: Activity, item: Any = None, index: int = 
         "time": now.strftime("%H:%M"),
         "weekday": now.strftime("%A"),
         "epoch": int(world.clock.now()),
+        "year": now.year,
+        "month": now.month,
+        "day": now.day,
     }
     return scope
