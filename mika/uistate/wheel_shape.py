@@ -9,6 +9,8 @@ across its middle.
 
 from __future__ import annotations
 
+import itertools
+
 from mika.uistate.tree import UiNode
 
 PICKER_CLASSES = ("android.widget.NumberPicker",)
@@ -35,7 +37,7 @@ def text_items(node: UiNode) -> list[UiNode]:
 def evenly_spaced(centres: list[float]) -> bool:
     if len(centres) < 2:
         return False
-    gaps = [b - a for a, b in zip(centres, centres[1:], strict=False)]
+    gaps = [b - a for a, b in itertools.pairwise(centres)]
     mean = sum(gaps) / len(gaps)
     if mean <= 0:
         return False

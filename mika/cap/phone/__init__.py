@@ -32,6 +32,7 @@ from mika.cap.phone.tools.text import PhoneClearText, PhoneTypeText
 from mika.cap.phone.tools.touch import PhoneLongPress, PhoneScroll, PhoneSwipe, PhoneTap
 from mika.cap.phone.tools.vision import PhoneDescribe, PhoneFindVisually
 from mika.cap.phone.tools.wait import PhoneWait
+from mika.cap.phone.tools.wheel import PhoneSetWheel
 from mika.model.base import Model
 from mika.resources import prompt
 from mika.tool.declaration import AgentTool
@@ -119,6 +120,7 @@ class PhoneCapability:
             PhoneShowAlarms(),
             PhoneAddCalendarEvent(),
             PhoneSystemCommand(),
+            PhoneSetWheel(),
         ]
         if vision is not None:
             # Looking at the picture only when the user chose a vision model (roles.vision).

@@ -4,6 +4,7 @@ to, and how tall one row is. No device here; `tools/wheel.py` does the touching.
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 
@@ -82,7 +83,7 @@ def wraps(values: list[int | None]) -> int | None:
     """The modulus when the values shown top to bottom wrap round (…58 59 00 01…): 60.
     None when no wrap shows."""
     nums = [v for v in values if v is not None]
-    for a, b in zip(nums, nums[1:], strict=False):
+    for a, b in itertools.pairwise(nums):
         if a > b and b <= 1 and a >= 9:
             # the highest value shown before the wrap is the last of the range
             return a + 1 if b == 0 else a
@@ -141,7 +142,7 @@ def column_of(path: list[UiNode]) -> Column | None:
 def row_height(items: list[UiNode]) -> float | None:
     """One row's height from the visible items' centres (the median gap)."""
     centres = sorted(n.bounds.centre[1] for n in items)
-    gaps = sorted(b - a for a, b in zip(centres, centres[1:], strict=False) if b > a)
+    gaps = sorted(b - a for a, b in itertools.pairwise(centres) if b > a)
     if not gaps:
         return None
     return float(gaps[len(gaps) // 2])

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from mika.sim.world.world import World
 
 LONG_PRESS_MS = 500
-WHEEL_FLING_MS = 300
+WHEEL_FLING_MS = 450  # a 0.4 s flick counts as a fling
 TOUCH_SLOP = 24
 _ids = itertools.count(1000)
 

@@ -474,7 +474,7 @@ class Builder:
         value in an EditText (`android:id/numberpicker_input`, typing + focus away sets
         it), the neighbours as TextViews a tap moves to. `style: "custom"` is an app's own
         drawn wheel: a plain View with five TextViews, turned only by dragging."""
-        left, top, right, bottom = b
+        left, top, right, _bottom = b
         field = spec["field"]
         lo, hi = int(tpl.render(spec.get("min", 0), scope)), int(tpl.render(spec.get("max", 59), scope))
         wrap = bool(spec.get("wrap", False))
@@ -574,10 +574,7 @@ def turn_wheel(fields: dict[str, Any], info: dict[str, Any], by: int) -> None:
     raw = fields.get(info["field"])
     value = int(raw) if str(raw if raw is not None else "").strip().lstrip("-").isdigit() else lo
     value += by
-    if info.get("wrap"):
-        value = lo + (value - lo) % (hi - lo + 1)
-    else:
-        value = max(lo, min(hi, value))
+    value = lo + (value - lo) % (hi - lo + 1) if info.get("wrap") else max(lo, min(hi, value))
     fields[info["field"]] = value
 
 
