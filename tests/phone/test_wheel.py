@@ -5,12 +5,10 @@ honestly with what the wheel shows now."""
 
 from __future__ import annotations
 
-import json
-
 from mika.runtypes.result import OutcomeStatus
 from tests.phone.driver import ListingDriver, number_for, step
 from tests.phone.test_runs import make_run, world_state
-from tests.phone.test_tools import dump_cap
+from tests.phone.test_tools import _last, dump_cap
 
 TIME_PICKER = "com.google.android.deskclock/com.android.deskclock.AlarmTimePickerActivity"
 DATE_PICKER = "com.google.android.calendar/com.android.calendar.event.DatePickerActivity"
@@ -19,10 +17,6 @@ DATE_PICKER = "com.google.android.calendar/com.android.calendar.event.DatePicker
 def _fields(sim_phone) -> dict:
     top = sim_phone.device.world.top_activity(0)
     return dict(top.fields)
-
-
-def _data(result: str) -> dict:
-    return result
 
 
 async def _set_time(tmp_path, sim_phone, method: str) -> list[str]:
@@ -51,7 +45,7 @@ async def test_the_alarm_wheels_reach_0745_by_text(tmp_path, sim_phone):
 
 async def test_the_alarm_wheels_reach_0745_by_steps(tmp_path, sim_phone):
     r = await _set_time(tmp_path, sim_phone, "steps")
-    assert "by actions" in r[1] and "was \"08\"" in r[1], r[1]
+    assert "by actions" in r[1] and 'was "08"' in r[1], r[1]
     assert "by actions" in r[2] and '"45"' in r[2], r[2]
     alarms = world_state(sim_phone)["alarms"]
     assert any(a["hour"] == 7 and a["minute"] == 45 for a in alarms), alarms
@@ -63,3 +57,107 @@ async def test_the_alarm_wheels_reach_0745_by_drag(tmp_path, sim_phone):
     assert "by drag" in r[2] and '"45"' in r[2], r[2]
     alarms = world_state(sim_phone)["alarms"]
     assert any(a["hour"] == 7 and a["minute"] == 45 for a in alarms), alarms
+
+
+def _open_date_picker(sim_phone, year=2026, month=5, day=20) -> None:
+    sim_phone.shell(f"am start -n {DATE_PICKER}")
+    top = sim_phone.device.world.top_activity(0)
+    top.fields.update({"year": year, "month": month, "day": day})
+    sim_phone.device.world.changed()
+
+
+async def test_the_date_wheels_reach_a_date_with_a_drag_on_the_drawn_day_wheel(tmp_path, sim_phone):
+    _open_date_picker(sim_phone)
+    driver = ListingDriver(
+        [
+            step("phone_observe"),
+            step("phone_type_text", pick="Add title", text="Dentist"),
+            step("phone_observe"),
+            step("phone_set_wheel", pick="2026", value="2027"),
+            step("phone_set_wheel", pick="05", value="3"),
+            step("phone_set_wheel", pick="20", value="7"),
+            step("phone_tap", pick="Save"),
+            "saved",
+        ]
+    )
+    result = await make_run(tmp_path, dump_cap(sim_phone), driver).run()
+    assert result.status is OutcomeStatus.ANSWERED, driver.results
+    r = driver.results
+    assert "by text" in r[3] and '"2027"' in r[3], r[3]
+    assert "by text" in r[4] and '"03"' in r[4], r[4]
+    # the day wheel is a plain View: no text box, no steps; only the drag turns it
+    assert "by drag" in r[5] and '"07"' in r[5] and 'was "20"' in r[5], r[5]
+    events = world_state(sim_phone)["events"]
+    assert any(e["title"] == "Dentist" and e["date"] == "2027-03-07" for e in events), events
+
+
+async def test_the_drawn_wheel_refuses_steps_and_a_year_past_the_end_is_at_end(tmp_path, sim_phone):
+    _open_date_picker(sim_phone)
+    driver = ListingDriver(
+        [
+            step("phone_observe"),
+            step("phone_set_wheel", pick="20", value="7", method="steps"),
+            step("phone_set_wheel", pick="2026", value="2040"),
+            step("phone_set_wheel", pick="2035", value="2040", method="drag"),
+            "done",
+        ]
+    )
+    await make_run(tmp_path, dump_cap(sim_phone), driver).run()
+    r = driver.results
+    assert "[wheel_not_moving]" in r[1] and "no one-row steps" in r[1], r[1]
+    assert _fields(sim_phone)["year"] == 2035
+    assert "[wheel_at_end]" in r[2] and 'end at "2035"' in r[2] and '"2040" is not in its range' in r[2], r[2]
+    assert "[wheel_at_end]" in r[3] and '"2035"' in r[3], r[3]
+
+
+async def test_a_value_the_wheel_refuses_is_not_reached_and_says_what_it_shows(tmp_path, sim_phone):
+    sim_phone.shell(f"am start -n {TIME_PICKER}")
+    driver = ListingDriver(
+        [
+            step("phone_observe"),
+            step("phone_set_wheel", pick="00", value="75", method="text"),
+            step("phone_set_wheel", pick="00", value="soon"),
+            step("phone_set_wheel", pick="Label", value="7"),
+            "done",
+        ]
+    )
+    await make_run(tmp_path, dump_cap(sim_phone), driver).run()
+    r = driver.results
+    assert "[wheel_not_reached]" in r[1] and 'shows "00"' in r[1], r[1]
+    assert "value" in r[2] and "number" in r[2], r[2]
+    assert "[wheel_unreadable]" in r[3] and "not a wheel" in r[3], r[3]
+    assert _fields(sim_phone)["minute"] == 0
+
+
+async def test_hour_and_minute_in_one_batch(tmp_path, sim_phone):
+    sim_phone.shell(f"am start -n {TIME_PICKER}")
+    driver = ListingDriver([step("phone_observe"), "placeholder", "done"])
+    orig = driver.reply
+
+    def reply(request):
+        if len(driver.model.requests) == 2:
+            listing = _last(request)
+            hour, minute = number_for(listing, "08"), number_for(listing, "00")
+            driver.steps[0] = step(
+                "do_steps",
+                steps=[
+                    {"tool": "phone_set_wheel", "args": {"element": hour, "value": "7"}},
+                    {"tool": "phone_set_wheel", "args": {"element": minute, "value": "45"}},
+                ],
+            )
+        return orig(request)
+
+    driver.model.fn = reply
+    await make_run(tmp_path, dump_cap(sim_phone), driver).run()
+    f = _fields(sim_phone)
+    assert (f["hour"], f["minute"]) == (7, 45), driver.results[-1]
+
+
+async def test_the_listing_marks_wheels_and_not_an_ordinary_list(tmp_path, sim_phone):
+    sim_phone.shell("am start -n com.google.android.deskclock/com.android.deskclock.DeskClock")
+    driver = ListingDriver([step("phone_observe"), step("phone_tap", pick="Time picker"), "done"])
+    await make_run(tmp_path, dump_cap(sim_phone), driver).run()
+    alarms, picker = driver.results
+    assert "wheel" not in alarms.split("Screen v", 1)[1], alarms
+    marked = [ln for ln in picker.splitlines() if "wheel" in ln and ln.strip()[:1].isdigit()]
+    assert len(marked) == 2, picker

@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 
 from mika.uistate.tree import Bounds, UiNode
-from mika.uistate.wheel_shape import evenly_spaced, looks_like_wheel, node_label, text_items
+from mika.uistate.wheel_shape import PICKER_CLASSES, evenly_spaced, looks_like_wheel, node_label, text_items
 
 __all__ = [
     "Column",
@@ -124,6 +124,9 @@ def column_of(path: list[UiNode]) -> Column | None:
         return Column(own, own.bounds.left, own.bounds.right)
     left, right = own.bounds.left, own.bounds.right
     for anc in reversed(path[:-1]):
+        if anc.class_name in PICKER_CLASSES:
+            # a NumberPicker at its end shows only two rows; it is a wheel all the same
+            return Column(anc, anc.bounds.left, anc.bounds.right)
         items = [
             n
             for n in text_items(anc)

@@ -158,7 +158,7 @@ class _Turn:
         return above[-1] if above else None
 
     async def by_steps(self) -> str:
-        """"" when reached, else why not: at_end, not_moving, unfit."""
+        """ "" when reached, else why not: at_end, not_moving, unfit."""
         if not (self.col.node.scrollable or self.col.node.class_name.endswith("NumberPicker")):
             return "unfit"
         goal = number_of(self.target)
@@ -299,7 +299,10 @@ class PhoneSetWheel(PhoneTool):
         "type": "object",
         "properties": {
             "element": {"type": "integer", "description": "The wheel, or an item it shows, from the latest listing."},
-            "value": {"type": "string", "description": 'The value to show, as the wheel writes it: "7", "45", "March".'},
+            "value": {
+                "type": "string",
+                "description": 'The value to show, as the wheel writes it: "7", "45", "March".',
+            },
             "method": {
                 "type": "string",
                 "enum": list(METHODS),
@@ -315,10 +318,12 @@ class PhoneSetWheel(PhoneTool):
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
         session = self.session(ctx)
         if args.get("element") is None:
-            raise BadArguments("phone_set_wheel: element is missing; give the number of the wheel or of an item it shows.")
+            raise BadArguments(
+                "phone_set_wheel: element is missing; give the number of the wheel or of an item it shows."
+            )
         wanted = str(args.get("value") if args.get("value") is not None else "").strip()
         if not wanted or len(wanted) > VALUE_MAX:
-            raise BadArguments(f"phone_set_wheel: value must be 1–{VALUE_MAX} characters, e.g. \"7\" or \"March\".")
+            raise BadArguments(f'phone_set_wheel: value must be 1–{VALUE_MAX} characters, e.g. "7" or "March".')
         method = str(args.get("method") or "auto")
         if method not in METHODS:
             raise BadArguments(f"phone_set_wheel: method must be one of {', '.join(METHODS)}.")
@@ -343,7 +348,9 @@ class PhoneSetWheel(PhoneTool):
             return ToolOutcome(text="The wheel shows no value that can be read.", ok=False, code="wheel_unreadable")
         start = turn.read.value
         if number_of(wanted) is None and turn.read.number is not None and number_of(start) is not None:
-            raise BadArguments(f"phone_set_wheel: this wheel shows numbers (now {_shown(start)}); give value as a number.")
+            raise BadArguments(
+                f"phone_set_wheel: this wheel shows numbers (now {_shown(start)}); give value as a number."
+            )
         used = "none"
         why = ""
         try:
@@ -390,7 +397,12 @@ class PhoneSetWheel(PhoneTool):
 
     @staticmethod
     def _data(turn: _Turn, start: str, used: str) -> dict[str, Any]:
-        return {"value": value_part(turn.read.value), "from": value_part(start), "attempts": turn.attempts, "method": used}
+        return {
+            "value": value_part(turn.read.value),
+            "from": value_part(start),
+            "attempts": turn.attempts,
+            "method": used,
+        }
 
     def _done(self, turn: _Turn, start: str, used: str) -> ToolOutcome:
         if used == "none":
