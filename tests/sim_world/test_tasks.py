@@ -348,6 +348,18 @@ def _(d: Driver) -> None:
     tap(d, text="发送")
 
 
+@solves("clock_alarm_0745_time_picker")
+def _(d: Driver) -> None:
+    open_app(d, "Clock")
+    tap(d, desc="Time picker")
+    tap(d, text="07")  # the row above the hour's 08 turns it back one
+    tap(d, text="00")  # the minute's input box: type the value, Done commits it
+    d.shell("input keyevent KEYCODE_DEL KEYCODE_DEL")
+    d.shell("input text 45")
+    d.shell("input keyevent KEYCODE_ENTER")
+    tap(d, text="Save")
+
+
 TASKS = list_tasks()
 
 
