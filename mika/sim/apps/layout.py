@@ -489,7 +489,7 @@ class Builder:
             typed = str(fields.pop(edit) or "").strip()
             if typed.isdigit() and lo <= int(typed) <= hi:
                 fields[field] = int(typed)
-        value = int(fields.get(field) if str(fields.get(field, "")).strip() not in ("", "None") else lo)
+        value = _wheel_int(fields.get(field), lo)
 
         def at(offset: int) -> int | None:
             v = value + offset
@@ -568,12 +568,15 @@ class Builder:
         return node
 
 
+def _wheel_int(raw: Any, default: int) -> int:
+    text = str(raw if raw is not None else "").strip()
+    return int(text) if text.lstrip("-").isdigit() else default
+
+
 def turn_wheel(fields: dict[str, Any], info: dict[str, Any], by: int) -> None:
     """Moves a wheel's value by `by` rows: round the range when it wraps, else to its end."""
     lo, hi = int(info["min"]), int(info["max"])
-    raw = fields.get(info["field"])
-    value = int(raw) if str(raw if raw is not None else "").strip().lstrip("-").isdigit() else lo
-    value += by
+    value = _wheel_int(fields.get(info["field"]), lo) + by
     value = lo + (value - lo) % (hi - lo + 1) if info.get("wrap") else max(lo, min(hi, value))
     fields[info["field"]] = value
 
