@@ -19,7 +19,7 @@ def _fields(sim_phone) -> dict:
     return dict(top.fields)
 
 
-async def _set_time(tmp_path, sim_phone, method: str) -> list[str]:
+async def _set_time(tmp_path, sim_phone, cap, method: str) -> list[str]:
     sim_phone.shell(f"am start -n {TIME_PICKER}")
     driver = ListingDriver(
         [
@@ -30,29 +30,32 @@ async def _set_time(tmp_path, sim_phone, method: str) -> list[str]:
             "set",
         ]
     )
-    result = await make_run(tmp_path, dump_cap(sim_phone), driver).run()
+    result = await make_run(tmp_path, cap, driver).run()
     assert result.status is OutcomeStatus.ANSWERED, driver.results
     return driver.results
 
 
-async def test_the_alarm_wheels_reach_0745_by_text(tmp_path, sim_phone):
-    r = await _set_time(tmp_path, sim_phone, "text")
+async def test_the_alarm_wheels_reach_0745_by_text(tmp_path, sim_phone, phone_cap):
+    # both hierarchy backends: plain dump + input, and uiautomator2 (its own clear/set text)
+    r = await _set_time(tmp_path, sim_phone, phone_cap, "text")
     assert "by text" in r[1] and '"07"' in r[1], r[1]
     assert "by text" in r[2] and '"45"' in r[2], r[2]
     alarms = world_state(sim_phone)["alarms"]
     assert any(a["hour"] == 7 and a["minute"] == 45 for a in alarms), alarms
 
 
-async def test_the_alarm_wheels_reach_0745_by_steps(tmp_path, sim_phone):
-    r = await _set_time(tmp_path, sim_phone, "steps")
+async def test_the_alarm_wheels_reach_0745_by_steps(tmp_path, sim_phone, phone_cap):
+    # both hierarchy backends: plain dump + input, and uiautomator2 (its own clear/set text)
+    r = await _set_time(tmp_path, sim_phone, phone_cap, "steps")
     assert "by actions" in r[1] and 'was "08"' in r[1], r[1]
     assert "by actions" in r[2] and '"45"' in r[2], r[2]
     alarms = world_state(sim_phone)["alarms"]
     assert any(a["hour"] == 7 and a["minute"] == 45 for a in alarms), alarms
 
 
-async def test_the_alarm_wheels_reach_0745_by_drag(tmp_path, sim_phone):
-    r = await _set_time(tmp_path, sim_phone, "drag")
+async def test_the_alarm_wheels_reach_0745_by_drag(tmp_path, sim_phone, phone_cap):
+    # both hierarchy backends: plain dump + input, and uiautomator2 (its own clear/set text)
+    r = await _set_time(tmp_path, sim_phone, phone_cap, "drag")
     assert "by drag" in r[1] and '"07"' in r[1], r[1]
     assert "by drag" in r[2] and '"45"' in r[2], r[2]
     alarms = world_state(sim_phone)["alarms"]
