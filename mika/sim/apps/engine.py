@@ -184,7 +184,7 @@ def swipe(world: World, display_id: int, x1: int, y1: int, x2: int, y2: int, dur
     activity = _activity(world, display_id)
     if wheel is not None and wheel.wheel is not None and activity is not None and abs(dy) >= abs(dx):
         # dragging up brings the later values to the middle; a fling carries on twice as far
-        rows = round(-dy / wheel.wheel["row"])
+        rows = round(-dy / wheel.wheel["row"]) * int(wheel.wheel.get("step", 1))
         if duration_ms < WHEEL_FLING_MS:
             rows *= 2
         turn_wheel(activity.fields, wheel.wheel, rows)

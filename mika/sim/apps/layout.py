@@ -481,7 +481,9 @@ class Builder:
         pad = int(spec.get("pad", 2))
         custom = spec.get("style") == "custom"
         row = WHEEL_ROW_CUSTOM if custom else WHEEL_ROW
-        info = {"field": field, "min": lo, "max": hi, "wrap": wrap, "row": row}
+        # reverse: the values get smaller down the column (a year wheel listing the newest first)
+        step = -1 if spec.get("reverse") else 1
+        info = {"field": field, "min": lo, "max": hi, "wrap": wrap, "row": row, "step": step}
         fields = self.activity.fields
         edit = f"{field}__edit"
         if edit in fields and self.activity.focus != edit:
@@ -492,7 +494,7 @@ class Builder:
         value = _wheel_int(fields.get(field), lo)
 
         def at(offset: int) -> int | None:
-            v = value + offset
+            v = value + offset * step
             if wrap:
                 return lo + (v - lo) % (hi - lo + 1)
             return v if lo <= v <= hi else None
@@ -552,7 +554,7 @@ class Builder:
                     )
                 )
             elif v is not None:
-                turn = {"wheel_turn": field, "by": offset, "min": lo, "max": hi, "wrap": wrap}
+                turn = {"wheel_turn": field, "by": offset * step, "min": lo, "max": hi, "wrap": wrap}
                 node.children.append(
                     Node(
                         "android.widget.Button",

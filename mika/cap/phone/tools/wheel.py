@@ -256,12 +256,13 @@ class _Turn:
                 fast = True
                 continue
             still = 0
-            fast = False
-            dragged_rows = (y1 - y2) / row  # positive: dragged up
-            if (moved > 0) != (dragged_rows > 0):
-                sign = -sign
-            elif not fast and abs(moved) >= 1:
-                row = max(8.0, abs(y1 - y2) / abs(moved))  # recalibrate from what really turned
+            was_fast, fast = fast, False
+            dragged_up = y2 < y1
+            if (moved > 0) != (dragged_up == (sign > 0)):
+                sign = -sign  # this wheel turns the other way round
+            elif not was_fast and not (self.modulus is None and self._no_rows_towards(moved)):
+                # recalibrate from the rows it really turned (not when it stopped at its end)
+                row = max(8.0, abs(y1 - y2) / abs(moved))
         return "" if self.reached else "not_reached"
 
     def _need(self, goal: int | None) -> int | None:
