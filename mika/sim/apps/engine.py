@@ -53,7 +53,7 @@ def _hit(node: Node, x: int, y: int, want: str) -> Node | None:
         return node
     if want == "scroll" and node.scrollable:
         return node
-    if want == "wheel" and node.wheel is not None and node.role == "wheel":
+    if want == "wheel" and node.wheel is not None and node.role in ("wheel", "wheel_pixels"):
         return node
     if want == "text" and node.text:
         return node

@@ -503,6 +503,20 @@ class Builder:
             return str(v).zfill(pad)
 
         rid = self.rid(spec, scope)
+        if custom and spec.get("pixels"):
+            # drawn without any text in the tree: only the pixels show the values
+            around = [at(offset) for offset in range(-2, 3)]
+            return Node(
+                spec.get("class", "android.view.View"),
+                b,
+                self.pkg,
+                rid=rid,
+                role="wheel_pixels",
+                wheel=info,
+                desc=tpl.text(spec.get("desc", ""), scope),
+                focusable=True,
+                paint="\n".join("" if v is None else label(v) for v in around),
+            )
         if custom:
             node = Node(spec.get("class", "android.view.View"), b, self.pkg, rid=rid, role="wheel", wheel=info, desc="")
             for i, offset in enumerate(range(-2, 3)):

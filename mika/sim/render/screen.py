@@ -225,6 +225,13 @@ def _paint(
     elif role == "canvas":
         draw.rectangle(_box(node.bounds), fill=(250, 248, 240))
         _text(draw, (l + 60, t + 60, r - 60, b - 60), node.paint, 52, (30, 30, 30), valign="top")
+    elif role == "wheel_pixels":
+        # an app's own wheel: one value per row, the middle one dark, the rest muted
+        row = int((node.wheel or {}).get("row", 110))
+        for i, line in enumerate(node.paint.split("\n")):
+            if line:
+                colour = c["fg"] if i == 2 else c["muted"]
+                _text(draw, (l + 30, t + i * row, r - 30, t + (i + 1) * row), line, 48, colour, valign="middle")
     elif role == "image":
         draw.rectangle(_box(node.bounds), fill=(200, 205, 210))
         if node.paint:

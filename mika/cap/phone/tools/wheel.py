@@ -18,7 +18,7 @@ waits for the wheel to settle (two equal reads 0.35 s apart).
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 from mika.cap.phone.session import PhoneSession
@@ -31,6 +31,7 @@ from mika.cap.phone.wheel_math import (
     number_of,
     plan_steps,
     read_column,
+    row_height,
     same_value,
     value_part,
 )
@@ -39,7 +40,7 @@ from mika.tool.context import ToolContext
 from mika.tool.declaration import ActionTarget, ToolOutcome
 from mika.tool.errors import BadArguments
 from mika.uistate import Screen, StaleElement, UnknownElement
-from mika.uistate.tree import UiNode
+from mika.uistate.tree import Bounds, UiNode
 
 METHODS = ("auto", "text", "steps", "drag")
 STEP_BATCH = 5
@@ -84,6 +85,30 @@ def _refind(screen: Screen, col: Column) -> Column | None:
     return None
 
 
+async def read_pixels(session: PhoneSession, col: Column) -> WheelRead:
+    """A wheel with nothing in the tree: the OCR lines inside it stand in for its items."""
+    ocr = session.reader.ocr
+    if ocr is None:
+        return WheelRead("", (), -1, None, None)
+    png = await session.port.screenshot(session.display)
+    lines = await asyncio.to_thread(ocr, png)
+    b = col.node.bounds
+    items = tuple(
+        UiNode("ocr", text=line.text, bounds=line.box)
+        for line in lines
+        if b.contains(*line.box.centre) and line.text.strip()
+    )
+    # OCR boxes hug the glyphs: widen each to the column so the middle line is covered
+    rows = sorted(items, key=lambda n: n.bounds.centre[1])
+    gap = row_height(list(rows)) or 0.0
+    padded = tuple(
+        replace(n, bounds=Bounds(b.left, int(n.bounds.centre[1] - gap / 2), b.right, int(n.bounds.centre[1] + gap / 2)))
+        for n in rows
+    )
+    stand_in = replace(col.node, children=padded, scrollable=False)
+    return read_column(Column(stand_in, b.left, b.right))
+
+
 class WheelGone(Exception):
     """The wheel is no longer on screen."""
 
@@ -103,6 +128,13 @@ class _Turn:
         if read.modulus and (self.modulus is None or read.modulus > self.modulus):
             self.modulus = read.modulus
 
+    pixels: bool = False  # the wheel shows its values only in pixels: read them with OCR
+
+    async def read_now(self, col: Column) -> WheelRead:
+        if not self.pixels:
+            return read_column(col)
+        return await read_pixels(self.session, col)
+
     @property
     def reached(self) -> bool:
         return same_value(self.read.value, self.target)
@@ -116,7 +148,7 @@ class _Turn:
             if col is None:
                 raise WheelGone
             self.col = col
-            read = read_column(col)
+            read = await self.read_now(col)
             if last is not None and read.value == last:
                 break
             last = read.value
@@ -336,6 +368,14 @@ class PhoneSetWheel(PhoneTool):
         except (TypeError, ValueError):
             raise BadArguments("phone_set_wheel: element must be a number from the listing.") from None
         col = column_of(_path_to(screen, el.node))
+        pixels = False
+        if (
+            col is None
+            and session.reader.ocr is not None
+            and not any(n.text or n.content_desc for n in el.node.walk() if n is not el.node)
+        ):
+            # a wheel the app draws itself, nothing of it in the tree: read its pixels
+            col, pixels = Column(el.node, el.node.bounds.left, el.node.bounds.right), True
         if col is None:
             return ToolOutcome(
                 text=f"Element {el.number} is not a wheel and no wheel column lines up with it; "
@@ -343,7 +383,9 @@ class PhoneSetWheel(PhoneTool):
                 ok=False,
                 code="wheel_unreadable",
             )
-        turn = _Turn(session, col, read_column(col), wanted, settle_s=self.settle_s)
+        turn = _Turn(session, col, read_column(col), wanted, settle_s=self.settle_s, pixels=pixels)
+        if pixels:
+            turn.read = await turn.read_now(col)
         turn.note(turn.read)
         if not turn.read.value:
             return ToolOutcome(text="The wheel shows no value that can be read.", ok=False, code="wheel_unreadable")
@@ -389,7 +431,8 @@ class PhoneSetWheel(PhoneTool):
         }.get(why, "wheel_not_reached")
         if method == "steps" and why == "unfit":
             return ToolOutcome(
-                text="This wheel takes no one-row steps (no rows to tap beside its middle); use method drag or auto.",
+                text=f"This wheel takes no one-row steps (no rows to tap beside its middle); it shows "
+                f"{_shown(turn.read.value)}. Use method drag or auto.",
                 ok=False,
                 code="wheel_not_moving",
                 data=self._data(turn, start, used),
