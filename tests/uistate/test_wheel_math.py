@@ -110,6 +110,22 @@ def test_an_item_finds_its_own_column_and_not_the_wheel_beside_it():
     )
 
 
+def test_a_page_list_of_short_rows_is_no_wheel_column():
+    # five short settings rows in a page-tall list: its rows must never be stepped as values
+    rows = strip(["Wi-Fi", "Sound", "Apps", "Battery", "Display"], 0, 1080, top=300, row=180)
+    page = UiNode(
+        "androidx.recyclerview.widget.RecyclerView",
+        bounds=Bounds(0, 300, 1080, 2300),
+        scrollable=True,
+        children=rows.children,
+    )
+    root = UiNode("android.widget.FrameLayout", bounds=Bounds(0, 0, 1080, 2400), children=(page,))
+    assert column_of([root, page, page.children[2]]) is None
+    assert column_of([root, page]) is None
+    # the same rows in a strip their own size are a (word) wheel
+    assert column_of([root, rows, rows.children[2]]) is not None
+
+
 def test_row_height_is_the_median_gap():
     assert row_height([text("a", 0, 0, 1, 100), text("b", 0, 110, 1, 210), text("c", 0, 220, 1, 320)]) == 110
     assert row_height([text("a", 0, 0, 1, 100)]) is None

@@ -9,7 +9,16 @@ import re
 from dataclasses import dataclass
 
 from mika.uistate.tree import Bounds, UiNode
-from mika.uistate.wheel_shape import PICKER_CLASSES, evenly_spaced, looks_like_wheel, node_label, text_items
+from mika.uistate.wheel_shape import (
+    MAX_ITEMS,
+    MIN_ITEMS,
+    PICKER_CLASSES,
+    SHORT_VALUE,
+    evenly_spaced,
+    looks_like_wheel,
+    node_label,
+    text_items,
+)
 
 __all__ = [
     "Column",
@@ -112,6 +121,21 @@ def column_items(col: Column) -> list[UiNode]:
     return [n for n in text_items(col.node) if _in_column(n, col.left, col.right)]
 
 
+def _wheel_rows(node: UiNode, items: list[UiNode]) -> bool:
+    """Items that can be a wheel's rows: 3–9 short values, evenly spaced, filling the node
+    (a wheel near its end may show a few rows less). A page's list is not a wheel: its
+    rows would be tapped or dragged as if they were values."""
+    if not MIN_ITEMS <= len(items) <= MAX_ITEMS:
+        return False
+    if any(len(node_label(n)) > SHORT_VALUE for n in items):
+        return False
+    centres = [float(n.bounds.centre[1]) for n in items]
+    if not evenly_spaced(centres):
+        return False
+    gap = (centres[-1] - centres[0]) / (len(centres) - 1)
+    return node.bounds.height <= (len(items) + 3) * gap
+
+
 def column_of(path: list[UiNode]) -> Column | None:
     """The wheel a given node belongs to. `path` runs from the root down to the node the
     model named. The node itself may be the wheel; else the nearest ancestor holding at
@@ -120,7 +144,7 @@ def column_of(path: list[UiNode]) -> Column | None:
     if not path:
         return None
     own = path[-1]
-    if looks_like_wheel(own) or len(column_items(Column(own, own.bounds.left, own.bounds.right))) >= 3:
+    if looks_like_wheel(own) or _wheel_rows(own, column_items(Column(own, own.bounds.left, own.bounds.right))):
         return Column(own, own.bounds.left, own.bounds.right)
     left, right = own.bounds.left, own.bounds.right
     for anc in reversed(path[:-1]):
@@ -132,7 +156,7 @@ def column_of(path: list[UiNode]) -> Column | None:
             for n in text_items(anc)
             if _in_column(n, left, right) or n.bounds.left <= own.bounds.centre[0] <= n.bounds.right
         ]
-        if len(items) >= 3 and evenly_spaced([float(n.bounds.centre[1]) for n in items]):
+        if _wheel_rows(anc, items):
             lo = min(n.bounds.left for n in items)
             hi = max(n.bounds.right for n in items)
             lo, hi = max(lo, anc.bounds.left), min(hi, anc.bounds.right)
