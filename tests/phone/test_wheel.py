@@ -77,7 +77,7 @@ async def test_the_date_wheels_reach_a_date_with_a_drag_on_the_drawn_day_wheel(t
             step("phone_type_text", pick="Add title", text="Dentist"),
             step("phone_observe"),
             step("phone_set_wheel", pick="2026", value="2027"),
-            step("phone_set_wheel", pick="05", value="3"),
+            step("phone_set_wheel", pick="May", value="Mar"),
             step("phone_set_wheel", pick="20", value="7"),
             step("phone_tap", pick="Save"),
             "saved",
@@ -87,7 +87,7 @@ async def test_the_date_wheels_reach_a_date_with_a_drag_on_the_drawn_day_wheel(t
     assert result.status is OutcomeStatus.ANSWERED, driver.results
     r = driver.results
     assert "by text" in r[3] and '"2027"' in r[3], r[3]
-    assert "by text" in r[4] and '"03"' in r[4], r[4]
+    assert "by text" in r[4] and '"Mar"' in r[4], r[4]
     # the day wheel is a plain View: no text box, no steps; only the drag turns it
     assert "by drag" in r[5] and '"07"' in r[5] and 'was "20"' in r[5], r[5]
     events = world_state(sim_phone)["events"]
@@ -213,3 +213,20 @@ async def test_a_pixels_only_wheel_without_ocr_is_unreadable(tmp_path, sim_phone
     await make_run(tmp_path, dump_cap(sim_phone), driver).run()
     assert "[wheel_unreadable]" in driver.results[1], driver.results[1]
     assert _fields(sim_phone)["hour"] == 9
+
+
+async def test_a_wheel_of_words_is_dragged_to_a_word_out_of_sight(tmp_path, sim_phone):
+    _open_date_picker(sim_phone)
+    driver = ListingDriver(
+        [
+            step("phone_observe"),
+            step("phone_set_wheel", pick="May", value="aug", method="drag"),
+            step("phone_set_wheel", pick="Aug", value="Feb", method="drag"),
+            "done",
+        ]
+    )
+    await make_run(tmp_path, dump_cap(sim_phone), driver).run()
+    r = driver.results
+    assert "by drag" in r[1] and '"Aug"' in r[1] and 'was "May"' in r[1], r[1]
+    assert "by drag" in r[2] and '"Feb"' in r[2], r[2]
+    assert _fields(sim_phone)["month"] == 2

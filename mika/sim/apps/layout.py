@@ -485,12 +485,15 @@ class Builder:
         step = -1 if spec.get("reverse") else 1
         info = {"field": field, "min": lo, "max": hi, "wrap": wrap, "row": row, "step": step}
         fields = self.activity.fields
+        names = [str(n) for n in spec.get("labels", [])]  # a wheel of words: value lo shows names[0]
         edit = f"{field}__edit"
         if edit in fields and self.activity.focus != edit:
             # NumberPicker commits typed text when its EditText loses focus; out of range is dropped
             typed = str(fields.pop(edit) or "").strip()
-            if typed.isdigit() and lo <= int(typed) <= hi:
+            if typed.isdigit() and lo <= int(typed) <= hi and not names:
                 fields[field] = int(typed)
+            elif typed.casefold() in [n.casefold() for n in names]:
+                fields[field] = lo + [n.casefold() for n in names].index(typed.casefold())
         value = _wheel_int(fields.get(field), lo)
 
         def at(offset: int) -> int | None:
@@ -500,7 +503,7 @@ class Builder:
             return v if lo <= v <= hi else None
 
         def label(v: int) -> str:
-            return str(v).zfill(pad)
+            return names[v - lo] if names and 0 <= v - lo < len(names) else str(v).zfill(pad)
 
         rid = self.rid(spec, scope)
         if custom and spec.get("pixels"):

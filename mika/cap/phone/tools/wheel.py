@@ -129,6 +129,7 @@ class _Turn:
             self.modulus = read.modulus
 
     pixels: bool = False  # the wheel shows its values only in pixels: read them with OCR
+    sweep: int = 1  # a word wheel whose target is out of sight is swept this way first
 
     async def read_now(self, col: Column) -> WheelRead:
         if not self.pixels:
@@ -252,6 +253,7 @@ class _Turn:
         top_limit = (frame.top if frame else 0) + 8
         bottom_limit = (frame.bottom if frame else 100000) - 8
         fast = False
+        swept_back = False
         for _ in range(MAX_DRAG_ROUNDS + MAX_STILL):
             if self.reached:
                 return ""
@@ -278,7 +280,11 @@ class _Turn:
             if before.number is not None and self.read.number is not None:
                 moved = plan_steps(before.number, self.read.number, self.modulus)
             else:
-                moved = 0 if before.value == self.read.value else 1
+                moved = self._moved_words(before)
+            if moved == 0 and goal is None and not swept_back and self._need(goal) == need:
+                # a word not in sight and the wheel at its end: sweep the other way once
+                swept_back, self.sweep = True, -self.sweep
+                continue
             if moved == 0:
                 still += 1
                 if self.modulus is None and self._no_rows_towards(need):
@@ -306,7 +312,18 @@ class _Turn:
         for i, s in enumerate(shown):
             if same_value(s, self.target):
                 return i - here
-        return len(shown) // 2 or 1
+        return self.sweep * max(1, len(shown) - 1)
+
+    def _moved_words(self, before: WheelRead) -> int:
+        """Rows a word wheel turned (+: later items came to the middle), from where the
+        old value sits now; 0 when it shows the same."""
+        if before.value == self.read.value:
+            return 0
+        here = self.read.index if self.read.index >= 0 else len(self.read.shown) // 2
+        for i, s in enumerate(self.read.shown):
+            if s == before.value:
+                return here - i
+        return max(1, len(self.read.shown) - 1) * self.sweep  # out of sight: it went the way we swept
 
     def _no_rows_towards(self, need: int) -> bool:
         """No item beyond the selected one on the side the value has to go."""
