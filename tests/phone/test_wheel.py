@@ -197,6 +197,8 @@ async def test_a_wheel_drawn_only_in_pixels_is_read_with_ocr_and_dragged(tmp_pat
             step("phone_observe"),
             step("phone_set_wheel", pick="Start hour", value="14"),
             step("phone_set_wheel", pick="Start hour", value="7", method="steps"),
+            step("phone_set_wheel", pick="Add title", value="7"),
+            step("phone_set_wheel", pick="Year / Month / Day / Hour", value="7"),
             "done",
         ]
     )
@@ -205,6 +207,10 @@ async def test_a_wheel_drawn_only_in_pixels_is_read_with_ocr_and_dragged(tmp_pat
     assert "by drag" in r[1] and '"14"' in r[1] and 'was "09"' in r[1], r[1]
     assert _fields(sim_phone)["hour"] == 14
     assert "[wheel_not_moving]" in r[2] and '"14"' in r[2], r[2]
+    # a text box and a plain caption are not read as wheels even with OCR at hand
+    assert "[wheel_unreadable]" in r[3] and "not a wheel" in r[3], r[3]
+    assert "[wheel_unreadable]" in r[4] and "not a wheel" in r[4], r[4]
+    assert _fields(sim_phone)["title"] == ""
 
 
 async def test_a_pixels_only_wheel_without_ocr_is_unreadable(tmp_path, sim_phone):

@@ -389,6 +389,8 @@ class PhoneSetWheel(PhoneTool):
         if (
             col is None
             and session.reader.ocr is not None
+            and not el.node.text
+            and not el.node.editable
             and not any(n.text or n.content_desc for n in el.node.walk() if n is not el.node)
         ):
             # a wheel the app draws itself, nothing of it in the tree: read its pixels
@@ -403,6 +405,14 @@ class PhoneSetWheel(PhoneTool):
         turn = _Turn(session, col, read_column(col), wanted, settle_s=self.settle_s, pixels=pixels)
         if pixels:
             turn.read = await turn.read_now(col)
+            if len(turn.read.shown) < 3:
+                # the picture shows no column of values there either
+                return ToolOutcome(
+                    text=f"Element {el.number} is not a wheel: neither the tree nor the picture shows "
+                    "a column of values in it; give the wheel or one of its items.",
+                    ok=False,
+                    code="wheel_unreadable",
+                )
         turn.note(turn.read)
         if not turn.read.value:
             return ToolOutcome(text="The wheel shows no value that can be read.", ok=False, code="wheel_unreadable")
