@@ -61,7 +61,8 @@ class LiveDisplay:
             if stream is None:
                 return None
             head, packets = stream
-            decoder = VideoDecoder(head.codec or "h264")
+            # Its pictures also go to the keeper's black-frame watch (a powered-off display).
+            decoder = VideoDecoder(head.codec or "h264", on_frame=keeper.watch_frames(server))
             decoder.start(packets)
             size = (head.width or server.size[0], head.height or server.size[1])
             self._video = DisplayVideo(decoder, int(server.display_id), size)

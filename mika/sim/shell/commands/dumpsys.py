@@ -290,7 +290,7 @@ def _display(ctx: Ctx) -> None:
             ctx.print(
                 f'  DisplayDeviceInfo{{"{d.name}": uniqueId="{_unique_id(d)}", {d.width} x {d.height}, modeId {d.id + 1}, '
                 f"defaultModeId {d.id + 1}, density {d.density}, {d.density}.0 x {d.density}.0 dpi, touch VIRTUAL, rotation 0, "
-                f"type VIRTUAL, state ON, owner {d.owner} (uid {SHELL_UID}), {flags}}}\n"
+                f"type VIRTUAL, state {d.state}, owner {d.owner} (uid {SHELL_UID}), {flags}}}\n"
                 f"    mAdapter=VirtualDisplayAdapter\n    mUniqueId={_unique_id(d)}\n"
             )
     ctx.print(f"\nLogicalDisplayMapper:\n  Logical Displays: size={len(world.displays)}\n")
@@ -300,7 +300,7 @@ def _display(ctx: Ctx) -> None:
         flags = ", ".join(display_flags(world, d))
         kind = "INTERNAL" if d.id == 0 else "VIRTUAL"
         owner = f", owner {d.owner} (uid {SHELL_UID})" if d.id else ""
-        on = state if d.id == 0 else "ON"
+        on = state if d.id == 0 else d.state
         ctx.print(
             f"  Display {d.id}:\n    mDisplayId={d.id}\n    mLayerStack={d.id}\n    mHasContent={'true' if d.tasks else 'false'}\n"
             f"    mPrimaryDisplayDevice={d.name}\n"
