@@ -5,6 +5,7 @@ One `LiveDisplay` per run that has a phone. `video()` starts one decoder per dis
 run's helper made (the stream can be read only once) and hands it out again to every
 asker; while it runs, the run's own screenshots of that display are its decoded frame.
 `input()` drives the display through its control socket when there is one, else `input -d N`.
+`user_took_over()` is the takeover's word to the display's keeper: keep the app at the end.
 """
 
 from __future__ import annotations
@@ -98,6 +99,14 @@ class LiveDisplay:
 
     def mover(self) -> TaskMover:
         return TaskMover(self.serial)
+
+    def user_took_over(self) -> None:
+        """The user took the run's display over from a face (moved its task to the main
+        screen, or operated it from the preview): the app is theirs now, so the run's end
+        keeps it — moved to the main screen — instead of closing it with the display."""
+        keeper = self.phone.keeper
+        if keeper is not None:
+            keeper.user_has_it = True
 
     @property
     def display(self) -> int:

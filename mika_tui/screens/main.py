@@ -417,6 +417,12 @@ class MainScreen(Screen):
         except Exception as exc:  # DisplayInputError, adb faults: one sentence, the card stays
             await chat.add_notice(tr("takeover_failed", error=str(exc)), error=True)
             self._reopen_takeover(message.card)
+            return
+        # The user has the app in hand now: the run's end keeps it (on the main screen)
+        # instead of closing it with the run's display.
+        asm = self.mika.deps.assembly
+        if asm is not None and takeover.run_id:
+            asm.display_taken(takeover.run_id)
 
     def _reopen_takeover(self, card: Card) -> None:
         for widget in self.query(TakeoverCard):

@@ -19,8 +19,9 @@ At the end of the run the run's tasks on its display are finished (`am stack rem
 before the helper is stopped: the display was made with vd_destroy_content=false, and a
 task left on it would otherwise pop up over whatever the user is doing on the main
 screen. They are kept — moved to the main screen — only when the user asked for that
-(`[phone] keep_apps_after_run`, `keep_apps`) or the run ended while the user had taken
-over and not finished (`user_has_it`). A task the user had open before the run (Android
+(`[phone] keep_apps_after_run`, `keep_apps`) or the user took the display over during
+the run (`user_has_it`, set by the TUI's takeover card through the assembly's
+LiveDisplay: an app the user logged into or operated is theirs, finished or not). A task the user had open before the run (Android
 moves an app's existing task to the display it is started on) goes back to the main
 screen, never removed.
 
@@ -101,7 +102,7 @@ class DisplayKeeper:
         self._lock = asyncio.Lock()
         self._closed = False
         # The end of the run keeps its apps (moved to the main screen) instead of finishing
-        # them: the user's setting, or a takeover the user has not finished.
+        # them: the user's setting, or a takeover (the user had the app in hand).
         self.keep_apps = keep_apps
         self.user_has_it = False
         self._muted: dict[str, tuple[str, str | None]] = {}  # package → (ledger id, previous mode)
