@@ -113,10 +113,17 @@ def test_the_real_dump_is_read_from_its_base_info_not_the_stale_override():
 
 def test_the_sims_dumpsys_display_says_off_for_a_powered_off_virtual_display(sim_phone):
     n = int(sim_phone.shell("simctl display add 720x1280 320").strip())
+    other = int(sim_phone.shell("simctl display add 720x1280 320").strip())
     assert display_state(sim_phone.shell("dumpsys display"), n) == "ON"
     sim_phone.shell(f"simctl display off {n}")
     out = sim_phone.shell("dumpsys display")
+    # As recent AOSP prints it: the device block has the power controller's OFF, the
+    # display's info still says ON (it follows VirtualDisplay.setDisplayState).
+    assert "mDisplayState=OFF" in out
+    info = next(ln for ln in out.splitlines() if "mBaseDisplayInfo" in ln and f'displayId {n}"' in ln)
+    assert "state ON" in info
     assert display_state(out, n) == "OFF"
+    assert display_state(out, other) == "ON"  # tied by unique id: the other one is on
     assert display_state(out, 0) == "ON"  # the user's screen is not touched
     assert _state(sim_phone)["displays"][str(n)]["state"] == "OFF"
     sim_phone.shell(f"simctl display on {n}")
