@@ -21,6 +21,7 @@ from mika.cap.phone.display.power import BLACK_FOR_S, BlackWatch, display_state,
 from mika.cap.phone.display.video import VideoDecoder
 from mika.record.events import DisplayChosen, Notice
 from mika.uistate.screen import StaleElement
+from tests.phone.driver import ListingDriver, step
 from tests.real_fixtures import real
 
 SETTINGS = "com.android.settings"
@@ -289,4 +290,60 @@ async def test_a_display_that_is_on_is_never_made_again_however_often_it_is_chec
     for _ in range(3):
         assert await cap.session.ensure_display() == n
     assert cap.keeper is not None and cap.keeper.recreated == 0 and _notices(events) == []
+    await cap.close()
+
+
+# -- a whole run -----------------------------------------------------------------------------
+
+
+class PowerOffDriver(ListingDriver):
+    """The scripted model; after the listing of Settings came back, the phone powers the
+    agent's display off (as the framework does while the model thinks)."""
+
+    def __init__(self, steps, sim_phone, cap: PhoneCapability) -> None:
+        super().__init__(steps)
+        self.sim_phone = sim_phone
+        self.cap = cap
+        self.powered_off: int | None = None
+
+    def reply(self, request):
+        answer = super().reply(request)
+        if self.powered_off is None and len(self.results) == 1:
+            self.powered_off = self.cap.session.display
+            self.sim_phone.shell(f"simctl display off {self.powered_off}")
+        return answer
+
+
+async def test_a_run_goes_on_on_the_new_display_and_its_next_action_reads_afresh(tmp_path, sim_phone):
+    from mika.assembly.assembly import bind_phone
+    from tests.phone.test_runs import make_run, record
+
+    cap, _ = _cap(sim_phone, power_check_s=0)
+    before = _state(sim_phone)
+    driver_steps = [
+        step("phone_launch_app", app=SETTINGS),
+        # A number from the powered-off display's listing: never tapped on the new one.
+        step("phone_tap", pick="Network & internet"),
+        step("phone_tap", pick="Network & internet"),  # from the fresh listing
+        "Opened the network settings.",
+    ]
+    driver = PowerOffDriver(driver_steps, sim_phone, cap)
+    run = make_run(tmp_path, cap, driver)
+    bind_phone(run.capabilities, run, run.spec)
+    result = await run.run()
+    assert result.status.value == "answered", result.answer
+    old = driver.powered_off
+    assert old is not None and old > 0
+    new = cap.session.display
+    assert new not in (0, old)
+    events = record(run)
+    notices = [e["text"] for e in events if e["type"] == "notice"]
+    assert len(notices) == 1 and f"powered off the agent's display {old}" in notices[0]
+    # The first tap after the re-creation did not act on a number read on the old display.
+    stale_tap, tap = driver.results[1], driver.results[2]
+    assert stale_tap.startswith("[stale_element]") and "Nothing was done" in stale_tap, stale_tap
+    assert f"display {new} ·" in stale_tap  # the listing that came back is of the new display
+    assert "Effect: " in tap, tap
+    after = _state(sim_phone)
+    assert after["foreground"]["0"] == before["foreground"]["0"]
     await cap.close()
