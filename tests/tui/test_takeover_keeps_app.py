@@ -24,31 +24,31 @@ SCRIPT = [
 ]
 
 
-def _state(sim_phone) -> dict:
+def phone_state(sim_phone) -> dict:
     return json.loads(sim_phone.shell("simctl state"))
 
 
-def _settings_tasks(sim_phone, display: int) -> list[int]:
+def settings_tasks(sim_phone, display: int) -> list[int]:
     return [
         t.id for t in parse_tasks(sim_phone.shell("am stack list")) if t.package == SETTINGS and t.display == display
     ]
 
 
-async def _to_takeover(pilot, sim_phone) -> tuple[str, int, int]:
+async def to_takeover(pilot, sim_phone) -> tuple[str, int, int]:
     """The run at its takeover card: (run id, its display, the Settings task there)."""
     await scenes.run_to_card(pilot, "open Settings", "takeover")
     run_id = scenes.view(pilot).run_id
     display = pilot.app.main_screen.run_displays[run_id]
     assert display > 0, "the run fell back to the main screen"
-    (task,) = _settings_tasks(sim_phone, display)
-    assert _settings_tasks(sim_phone, 0) == []
+    (task,) = settings_tasks(sim_phone, display)
+    assert settings_tasks(sim_phone, 0) == []
     return run_id, display, task
 
 
-async def _run_over(pilot, sim_phone, display: int, asm, run_id: str) -> None:
+async def run_over(pilot, sim_phone, display: int, asm, run_id: str) -> None:
     await until(lambda: scenes.view(pilot) is not None and not scenes.view(pilot).running, 30)
     await until(lambda: run_id not in asm.live, 10)
-    await until(lambda: str(display) not in _state(sim_phone)["displays"], 10)  # the display is gone
+    await until(lambda: str(display) not in phone_state(sim_phone)["displays"], 10)  # the display is gone
 
 
 async def test_operating_the_display_from_the_preview_keeps_the_app_at_the_end(tmp_path, sim_phone, monkeypatch):
@@ -57,17 +57,17 @@ async def test_operating_the_display_from_the_preview_keeps_the_app_at_the_end(t
     assert asm is not None
     try:
         async with app.run_test(size=SIZE) as pilot:
-            run_id, display, task = await _to_takeover(pilot, sim_phone)
+            run_id, display, task = await to_takeover(pilot, sim_phone)
             keeper = asm.live[run_id].phone.keeper
             assert keeper is not None and not keeper.user_has_it
             await pilot.press("o")
             await until(lambda: keeper.user_has_it, 5)
             await pilot.click("#takeover-done")
-            await _run_over(pilot, sim_phone, display, asm, run_id)
+            await run_over(pilot, sim_phone, display, asm, run_id)
             assert scenes.view(pilot).status == "answered"
             # Kept: the same task, moved to where the user finds it.
-            assert _settings_tasks(sim_phone, 0) == [task]
-            assert _state(sim_phone)["foreground"]["0"].startswith(SETTINGS + "/")
+            assert settings_tasks(sim_phone, 0) == [task]
+            assert phone_state(sim_phone)["foreground"]["0"].startswith(SETTINGS + "/")
             await settle(pilot)
     finally:
         cleanup()
@@ -79,16 +79,16 @@ async def test_a_run_stopped_while_its_task_is_on_the_users_screen_leaves_it_the
     assert asm is not None
     try:
         async with app.run_test(size=SIZE) as pilot:
-            run_id, display, task = await _to_takeover(pilot, sim_phone)
+            run_id, display, task = await to_takeover(pilot, sim_phone)
             await pilot.press("m")
-            await until(lambda: _settings_tasks(sim_phone, 0) == [task], 10)
+            await until(lambda: settings_tasks(sim_phone, 0) == [task], 10)
             assert asm.live[run_id].phone.keeper.user_has_it
             # The user stops the run while the app is still in their hands.
             await pilot.press("escape")
-            await _run_over(pilot, sim_phone, display, asm, run_id)
+            await run_over(pilot, sim_phone, display, asm, run_id)
             assert scenes.view(pilot).status == "stopped"
-            assert _settings_tasks(sim_phone, 0) == [task], "the app the user was using was closed"
-            assert _state(sim_phone)["foreground"]["0"].startswith(SETTINGS + "/")
+            assert settings_tasks(sim_phone, 0) == [task], "the app the user was using was closed"
+            assert phone_state(sim_phone)["foreground"]["0"].startswith(SETTINGS + "/")
             await settle(pilot)
     finally:
         cleanup()
@@ -96,19 +96,19 @@ async def test_a_run_stopped_while_its_task_is_on_the_users_screen_leaves_it_the
 
 async def test_a_skipped_takeover_does_not_keep_the_app(tmp_path, sim_phone, monkeypatch):
     """The other side: keeping is the takeover's doing, not every run's."""
-    before = _state(sim_phone)
+    before = phone_state(sim_phone)
     deps, cleanup, app = real_app(tmp_path, sim_phone, monkeypatch, SCRIPT)
     asm = deps.assembly
     assert asm is not None
     try:
         async with app.run_test(size=SIZE) as pilot:
-            run_id, display, _task = await _to_takeover(pilot, sim_phone)
+            run_id, display, _task = await to_takeover(pilot, sim_phone)
             keeper = asm.live[run_id].phone.keeper
             await pilot.press("s")
-            await _run_over(pilot, sim_phone, display, asm, run_id)
+            await run_over(pilot, sim_phone, display, asm, run_id)
             assert not keeper.user_has_it
-            assert _settings_tasks(sim_phone, 0) == []  # closed with the display
-            assert _state(sim_phone)["foreground"]["0"] == before["foreground"]["0"]
+            assert settings_tasks(sim_phone, 0) == []  # closed with the display
+            assert phone_state(sim_phone)["foreground"]["0"] == before["foreground"]["0"]
             await settle(pilot)
     finally:
         cleanup()
