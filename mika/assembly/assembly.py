@@ -160,11 +160,12 @@ class Assembly:
         live = self.live.get(run_id)
         return live.mover() if live is not None else None
 
-    def display_taken(self, run_id: str) -> None:
-        """The user took the run's display over (takeover card): the run's end keeps its app."""
+    async def display_taken(self, run_id: str) -> None:
+        """The user took the run's display over (takeover card): the run's end keeps its
+        app, and the app's sound is given back now."""
         live = self.live.get(run_id)
         if live is not None:
-            live.user_took_over()
+            await live.user_took_over()
 
     def run_ended(self, run_id: str) -> None:
         """The run is over: its decoder stops and it is forgotten here."""

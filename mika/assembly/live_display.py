@@ -100,13 +100,14 @@ class LiveDisplay:
     def mover(self) -> TaskMover:
         return TaskMover(self.serial)
 
-    def user_took_over(self) -> None:
+    async def user_took_over(self) -> None:
         """The user took the run's display over from a face (moved its task to the main
         screen, or operated it from the preview): the app is theirs now, so the run's end
-        keeps it — moved to the main screen — instead of closing it with the display."""
+        keeps it — moved to the main screen — instead of closing it with the display, and
+        its sound comes back at once. Awaited on the run's own event loop (the TUI's)."""
         keeper = self.phone.keeper
         if keeper is not None:
-            keeper.user_has_it = True
+            await keeper.user_takes_over()
 
     @property
     def display(self) -> int:

@@ -419,10 +419,10 @@ class MainScreen(Screen):
             self._reopen_takeover(message.card)
             return
         # The user has the app in hand now: the run's end keeps it (on the main screen)
-        # instead of closing it with the run's display.
+        # instead of closing it with the run's display, and its sound comes back.
         asm = self.mika.deps.assembly
         if asm is not None and takeover.run_id:
-            asm.display_taken(takeover.run_id)
+            await asm.display_taken(takeover.run_id)
 
     def _reopen_takeover(self, card: Card) -> None:
         for widget in self.query(TakeoverCard):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 
-from mika.cap.phone.display.leftovers import parse_tasks
+from mika.cap.phone.display.leftovers import parse_mode, parse_tasks
 from tests.tui import scenes
 from tests.tui.conftest import settle, until
 from tests.tui.test_live_display import SIZE, real_app
@@ -32,6 +32,10 @@ def settings_tasks(sim_phone, display: int) -> list[int]:
     return [
         t.id for t in parse_tasks(sim_phone.shell("am stack list")) if t.package == SETTINGS and t.display == display
     ]
+
+
+def sound(sim_phone) -> str | None:
+    return parse_mode(sim_phone.shell(f"appops get {SETTINGS} PLAY_AUDIO"))
 
 
 async def to_takeover(pilot, sim_phone) -> tuple[str, int, int]:
@@ -60,8 +64,10 @@ async def test_operating_the_display_from_the_preview_keeps_the_app_at_the_end(t
             run_id, display, task = await to_takeover(pilot, sim_phone)
             keeper = asm.live[run_id].phone.keeper
             assert keeper is not None and not keeper.user_has_it
+            assert sound(sim_phone) == "ignore"  # muted on the agent's display
             await pilot.press("o")
             await until(lambda: keeper.user_has_it, 5)
+            await until(lambda: sound(sim_phone) == "allow", 5)  # given back on takeover (seed §6)
             await pilot.click("#takeover-done")
             await run_over(pilot, sim_phone, display, asm, run_id)
             assert scenes.view(pilot).status == "answered"
@@ -83,6 +89,7 @@ async def test_a_run_stopped_while_its_task_is_on_the_users_screen_leaves_it_the
             await pilot.press("m")
             await until(lambda: settings_tasks(sim_phone, 0) == [task], 10)
             assert asm.live[run_id].phone.keeper.user_has_it
+            await until(lambda: sound(sim_phone) == "allow", 5)
             # The user stops the run while the app is still in their hands.
             await pilot.press("escape")
             await run_over(pilot, sim_phone, display, asm, run_id)

@@ -299,7 +299,20 @@ class DisplayKeeper:
         except Exception as exc:  # never stop the run over its sound or its bookkeeping
             log.warning("preparing %s on the agent's display failed: %s", package, exc)
 
+    async def user_takes_over(self) -> None:
+        """The user took the display over (the TUI's takeover card): the run's end keeps its
+        apps, and they get their sound back now (seed §6: muted on the agent's display,
+        sound restored on takeover) and are not muted again in this run."""
+        self.user_has_it = True
+        async with self._lock:
+            try:
+                await self._unmute()
+            except Exception as exc:  # the takeover goes on; the run's end retries
+                log.warning("giving the taken-over apps their sound back failed: %s", exc)
+
     async def _mute(self, package: str) -> None:
+        if self.user_has_it:  # the user has the app in hand: its sound is theirs
+            return
         got = await self.port.shell(leftovers.get_mode_command(package))
         if got.exit_code != 0:
             log.info("`appops get %s` failed: %s", package, got.output.strip()[:120])
