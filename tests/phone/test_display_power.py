@@ -347,3 +347,23 @@ async def test_a_run_goes_on_on_the_new_display_and_its_next_action_reads_afresh
     after = _state(sim_phone)
     assert after["foreground"]["0"] == before["foreground"]["0"]
     await cap.close()
+
+
+async def test_another_runs_powered_off_display_leaves_this_runs_alone(sim_phone):
+    """Two runs, two displays (issue 13 "Parallel runs"): only the one the phone powered
+    off is made again; the other run's display, id and notices are untouched."""
+    a, a_events = _cap(sim_phone, power_check_s=0)
+    b, b_events = _cap(sim_phone, power_check_s=0)
+    first_a = await a.session.ensure_display()
+    first_b = await b.session.ensure_display()
+    assert first_a != first_b
+    sim_phone.shell(f"simctl display off {first_a}")
+    assert await b.session.ensure_display() == first_b
+    assert b.keeper is not None and b.keeper.recreated == 0 and _notices(b_events) == []
+    second_a = await a.session.ensure_display()
+    assert second_a not in (0, first_a, first_b) and len(_notices(a_events)) == 1
+    assert await b.session.ensure_display() == first_b
+    displays = _state(sim_phone)["displays"]
+    assert displays[str(first_b)]["state"] == "ON" and displays[str(second_a)]["state"] == "ON"
+    await a.close()
+    await b.close()
