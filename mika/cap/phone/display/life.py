@@ -21,9 +21,9 @@ task left on it would otherwise pop up over whatever the user is doing on the ma
 screen. They are kept — moved to the main screen — only when the user asked for that
 (`[phone] keep_apps_after_run`, `keep_apps`) or the user took the display over during
 the run (`user_has_it`, set by the TUI's takeover card through the assembly's
-LiveDisplay: an app the user logged into or operated is theirs, finished or not). A task the user had open before the run (Android
-moves an app's existing task to the display it is started on) goes back to the main
-screen, never removed.
+LiveDisplay: an app the user logged into or operated is theirs, finished or not). A
+task the user had open before the run (Android moves an app's existing task to the
+display it is started on) goes back to the main screen, never removed.
 
 The app the run starts on its display is muted there (`appops … PLAY_AUDIO ignore`)
 and its previous mode written back at the end. Both the mode and the run's task ids are
@@ -197,7 +197,12 @@ class DisplayKeeper:
             f"The phone powered off the agent's display {state.id} (`dumpsys display`: state OFF); "
             "making a new one and moving the run's app there.",
         )
-        new = await self._start()
+        try:
+            new = await self._start()
+        except BaseException:
+            if old is not None:  # never leave the powered-off helper running behind
+                await asyncio.to_thread(old.stop)
+            raise
         self.recreated += 1
         try:
             if new.mode == VIRTUAL:
