@@ -100,6 +100,17 @@ class LiveDisplay:
     def mover(self) -> TaskMover:
         return TaskMover(self.serial)
 
+    async def mend(self) -> bool:
+        """While the run waits (a takeover) nothing calls the keeper: when the preview's
+        pictures of its display have been black for a while, ask the keeper now, which
+        re-creates the display only if `dumpsys display` says it is OFF. True when a new
+        display was made (its DisplayChosen event is in the run's stream)."""
+        keeper = self.phone.keeper
+        if keeper is None or keeper.state is None or not keeper.black.suspicious:
+            return False
+        before = keeper.state.id
+        return (await keeper.ensure()).id != before
+
     async def user_took_over(self) -> None:
         """The user took the run's display over from a face (moved its task to the main
         screen, or operated it from the preview): the app is theirs now, so the run's end
