@@ -160,6 +160,19 @@ class Assembly:
         live = self.live.get(run_id)
         return live.mover() if live is not None else None
 
+    async def mend_display(self, run_id: str) -> bool:
+        """A run's display whose preview went black is checked (and made again if the
+        phone powered it off) now, while the run waits; True when it was made again."""
+        live = self.live.get(run_id)
+        return await live.mend() if live is not None else False
+
+    async def display_taken(self, run_id: str) -> None:
+        """The user took the run's display over (takeover card): the run's end keeps its
+        app, and the app's sound is given back now."""
+        live = self.live.get(run_id)
+        if live is not None:
+            await live.user_took_over()
+
     def run_ended(self, run_id: str) -> None:
         """The run is over: its decoder stops and it is forgotten here."""
         live = self.live.pop(run_id, None)

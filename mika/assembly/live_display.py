@@ -5,6 +5,7 @@ One `LiveDisplay` per run that has a phone. `video()` starts one decoder per dis
 run's helper made (the stream can be read only once) and hands it out again to every
 asker; while it runs, the run's own screenshots of that display are its decoded frame.
 `input()` drives the display through its control socket when there is one, else `input -d N`.
+`user_took_over()` is the takeover's word to the display's keeper: keep the app at the end.
 """
 
 from __future__ import annotations
@@ -61,7 +62,8 @@ class LiveDisplay:
             if stream is None:
                 return None
             head, packets = stream
-            decoder = VideoDecoder(head.codec or "h264")
+            # Its pictures also go to the keeper's black-frame watch (a powered-off display).
+            decoder = VideoDecoder(head.codec or "h264", on_frame=keeper.watch_frames(server))
             decoder.start(packets)
             size = (head.width or server.size[0], head.height or server.size[1])
             self._video = DisplayVideo(decoder, int(server.display_id), size)
@@ -97,6 +99,26 @@ class LiveDisplay:
 
     def mover(self) -> TaskMover:
         return TaskMover(self.serial)
+
+    async def mend(self) -> bool:
+        """While the run waits (a takeover) nothing calls the keeper: when the preview's
+        pictures of its display have been black for a while, ask the keeper now, which
+        re-creates the display only if `dumpsys display` says it is OFF. True when a new
+        display was made (its DisplayChosen event is in the run's stream)."""
+        keeper = self.phone.keeper
+        if keeper is None or keeper.state is None or not keeper.black.suspicious:
+            return False
+        before = keeper.state.id
+        return (await keeper.ensure()).id != before
+
+    async def user_took_over(self) -> None:
+        """The user took the run's display over from a face (moved its task to the main
+        screen, or operated it from the preview): the app is theirs now, so the run's end
+        keeps it — moved to the main screen — instead of closing it with the display, and
+        its sound comes back at once. Awaited on the run's own event loop (the TUI's)."""
+        keeper = self.phone.keeper
+        if keeper is not None:
+            await keeper.user_takes_over()
 
     @property
     def display(self) -> int:

@@ -117,6 +117,7 @@ class MainScreen(Screen):
         if self.mika.deps.model_error:
             await chat.add_notice(self._model_error(), error=True)
         self.set_interval(1.0, self.refresh_status)
+        self.set_interval(1.0, self._mend_dark_display)
         self.refresh_status()
         self.query_one("#prompt", Input).focus()
         self._refresh_sidebar()
@@ -305,6 +306,35 @@ class MainScreen(Screen):
             return
         self.run_displays[e.run_id] = display
         await self._show_run_display(e.run_id, display)
+        self._rehand_takeover(e.run_id)
+
+    async def _mend_dark_display(self) -> None:
+        """While the user operates a run's display from the preview the run waits and
+        nothing checks that display: if the phone powered it off (black pictures, then
+        `dumpsys display` OFF), it is made again now; `_follow_display` moves the hands."""
+        takeover = getattr(self, "_takeover", None)
+        asm = self.mika.deps.assembly
+        if takeover is None or not takeover.run_id or asm is None or self.query_one(PhonePreview).control is None:
+            return
+        try:
+            await asm.mend_display(takeover.run_id)
+        except Exception as exc:  # one sentence; the takeover goes on
+            self.notify(self.mika.tr("takeover_failed", error=str(exc)), severity="error")
+
+    def _rehand_takeover(self, run_id: str) -> None:
+        """The run's display was made again while the user operated it: the preview's
+        hands go to the new display (its control socket), not the one that went away."""
+        preview = self.query_one(PhonePreview)
+        takeover = getattr(self, "_takeover", None)
+        view = self.views.get(run_id)
+        if preview.control is None or takeover is None or takeover.run_id != run_id or view is None:
+            return
+        if view.card is None or view.card.kind != "takeover":
+            return
+        try:
+            preview.take_control(self.terminal_takeover(view.card).input())
+        except Exception as exc:
+            self.notify(self.mika.tr("takeover_failed", error=str(exc)), severity="error")
 
     async def _show_run_display(self, run_id: str, display: int) -> None:
         import asyncio
@@ -417,6 +447,12 @@ class MainScreen(Screen):
         except Exception as exc:  # DisplayInputError, adb faults: one sentence, the card stays
             await chat.add_notice(tr("takeover_failed", error=str(exc)), error=True)
             self._reopen_takeover(message.card)
+            return
+        # The user has the app in hand now: the run's end keeps it (on the main screen)
+        # instead of closing it with the run's display, and its sound comes back.
+        asm = self.mika.deps.assembly
+        if asm is not None and takeover.run_id:
+            await asm.display_taken(takeover.run_id)
 
     def _reopen_takeover(self, card: Card) -> None:
         for widget in self.query(TakeoverCard):

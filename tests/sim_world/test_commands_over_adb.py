@@ -25,7 +25,7 @@ COMMANDS: list[tuple[str, str, int]] = [
     ("am force-stop com.mika.notes", "", 0),
     ("am broadcast -a android.intent.action.AIRPLANE_MODE --ez state false", "Broadcast completed: result=0", 0),
     ("am stack list", "RootTask id=", 0),
-    ("am display move-stack 99999 0", "no root task", 1),
+    ("am display move-stack 99999 0", "Unknown rootTaskId=99999", 255),
     ("monkey -p com.mika.shop -c android.intent.category.LAUNCHER 1", "Events injected: 1", 0),
     ("pm list packages -3 --user 0", "package:com.mika.shop", 0),
     ("pm path com.mika.shop", "package:/data/app/", 0),

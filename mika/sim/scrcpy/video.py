@@ -131,13 +131,15 @@ class VideoStream:
                 await self._send(encoder.config, 0, config=True)
                 last = None
             windows = build_frame(self.world, self.display_id)
-            state = (display.size, self.world.screen_on)
+            # A display the framework powered off is encoded as black frames, as on a phone.
+            lit = display.lit(self.world.screen_on)
+            state = (display.size, lit)
             now = time.monotonic()
             tick = now
             if windows is not last_windows or state != last or now - last_sent >= REPEAT_AFTER:
                 last_windows, last = windows, state
                 pts = int((now - start) * 1_000_000)
-                packets = await asyncio.to_thread(encoder.encode, windows, display.size, self.world.screen_on, pts)
+                packets = await asyncio.to_thread(encoder.encode, windows, display.size, lit, pts)
                 for data, key_frame in packets:
                     await self._send(data, pts, key_frame=key_frame)
                     self.frames_sent += 1

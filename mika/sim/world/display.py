@@ -50,12 +50,25 @@ class Display:
     # virtual display created without DESTROY_CONTENT_ON_REMOVAL does.
     destroy_content: bool = True
     override_size: tuple[int, int] | None = None
+    # The framework may power a virtual display off on its own (Android 16 was seen doing
+    # it to an idle scrcpy display): its pictures are black and `dumpsys display` says
+    # state OFF until it is powered on again. The built-in screen follows `screen_on`.
+    powered: bool = True
     override_density: int | None = None
     tasks: list[Task] = field(default_factory=list)  # bottom … top
 
     @property
     def size(self) -> tuple[int, int]:
         return self.override_size or (self.width, self.height)
+
+    def lit(self, screen_on: bool) -> bool:
+        """Whether it shows a picture: the phone's screen is on and the display is powered."""
+        return screen_on and self.powered
+
+    @property
+    def state(self) -> str:
+        """Its power state as `dumpsys display` prints it for a virtual display."""
+        return "ON" if self.powered else "OFF"
 
     @property
     def top_task(self) -> Task | None:

@@ -7,8 +7,10 @@
 - `packets`: the video socket's header and 12-byte frame headers, as packets (read and written).
 - `video`: the packets decoded into pictures (PyAV), newest frame wins.
 - `life.DisplayKeeper`: the display's life during a run — made on the first phone call
-  of a run that may act, made again if the server dies, removed at the end; display 0
-  with one notice when the phone or the helper can't.
+  of a run that may act, made again if the server dies or the phone powers the display
+  off, removed at the end; display 0 with one notice when the phone or the helper can't.
+- `power`: whether the display is still powered (`dumpsys display`), and the black-frame
+  watch that only brings that check forward.
 - `leftovers`: what a run leaves through its display (its tasks, its app muted) — the
   `am stack` / `appops` commands and parsers the keeper and the crash restorers use.
 """

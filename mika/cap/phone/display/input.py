@@ -155,23 +155,32 @@ class RootTask:
     component: str
 
 
-_ROOT = re.compile(r"RootTask id=(\d+).*?displayId=(\d+)")
-_COMPONENT = re.compile(r"taskId=\d+: (\S+)")
+# Android 12–16 "RootTask id=N … displayId=D", Android 10–11 "Stack id=N … displayId=D";
+# then a " configuration={…}" line, then one "  taskId=T: pkg/cls …" line per child task.
+_ROOT = re.compile(r"^\s*(?:RootTask|Stack) id=(\d+)\b.*?\bdisplayId=(\d+)")
+_COMPONENT = re.compile(r"^\s*taskId=\d+: (\S+)")
 
 
 def parse_stack_list(text: str) -> list[RootTask]:
-    """`am stack list` → its root tasks, top first per display, as the phone lists them."""
-    tasks: list[RootTask] = []
-    lines = text.splitlines()
-    for i, line in enumerate(lines):
-        m = _ROOT.search(line)
-        if not m:
-            continue
-        comp = ""
-        if i + 1 < len(lines) and (c := _COMPONENT.search(lines[i + 1])):
-            comp = c.group(1)
-        tasks.append(RootTask(int(m.group(1)), int(m.group(2)), comp))
-    return tasks
+    """`am stack list` → its root tasks, top first per display, as the phone lists them;
+    the component is the first child task's."""
+    found: list[tuple[int, int, str]] = []
+    for line in text.splitlines():
+        if m := _ROOT.match(line):
+            found.append((int(m.group(1)), int(m.group(2)), ""))
+        elif found and not found[-1][2] and (c := _COMPONENT.match(line)):
+            found[-1] = (found[-1][0], found[-1][1], c.group(1))
+    return [RootTask(*t) for t in found]
+
+
+def _reason(output: str) -> str:
+    """The sentence of a refusal: `cmd activity` prints "Exception occurred while executing
+    'display':" and the Java stack trace; its exception line says why."""
+    lines = [ln.strip() for ln in output.splitlines() if ln.strip()]
+    for line in lines:
+        if line.startswith("java.") and "Exception" in line.split(":", 1)[0]:
+            return line
+    return lines[0] if lines else ""
 
 
 class TaskMover:
@@ -190,8 +199,8 @@ class TaskMover:
         except (adbutils.AdbError, OSError) as exc:
             raise DisplayInputError(f"{self.serial}: could not run `{command}`: {exc}") from None
         output = result.output if isinstance(result.output, str) else str(result.output)
-        if result.returncode != 0 or output.startswith("Error"):
-            raise DisplayInputError(f"{self.serial} refused `{command}`: {output.strip() or result.returncode}")
+        if result.returncode != 0 or output.startswith("Error") or "Exception occurred while executing" in output:
+            raise DisplayInputError(f"{self.serial} refused `{command}`: {_reason(output) or result.returncode}")
         return output
 
     def tasks(self) -> list[RootTask]:

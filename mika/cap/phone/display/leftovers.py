@@ -59,7 +59,11 @@ def remove_task_command(task_id: int) -> str:
 
 
 def move_to_main_command(task_id: int) -> str:
-    return f"am display move-stack {int(task_id)} 0"
+    return move_command(task_id, 0)
+
+
+def move_command(task_id: int, display: int) -> str:
+    return f"am display move-stack {int(task_id)} {int(display)}"
 
 
 def get_mode_command(package: str) -> str:

@@ -3,7 +3,13 @@
 `DisplayKeeper.ensure()` is called before every phone call of a run that may act:
 the first call starts the helper (`DisplayServer`) on a display the size and density of
 the main screen; a helper that died since is started again (a new display id — the
-session reads the new screen before acting). A read-only run, or a run that never calls
+session reads the new screen before acting). A display the framework powered off
+(`dumpsys display` says state OFF; see `power`) is made again the same way, and the
+run's tasks are moved from the old display onto the new one before the old helper
+stops, with one notice. That check runs when the last one is POWER_CHECK_S old (a
+display is powered off only after it idled a while) or when the preview's pictures
+have been black for a while; black pictures alone never re-create a display (a dark
+app is black too). A read-only run, or a run that never calls
 a phone tool, never starts it. Below Android 10, when `[phone] display = "main"`, or when
 the helper fails to start, the run works on display 0, with one notice saying why;
 Android 10–13 gets a notice that the main screen's focus may blink (the display has no
@@ -13,10 +19,11 @@ At the end of the run the run's tasks on its display are finished (`am stack rem
 before the helper is stopped: the display was made with vd_destroy_content=false, and a
 task left on it would otherwise pop up over whatever the user is doing on the main
 screen. They are kept — moved to the main screen — only when the user asked for that
-(`[phone] keep_apps_after_run`, `keep_apps`) or the run ended while the user had taken
-over and not finished (`user_has_it`). A task the user had open before the run (Android
-moves an app's existing task to the display it is started on) goes back to the main
-screen, never removed.
+(`[phone] keep_apps_after_run`, `keep_apps`) or the user took the display over during
+the run (`user_has_it`, set by the TUI's takeover card through the assembly's
+LiveDisplay: an app the user logged into or operated is theirs, finished or not). A
+task the user had open before the run (Android moves an app's existing task to the
+display it is started on) goes back to the main screen, never removed.
 
 The app the run starts on its display is muted there (`appops … PLAY_AUDIO ignore`)
 and its previous mode written back at the end. Both the mode and the run's task ids are
@@ -29,11 +36,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from mika.cap.phone.display import leftovers
+from mika.cap.phone.display import leftovers, power
 from mika.cap.phone.display.jar import JarError, load_jar
 from mika.cap.phone.display.packets import StreamHead, VideoPacket
 from mika.cap.phone.display.server import DisplayServer, DisplayServerError, DisplaySpec
@@ -47,6 +55,7 @@ VIRTUAL, MAIN = "virtual", "main"
 MODES = (VIRTUAL, MAIN)
 MIN_SDK = 29  # Android 10: virtual displays for the shell user
 OWN_FOCUS_SDK = 34  # Android 14: the display keeps its own focus
+POWER_CHECK_S = 3.0  # `dumpsys display` asked at most this often while the run is busy
 
 
 @dataclass(frozen=True)
@@ -78,6 +87,7 @@ class DisplayKeeper:
         on_state: Callable[[DisplayState], None] | None = None,
         start_timeout: float = 15.0,
         keep_apps: bool = False,
+        power_check_s: float = POWER_CHECK_S,
     ) -> None:
         if mode not in MODES:
             raise ValueError(f"unknown display mode {mode!r}")
@@ -92,13 +102,17 @@ class DisplayKeeper:
         self._lock = asyncio.Lock()
         self._closed = False
         # The end of the run keeps its apps (moved to the main screen) instead of finishing
-        # them: the user's setting, or a takeover the user has not finished.
+        # them: the user's setting, or a takeover (the user had the app in hand).
         self.keep_apps = keep_apps
         self.user_has_it = False
         self._muted: dict[str, tuple[str, str | None]] = {}  # package → (ledger id, previous mode)
         self._users_tasks: set[int] = set()  # tasks that existed before the run started their app
         self._pending: set[str] = set()  # packages started whose task id is not written down yet
         self._tasks: dict[int, str] = {}  # the run's task id → ledger id
+        self.power_check_s = power_check_s
+        self._power_checked = -1e9  # monotonic time of the last `dumpsys display`
+        self.black = power.BlackWatch()  # fed by the preview's decoder of the running display
+        self.recreated = 0  # displays made again because the phone powered one off
 
     @property
     def planned(self) -> DisplayState:
@@ -114,6 +128,10 @@ class DisplayKeeper:
         async with self._lock:
             state = self.state
             if state is not None and (state.mode == MAIN or (self.server is not None and self.server.alive)):
+                if state.mode == VIRTUAL and self._power_due() and await self._powered_off(state.id):
+                    self.state = await self._replace_powered_off(state)
+                    self.on_state(self.state)
+                    return self.state
                 if self._pending:
                     try:
                         await self._note_tasks(state.id)
@@ -139,6 +157,73 @@ class DisplayKeeper:
             self.on_state(self.state)
             return self.state
 
+    # -- a display the phone powered off ---------------------------------------------------
+
+    def watch_frames(self, server: DisplayServer) -> Callable[[object], None]:
+        """For the decoder of `server`'s video: each picture goes to the black-frame watch,
+        as long as `server` is still the running one (an old display's frames are ignored)."""
+
+        def saw(image: object) -> None:
+            if self.server is server:
+                self.black.saw(image)
+
+        return saw
+
+    def _power_due(self) -> bool:
+        return self.black.suspicious or time.monotonic() - self._power_checked >= self.power_check_s
+
+    async def _powered_off(self, display: int) -> bool:
+        """`dumpsys display` says `display` is OFF. Any other answer (ON, not listed, the
+        command failing) keeps the display: only the phone's own word re-creates it."""
+        self._power_checked = time.monotonic()
+        self.black.clear()
+        try:
+            out = await self.port.shell(power.DUMPSYS_COMMAND)
+        except Exception as exc:  # the check never stops the run's phone call
+            log.warning("`dumpsys display` failed: %s", exc)
+            return False
+        found = power.display_state(out.output, display)
+        if found is None:
+            log.info("`dumpsys display` does not list display %s", display)
+        return found == "OFF"
+
+    async def _replace_powered_off(self, state: DisplayState) -> DisplayState:
+        """A new display (same size and density) for one the phone powered off; the run's
+        tasks move onto it, then the old helper stops. The new id makes the session read
+        its screen afresh: nothing read on the old display is trusted."""
+        old, self.server = self.server, None
+        self.notify(
+            "warning",
+            f"The phone powered off the agent's display {state.id} (`dumpsys display`: state OFF); "
+            "making a new one and moving the run's app there.",
+        )
+        try:
+            new = await self._start()
+        except BaseException:
+            if old is not None:  # never leave the powered-off helper running behind
+                await asyncio.to_thread(old.stop)
+            raise
+        self.recreated += 1
+        try:
+            if new.mode == VIRTUAL:
+                await self._move_tasks(state.id, new.id)
+        except Exception as exc:  # the app is relaunched by the run if it did not move
+            log.warning("moving the run's tasks to display %s failed: %s", new.id, exc)
+        if old is not None:
+            # Tasks not moved fall on the main screen as the display goes (vd_destroy_content=false).
+            await asyncio.to_thread(old.stop)
+        return new
+
+    async def _move_tasks(self, source: int, target: int) -> None:
+        listed = await self.port.shell("am stack list")
+        # Listed top first: moved bottom first, so the top one is on top again.
+        on_old = [t for t in leftovers.parse_tasks(listed.output) if t.display == source]
+        for task in reversed(on_old):
+            command = leftovers.move_command(task.id, target)
+            out = await self.port.shell(command)
+            if out.exit_code != 0:
+                log.warning("`%s` failed: %s", command, out.output.strip()[:160])
+
     def video_stream(self) -> tuple[StreamHead, Iterator[VideoPacket]] | None:
         """For the frame decoder (the preview): the running display's stream header (codec,
         width, height) and its packets; None while the run has no display of its own.
@@ -163,6 +248,8 @@ class DisplayKeeper:
             return self._fall_back(f"the display helper could not be started: {exc}")
         self.server = server
         self.starts += 1
+        self._power_checked = time.monotonic()  # a display just made is on
+        self.black.clear()
         assert server.display_id is not None
         if self.starts == 1 and info.sdk and info.sdk < OWN_FOCUS_SDK:
             self.notify(
@@ -217,7 +304,20 @@ class DisplayKeeper:
         except Exception as exc:  # never stop the run over its sound or its bookkeeping
             log.warning("preparing %s on the agent's display failed: %s", package, exc)
 
+    async def user_takes_over(self) -> None:
+        """The user took the display over (the TUI's takeover card): the run's end keeps its
+        apps, and they get their sound back now (seed §6: muted on the agent's display,
+        sound restored on takeover) and are not muted again in this run."""
+        self.user_has_it = True
+        async with self._lock:
+            try:
+                await self._unmute()
+            except Exception as exc:  # the takeover goes on; the run's end retries
+                log.warning("giving the taken-over apps their sound back failed: %s", exc)
+
     async def _mute(self, package: str) -> None:
+        if self.user_has_it:  # the user has the app in hand: its sound is theirs
+            return
         got = await self.port.shell(leftovers.get_mode_command(package))
         if got.exit_code != 0:
             log.info("`appops get %s` failed: %s", package, got.output.strip()[:120])

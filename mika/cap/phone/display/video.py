@@ -14,7 +14,7 @@ import statistics
 import threading
 import time
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from mika.cap.phone.display.packets import VideoPacket, VideoStreamError
@@ -43,9 +43,14 @@ class DecodeStats:
 
 
 class VideoDecoder:
-    def __init__(self, codec: str = "h264", *, window: int = 120) -> None:
+    def __init__(
+        self, codec: str = "h264", *, window: int = 120, on_frame: Callable[[DecodedFrame], None] | None = None
+    ) -> None:
         import av
 
+        # Called in the decoding thread with each new picture, a PIL image (the keeper's
+        # black-frame watch).
+        self.on_frame = on_frame
         self._codec: av.VideoCodecContext = av.CodecContext.create(codec, "r")  # type: ignore[assignment]
         self._config = b""
         self._lock = threading.Condition()
@@ -82,6 +87,12 @@ class VideoDecoder:
                 self.error = f"undecodable video packet (pts {packet.pts}, {len(packet.data)} bytes): {exc}"
             return []
         elapsed = (time.perf_counter() - started) * 1000
+        if images and self.on_frame is not None:
+            # Before the picture is published: whoever waits for it sees the watcher's verdict.
+            try:
+                self.on_frame(images[-1][1])
+            except Exception as exc:  # a watcher's fault never stops the pictures
+                self.error = f"frame watcher failed: {exc}"
         out: list[DecodedFrame] = []
         with self._lock:
             for pts, image in images:

@@ -301,8 +301,11 @@ async def am(ctx: Ctx) -> int:
                 pkg, _, cls = short.partition("/")
                 comp = f"{pkg}/{pkg}{cls}" if cls.startswith(".") else short
                 visible = "true" if task is display.top_task else "false"
+                # RootTaskInfo.toString (Android 12–16): the root line, its configuration
+                # line, then one line per child task.
                 ctx.print(
                     f"RootTask id={task.id} bounds=[0,0][{w},{h}] displayId={display.id} userId=0\n"
+                    f" configuration={_configuration(display)}\n"
                     f"  taskId={task.id}: {comp} bounds=[0,0][{w},{h}] userId=0 visible={visible} "
                     f"topActivity=ComponentInfo{{{comp}}}\n"
                 )
@@ -310,34 +313,77 @@ async def am(ctx: Ctx) -> int:
     if sub == "stack" and rest[:1] == ["remove"]:
         # Android 10–14 `am stack remove <ROOT_TASK_ID>`: finishes the task, prints
         # nothing, and ignores an id that names no task (exit 0 either way).
+        # (runRootTaskRemove → removeTask(id); a missing or bad id throws, which the
+        # shell command prints as below with exit status 255.)
         if len(rest) < 2:
-            ctx.error("Error: no root task id specified")
-            return 1
+            return _shell_exception(
+                ctx, "stack", 'java.lang.IllegalArgumentException: Argument expected after "remove"'
+            )
         try:
             task_id = int(rest[1])
         except ValueError:
-            ctx.error(f'java.lang.NumberFormatException: For input string: "{rest[1]}"')
-            return 255
+            return _shell_exception(ctx, "stack", f'java.lang.NumberFormatException: For input string: "{rest[1]}"')
         world.remove_task(task_id)
         return 0
     if sub == "display" and rest[:1] == ["move-stack"] and len(rest) >= 3:
+        # runDisplayMoveStack → moveRootTaskToDisplay: silent; what it refuses it throws
+        # (RootWindowContainer's messages), printed by the shell command, exit 255.
         try:
             task_id, display_id = int(rest[1]), int(rest[2])
         except ValueError:
-            ctx.error("Error: move-stack needs TASK_ID DISPLAY_ID (numbers)")
-            return 1
+            bad = rest[1] if not rest[1].lstrip("-").isdigit() else rest[2]
+            return _shell_exception(ctx, "display", f'java.lang.NumberFormatException: For input string: "{bad}"')
         if display_id not in world.displays:
-            ctx.error(f"Error: display {display_id} does not exist")
-            return 1
-        if not world.move_task(task_id, display_id):
-            ctx.error(f"Error: no root task with id {task_id}")
-            return 1
+            return _shell_exception(
+                ctx,
+                "display",
+                f"java.lang.IllegalArgumentException: moveRootTaskToDisplay: Unknown displayId={display_id}",
+            )
+        current = next((d for d in world.displays.values() if any(t.id == task_id for t in d.tasks)), None)
+        if current is None:
+            return _shell_exception(
+                ctx,
+                "display",
+                f"java.lang.IllegalArgumentException: moveRootTaskToTaskDisplayArea: Unknown rootTaskId={task_id}",
+            )
+        if current.id == display_id:
+            return _shell_exception(
+                ctx,
+                "display",
+                f"java.lang.IllegalArgumentException: Trying to move rootTask=Task{{{task_id}}} to its current "
+                f"taskDisplayArea=DefaultTaskDisplayArea@{display_id}",
+            )
+        world.move_task(task_id, display_id)
         return 0
     if sub in ("get-current-user",):
         ctx.print("0\n")
         return 0
     ctx.error(f"Error: Unknown command: {sub}")
     return 1
+
+
+def _shell_exception(ctx: Ctx, cmd: str, exception: str) -> int:
+    """What `cmd activity` prints when its command throws (BasicShellCommandHandler.exec):
+    a blank line, "Exception occurred while executing 'CMD':", the stack trace; exit 255."""
+    ctx.error(
+        f"\nException occurred while executing '{cmd}':\n{exception}\n"
+        "\tat com.android.server.am.ActivityManagerShellCommand.onCommand(ActivityManagerShellCommand.java:300)\n"
+        "\tat com.android.modules.utils.BasicShellCommandHandler.exec(BasicShellCommandHandler.java:97)\n"
+    )
+    return 255
+
+
+def _configuration(display) -> str:
+    """The root task's Configuration.toString, short: what a parser must step over."""
+    w, h = display.size
+    dpi = display.override_density or display.density
+    sw = min(w, h) * 160 // dpi
+    return (
+        f"{{1.0 ?mcc?mnc [en_US] ldltr sw{sw}dp w{w * 160 // dpi}dp h{h * 160 // dpi}dp {dpi}dpi nrml long "
+        f"{'port' if h >= w else 'land'} finger -keyb/v/h -nav/h winConfig={{ mBounds=Rect(0, 0 - {w}, {h}) "
+        f"mAppBounds=Rect(0, 0 - {w}, {h}) mMaxBounds=Rect(0, 0 - {w}, {h}) mDisplayRotation=ROTATION_0 "
+        f"mWindowingMode=fullscreen mActivityType=standard mAlwaysOnTop=undefined mRotation=ROTATION_0}} s.1}}"
+    )
 
 
 def _broadcast(ctx: Ctx, it: Intent) -> None:

@@ -292,6 +292,10 @@ def _display(ctx: Ctx) -> None:
                 f"defaultModeId {d.id + 1}, density {d.density}, {d.density}.0 x {d.density}.0 dpi, touch VIRTUAL, rotation 0, "
                 f"type VIRTUAL, state ON, owner {d.owner} (uid {SHELL_UID}), {flags}}}\n"
                 f"    mAdapter=VirtualDisplayAdapter\n    mUniqueId={_unique_id(d)}\n"
+                # VirtualDisplayDevice.dumpLocked: the power controller's state lands here;
+                # the info's `state` follows VirtualDisplay.setDisplayState (recent AOSP),
+                # which scrcpy never calls, so it stays ON when the framework powers it off.
+                f"    mFlags={_vd_flag_bits(d)}\n    mDisplayState={d.state}\n    mStopped=false\n"
             )
     ctx.print(f"\nLogicalDisplayMapper:\n  Logical Displays: size={len(world.displays)}\n")
     for d in world.displays.values():
@@ -312,6 +316,12 @@ def _display(ctx: Ctx) -> None:
             f'rotation 0, state {on}, type {kind}, uniqueId "{_unique_id(d)}", app {w} x {h}, '
             f"density {dens} ({dens}.0 x {dens}.0) dpi, layerStack {d.id}{owner}, removeMode {1 if d.destroy_content else 0}}}\n"
         )
+
+
+def _vd_flag_bits(display: Display) -> int:
+    # scrcpy's flags (see the research notes): PUBLIC|PRESENTATION|OWN_CONTENT_ONLY|
+    # SUPPORTS_TOUCH|ROTATES_WITH_CONTENT, DESTROY_CONTENT_ON_REMOVAL when asked for.
+    return 0x1 | 0x2 | 0x8 | 0x40 | 0x80 | (0x100 if display.destroy_content else 0)
 
 
 def _unique_id(display: Display) -> str:

@@ -5,8 +5,10 @@ simctl reset [SCENARIO]      back to a scenario's initial state
 simctl set KEY VALUE         KEY: time | screen_on | locked | pin | a data path; VALUE JSON or text
 simctl fault SPEC | clear    add faults (drop_after=N,slow_ms=N,null_root=N,…) or clear them
 simctl scenarios             list scenario names
-simctl display add WxH [DPI] [NAME] | remove ID | list
-                             virtual displays (tasks move with am display move-stack)
+simctl display add WxH [DPI] [NAME] | remove ID | list | off ID | on ID
+                             virtual displays (tasks move with am display move-stack);
+                             off/on: the framework powers a virtual display off (black
+                             frames, `dumpsys display` state OFF) or on again
 """
 
 from __future__ import annotations
@@ -107,6 +109,7 @@ def _displays_state(world: World) -> dict[str, dict[str, object]]:
             "size": [w, h],
             "density": d.override_density or d.density,
             "focused": d.id == world.focused_display,
+            "state": d.state,
         }
     return out
 
@@ -173,5 +176,13 @@ def _display(ctx: Ctx, rest: list[str]) -> int:
             ctx.error(f"simctl: no removable display {rest[1]} (display 0 stays)")
             return 1
         return 0
-    ctx.error("simctl: use display add WxH [DPI] [NAME], display remove ID or display list")
+    if rest[0] in ("off", "on") and len(rest) == 2 and rest[1].isdigit():
+        virtual = world.displays.get(int(rest[1]))
+        if virtual is None or virtual.id == 0:
+            ctx.error(f"simctl: no virtual display {rest[1]} (display 0 follows simctl set screen_on)")
+            return 1
+        virtual.powered = rest[0] == "on"
+        world.changed()
+        return 0
+    ctx.error("simctl: use display add WxH [DPI] [NAME], display remove ID, display off|on ID or display list")
     return 1

@@ -17,13 +17,14 @@ PHYSICAL_ID_BASE = 4619827259835644672
 def screenshot(world: World, display_id: int, fmt: str) -> bytes:
     """PNG or raw bytes of a display; cached per frame since pixels change only with it."""
     windows = build_frame(world, display_id)
-    key = (id(windows), world.screen_on, fmt)
+    display = world.displays[display_id]
+    lit = display.lit(world.screen_on)  # a powered-off display captures black
+    key = (id(windows), lit, fmt)
     cache = world.shot_cache
     hit = cache.get(display_id)
     if hit and hit[0] == key:
         return hit[1]
-    display = world.displays[display_id]
-    image = render(windows, display.size, world.screen_on)
+    image = render(windows, display.size, lit)
     data = png_bytes(image) if fmt == "png" else raw_bytes(image)
     cache[display_id] = (key, data)
     return data
