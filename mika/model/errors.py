@@ -25,6 +25,8 @@ class ModelErrorKind(enum.Enum):
     BAD_REPLY = "bad_reply"
     # The server took the connection and then sent nothing for `read_timeout` seconds.
     TIMEOUT = "timeout"
+    # The probe's own overall limit ran out (the server may be fine, just slow to finish).
+    PROBE_TIMEOUT = "probe_timeout"
 
 
 _SENTENCES = {
@@ -41,6 +43,7 @@ _SENTENCES = {
     ModelErrorKind.STREAM_INCOMPLETE: "The model's reply from the provider {provider} was cut off before it finished.",
     ModelErrorKind.BAD_REPLY: "The provider {provider} sent a reply Mika cannot read. Check its base URL and API kind in your config.",
     ModelErrorKind.TIMEOUT: "The request to the provider {provider} timed out: the server was reachable but did not answer in time. Try again, or raise its timeout in your config.",
+    ModelErrorKind.PROBE_TIMEOUT: "The probe took longer than {seconds} s without a complete answer from the provider {provider}. Try a faster model or endpoint, or allow more time with --timeout.",
 }
 
 _SENTENCES_ZH = {
@@ -57,6 +60,7 @@ _SENTENCES_ZH = {
     ModelErrorKind.STREAM_INCOMPLETE: "服务商 {provider} 的回复在完成前被截断了。",
     ModelErrorKind.BAD_REPLY: "服务商 {provider} 返回了 Mika 读不懂的回复，请检查配置里它的 base URL 和接口类型。",
     ModelErrorKind.TIMEOUT: "请求服务商 {provider} 超时：连得上，但没有按时回复。请重试，或在配置里调大它的超时。",
+    ModelErrorKind.PROBE_TIMEOUT: "测试超过了 {seconds} 秒，服务商 {provider} 仍没有给出完整回复。请换更快的模型或接入点，或用 --timeout 给它更多时间。",
 }
 
 RETRYABLE = frozenset(
@@ -80,20 +84,23 @@ class ModelError(Exception):
         status: int | None = None,
         retry_after: float | None = None,
         provider: str = "",
+        seconds: float | None = None,
     ) -> None:
         # A server that echoes the key it rejected must not put it in any message we show.
         detail = scrub(detail)
-        super().__init__(detail or _sentence(_SENTENCES, kind, provider))
+        super().__init__(detail or _sentence(_SENTENCES, kind, provider, seconds))
         self.kind = kind
         # The server's own words, shown after the sentence so the user can act on it.
         self.detail = detail
         self.status = status
         self.retry_after = retry_after
         self.provider = provider
+        # The limit that ran out, for the sentences that name it.
+        self.seconds = seconds
 
     @property
     def sentence(self) -> str:
-        return _sentence(_SENTENCES, self.kind, self.provider)
+        return _sentence(_SENTENCES, self.kind, self.provider, self.seconds)
 
     @property
     def retryable(self) -> bool:
@@ -102,15 +109,22 @@ class ModelError(Exception):
     def user_message(self, lang: str | None = None) -> str:
         """The sentence in the UI language (`lang`, else `mika.config.language.ui_language()`), then
         the server's own words, so the user can act on them."""
-        sentence = _sentence(_SENTENCES_ZH if _language(lang) == "zh" else _SENTENCES, self.kind, self.provider)
+        table = _SENTENCES_ZH if _language(lang) == "zh" else _SENTENCES
+        sentence = _sentence(table, self.kind, self.provider, self.seconds)
         if self.detail and self.detail != self.sentence:
             return f"{sentence} ({self.detail})"
         return sentence
 
 
-def _sentence(table: dict[ModelErrorKind, str], kind: ModelErrorKind, provider: str) -> str:
+def _sentence(
+    table: dict[ModelErrorKind, str], kind: ModelErrorKind, provider: str, seconds: float | None = None
+) -> str:
     # Only some sentences name the provider; for them an unknown one reads as "the provider".
     text = table[kind]
+    if seconds is not None:
+        text = text.replace("{seconds}", f"{seconds:g}")
+    else:
+        text = text.replace(" {seconds} s", " its time limit").replace(" {seconds} 秒", "时间上限")
     if "{provider}" not in text:
         return text
     return text.replace(" {provider}", f" {provider}" if provider else "").replace("{provider}", provider)

@@ -102,7 +102,8 @@ async def probe_model(model: Model, timeout: float = PROBE_TIMEOUT) -> ProbeAtte
     try:
         response = await asyncio.wait_for(complete(model, probe_request()), timeout)
     except TimeoutError:
-        err = ModelError(ModelErrorKind.NETWORK, f"no complete answer within {timeout:g} s", provider=model.provider)
+        # Our own limit, not the network's: the user needs to hear that, and what to do.
+        err = ModelError(ModelErrorKind.PROBE_TIMEOUT, provider=model.provider, seconds=timeout)
         return ProbeAttempt(model.provider, model.name, ERROR, latency_ms=took(), error=err)
     except ModelError as err:
         return ProbeAttempt(model.provider, model.name, ERROR, latency_ms=took(), error=err)

@@ -190,4 +190,12 @@ async def test_probe_stops_at_a_key_problem_and_keeps_the_servers_words(server):
 async def test_probe_gives_up_after_its_time_limit(server):
     server.queue(Reply.recording(ANTHROPIC_TOOL, delay=1.0))
     result = await probe(lambda n: adapter("anthropic", server.url, model=n), ["slow"], timeout=0.5)
-    assert result.last.error.kind is K.NETWORK and "0.5 s" in result.last.error.detail
+    # The probe's own limit, told as such: not a network error, and it says what to do.
+    err = result.last.error
+    assert err.kind is K.PROBE_TIMEOUT and err.seconds == 0.5 and not err.retryable
+    assert err.user_message("en").startswith("The probe took longer than 0.5 s")
+    assert "--timeout" in err.user_message("en") and "network" not in err.user_message("en").lower()
+    assert "0.5 秒" in err.user_message("zh") and "网络" not in err.user_message("zh")
+    assert result.last.as_json()["outcome"] == "probe_timeout"
+    # The server did start answering, slowly: the limit, not the connection, ended it.
+    assert server.reply_started

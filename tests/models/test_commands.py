@@ -274,3 +274,19 @@ def test_language_and_config_come_from_the_root_command(env):
     assert out.exit_code == 0 and "已把服务商 ollama" in out.output
     assert "[providers.ollama]" in other.read_text()
     assert "这段时间没有模型调用" in CliRunner().invoke(root, ["--config", str(other), "usage"]).output
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_test_over_its_time_limit_says_so_not_network(env, server, lang):
+    # A loopback server that answers, but one SSE event per second: the probe's 0.5 s runs out first.
+    _local_provider(env, server)
+    server.queue(Reply.recording("anthropic_messages_stream/anthropic-sdk__tool_use_get_weather.sse", delay=1.0))
+    out = CliRunner(env={"MIKA_LANGUAGE": lang}).invoke(models_group, ["test", "loop/claude-x", "--timeout", "0.5"])
+    assert out.exit_code == 4
+    said = out.output + out.stderr
+    if lang == "en":
+        assert "The probe took longer than 0.5 s" in said and "--timeout" in said
+        assert "network" not in said.lower() and "Could not reach" not in said
+    else:
+        assert "测试超过了 0.5 秒" in said and "网络" not in said
+    assert "Traceback" not in said

@@ -160,7 +160,10 @@ class OpenAIResponsesModel(EndpointModel):
                 yield TextDelta(data.get("delta") or "")
             elif kind == "response.output_item.done":
                 item = data.get("item") or {}
-                streamed_items[int(data.get("output_index") or len(streamed_items))] = item
+                index = int(data.get("output_index") or len(streamed_items))
+                streamed_items[index] = item
+                if item.get("type") == "function_call" and isinstance(item.get("arguments"), str):
+                    calls.replace_arguments(index, item["arguments"])
             elif kind in ("response.reasoning_summary_text.delta", "response.reasoning_text.delta"):
                 yield ThinkingDelta(data.get("delta") or "")
             elif kind == "response.output_item.added":
@@ -171,9 +174,24 @@ class OpenAIResponsesModel(EndpointModel):
             elif kind == "response.function_call_arguments.delta":
                 index = int(data.get("output_index") or 0)
                 yield calls.add(index, arguments=data.get("delta") or "")
+            elif kind == "response.function_call_arguments.done" and isinstance(data.get("arguments"), str):
+                # The whole text, sent once at the end: it wins over the deltas, which a
+                # proxy may have dropped or repeated.
+                calls.replace_arguments(int(data.get("output_index") or 0), data["arguments"])
             elif kind in ("response.completed", "response.incomplete"):
                 final = dict(data.get("response") or {})
-                if not final.get("output") and (streamed_items or text):
+                if not final.get("output") and (streamed_items or text or calls):
+                    # A call whose output_item.done never came is rebuilt from what streamed.
+                    for index, call in calls.by_index().items():
+                        streamed_items.setdefault(
+                            index,
+                            {
+                                "type": "function_call",
+                                "call_id": call.id,
+                                "name": call.name,
+                                "arguments": call.raw_arguments or "",
+                            },
+                        )
                     items = [streamed_items[i] for i in sorted(streamed_items)]
                     if text and not any(i.get("type") == "message" for i in items):
                         items.insert(

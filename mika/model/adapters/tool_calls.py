@@ -74,17 +74,19 @@ class ToolCallAssembler:
     def __bool__(self) -> bool:
         return bool(self._calls)
 
-    def finish(self) -> list[ToolCall]:
-        out = []
+    def by_index(self) -> dict[int, ToolCall]:
+        """The calls so far, keyed by the provider's index (for a final reply built from the stream)."""
+        out = {}
         for n, index in enumerate(sorted(self._calls)):
             c = self._calls[index]
-            out.append(
-                ToolCall(
-                    id=c.id or f"call_{n}",
-                    name=c.name,
-                    arguments=parse_arguments(c.raw),
-                    raw_arguments=c.raw,
-                    provider_data=dict(c.provider_data),
-                )
+            out[index] = ToolCall(
+                id=c.id or f"call_{n}",
+                name=c.name,
+                arguments=parse_arguments(c.raw),
+                raw_arguments=c.raw,
+                provider_data=dict(c.provider_data),
             )
         return out
+
+    def finish(self) -> list[ToolCall]:
+        return list(self.by_index().values())

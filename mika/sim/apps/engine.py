@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 from typing import TYPE_CHECKING, Any
 
+from mika.sim.apps import focus
 from mika.sim.apps import template as tpl
 from mika.sim.apps.frame import build_frame
 from mika.sim.apps.layout import make_scope, turn_wheel
@@ -106,6 +107,8 @@ def tap(world: World, display_id: int, x: int, y: int) -> None:
     world.touch_focus(display_id)
     window, node = _target(world, display_id, x, y, "tap")
     activity = _activity(world, display_id)
+    if activity is not None:
+        activity.focus_node = None  # a touch leaves key focus (touch mode)
     if node is None or activity is None:
         world.changed()
         return
@@ -287,6 +290,8 @@ def key(world: World, display_id: int, name: str) -> None:
         activity.focus = None  # a NumberPicker's input: Done takes the focus away, which commits it
         world.ime_visible = False
         world.changed()
+    elif name in focus.FORWARD + focus.BACKWARD + focus.PRESS and _key_focus(world, display_id, activity, name):
+        pass
     elif name in ("ENTER", "NUMPAD_ENTER") and activity is not None and activity.focus:
         spec = _field_spec(world, activity, activity.focus)
         if spec and spec.get("submit"):
@@ -296,6 +301,28 @@ def key(world: World, display_id: int, name: str) -> None:
     elif name == "ESCAPE" and world.ime_visible:
         world.ime_visible = False
         world.changed()
+
+
+def _key_focus(world: World, display_id: int, activity: Activity | None, name: str) -> bool:
+    """DPAD/TAB move key focus over the app's screen, ENTER/DPAD_CENTER press the focused
+    view; True when the key did that. Only the app itself: with a dialog, the shade or the
+    text toolbar over it, or on a field (ENTER submits it), the key does what it did before."""
+    if activity is None or activity.dialog or activity.popup or world.dialog or world.shade_open:
+        return False
+    windows = [w for w in build_frame(world, display_id) if w.kind == "app"]
+    if not windows:
+        return False
+    width, height = world.displays[display_id].size
+    root = windows[-1].root
+    if name in focus.PRESS:
+        node = focus.focused_view(activity, root, width, height)
+        if node is None:
+            return False
+        _run(world, display_id, activity, node.on_tap or [], node)
+        return True
+    if focus.move(activity, root, width, height, name):
+        world.changed()
+    return True
 
 
 def _field_spec(world: World, activity: Activity, field: str) -> dict[str, Any] | None:

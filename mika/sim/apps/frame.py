@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from mika.sim.apps import systemui
+from mika.sim.apps import focus, systemui
 from mika.sim.apps import template as tpl
 from mika.sim.apps.layout import IME_H, MARGIN, STATUS_H, TOOLBAR_H, Builder, make_scope
 from mika.sim.world.node import Node, Window
@@ -169,4 +169,5 @@ def _app_window(world: World, activity: Activity, depth: int, width: int, height
         bottom_top = bottom_edge - sum(heights)
         page.children.extend(builder.column(spec.get("body", []), scope, 0, width, y, bottom_top))
         page.children.extend(builder.column(bottom_specs, scope, 0, width, bottom_top, bottom_edge))
+    focus.mark(activity, root, width, height)
     return Window("app", root, f"{pkg}/{app.screens[activity.screen].activity}", pkg, secure=bool(spec.get("secure")))

@@ -35,6 +35,41 @@ class Shell:
             "USER": "shell",
             "HOSTNAME": phone.world.props.get("ro.product.device", "sim"),
         }
+        # The host's stdin for the line being run, once read (it can be read only once).
+        self._host_input: bytes | None = None
+        self._host_stdin = False
+
+    async def run_command(self, line: str, sink: Sink) -> int:
+        """Run the one command line a `shell:CMD` service names. Over a v2 shell the
+        host's stdin (stdin packets up to close-stdin) is that line's input, as `echo hi |
+        adb shell cat` expects; a v1 stream can't mark the end of stdin, so there a
+        command reads none (real adb on v1 would hang)."""
+        self._host_stdin = self.stream is not None and hasattr(self.stream, "stdin_done")
+        try:
+            return await self.run_line(line, sink)
+        finally:
+            self._host_stdin = False
+
+    async def _read_host_stdin(self) -> bytes:
+        if self._host_input is None:
+            assert self.stream is not None
+            pty = bool(getattr(self.stream, "pty", False))
+            data = bytearray()
+            while True:
+                chunk = await self.stream.read()
+                if not chunk:
+                    break
+                if pty:
+                    # A terminal's line discipline: CR is newline, ^D ends the input.
+                    chunk = chunk.replace(b"\r", b"\n")
+                    end = chunk.find(b"\x04")
+                    if end >= 0:
+                        data += chunk[:end]
+                        break
+                data += chunk
+            self._host_input = bytes(data)
+            return self._host_input
+        return b""  # already read to its end by an earlier command
 
     async def run_line(self, line: str, sink: Sink) -> int:
         try:
@@ -71,13 +106,15 @@ class Shell:
             out = Output(sink if i == last else None)
             # adbd's shell v1 sends stderr down the same stream as stdout; v2 apart.
             err = Output((self.err_sink or sink) if sink is not None else None)
-            code = await self._simple(simple, stdin, out, err)
+            # Only the head of a foreground pipeline reads the host; a background job gets none.
+            from_host = i == 0 and sink is not None and self._host_stdin
+            code = await self._simple(simple, stdin, out, err, from_host=from_host)
             await err.flush()
             stdin = bytes(out.buf)
             await out.flush()
         return code
 
-    async def _simple(self, simple: Simple, stdin: bytes, out: Output, err: Output) -> int:
+    async def _simple(self, simple: Simple, stdin: bytes, out: Output, err: Output, *, from_host: bool = False) -> int:
         env = dict(self.env)
         for name, value in simple.assigns:
             env[name] = expand(value, self.env)
@@ -95,6 +132,7 @@ class Shell:
                     err.write(f"{SH}: can't open '{target}': No such file or directory\n")
                     return 1
                 stdin = data
+                from_host = False
             elif r.op == ">&" and r.fd == 2 and target == "1":
                 err = out
             elif r.op == ">&" and r.fd == 1 and target == "2":
@@ -109,6 +147,8 @@ class Shell:
             err.write(f"{SH}: {words[0]}: inaccessible or not found\n")
             return 127
         ctx = Ctx(self.phone, words, stdin, out, err, env, self.stream)
+        if from_host:
+            ctx.host_stdin = self._read_host_stdin
         try:
             code = await cmd(ctx)
         except StreamClosed:

@@ -19,6 +19,7 @@ class Activity:
     fields: dict[str, Any] = field(default_factory=dict)
     scroll: dict[str, int] = field(default_factory=dict)
     focus: str | None = None  # the field that has input focus
+    focus_node: str | None = None  # the other view DPAD/TAB focus is on (mika/sim/apps/focus.py)
     loading_until: float = 0.0
     dialog: dict[str, Any] | None = None  # the app's own dialog over this screen
     popup: dict[str, Any] | None = None  # the floating text toolbar (Copy / Paste) after a long press

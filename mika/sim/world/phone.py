@@ -62,7 +62,7 @@ class Phone:
         shell = Shell(self, stream, getattr(stream, "write_err", None))
         try:
             if command.strip():
-                return await shell.run_line(command, stream.write)
+                return await shell.run_command(command, stream.write)
             return await self._interactive(shell, stream)
         except StreamClosed:
             return 0

@@ -104,7 +104,7 @@ async def grep(ctx: Ctx) -> int:
     else:
         # Basic regex: `\|` is alternation; -E treats `|` that way natively.
         regexes = [re.compile(p if "E" in flags else p.replace(r"\|", "|"), re_flags) for p in patterns]
-    data = ctx.stdin
+    data = b"" if files else await ctx.read_stdin()
     if files:
         parts = []
         for f in files:

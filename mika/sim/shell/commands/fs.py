@@ -24,7 +24,7 @@ def _split_flags(args: list[str]) -> tuple[set[str], list[str]]:
 async def cat(ctx: Ctx) -> int:
     _, paths = _split_flags(ctx.args[1:])
     if not paths:
-        ctx.out.write(ctx.stdin)
+        ctx.out.write(await ctx.read_stdin())
         return 0
     code = 0
     for p in paths:
@@ -103,7 +103,7 @@ async def touch(ctx: Ctx) -> int:
 async def md5sum(ctx: Ctx) -> int:
     _, paths = _split_flags(ctx.args[1:])
     if not paths:
-        ctx.print(f"{hashlib.md5(ctx.stdin).hexdigest()}  -\n")
+        ctx.print(f"{hashlib.md5(await ctx.read_stdin()).hexdigest()}  -\n")
         return 0
     code = 0
     for p in paths:

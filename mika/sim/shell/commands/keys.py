@@ -60,4 +60,5 @@ def key_char(name: str) -> str | None:
     """The character a key types, for letter, digit, space and punctuation keys."""
     if len(name) == 1:
         return name.lower()
-    return {"SPACE": " ", "COMMA": ",", "PERIOD": ".", "AT": "@", "TAB": "\t"}.get(name)
+    # TAB types nothing: Android moves focus to the next view with it (engine.key).
+    return {"SPACE": " ", "COMMA": ",", "PERIOD": ".", "AT": "@"}.get(name)
