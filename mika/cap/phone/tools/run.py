@@ -20,8 +20,6 @@ from typing import Any
 
 from mika.action.origin import Origin
 from mika.agent.batch import BatchResult, BatchRunner, BatchStep, Performed
-from mika.cap.phone.fenced import fenced_listing
-from mika.cap.phone.session import PhoneSession
 from mika.cap.phone.tools.base import PhoneTool
 from mika.model.messages import ToolCall
 from mika.observe.untrusted import defuse
@@ -314,11 +312,10 @@ class PhoneRun(PhoneTool):
         steps_by_index = dict(enumerate(steps, 1))
         runner = BatchRunner(run_step, steer_signal=ctx.inbox.steer_signal, interrupted=interrupted)
         result = await runner.run(steps)
-        return await self._outcome(result, commands, stops, session)
+        return self._outcome(result, commands, stops)
 
-    async def _outcome(
-        self, result: BatchResult, commands: list[Command], stops: dict[int, str], session: PhoneSession
-    ) -> ToolOutcome:
+    @staticmethod
+    def _outcome(result: BatchResult, commands: list[Command], stops: dict[int, str]) -> ToolOutcome:
         reason = result.stopped
         last = result.steps[-1] if result.steps else None
         if reason == "failed" and last is not None and last.index in stops:
@@ -345,8 +342,8 @@ class PhoneRun(PhoneTool):
         lines.append(f"Stopped at {where}: {why}.{rest}")
         if reason == "skipped_for_new_message":
             return ToolOutcome(text="\n".join(lines), ok=True, code="skipped_for_new_message", data=data)
-        screen = await session.reader.read()
-        session.reader.mark_shown(screen)
-        lines.append("The screen now:\n" + fenced_listing(screen))
+        # The screen as it is now follows: the phone's surface attaches the fresh listing
+        # to every call that changes the screen, this one included.
+        lines.append("The screen now is below.")
         code = last.code if last is not None and reason == "failed" else f"stopped_{reason}"
         return ToolOutcome(text="\n".join(lines), ok=False, code=code, data=data)
