@@ -18,6 +18,7 @@ _HEAD = re.compile(
 )
 _EXTRA = re.compile(r"^\s*android\.(?P<name>title|text|bigText)=(?:String|SpannableString) (?P<val>.*)$")
 _WHEN = re.compile(r"^\s*(?:when|mCreationTimeMs|postTime)=(?P<ms>\d{10,})")
+_EXTRAS_LINE = re.compile(r"^ {8,}(?:android\.[\w.]+=|\})")
 _REDACTED = re.compile(r"^\[length=\d+\]$")
 
 
@@ -57,21 +58,23 @@ def parse_notifications(output: str) -> list[NotificationRecord]:
             records.append(NotificationRecord(**current))  # type: ignore[arg-type]
 
     for line in output.splitlines():
+        if open_extra is not None:
+            # A text with line breaks: it goes on until the next extras key or the end of
+            # the extras block (a line of its own ending in ")" may be the text's).
+            if not _EXTRAS_LINE.match(line):
+                open_extra[1].append(line)
+                continue
+            name, parts = open_extra
+            joined = "\n".join(parts).rstrip()
+            if current is not None and not current.get(name):
+                current[name] = joined[:-1] if joined.endswith(")") else joined
+            open_extra = None
         head = _HEAD.match(line)
         if head:
             close()
             current = {"package": head["pkg"], "id": int(head["id"]), "key": head["key"]}
             continue
         if current is None:
-            continue
-        if open_extra is not None:
-            name, parts = open_extra
-            parts.append(line)
-            if line.rstrip().endswith(")"):
-                joined = "\n".join(parts).rstrip()[:-1]
-                if not current.get(name):
-                    current[name] = joined
-                open_extra = None
             continue
         extra = _EXTRA.match(line)
         if extra:
