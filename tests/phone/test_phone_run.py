@@ -15,6 +15,7 @@ from mika.runtypes.result import OutcomeStatus
 from tests.phone.driver import ListingDriver, step
 from tests.phone.test_runs import SHOP_TO_CHECKOUT, make_run, record, results_of, world_state
 from tests.phone.test_tools import dump_cap
+from tests.sim_world.driver import OverAdb, center, find
 
 SEND_CODE = [
     {"action": "launch", "app": "Mika ID"},
@@ -32,14 +33,38 @@ async def _run(tmp_path, sim_phone, commands, **kw):
     return driver.results[0], results_of(record(run), "phone_run")[0], run
 
 
-async def test_a_four_command_flow_finds_each_target_on_its_own_screen(tmp_path, sim_phone):
-    text, res, _ = await _run(tmp_path, sim_phone, SEND_CODE)
+async def test_a_four_command_flow_finds_each_target_on_its_own_screen(tmp_path, sim_phone, phone_cap):
+    driver = ListingDriver([step("phone_run", commands=SEND_CODE), "done"])
+    run = make_run(tmp_path, phone_cap, driver)
+    await run.run()
+    text, res = driver.results[0], results_of(record(run), "phone_run")[0]
     assert "All 4 commands done." in text, text
     assert res["ok"] and res["code"] == "done"
     state = world_state(sim_phone)
     assert state["login"]["code_sent"] is True and state["screen"]["0"] == "PhoneSignIn"
     # "Send code" and the phone field exist only on the screen command 2 opened.
     assert "3. type text='Phone number'" in text and "4. tap text='Send code': ok" in text, text
+
+
+async def test_a_target_that_moved_is_found_where_it_is_now(tmp_path, sim_phone):
+    # "Send code" puts a line above the code field and Verify, which move down: the tap
+    # on Verify is aimed at where it is after that, not where it was when the run began.
+    await _run(tmp_path / "a", sim_phone, SEND_CODE[:2])
+    d = OverAdb(sim_phone)
+    y_before = center(find(d, text="Verify"))[1]
+    commands = [
+        SEND_CODE[2],
+        SEND_CODE[3],
+        {"action": "type", "text": "Verification code", "value": "000000"},
+        {"action": "tap", "text": "Verify"},
+    ]
+    text, res, _ = await _run(tmp_path / "b", sim_phone, commands)
+    assert res["code"] == "done", text
+    y_after = center(find(d, text="Verify"))[1]
+    assert y_after > y_before, (y_before, y_after)
+    assert sim_phone.device.world.last_toast == "Wrong code. Try again.", "the tap reached Verify"
+    listing = text.split("Screen v")[-1]
+    assert listing.index("We sent a code to 5550199") < listing.index('button "Verify"'), listing
 
 
 async def test_a_missing_target_stops_and_shows_the_screen_now(tmp_path, sim_phone):
@@ -75,7 +100,8 @@ async def test_an_app_switch_stops_the_run(tmp_path, sim_phone):
     assert "Stopped at command 3 (tap id='message'): another app came to the front." in text, text
     assert "com.google.android.apps.messaging" in text
     # Nothing was typed into the other app.
-    assert "hello" not in sim_phone.shell("uiautomator dump /dev/tty")
+    screen = sim_phone.shell("uiautomator dump /dev/tty")
+    assert "com.google.android.apps.messaging" in screen and "hello" not in screen
 
 
 async def test_expect_app_allows_the_switch(tmp_path, sim_phone):
