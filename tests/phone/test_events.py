@@ -61,17 +61,19 @@ class CodeDriver(ListingDriver):
         return out
 
 
-async def test_the_sms_code_arrives_after_send_code_and_signs_in(tmp_path, sim_phone):
+async def test_the_sms_code_arrives_after_send_code_and_signs_in(tmp_path, sim_phone, phone_cap):
     driver = CodeDriver(
         [
             *TO_SEND_CODE,
             step("phone_event", kind="notification", code=True, timeout_s=20),
+            # Seconds have passed (the "Code sent" toast is gone): read the screen again first.
+            step("phone_observe"),
             step("phone_type_text", pick="Verification code", text="{match}"),
             step("phone_tap", pick="Verify"),
             "Signed in.",
         ]
     )
-    run = make_run(tmp_path, dump_cap(sim_phone), driver)
+    run = make_run(tmp_path, phone_cap, driver)
     result = await run.run()
     assert result.status is OutcomeStatus.ANSWERED, driver.results
     state = world_state(sim_phone)
@@ -81,7 +83,7 @@ async def test_the_sms_code_arrives_after_send_code_and_signs_in(tmp_path, sim_p
     # The old notification (another code, from before the call) is not reported as new.
     assert "482913" not in event and event.count("New notification") == 1, event
     assert "com.google.android.apps.messaging" in event
-    assert get_task("login_with_sms_code").succeeded(state), state["login"]
+    assert get_task("login_with_sms_code").succeeded(state), (state["login"], driver.results[6:])
     # The SMS landed in the Messages thread too.
     thread = next(t for t in state["threads"] if t["id"] == "t_mika")
     assert code in thread["messages"][-1]["text"]

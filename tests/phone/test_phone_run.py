@@ -12,6 +12,7 @@ import pytest
 
 from mika.cap.phone.tools.run import RunSpecError, parse_commands
 from mika.runtypes.result import OutcomeStatus
+from mika.runtypes.spec import Attendance
 from tests.phone.driver import ListingDriver, step
 from tests.phone.test_runs import SHOP_TO_CHECKOUT, make_run, record, results_of, world_state
 from tests.phone.test_tools import dump_cap
@@ -159,6 +160,23 @@ async def test_a_checkout_inside_phone_run_meets_the_payment_refusal(tmp_path, s
     assert taps[-1]["code"] == "approval_unavailable"
     state = world_state(sim_phone)
     assert state["shop"]["cart"] and not state["shop"].get("orders") and not state["shop"].get("checkout_reached")
+
+
+async def test_an_attended_run_asks_before_the_checkout_inside_phone_run(tmp_path, sim_phone):
+    driver = ListingDriver(
+        [
+            *SHOP_TO_CHECKOUT[:-1],
+            step("phone_run", commands=[{"action": "tap", "text": "Checkout"}, {"action": "back"}]),
+            "Waiting for your confirmation to pay.",
+        ]
+    )
+    run = make_run(tmp_path, dump_cap(sim_phone), driver, attendance=Attendance.PRESENT)
+    await run.run()
+    text = driver.results[-1]
+    assert "request_confirmation" in text and "Commands 2 were not done." in text, text
+    approvals = [e for e in record(run) if e["type"] == "approval"]
+    assert approvals[-1]["decision"] in ("confirmation_required", "pay_by_user")
+    assert not world_state(sim_phone)["shop"].get("orders")
 
 
 def test_bad_commands_name_the_field():
