@@ -194,3 +194,24 @@ async def test_dumpsys_notification_redacts_without_noredact(sim_phone):
     assert [r.package for r in full] == ["com.google.android.apps.messaging", "com.mika.chat"]
     assert full[0].key == f"0|com.google.android.apps.messaging|{full[0].id}|null|" + full[0].key.rsplit("|", 1)[1]
     assert full[0].posted_ms < full[1].posted_ms  # posting order
+
+
+async def test_a_download_finishing_is_new_though_its_notification_was_there(tmp_path, sim_phone):
+    # The progress notification is posted at the tap, before the call; the "complete"
+    # update re-posts the same key later, and that is the event.
+    driver = ListingDriver(
+        [
+            step("phone_open_link", url="http://example.com/page"),
+            step("phone_wait", expect="Download page"),
+            step("phone_tap", pick="Download page"),
+            step("phone_event", package="com.mika.browser", timeout_s=15),
+            "downloaded",
+        ]
+    )
+    run = make_run(tmp_path, dump_cap(sim_phone), driver)
+    await run.run()
+    text = driver.results[3]
+    assert "1 new notification event" in text and "Download complete" in text, text
+    assert "40%" not in text
+    data = results_of(record(run), "phone_event")[0]
+    assert data["ok"]

@@ -69,3 +69,20 @@ def test_simctl_notify_posts_now_or_later_and_rejects_bad_json() -> None:
     assert _records(d)[-1].text == "到了吗"
     out = d.shell("simctl notify '{\"title\": 1}'")
     assert "notify needs a JSON object" in out
+
+
+def test_a_download_notification_is_updated_in_place_when_done() -> None:
+    d = Local(make_device("n"))
+    d.shell("simctl set clock.frozen true")
+    d.shell("am start -a android.intent.action.VIEW -d http://example.com/page")
+    d.shell("simctl set time +1s")  # the page loads
+    tap(d, text="Download page")
+    first = [r for r in _records(d) if r.package == "com.mika.browser"]
+    assert [r.text for r in first] == ["Downloading… 40%"]
+    assert "Downloading page.html…" in texts(d)
+    d.shell("simctl set time +3s")
+    done = [r for r in _records(d) if r.package == "com.mika.browser"]
+    # The same notification (key) posted again later: an update, not a second one.
+    assert [r.text for r in done] == ["Download complete"] and done[0].key == first[0].key
+    assert done[0].posted_ms > first[0].posted_ms
+    assert "page.html downloaded" in texts(d)

@@ -83,6 +83,9 @@ def deliver_due(world: World) -> bool:
         note = dict(item["note"])
         thread = note.pop("thread", None)
         replaces = note.pop("replaces", None)
+        # What the app shows once this arrives (a download's state): dotted data paths.
+        for path, value in (note.pop("set", None) or {}).items():
+            _set_path(world.data, str(path), value)
         notes = world.data.setdefault("notifications", [])
         if replaces is not None:
             # An update of an earlier notification (a download's progress → done): same
@@ -108,3 +111,11 @@ def _into_thread(world: World, thread_id: str, note: dict[str, Any]) -> None:
         thread = {"id": thread_id, "name": note.get("title", ""), "number": note.get("title", ""), "messages": []}
         threads.append(thread)
     thread.setdefault("messages", []).append({"dir": "in", "text": note.get("text", "")})
+
+
+def _set_path(data: dict[str, Any], path: str, value: Any) -> None:
+    *parents, last = path.split(".")
+    node = data
+    for part in parents:
+        node = node.setdefault(part, {})
+    node[last] = value
