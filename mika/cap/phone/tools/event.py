@@ -32,6 +32,7 @@ MODES = ("wait_for", "collect")
 # A one-time code: 4 to 8 digits standing alone (not part of a phone number or an amount).
 CODE_PATTERN = r"(?<![\d.,])(\d{4,8})(?![\d.,]*\d)"
 MAX_EVENTS = 20
+_PLAIN_MATCH = re.compile(r"[0-9A-Za-z_-]{1,32}")
 
 
 class EventSpecError(ValueError):
@@ -118,7 +119,12 @@ class Event:
     def render(self) -> str:
         text = self.head
         if self.match is not None:
-            text += f"\nMatch: {defuse(self.match)}"
+            # The match is the app's text too: only a short code-like token stands outside
+            # the fence (a pattern like ".*" must not carry an SMS's sentences out of it).
+            if _PLAIN_MATCH.fullmatch(self.match):
+                text += f"\nMatch: {self.match}"
+            else:
+                text += "\nMatch: " + fence(self.match, {"source": self.kind, "app": self.package}, block=False)
         if self.body:
             text += "\n" + fence(self.body, {"source": self.kind, "app": self.package})
         return text

@@ -49,6 +49,7 @@ _WHY = {
     "failed": "it failed",
     "no_effect": "it had no visible effect, so it probably did not happen",
     "timeout": "the text it waited for did not show in time",
+    "dialog": "a dialog came up while it waited",
     "skipped_for_new_message": "the user sent a new message; read it and decide again",
 }
 
@@ -291,7 +292,8 @@ class PhoneRun(PhoneTool):
                 call_args["element"] = found[0].number
             out = await perform(ToolCall(f"run-{run_id}-{index}", tool, call_args), ctx, Origin.BATCH)
             if command.action == "wait_for" and not out.ok and str(out.code).startswith("wait_"):
-                stops[index] = "timeout" if out.code == "wait_timeout" else str(out.code)[5:]
+                why = str(out.code)[len("wait_") :]
+                stops[index] = {"app_changed": "app_switch", "new_message": "skipped_for_new_message"}.get(why, why)
             data = dict(out.data)
             if out.effect and "effect" not in data:
                 data["effect"] = out.effect
