@@ -291,6 +291,17 @@ class PhoneRun(PhoneTool):
                 session.reader.mark_shown(screen)
                 call_args["element"] = found[0].number
             out = await perform(ToolCall(f"run-{run_id}-{index}", tool, call_args), ctx, Origin.BATCH)
+            if out.code == "stale_element" and command.target:
+                # The screen moved between our read and the entry's (a toast went away):
+                # find the target once more on the screen as it is now.
+                screen = await session.reader.read()
+                found = locate(screen, command.target, editable=command.action in ("type", "clear"))
+                if len(found) != 1:
+                    stops[index] = "missing_target" if not found else "ambiguous_target"
+                    return False, "target_missing" if not found else "target_ambiguous", out.text, 0, {}
+                session.reader.mark_shown(screen)
+                call_args["element"] = found[0].number
+                out = await perform(ToolCall(f"run-{run_id}-{index}b", tool, call_args), ctx, Origin.BATCH)
             if command.action == "wait_for" and not out.ok and str(out.code).startswith("wait_"):
                 why = str(out.code)[len("wait_") :]
                 stops[index] = {"app_changed": "app_switch", "new_message": "skipped_for_new_message"}.get(why, why)
