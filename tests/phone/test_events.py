@@ -10,8 +10,10 @@ import asyncio
 import json
 import re
 
+import pytest
+
 from mika.cap.phone.adb.parse.notifications import parse_notifications
-from mika.cap.phone.tools.event import Event
+from mika.cap.phone.tools.event import Event, EventSpec, EventSpecError
 from mika.model.testing import Reply
 from mika.observe.untrusted import unfence
 from mika.runtypes.result import OutcomeStatus
@@ -224,3 +226,41 @@ def test_a_match_that_is_more_than_a_code_stays_fenced():
     outside = re.sub(r"<untrusted[^>]*>.*?</untrusted>", "", text, flags=re.S)
     assert "pay now" not in outside and text.count("</untrusted>") == 2, text
     assert Event("notification", "p", "h", "b", "482913").render().splitlines()[1] == "Match: 482913"
+
+
+async def test_collect_gathers_every_new_notification_until_the_timeout(tmp_path, sim_phone):
+    driver = ListingDriver([step("phone_event", mode="collect", timeout_s=3), "two came"])
+    run = make_run(tmp_path, dump_cap(sim_phone), driver)
+    snapshot = snapshot_taken(sim_phone)
+    task = asyncio.create_task(run.run())
+    await asyncio.wait_for(snapshot.wait(), 20)
+    for title, text in (("小明", "到楼下了"), ("Alice Chen", "Running late")):
+        spec = {"package": "com.mika.chat", "title": title, "text": text}
+        await asyncio.to_thread(
+            sim_phone.run_adb, "shell", "simctl notify '" + json.dumps(spec, ensure_ascii=False) + "'"
+        )
+    await asyncio.wait_for(task, 30)
+    text = driver.results[0]
+    assert "2 new notification events in" in text and "到楼下了" in text and "Running late" in text, text
+    assert text.index("到楼下了") < text.index("Running late"), "in posting order"
+    res = results_of(record(run), "phone_event")[0]
+    assert res["ok"] and res["code"] == "done"
+
+
+def test_bad_arguments_name_the_field():
+    cases = [
+        ({"kind": "sms"}, "'kind' must be one of notification, window, content"),
+        ({"mode": "listen"}, "'mode' must be wait_for or collect"),
+        ({"timeout_s": "soon"}, "'timeout_s' must be a number"),
+        ({"timeout_s": -1}, "'timeout_s' must be more than 0"),
+        ({"pattern": "(\\\\d{6"}, "'pattern' is not a valid regular expression"),
+        ({"package": 5}, "'package' must be a string"),
+    ]
+    for args, message in cases:
+        with pytest.raises(EventSpecError, match=re.escape(message)):
+            EventSpec.parse(args)
+    spec = EventSpec.parse({"timeout_s": 31})
+    assert spec.timeout_s == 30 and spec.clamped
+    code = EventSpec.parse({"code": True})
+    assert code.matches("Your code is 482913. Call +1 555 0100")[1] == "482913"
+    assert code.matches("Total 1234.56 due")[0] is False, "an amount is no code"
