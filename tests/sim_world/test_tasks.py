@@ -370,6 +370,14 @@ def _(d: Driver) -> None:
     _send_sms_code(d)
 
 
+@solves("browser_download_finished")
+def _(d: Driver) -> None:
+    d.shell("am start -a android.intent.action.VIEW -d http://example.com/page")
+    wait_for(d, "Download page")
+    tap(d, text="Download page")
+    d.shell("simctl set time +4s")  # the download completes 3 s after the tap
+
+
 TASKS = list_tasks()
 
 
