@@ -360,6 +360,36 @@ def _(d: Driver) -> None:
     tap(d, text="Save")
 
 
+def _send_sms_code(d: Driver) -> None:
+    d.shell("am start -n com.mika.account/.SignInActivity")
+    tap(d, text="Sign in with phone number")
+    type_into(d, "5550199", hint="Phone number")
+    tap(d, text="Send code")
+
+
+@solves("login_with_sms_code")
+def _(d: Driver) -> None:
+    _send_sms_code(d)
+    d.shell("simctl set time +6s")  # the SMS is due 5 s after Send code
+    dumped = d.shell("dumpsys notification --noredact")
+    code = re.findall(r"android\.text=String \(.*?verification code is (\d+)", dumped)[-1]
+    type_into(d, code, hint="Verification code")
+    tap(d, text="Verify")
+
+
+@solves("read_sms_code_without_signing_in")
+def _(d: Driver) -> None:
+    _send_sms_code(d)
+
+
+@solves("browser_download_finished")
+def _(d: Driver) -> None:
+    d.shell("am start -a android.intent.action.VIEW -d http://example.com/page")
+    wait_for(d, "Download page")
+    tap(d, text="Download page")
+    d.shell("simctl set time +4s")  # the download completes 3 s after the tap
+
+
 TASKS = list_tasks()
 
 

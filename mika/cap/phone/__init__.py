@@ -24,8 +24,10 @@ from mika.cap.phone.session import PhoneSession
 from mika.cap.phone.surface import PhoneSurface
 from mika.cap.phone.tools.apps import PhoneLaunchApp, PhoneListApps, PhoneOpenLink, PhoneShareText
 from mika.cap.phone.tools.do_steps import DoSteps
+from mika.cap.phone.tools.event import PhoneEvent
 from mika.cap.phone.tools.keys import PhoneBack, PhonePressKey
 from mika.cap.phone.tools.observe import PhoneListElements, PhoneObserve, PhoneQuery, PhoneScreenshot
+from mika.cap.phone.tools.run import PhoneRun
 from mika.cap.phone.tools.system_actions import PhoneAddCalendarEvent, PhoneSetAlarm, PhoneSetTimer, PhoneShowAlarms
 from mika.cap.phone.tools.system_command import PhoneSystemCommand
 from mika.cap.phone.tools.text import PhoneClearText, PhoneTypeText
@@ -115,6 +117,7 @@ class PhoneCapability:
             PhoneScreenshot(),
             PhoneQuery(),
             PhoneWait(),
+            PhoneEvent(),
             PhoneSetAlarm(),
             PhoneSetTimer(),
             PhoneShowAlarms(),
@@ -126,7 +129,7 @@ class PhoneCapability:
             # Looking at the picture only when the user chose a vision model (roles.vision).
             phone_tools += [PhoneDescribe(vision), PhoneFindVisually(vision)]
         by_name = {t.name: t for t in phone_tools}
-        self._tools = [*phone_tools, DoSteps(by_name)]
+        self._tools = [*phone_tools, DoSteps(by_name), PhoneRun(by_name)]
         self.surface = PhoneSurface(self.session, {t.name: t for t in self._tools})
 
     @property

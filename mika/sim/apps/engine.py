@@ -10,6 +10,7 @@ from mika.sim.apps import focus
 from mika.sim.apps import template as tpl
 from mika.sim.apps.frame import build_frame
 from mika.sim.apps.layout import make_scope, turn_wheel
+from mika.sim.world import notifications
 from mika.sim.world.node import Node, Window
 
 if TYPE_CHECKING:
@@ -485,6 +486,11 @@ def run_op(world: World, display_id: int, activity: Activity, op: dict[str, Any]
         world.show_system_dialog(op["system_dialog"])
     elif "toast" in op:
         world.show_toast(tpl.text(op["toast"], scope))
+    elif "notify_later" in op:
+        spec = tpl.render(op["notify_later"], scope)
+        notifications.schedule(world, {k: v for k, v in spec.items() if k != "after_ms"}, int(spec.get("after_ms", 0)))
+    elif "random_code" in op:
+        _write(world, activity, op["random_code"], notifications.random_code(int(op.get("digits", 6))), scope)
     elif "type" in op:
         type_text(world, display_id, op["type"])
     elif "key" in op:

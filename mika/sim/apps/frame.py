@@ -23,6 +23,7 @@ def is_loading(world: World, activity: Activity) -> bool:
 
 
 def build_frame(world: World, display_id: int = 0) -> list[Window]:
+    world.tick()
     display = world.displays[display_id]
     key = (world.version, display_id, int(world.clock.now() // 60), _transient_key(world, display_id))
     cache = world.frame_cache

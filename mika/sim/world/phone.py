@@ -44,6 +44,7 @@ class Phone:
         return None
 
     def before_command(self) -> None:
+        self.world.tick()
         self.commands_seen += 1
         limit = self.world.faults.drop_after
         if limit and self.commands_seen > limit:

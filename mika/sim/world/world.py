@@ -16,6 +16,7 @@ from importlib import resources
 from typing import Any
 
 from mika.sim.faults import ONE_SHOT, FaultSpec
+from mika.sim.world import notifications
 from mika.sim.world.clock import Clock, parse_time
 from mika.sim.world.display import Activity, Display, Task
 from mika.sim.world.props import default_props
@@ -132,6 +133,9 @@ class World:
         self.surprise: dict[str, Any] | None = spec.get("surprise")
         self.toast: tuple[str, float] | None = None
         self.pending = {key: getattr(self.faults, key) for key in ONE_SHOT}
+        self.scheduled: list[dict[str, Any]] = []  # notifications due later (notify_later)
+        self.next_note_id = 1
+        notifications.prepare(self)
         self.launch(LAUNCHER, display_id=0)
         fg = spec.get("foreground")
         if fg and fg != LAUNCHER:
@@ -140,6 +144,11 @@ class World:
 
     def changed(self) -> None:
         self.version += 1
+
+    def tick(self) -> None:
+        """Let what was due by now happen (scheduled notifications); every reader calls it."""
+        if self.scheduled:
+            notifications.deliver_due(self)
 
     def add_faults(self, spec: FaultSpec) -> None:
         # simctl fault adds to what is in force: spec's non-default values win.
@@ -416,6 +425,7 @@ class World:
 
     # -- what simctl state shows -------------------------------------------------------
     def state(self) -> dict[str, Any]:
+        self.tick()
         out = copy.deepcopy(self.data)
         out["foreground"] = {
             str(d.id): (

@@ -449,12 +449,48 @@ def _package(ctx: Ctx, args: list[str]) -> None:
     )
 
 
+def _extra(value: str, noredact: bool) -> str:
+    # NotificationManagerService redacts extras' strings unless --noredact is given.
+    return f"String ({value})" if noredact else f"String [length={len(value)}]"
+
+
+def _notification(ctx: Ctx, args: list[str]) -> None:
+    """`dumpsys notification [--noredact]`: the posted records, oldest first (posting order)."""
+    world = ctx.phone.world
+    world.tick()
+    noredact = "--noredact" in args
+    ctx.print("Current Notification Manager state:\n  Notification List:\n")
+    for note in world.data.get("notifications", []):
+        pkg = str(note.get("package", "android"))
+        app = world.apps.get(pkg)
+        uid = app.uid if app is not None else 1000
+        nid, key = note.get("id", 0), note.get("key", "")
+        when = int(float(note.get("posted", world.clock.now())) * 1000)
+        category = "msg" if pkg == "com.google.android.apps.messaging" else "status"
+        ctx.print(
+            f"    NotificationRecord(0x{_hex(uid + int(nid))}: pkg={pkg} user=UserHandle{{0}} id={nid} tag=null "
+            f"importance=4 key={key}: Notification(channel=default pri=1 contentView=null vibrate=null sound=null "
+            f"defaults=0x0 flags=0x10 color=0x00000000 category={category} vis=PRIVATE))\n"
+            f"      uid={uid} userId=0\n      opPkg={pkg}\n"
+            f"      icon=Icon(typ=RESOURCE pkg={pkg} id=0x7f080{uid % 1000:03d})\n"
+            f"      flags=0x10\n      pri=1\n      key={key}\n      seen=false\n      groupKey=0|{pkg}|g:default\n"
+            f"      notification=\n        pri=1\n        when={when}\n"
+            "        tickerText=null\n"
+            f"        extras={{\n"
+            f"          android.title={_extra(str(note.get('title', '')), noredact)}\n"
+            f"          android.text={_extra(str(note.get('text', '')), noredact)}\n"
+            f"          android.subText=null\n          android.showWhen=Boolean (true)\n        }}\n"
+            f"      mCreationTimeMs={when}\n      mUpdateTimeMs={when}\n      mInterruptionTimeMs={when}\n"
+        )
+    ctx.print("\n  mSnoozedNotifications:\n")
+
+
 @command("dumpsys")
 async def dumpsys(ctx: Ctx) -> int:
     args = ctx.args[1:]
     if not args:
         ctx.print(
-            "Currently running services:\n  activity\n  alarm\n  battery\n  display\n  input_method\n  power\n  SurfaceFlinger\n  window\n"
+            "Currently running services:\n  activity\n  alarm\n  battery\n  display\n  input_method\n  notification\n  power\n  SurfaceFlinger\n  window\n"
         )
         return 0
     service, rest = args[0], args[1:]
@@ -478,6 +514,8 @@ async def dumpsys(ctx: Ctx) -> int:
         _package(ctx, rest)
     elif service == "input":
         _input(ctx)
+    elif service == "notification":
+        _notification(ctx, rest)
     else:
         ctx.print(f"Can't find service: {service}\n")
     return 0

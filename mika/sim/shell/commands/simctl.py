@@ -5,6 +5,7 @@ simctl reset [SCENARIO]      back to a scenario's initial state
 simctl set KEY VALUE         KEY: time | screen_on | locked | pin | a data path; VALUE JSON or text
 simctl fault SPEC | clear    add faults (drop_after=N,slow_ms=N,null_root=N,…) or clear them
 simctl scenarios             list scenario names
+simctl notify JSON           post a notification ({"package", "title", "text", "after_ms", "thread"})
 simctl display add WxH [DPI] [NAME] | remove ID | list | off ID | on ID
                              virtual displays (tasks move with am display move-stack);
                              off/on: the framework powers a virtual display off (black
@@ -19,6 +20,7 @@ from mika.sim.apps import template as tpl
 from mika.sim.faults import FaultSpec, FaultSpecError
 from mika.sim.shell.context import Ctx
 from mika.sim.shell.registry import command
+from mika.sim.world import notifications
 from mika.sim.world.clock import parse_time
 from mika.sim.world.world import ScenarioError, World, scenario_names
 
@@ -63,6 +65,8 @@ async def simctl(ctx: Ctx) -> int:
     if verb == "scenarios":
         ctx.print("".join(n + "\n" for n in scenario_names()))
         return 0
+    if verb == "notify":
+        return _notify(ctx, " ".join(rest))
     if verb == "display":
         return _display(ctx, rest)
     if verb == "set":
@@ -151,6 +155,20 @@ def _set(ctx: Ctx, key: str, raw: str) -> int:
         ctx.error(f"simctl: can't set {key!r}: its parent is not an object")
         return 1
     world.changed()
+    return 0
+
+
+def _notify(ctx: Ctx, raw: str) -> int:
+    spec = _value(raw) if raw else None
+    if not isinstance(spec, dict) or not isinstance(spec.get("text", ""), str) or not spec.get("package"):
+        ctx.error('simctl: notify needs a JSON object with "package", "title", "text" (and optionally "after_ms")')
+        return 1
+    after = spec.pop("after_ms", 0)
+    if not isinstance(after, int) or after < 0:
+        ctx.error(f"simctl: notify: after_ms must be a whole number of milliseconds >= 0; got {after!r}")
+        return 1
+    notifications.schedule(ctx.phone.world, spec, after)
+    ctx.phone.world.tick()
     return 0
 
 
