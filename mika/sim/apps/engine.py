@@ -371,6 +371,9 @@ def run_op(world: World, display_id: int, activity: Activity, op: dict[str, Any]
             params=tpl.render(spec.get("params", {}), scope),
             fields=tpl.render(spec.get("fields", {}), scope),
         )
+    elif "pick_copy" in op:
+        spec = op["pick_copy"]
+        world.pick_copy(display_id, tpl.text(spec["package"], scope), int(tpl.text(str(spec["user"]), scope)))
     elif "launch" in op:
         world.ime_visible = False
         world.launch(tpl.text(op["launch"], scope), display_id)

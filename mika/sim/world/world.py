@@ -21,6 +21,8 @@ from mika.sim.world.display import Activity, Display, Task
 from mika.sim.world.props import default_props
 
 LAUNCHER = "com.android.launcher3"
+# The system's "open with" window (ResolverActivity) lives in package "android".
+CHOOSER = "android"
 
 # settings keys that are views of app-visible state, so `settings put` and the Settings
 # app agree. (namespace, key) -> (path in data["settings"], how to encode it)
@@ -276,6 +278,8 @@ class World:
     ) -> Activity:
         """Brings the app's task to front (or starts it) on a display; with `screen`, pushes
         that screen unless it is already on top."""
+        if self._asks_which_copy(package):
+            return self._show_chooser(package, display_id)
         app = self.apps[package]
         display = self.displays[display_id]
         for d in self.displays.values():
@@ -307,6 +311,43 @@ class World:
         self.changed()
         return task.top
 
+    # -- an app installed twice (dual apps / work profile) -------------------------------
+    def _asks_which_copy(self, package: str) -> bool:
+        """A cold start of an app that is also installed in another user: the system first
+        asks which copy to open (MIUI "dual apps", ColorOS "App Cloner")."""
+        if package not in (self.data.get("dual_apps") or {}):
+            return False
+        return all(d.task_for(package) is None for d in self.displays.values())
+
+    def _show_chooser(self, package: str, display_id: int) -> Activity:
+        app = self.apps[package]
+        label = app.label
+        other = str(self.data.get("dual_label", "{label} (dual)")).replace("{label}", label)
+        params = {
+            "target": package,
+            "main_label": label,
+            "other_label": other,
+            "other_user": int(self.data["dual_apps"][package]),
+        }
+        display = self.displays[display_id]
+        task = Task(CHOOSER, [self.new_activity(CHOOSER, "Chooser", params, {})])
+        display.tasks.append(task)
+        self._last_focus = display_id
+        self.changed()
+        return task.top
+
+    def pick_copy(self, display_id: int, package: str, user: int) -> None:
+        """An item of the chooser tapped: the chooser finishes and that user's copy starts."""
+        display = self.displays[display_id]
+        chooser = display.task_for(CHOOSER)
+        if chooser is not None:
+            display.tasks.remove(chooser)
+        self.data.setdefault("running_user", {})[package] = user
+        app = self.apps[package]
+        display.tasks.append(Task(package, [self.new_activity(package, app.main)]))
+        self._last_focus = display_id
+        self.changed()
+
     def new_activity(
         self,
         package: str,
@@ -334,6 +375,10 @@ class World:
             return
         if len(task.stack) > 1:
             task.stack.pop()
+        elif task.package == CHOOSER:
+            display.tasks.remove(task)  # the chooser dismissed: nothing opens
+            if display.top_task is None:
+                self._raise_launcher(display)
         elif task.package != LAUNCHER:
             # The root activity finishes; the task goes to the back (Android 12+ moves it).
             display.tasks.remove(task)
