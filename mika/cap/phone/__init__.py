@@ -23,6 +23,7 @@ from mika.cap.phone.reader import ScreenReader
 from mika.cap.phone.session import PhoneSession
 from mika.cap.phone.surface import PhoneSurface
 from mika.cap.phone.tools.apps import PhoneLaunchApp, PhoneListApps, PhoneOpenLink, PhoneShareText
+from mika.cap.phone.tools.diagnose import PhoneDiagnose
 from mika.cap.phone.tools.do_steps import DoSteps
 from mika.cap.phone.tools.keys import PhoneBack, PhonePressKey
 from mika.cap.phone.tools.observe import PhoneListElements, PhoneObserve, PhoneQuery, PhoneScreenshot
@@ -119,6 +120,7 @@ class PhoneCapability:
             PhoneShowAlarms(),
             PhoneAddCalendarEvent(),
             PhoneSystemCommand(),
+            PhoneDiagnose(),
         ]
         if vision is not None:
             # Looking at the picture only when the user chose a vision model (roles.vision).

@@ -13,6 +13,7 @@ from mika.cap.phone.reader import ScreenReader
 if TYPE_CHECKING:
     from mika.cap.phone.display.life import DisplayKeeper, DisplayState
     from mika.tool.context import ToolContext
+    from mika.uistate.elements import Element
 
 
 @dataclass
@@ -33,6 +34,8 @@ class PhoneSession:
     keeper: DisplayKeeper | None = None
     read_only: bool = False
 
+    # Where the last touch aimed: (tool, x, y, the element it meant, if any), for phone_diagnose.
+    last_target: tuple[str, int, int, Element | None] | None = None
     # package → the other users (id, name) it is also installed in; read once per run
     also_in: dict[str, tuple[tuple[int, str], ...]] | None = None
 
