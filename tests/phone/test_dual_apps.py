@@ -42,7 +42,7 @@ async def test_launch_without_profile_reports_the_chooser_and_picks_nothing(tmp_
     assert "installed twice" in result and "(the other copy)" in result, result
     assert "微聊 (dual)" in result and "Don't open the app again" in result
     # the chooser is still up, nothing started
-    assert sim_state(dual_phone, "running_user") == {}
+    assert sim_state(dual_phone, "running_copies") == []
     assert "ResolverActivity" in dual_phone.shell("dumpsys window | grep mCurrentFocus")
 
 
@@ -51,7 +51,7 @@ async def test_launch_with_profile_picks_that_copy(tmp_path, dual_phone, profile
     driver = ListingDriver([step("phone_launch_app", app="微聊", profile=profile), "stop"])
     await make_run(tmp_path, dump_cap(dual_phone), driver).run()
     assert driver.results[0].startswith("Opened the " + ("other" if profile == "other" else "main")), driver.results[0]
-    assert sim_state(dual_phone, "running_user") == {"com.mika.chat": user}
+    assert sim_state(dual_phone, "running_copies") == [{"package": "com.mika.chat", "user": user}]
     assert "com.mika.chat" in dual_phone.shell("dumpsys window | grep mCurrentFocus")
 
 
@@ -59,14 +59,14 @@ async def test_chinese_chooser_marker_is_recognised(tmp_path, sim_phone_factory)
     phone = sim_phone_factory(scenario="dual_zh")
     driver = ListingDriver([step("phone_launch_app", app="com.mika.chat", profile="other"), "stop"])
     await make_run(tmp_path, dump_cap(phone), driver).run()
-    assert sim_state(phone, "running_user") == {"com.mika.chat": 999}, driver.results[0]
+    assert sim_state(phone, "running_copies") == [{"package": "com.mika.chat", "user": 999}], driver.results[0]
 
 
 async def test_a_bad_profile_names_the_field(tmp_path, dual_phone):
     driver = ListingDriver([step("phone_launch_app", app="微聊", profile="work"), "stop"])
     await make_run(tmp_path, dump_cap(dual_phone), driver).run()
     assert "parameter 'profile'" in driver.results[0] and "'work'" in driver.results[0]
-    assert sim_state(dual_phone, "running_user") == {}
+    assert sim_state(dual_phone, "running_copies") == []
 
 
 async def test_list_apps_marks_also_in(tmp_path, dual_phone):
@@ -82,3 +82,12 @@ async def test_list_apps_on_a_phone_with_one_user_marks_nothing(tmp_path, sim_ph
     driver = ListingDriver([step("phone_list_apps"), "stop"])
     await make_run(tmp_path, dump_cap(sim_phone), driver).run()
     assert "also_in" not in driver.results[0]
+
+
+async def test_a_chooser_with_two_same_labels_asks_instead_of_guessing(tmp_path, sim_phone_factory):
+    phone = sim_phone_factory(scenario="dual_same")
+    driver = ListingDriver([step("phone_launch_app", app="微聊", profile="other"), "stop"])
+    await make_run(tmp_path, dump_cap(phone), driver).run()
+    assert "[chooser_unclear]" in driver.results[0] or "can't be told apart" in driver.results[0], driver.results[0]
+    assert "Ask the user" in driver.results[0]
+    assert sim_state(phone, "running_copies") == []  # nothing picked

@@ -197,4 +197,21 @@ def _overlay_window(world: World, activity: Activity, app_window: Window) -> Win
     root.children.append(
         Node("android.view.View", box, pkg, desc=spec.get("desc", ""), clickable=True, focusable=True, role="plain")
     )
+    close = spec.get("close")
+    if close:
+        # its own small close button at the bubble's top-right corner
+        cb = (box[2] - 120, box[1], box[2], box[1] + 120)
+        root.children.append(
+            Node(
+                "android.widget.ImageButton",
+                cb,
+                pkg,
+                desc=close.get("desc", "Close"),
+                clickable=True,
+                focusable=True,
+                on_tap=close.get("tap"),
+                role="icon",
+                paint="×",
+            )
+        )
     return Window("overlay", root, spec.get("window", f"{pkg}/Overlay"), pkg)

@@ -342,7 +342,8 @@ class World:
         chooser = display.task_for(CHOOSER)
         if chooser is not None:
             display.tasks.remove(chooser)
-        self.data.setdefault("running_user", {})[package] = user
+        copies = [c for c in self.data.setdefault("running_copies", []) if c.get("package") != package]
+        self.data["running_copies"] = [*copies, {"package": package, "user": user}]
         app = self.apps[package]
         display.tasks.append(Task(package, [self.new_activity(package, app.main)]))
         self._last_focus = display_id
