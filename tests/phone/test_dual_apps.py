@@ -91,3 +91,13 @@ async def test_a_chooser_with_two_same_labels_asks_instead_of_guessing(tmp_path,
     assert "[chooser_unclear]" in driver.results[0] or "can't be told apart" in driver.results[0], driver.results[0]
     assert "Ask the user" in driver.results[0]
     assert sim_state(phone, "running_copies") == []  # nothing picked
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["monkey -p com.mika.chat -c android.intent.category.LAUNCHER 1", "am start -n com.mika.chat/.ui.LauncherUI"],
+)
+async def test_every_shell_launch_path_shows_the_chooser_first(dual_phone, command):
+    dual_phone.shell(command)
+    assert "ResolverActivity" in dual_phone.shell("dumpsys window | grep mCurrentFocus")
+    assert sim_state(dual_phone, "running_copies") == []
