@@ -101,3 +101,24 @@ async def test_every_shell_launch_path_shows_the_chooser_first(dual_phone, comma
     dual_phone.shell(command)
     assert "ResolverActivity" in dual_phone.shell("dumpsys window | grep mCurrentFocus")
     assert sim_state(dual_phone, "running_copies") == []
+
+
+async def test_a_batch_stops_at_the_chooser(tmp_path, dual_phone):
+    driver = ListingDriver(
+        [
+            step(
+                "do_steps",
+                steps=[{"tool": "phone_launch_app", "args": {"app": "微聊"}}, {"tool": "phone_back", "args": {}}],
+            ),
+            "stop",
+        ]
+    )
+    await make_run(tmp_path, dump_cap(dual_phone), driver).run()
+    batch = driver.results[0]
+    assert batch.startswith("[stopped_chooser]"), batch
+    assert (
+        "Stopped after step 1 (phone_launch_app): the phone asks which copy" in batch
+        and "Steps 2 were not done" in batch
+    )
+    # the back was not pressed: the chooser is still up
+    assert "ResolverActivity" in dual_phone.shell("dumpsys window | grep mCurrentFocus")
