@@ -1,7 +1,7 @@
 """The system's "which copy?" window after opening an app installed twice (dual apps,
 App Cloner, a work profile): recognised from a screen, pure logic.
 
-It is a chooser only when the window in front belongs to a system package and at least
+It is a chooser only when the window in front belongs to a package known to draw it and at least
 two of its clickable options name the app; an app's own dialog that mentions its name is
 not one (any app can draw "Open Chat?"). Which option is the other copy is read from a
 marker in its label ("(dual)", "双开", "分身", "Work"…); two options with the same label
@@ -17,9 +17,10 @@ from mika.uistate.screen import Screen
 
 # Packages that draw the system's chooser: AOSP's ResolverActivity lives in "android"
 # (Android 12+ may use com.android.intentresolver), vendors use their own security apps.
-_SYSTEM_EXACT = frozenset(
+_CHOOSER_PACKAGES = frozenset(
     {
         "android",
+        "com.android.intentresolver",
         "com.miui.securitycore",
         "com.miui.securitycenter",
         "com.coloros.safecenter",
@@ -36,10 +37,16 @@ _OTHER_MARKERS = re.compile(
 )
 
 
+def is_chooser_package(package: str) -> bool:
+    """Only the packages known to draw the chooser: the home screen, the shade or Settings
+    (all com.android.*) can show two clickable things naming an app too."""
+    return package in _CHOOSER_PACKAGES
+
+
 def is_system_package(package: str) -> bool:
     if package in _NOT_SYSTEM:
         return False
-    return package in _SYSTEM_EXACT or package.startswith("com.android.")
+    return package in _CHOOSER_PACKAGES or package.startswith("com.android.")
 
 
 @dataclass(frozen=True)
@@ -76,7 +83,7 @@ class Chooser:
 def find_chooser(screen: Screen, label: str, package: str) -> Chooser | None:
     """The chooser for the app (`label`, `package`) if the window in front is one."""
     front = screen.foreground_package
-    if front == package or not is_system_package(front):
+    if front == package or not is_chooser_package(front):
         return None
     names = {n.casefold() for n in (label, package) if n}
     options = []
