@@ -122,3 +122,17 @@ async def test_a_batch_stops_at_the_chooser(tmp_path, dual_phone):
     )
     # the back was not pressed: the chooser is still up
     assert "ResolverActivity" in dual_phone.shell("dumpsys window | grep mCurrentFocus")
+
+
+async def test_sharing_into_an_app_installed_twice_reports_the_chooser_and_keeps_the_text(tmp_path, sim_phone_factory):
+    phone = sim_phone_factory(scenario="dual_messages")  # Messages also in a work profile (user 10)
+    driver = ListingDriver(
+        [step("phone_share_text", text="See you at 7", app="Messages"), step("phone_tap", pick="Messages"), "done"]
+    )
+    await make_run(tmp_path, dump_cap(phone), driver).run()
+    said = driver.results[0]
+    assert "installed twice" in said and "Work Messages (the other copy)" in said and "Nothing was sent" in said, said
+    # picking the main copy opens its share page with the text (the intent waited for the pick)
+    assert sim_state(phone, "running_copies") == [{"package": "com.google.android.apps.messaging", "user": 0}]
+    assert "NewMessage" in json.dumps(sim_state(phone, "screen"))
+    assert "See you at 7" in phone.shell("uiautomator dump /dev/tty")

@@ -478,6 +478,11 @@ def start_intent(
     scope = make_scope(world, activity)
     scope["extra"] = extras
     scope["data"] = data or ""
+    if activity.package != package:
+        # The system asks which copy of an app installed twice: the page opens after the pick.
+        fields = tpl.render(rule.get("fields", {}), scope)
+        world.defer_launch(display_id, screen, tpl.render(rule.get("params", {}), scope), fields)
+        return
     for op in rule.get("do", []):
         run_op(world, display_id, world.top_activity(display_id) or activity, op, scope)
     if "do" not in rule or rule.get("screen"):

@@ -106,6 +106,7 @@ class World:
         self.pin = str(spec.get("pin", ""))
         self.displays: dict[int, Display] = {0: Display(0, 1080, 2400, 440)}
         self._last_focus = 0
+        self._pending_launch: dict[int, tuple[str | None, dict[str, Any], dict[str, Any]]] = {}
         # `appops set`: package → op → (mode, when it was set); an op never set (or set
         # back to "default") has no entry, and `appops get` then says "No operations."
         self.appops: dict[str, dict[str, tuple[str, float]]] = {}
@@ -279,6 +280,8 @@ class World:
         """Brings the app's task to front (or starts it) on a display; with `screen`, pushes
         that screen unless it is already on top."""
         if self._asks_which_copy(package):
+            # what was asked for (a page, a shared text) opens once a copy is picked
+            self._pending_launch[display_id] = (screen, dict(params or {}), dict(fields or {}))
             return self._show_chooser(package, display_id)
         app = self.apps[package]
         display = self.displays[display_id]
@@ -336,6 +339,10 @@ class World:
         self.changed()
         return task.top
 
+    def defer_launch(self, display_id: int, screen: str, params: dict[str, Any], fields: dict[str, Any]) -> None:
+        """The page an intent asked for, opened once the chooser on that display is answered."""
+        self._pending_launch[display_id] = (screen, params, fields)
+
     def pick_copy(self, display_id: int, package: str, user: int) -> None:
         """An item of the chooser tapped: the chooser finishes and that user's copy starts."""
         display = self.displays[display_id]
@@ -345,7 +352,8 @@ class World:
         copies = [c for c in self.data.setdefault("running_copies", []) if c.get("package") != package]
         self.data["running_copies"] = [*copies, {"package": package, "user": user}]
         app = self.apps[package]
-        display.tasks.append(Task(package, [self.new_activity(package, app.main)]))
+        screen, params, fields = self._pending_launch.pop(display_id, (None, {}, {}))
+        display.tasks.append(Task(package, [self.new_activity(package, screen or app.main, params, fields)]))
         self._last_focus = display_id
         self.changed()
 

@@ -314,6 +314,22 @@ class PhoneShareText(PhoneTool):
             return ToolOutcome.error(
                 "cannot_share", f"{package} does not take shared text: {result.output.strip()[:300]}"
             )
+        label = (await session.app_list()).get(package, package)
+        chooser, asked_ms = await wait_for_app_or_chooser(session, ctx, package, label)
+        if chooser is not None:
+            # Installed twice: the share page opens in the copy picked. The text went nowhere yet.
+            shown = fence(
+                "; ".join(
+                    f"[{o.number}] {o.label}" + (" (the other copy)" if o.other else "") for o in chooser.options
+                ),
+                {"source": "chooser"},
+            )
+            return ToolOutcome(
+                text=f"{label} ({package}) is installed twice; the phone asks which copy takes the text:\n{shown}\n"
+                "Tap the copy the user meant, else the main one; don't share again. Nothing was sent.",
+                wait_ms=asked_ms,
+                data={"package": package, "chooser": _chooser_data(chooser)},
+            )
         waited = await wait_for_app(session, ctx, package)
         # Say what actually came up: a chooser, another app or a lock screen may be in front
         # instead, and "opened X's share page" would then send the model to the wrong app.
