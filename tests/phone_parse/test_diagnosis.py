@@ -55,3 +55,31 @@ def test_labels_go_through_quote():
     label = next(e for e in s.elements if "Wi-Fi settings" in e.label)
     (finding,) = diagnose(s, label.centre, label, quote=lambda t: f"<<{t}>>")
     assert "<<Wi-Fi settings>>" in finding.what
+
+
+_LAYER = """<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>
+<hierarchy rotation="0">
+  <node index="0" text="" resource-id="" class="android.widget.FrameLayout" package="com.x" content-desc="" checkable="false" checked="false" clickable="false" enabled="true" focusable="false" focused="false" scrollable="false" long-clickable="false" password="false" selected="false" visible-to-user="true" bounds="[0,0][1080,2400]" drawing-order="0" hint="">
+    <node index="0" text="Pay now" resource-id="com.x:id/pay" class="android.widget.Button" package="com.x" content-desc="" checkable="false" checked="false" clickable="true" enabled="true" focusable="true" focused="false" scrollable="false" long-clickable="false" password="false" selected="false" visible-to-user="true" bounds="[40,2000][1040,2150]" drawing-order="1" hint="" />
+    <node index="1" text="" resource-id="com.x:id/promo_layer" class="android.view.View" package="com.x" content-desc="Promo" checkable="false" checked="false" clickable="{layer}" enabled="true" focusable="false" focused="false" scrollable="false" long-clickable="false" password="false" selected="false" visible-to-user="true" bounds="[0,1800][1080,2400]" drawing-order="2" hint="" />
+  </node>
+</hierarchy>
+"""
+
+
+def layer_screen(clickable: bool):
+    xml = _LAYER.replace("{layer}", "true" if clickable else "false")
+    return build_screen(parse_hierarchy(xml), size=(1080, 2400))
+
+
+def test_a_clickable_layer_of_the_same_page_over_the_button_is_named():
+    s = layer_screen(True)
+    pay = element(s, "Pay now")
+    findings = diagnose(s, pay.centre, pay)
+    assert findings and findings[0].cause == "covered" and findings[0].by == "com.x:id/promo_layer", findings
+
+
+def test_a_layer_that_takes_no_taps_covers_nothing():
+    s = layer_screen(False)
+    pay = element(s, "Pay now")
+    assert diagnose(s, pay.centre, pay) == []

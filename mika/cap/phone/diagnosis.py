@@ -92,8 +92,20 @@ def diagnose(
         out.append(_keyboard())
 
     on_top = _window_at(screen, x, y, target_window)
+    sibling = _view_over(screen, el, x, y) if el is not None and on_top is None else None
     if on_top is not None:
         out.append(_covered(screen, on_top, x, y, quote, el.package if el is not None else ""))
+    elif sibling is not None:
+        listed = next((e for e in screen.elements if e.node is sibling), None)
+        name = quote(listed.label) if listed is not None and listed.label else sibling.class_name.rsplit(".", 1)[-1]
+        out.append(
+            Finding(
+                "covered",
+                f"Another view of the same page ({name}) lies over that point and takes the tap.",
+                "Close or scroll that view away first, or tap a part of the element it doesn't cover.",
+                sibling.resource_id or sibling.class_name,
+            )
+        )
     elif target_window is not None:
         dialog = next(
             (w for w in screen.windows if w.kind == "dialog" and w.index != target_window and w.index < target_window),
@@ -210,6 +222,30 @@ def _covered(
         "doesn't cover.",
         w.package,
     )
+
+
+def _view_over(screen: Screen, el: Element, x: int, y: int) -> UiNode | None:
+    """A clickable view of the element's own window drawn after it (later in the tree, so on
+    top) that holds the point and is neither its ancestor nor inside it: a floating
+    tips view or a transparent layer laid over the button."""
+    window = next((w for w in screen.tree.windows if w.index == el.window), None)
+    if window is None:
+        return None
+    chain = _path_to(window, el.node)
+    if chain is None:
+        return None
+    ancestors = {id(n) for n in chain}
+    inside = {id(n) for n in el.node.walk()}
+    seen_target = False
+    for node in window.root.walk():
+        if node is el.node:
+            seen_target = True
+            continue
+        if not seen_target or id(node) in ancestors or id(node) in inside:
+            continue
+        if (node.clickable or node.long_clickable) and node.visible_to_user and node.bounds.contains(x, y):
+            return node
+    return None
 
 
 def _clickable_parent(screen: Screen, el: Element) -> UiNode | None:
