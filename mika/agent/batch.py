@@ -170,6 +170,7 @@ _WHY = {
     "failed": "it failed",
     "no_effect": "it had no visible effect, so it probably did not happen",
     "dialog": "a dialog came up",
+    "chooser": "the phone asks which copy of the app to open (it is installed twice); pick one",
     "app_changed": "another app came to the front",
     "foreign_window": "another app's window came over the screen",
     "timeout": "its wait timed out before the screen showed what was expected",

@@ -388,6 +388,60 @@ def _(d: Driver) -> None:
     wait_for(d, "Download page")
     tap(d, text="Download page")
     d.shell("simctl set time +4s")  # the download completes 3 s after the tap
+# -- tasks_dual.json: an app installed twice, and taps that do nothing until the cause is fixed
+
+
+@solves("dual_open_main")
+def _(d: Driver) -> None:
+    open_app(d, "微聊")
+    tap(d, text="微聊")  # the system's chooser: the main copy
+
+
+@solves("dual_open_other")
+def _(d: Driver) -> None:
+    open_app(d, "微聊")
+    tap(d, text="微聊 (dual)")
+
+
+@solves("dual_open_other_zh")
+def _(d: Driver) -> None:
+    open_app(d, "微聊")
+    tap(d, text="双开微聊")
+
+
+@solves("lab_checkout_behind_tips")
+def _(d: Driver) -> None:
+    tap(d, text="Checkout")
+    button = find(d, text="Check out")
+    assert button is not None
+    # Another app's tips bubble lies over the button (a window `uiautomator dump` doesn't
+    # show); its close "×" sits at the bubble's top-right corner, 20 px out from the button.
+    _left, top, right, _bottom = map(int, re.findall(r"\d+", button.get("bounds", "")))
+    d.shell(f"input tap {right + 20 - 60} {top - 20 + 60}")
+    tap(d, text="Check out")
+
+
+@solves("lab_create_account")
+def _(d: Driver) -> None:
+    tap(d, text="Sign up")
+    tap(d, text="I agree to the terms")  # the button is disabled until then
+    tap(d, text="Create account")
+
+
+@solves("lab_load_more")
+def _(d: Driver) -> None:
+    tap(d, text="Article")
+    d.shell("input swipe 540 1900 540 900 300")  # the button is below the fold
+    tap(d, text="Load more")
+
+
+@solves("lab_send_under_keyboard")
+def _(d: Driver) -> None:
+    tap(d, text="Compose")
+    tap(d, rid="com.mika.lab:id/msg")
+    adb_keyboard(d, "hi")
+    d.shell("input keyevent BACK")  # the keyboard covers Send
+    tap(d, text="Send")
 
 
 TASKS = list_tasks()

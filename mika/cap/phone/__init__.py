@@ -23,6 +23,7 @@ from mika.cap.phone.reader import ScreenReader
 from mika.cap.phone.session import PhoneSession
 from mika.cap.phone.surface import PhoneSurface
 from mika.cap.phone.tools.apps import PhoneLaunchApp, PhoneListApps, PhoneOpenLink, PhoneShareText
+from mika.cap.phone.tools.diagnose import PhoneDiagnose
 from mika.cap.phone.tools.do_steps import DoSteps
 from mika.cap.phone.tools.event import PhoneEvent
 from mika.cap.phone.tools.keys import PhoneBack, PhonePressKey
@@ -124,6 +125,7 @@ class PhoneCapability:
             PhoneAddCalendarEvent(),
             PhoneSystemCommand(),
             PhoneSetWheel(),
+            PhoneDiagnose(),
         ]
         if vision is not None:
             # Looking at the picture only when the user chose a vision model (roles.vision).

@@ -13,6 +13,7 @@ from mika.cap.phone.reader import ScreenReader
 if TYPE_CHECKING:
     from mika.cap.phone.display.life import DisplayKeeper, DisplayState
     from mika.tool.context import ToolContext
+    from mika.uistate.elements import Element
 
 
 @dataclass
@@ -32,6 +33,30 @@ class PhoneSession:
     # The agent's own display (None: always display 0). A read-only run never makes one.
     keeper: DisplayKeeper | None = None
     read_only: bool = False
+
+    # Where the last touch aimed: (tool, x, y, the element it meant, if any), for phone_diagnose.
+    last_target: tuple[str, int, int, Element | None] | None = None
+    # package → the other users (id, name) it is also installed in; read once per run
+    also_in: dict[str, tuple[tuple[int, str], ...]] | None = None
+
+    async def other_users_apps(self) -> dict[str, tuple[tuple[int, str], ...]]:
+        """Apps also installed in another user (dual apps, work profile): `pm list users`
+        then each other user's own (non-system) packages, once per run. A phone that won't say: none."""
+        if self.also_in is None:
+            from mika.cap.phone.adb.users import parse_packages, parse_users
+
+            found: dict[str, list[tuple[int, str]]] = {}
+            users = parse_users((await self.port.shell("pm list users")).output)
+            for uid, name in sorted(users.items()):
+                if uid == 0:
+                    continue
+                listed = await self.port.shell(f"pm list packages -3 --user {uid}")
+                if listed.exit_code != 0:
+                    continue
+                for pkg in parse_packages(listed.output):
+                    found.setdefault(pkg, []).append((uid, name))
+            self.also_in = {p: tuple(u) for p, u in found.items()}
+        return self.also_in
 
     async def app_list(self) -> dict[str, str]:
         if self.apps is None:

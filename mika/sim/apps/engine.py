@@ -422,6 +422,9 @@ def run_op(world: World, display_id: int, activity: Activity, op: dict[str, Any]
             params=tpl.render(spec.get("params", {}), scope),
             fields=tpl.render(spec.get("fields", {}), scope),
         )
+    elif "pick_copy" in op:
+        spec = op["pick_copy"]
+        world.pick_copy(display_id, tpl.text(spec["package"], scope), int(tpl.text(str(spec["user"]), scope)))
     elif "launch" in op:
         world.ime_visible = False
         world.launch(tpl.text(op["launch"], scope), display_id)
@@ -533,6 +536,11 @@ def start_intent(
     scope = make_scope(world, activity)
     scope["extra"] = extras
     scope["data"] = data or ""
+    if activity.package != package:
+        # The system asks which copy of an app installed twice: the page opens after the pick.
+        fields = tpl.render(rule.get("fields", {}), scope)
+        world.defer_launch(display_id, screen, tpl.render(rule.get("params", {}), scope), fields)
+        return
     for op in rule.get("do", []):
         run_op(world, display_id, world.top_activity(display_id) or activity, op, scope)
     if "do" not in rule or rule.get("screen"):

@@ -38,6 +38,9 @@ def build_frame(world: World, display_id: int = 0) -> list[Window]:
         task = display.top_task
         if task is not None:
             windows.append(_app_window(world, task.top, len(task.stack), width, height))
+            cover = _overlay_window(world, task.top, windows[-1])
+            if cover is not None:
+                windows.append(cover)
         if display_id == 0:
             windows.append(systemui.status_bar(world, width))
         if task is not None and task.top.focus and world.ime_visible and display_id == world.focused_display:
@@ -142,7 +145,10 @@ def _app_window(world: World, activity: Activity, depth: int, width: int, height
             )
         page.children.append(bar)
         y += TOOLBAR_H
-    bottom_edge = height - IME_H if (activity.focus and world.ime_visible) else height
+    # "ime_resize": false is adjustPan/adjustNothing: the keyboard covers the page's bottom
+    # instead of the page shrinking above it.
+    resize = spec.get("ime_resize", True)
+    bottom_edge = height - IME_H if (activity.focus and world.ime_visible and resize) else height
     if is_loading(world, activity):
         mid = (y + bottom_edge) // 2
         page.children.append(
@@ -172,3 +178,42 @@ def _app_window(world: World, activity: Activity, depth: int, width: int, height
         page.children.extend(builder.column(bottom_specs, scope, 0, width, bottom_top, bottom_edge))
     focus.mark(activity, root, width, height)
     return Window("app", root, f"{pkg}/{app.screens[activity.screen].activity}", pkg, secure=bool(spec.get("secure")))
+
+
+def _overlay_window(world: World, activity: Activity, app_window: Window) -> Window | None:
+    """A screen's "overlay": another app's transparent, clickable floating view laid over one
+    of the page's nodes (by id), as a chat head or tips bubble sits over a button. Touches
+    there land on it and do nothing."""
+    spec = world.apps[activity.package].screens[activity.screen].spec.get("overlay")
+    if not spec or not tpl.check(spec.get("if"), make_scope(world, activity)):
+        return None
+    suffix = f":id/{spec['over']}"
+    under = next((n for n in app_window.root.walk() if n.rid.endswith(suffix)), None)
+    if under is None:
+        return None
+    pkg = spec.get("package", "com.mika.tips")
+    left, top, right, bottom = under.bounds
+    pad = int(spec.get("pad", 20))
+    box = (max(0, left - pad), max(0, top - pad), right + pad, bottom + pad)
+    root = Node("android.widget.FrameLayout", box, pkg, role="plain")
+    root.children.append(
+        Node("android.view.View", box, pkg, desc=spec.get("desc", ""), clickable=True, focusable=True, role="plain")
+    )
+    close = spec.get("close")
+    if close:
+        # its own small close button at the bubble's top-right corner
+        cb = (box[2] - 120, box[1], box[2], box[1] + 120)
+        root.children.append(
+            Node(
+                "android.widget.ImageButton",
+                cb,
+                pkg,
+                desc=close.get("desc", "Close"),
+                clickable=True,
+                focusable=True,
+                on_tap=close.get("tap"),
+                role="icon",
+                paint="×",
+            )
+        )
+    return Window("overlay", root, spec.get("window", f"{pkg}/Overlay"), pkg)

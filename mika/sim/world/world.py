@@ -22,6 +22,8 @@ from mika.sim.world.display import Activity, Display, Task
 from mika.sim.world.props import default_props
 
 LAUNCHER = "com.android.launcher3"
+# The system's "open with" window (ResolverActivity) lives in package "android".
+CHOOSER = "android"
 
 # settings keys that are views of app-visible state, so `settings put` and the Settings
 # app agree. (namespace, key) -> (path in data["settings"], how to encode it)
@@ -105,6 +107,7 @@ class World:
         self.pin = str(spec.get("pin", ""))
         self.displays: dict[int, Display] = {0: Display(0, 1080, 2400, 440)}
         self._last_focus = 0
+        self._pending_launch: dict[int, tuple[str | None, dict[str, Any], dict[str, Any]]] = {}
         # `appops set`: package → op → (mode, when it was set); an op never set (or set
         # back to "default") has no entry, and `appops get` then says "No operations."
         self.appops: dict[str, dict[str, tuple[str, float]]] = {}
@@ -285,6 +288,10 @@ class World:
     ) -> Activity:
         """Brings the app's task to front (or starts it) on a display; with `screen`, pushes
         that screen unless it is already on top."""
+        if self._asks_which_copy(package):
+            # what was asked for (a page, a shared text) opens once a copy is picked
+            self._pending_launch[display_id] = (screen, dict(params or {}), dict(fields or {}))
+            return self._show_chooser(package, display_id)
         app = self.apps[package]
         display = self.displays[display_id]
         for d in self.displays.values():
@@ -316,6 +323,49 @@ class World:
         self.changed()
         return task.top
 
+    # -- an app installed twice (dual apps / work profile) -------------------------------
+    def _asks_which_copy(self, package: str) -> bool:
+        """A cold start of an app that is also installed in another user: the system first
+        asks which copy to open (MIUI "dual apps", ColorOS "App Cloner")."""
+        if package not in (self.data.get("dual_apps") or {}):
+            return False
+        return all(d.task_for(package) is None for d in self.displays.values())
+
+    def _show_chooser(self, package: str, display_id: int) -> Activity:
+        app = self.apps[package]
+        label = app.label
+        other = str(self.data.get("dual_label", "{label} (dual)")).replace("{label}", label)
+        params = {
+            "target": package,
+            "main_label": label,
+            "other_label": other,
+            "other_user": int(self.data["dual_apps"][package]),
+        }
+        display = self.displays[display_id]
+        task = Task(CHOOSER, [self.new_activity(CHOOSER, "Chooser", params, {})])
+        display.tasks.append(task)
+        self._last_focus = display_id
+        self.changed()
+        return task.top
+
+    def defer_launch(self, display_id: int, screen: str, params: dict[str, Any], fields: dict[str, Any]) -> None:
+        """The page an intent asked for, opened once the chooser on that display is answered."""
+        self._pending_launch[display_id] = (screen, params, fields)
+
+    def pick_copy(self, display_id: int, package: str, user: int) -> None:
+        """An item of the chooser tapped: the chooser finishes and that user's copy starts."""
+        display = self.displays[display_id]
+        chooser = display.task_for(CHOOSER)
+        if chooser is not None:
+            display.tasks.remove(chooser)
+        copies = [c for c in self.data.setdefault("running_copies", []) if c.get("package") != package]
+        self.data["running_copies"] = [*copies, {"package": package, "user": user}]
+        app = self.apps[package]
+        screen, params, fields = self._pending_launch.pop(display_id, (None, {}, {}))
+        display.tasks.append(Task(package, [self.new_activity(package, screen or app.main, params, fields)]))
+        self._last_focus = display_id
+        self.changed()
+
     def new_activity(
         self,
         package: str,
@@ -343,6 +393,10 @@ class World:
             return
         if len(task.stack) > 1:
             task.stack.pop()
+        elif task.package == CHOOSER:
+            display.tasks.remove(task)  # the chooser dismissed: nothing opens
+            if display.top_task is None:
+                self._raise_launcher(display)
         elif task.package != LAUNCHER:
             # The root activity finishes; the task goes to the back (Android 12+ moves it).
             display.tasks.remove(task)

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import re
+import time
 from typing import Any
 
 from mika.cap.phone.adb.labels import match_app
+from mika.cap.phone.chooser import Chooser, find_chooser
 from mika.cap.phone.session import PhoneSession
 from mika.cap.phone.tools.base import PhoneTool, current_screen, screen_text
 from mika.observe.untrusted import fence
@@ -43,7 +45,15 @@ class PhoneLaunchApp(PhoneTool):
     changes_screen = True
     parameters = {
         "type": "object",
-        "properties": {"app": {"type": "string", "description": "The app's name as the user says it, or its package."}},
+        "properties": {
+            "app": {"type": "string", "description": "The app's name as the user says it, or its package."},
+            "profile": {
+                "type": "string",
+                "enum": ["main", "other"],
+                "description": "For an app installed twice (dual apps, work profile): which copy to pick "
+                "if the phone asks. Only when the user said.",
+            },
+        },
         "required": ["app"],
     }
 
@@ -56,6 +66,13 @@ class PhoneLaunchApp(PhoneTool):
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
         session = self.session(ctx)
         query = str(args["app"]).strip()
+        profile = args.get("profile")
+        if profile is not None and profile not in ("main", "other"):
+            return ToolOutcome.error(
+                "bad_arguments",
+                f'profile must be "main" or "other", not {profile!r}: leave it out unless the user said '
+                "which copy of an app installed twice to open.",
+            )
         package, candidates = await resolve_app(session, query)
         if package is None:
             if candidates:
@@ -78,8 +95,11 @@ class PhoneLaunchApp(PhoneTool):
         result = await session.port.launch_app(session.display, package)
         if result.exit_code != 0:
             return ToolOutcome.error("launch_failed", f"{package} could not be opened: {result.output.strip()[:300]}")
-        waited = await wait_for_app(session, ctx, package)
         label = (session.apps or {}).get(package, package)
+        chooser, arrived_ms = await wait_for_app_or_chooser(session, ctx, package, label)
+        if chooser is not None:
+            return await _on_chooser(session, ctx, package, label, chooser, profile, arrived_ms)
+        waited = await wait_for_app(session, ctx, package)
         if waited.met:
             return ToolOutcome(text=f"Opened {label} ({package}).", wait_ms=waited.waited_ms, data={"package": package})
         now = waited.screen.foreground_package if waited.screen else "?"
@@ -91,6 +111,89 @@ class PhoneLaunchApp(PhoneTool):
             wait_ms=waited.waited_ms,
             data={"package": package},
         )
+
+
+async def wait_for_app_or_chooser(
+    session: PhoneSession, ctx: ToolContext, package: str, label: str, timeout: float = LAUNCH_WAIT_S
+) -> tuple[Chooser | None, int]:
+    """Until the app is in front or the system asks which copy to open; (chooser, ms waited).
+    Neither within the time: (None, ms) and the ordinary wait reports what is in front."""
+    start = time.monotonic()
+    while True:
+        screen = await session.reader.read()
+        if screen.foreground_package == package:
+            return None, int((time.monotonic() - start) * 1000)
+        chooser = find_chooser(screen, label, package)
+        if chooser is not None:
+            return chooser, int((time.monotonic() - start) * 1000)
+        if time.monotonic() - start >= timeout or ctx.inbox.steer_signal.is_set():
+            return None, int((time.monotonic() - start) * 1000)
+        await ctx.sleep(0.3)
+
+
+def _chooser_data(chooser: Chooser) -> dict[str, Any]:
+    return {
+        "package": chooser.package,
+        "options": [{"element": o.number, "label": o.label, "other": o.other} for o in chooser.options],
+        "other": chooser.other.label if chooser.other else None,
+    }
+
+
+async def _on_chooser(
+    session: PhoneSession,
+    ctx: ToolContext,
+    package: str,
+    label: str,
+    chooser: Chooser,
+    profile: str | None,
+    waited_ms: int,
+) -> ToolOutcome:
+    """The system asks which copy of an installed-twice app to open. The app counts as
+    opened (the chooser in front is not "switched away"); pick only what is known."""
+    options = "; ".join(f"[{o.number}] {o.label}" + (" (the other copy)" if o.other else "") for o in chooser.options)
+    shown = fence(options, {"source": "chooser"})
+    data = {"package": package, "chooser": _chooser_data(chooser)}
+    if not chooser.clear:
+        return ToolOutcome(
+            text=f"The phone asks which copy of {label} ({package}) to open, but the options can't be told "
+            f"apart (no dual/work marker):\n{shown}\nNothing was picked. Ask the user which one; don't open "
+            "the app again.",
+            ok=False,
+            code="chooser_unclear",
+            wait_ms=waited_ms,
+            data=data,
+        )
+    if profile is None:
+        return ToolOutcome(
+            text=f"{label} ({package}) is installed twice; the phone asks which copy to open:\n{shown}\n"
+            "Tap the one the user asked for; if they didn't say, the main one (not the other copy). "
+            "Don't open the app again.",
+            wait_ms=waited_ms,
+            data=data,
+        )
+    option = chooser.pick(profile)
+    assert option is not None  # a clear chooser has both
+    element = next(e for e in (await session.reader.read()).elements if e.number == option.number)
+    x, y = element.bounds.centre
+    await session.port.tap(session.display, int(x), int(y))
+    waited = await wait_for_app(session, ctx, package)
+    which = "the other copy" if profile == "other" else "the main copy"
+    data["profile"] = profile
+    if waited.met:
+        return ToolOutcome(
+            text=f"Opened {which} of {label} ({package}) from the phone's chooser.",
+            wait_ms=waited_ms + waited.waited_ms,
+            data=data,
+        )
+    now = waited.screen.foreground_package if waited.screen else "?"
+    return ToolOutcome(
+        text=f"Picked {which} of {label} in the phone's chooser, but {now} is in front ({waited.stopped}). "
+        "Look at the screen.",
+        ok=False,
+        code="launch_not_seen",
+        wait_ms=waited_ms + waited.waited_ms,
+        data=data,
+    )
 
 
 class PhoneListApps(PhoneTool):
@@ -110,11 +213,16 @@ class PhoneListApps(PhoneTool):
         if wanted:
             hits = set(match_app(wanted, apps))
             items = [kv for kv in items if kv[0] in hits]
-        lines = [f"{label} · {pkg}" for pkg, label in items]
+        also = await session.other_users_apps()
+        lines = [f"{label} · {pkg}" + _also_in(also.get(pkg, ())) for pkg, label in items]
         head = f"{len(lines)} app(s)" + (f" matching {wanted!r}" if wanted else "") + ":"
         # App names are chosen by whoever made the app: fenced like anything else the phone shows.
         listed = fence("\n".join(lines), {"source": "app_list"}) if lines else ""
-        return ToolOutcome(text="\n".join(p for p in (head, listed) if p), data={"count": len(lines)})
+        marked = {pkg: [u for u, _ in also[pkg]] for pkg, _ in items if pkg in also}
+        data: dict[str, Any] = {"count": len(lines)}
+        if marked:
+            data["also_in"] = marked
+        return ToolOutcome(text="\n".join(p for p in (head, listed) if p), data=data)
 
 
 class PhoneOpenLink(PhoneTool):
@@ -206,6 +314,22 @@ class PhoneShareText(PhoneTool):
             return ToolOutcome.error(
                 "cannot_share", f"{package} does not take shared text: {result.output.strip()[:300]}"
             )
+        label = (await session.app_list()).get(package, package)
+        chooser, asked_ms = await wait_for_app_or_chooser(session, ctx, package, label)
+        if chooser is not None:
+            # Installed twice: the share page opens in the copy picked. The text went nowhere yet.
+            shown = fence(
+                "; ".join(
+                    f"[{o.number}] {o.label}" + (" (the other copy)" if o.other else "") for o in chooser.options
+                ),
+                {"source": "chooser"},
+            )
+            return ToolOutcome(
+                text=f"{label} ({package}) is installed twice; the phone asks which copy takes the text:\n{shown}\n"
+                "Tap the copy the user meant, else the main one; don't share again. Nothing was sent.",
+                wait_ms=asked_ms,
+                data={"package": package, "chooser": _chooser_data(chooser)},
+            )
         waited = await wait_for_app(session, ctx, package)
         # Say what actually came up: a chooser, another app or a lock screen may be in front
         # instead, and "opened X's share page" would then send the model to the wrong app.
@@ -228,6 +352,13 @@ class PhoneShareText(PhoneTool):
             wait_ms=waited.waited_ms,
             data={"package": package},
         )
+
+
+def _also_in(users: tuple[tuple[int, str], ...]) -> str:
+    # Installed in another user too: opening it may bring up the system's chooser.
+    if not users:
+        return ""
+    return " · also_in: " + ", ".join(f"user {uid} ({name})" for uid, name in users)
 
 
 def _link_host(url: str) -> str:

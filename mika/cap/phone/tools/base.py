@@ -64,11 +64,14 @@ async def point_of(args: dict[str, Any], session: PhoneSession, tool: str) -> tu
         await current_screen(session)
         el = resolve_element(session, int(args["element"]))
         x, y = el.centre
+        session.last_target = (tool, x, y, el)
         return x, y, el
     if args.get("x") is not None and args.get("y") is not None:
         x, y = int(args["x"]), int(args["y"])
         screen = session.reader.current
-        return x, y, screen.element_at(x, y) if screen is not None else None
+        hit = screen.element_at(x, y) if screen is not None else None
+        session.last_target = (tool, x, y, hit)
+        return x, y, hit
     raise BadArguments(f"{tool}: give an element number, or x and y.")
 
 

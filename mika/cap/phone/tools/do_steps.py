@@ -81,6 +81,8 @@ class DoSteps(PhoneTool):
             return result.as_dict()
 
         async def interrupted(step: BatchStep, data: dict[str, Any]) -> str | None:
+            if data.get("chooser") and not data.get("profile"):
+                return "chooser"  # the phone asks which copy of an app installed twice to open
             screen = session.reader.current
             if screen is None:
                 return None

@@ -30,8 +30,20 @@ def _packages(ctx: Ctx) -> list[tuple[str, bool]]:
     """(package, is_system)"""
     world = ctx.phone.world
     out = [(p, True) for p in SYSTEM_ONLY] + [(p, False) for p in THIRD_PARTY_ONLY]
-    out += [(a.package, a.system) for a in world.apps.values()]
+    out += [(a.package, a.system) for a in world.apps.values() if a.package not in SYSTEM_ONLY]
     return sorted(out)
+
+
+def _users(ctx: Ctx) -> list[dict[str, object]]:
+    """The phone's users: the owner, plus a dual-apps space / work profile when the scenario has one."""
+    return list(ctx.phone.world.data.get("users") or [{"id": 0, "name": "Owner", "flags": "c13"}])
+
+
+def _in_user(ctx: Ctx, pkg: str, system: bool, user: int) -> bool:
+    # The other user holds the system packages and the apps cloned into it, nothing else.
+    if user == 0 or system:
+        return True
+    return int((ctx.phone.world.data.get("dual_apps") or {}).get(pkg, -1)) == user
 
 
 def _path(pkg: str, system: bool) -> str:
@@ -48,13 +60,26 @@ async def _pm(ctx: Ctx, args: list[str]) -> int:
         )
         return 0
     sub, rest = args[0], args[1:]
+    if sub == "list" and rest[:1] == ["users"]:
+        ctx.print("Users:\n")
+        for u in _users(ctx):
+            ctx.print(f"\tUserInfo{{{u['id']}:{u['name']}:{u['flags']}}} running\n")
+        return 0
     if sub == "list" and rest[:1] == ["packages"]:
         flags: set[str] = set()
         filt = ""
+        user = 0
         i = 1
         while i < len(rest):
             a = rest[i]
             if a == "--user":
+                raw = rest[i + 1] if i + 1 < len(rest) else ""
+                if raw in ("current", "all"):
+                    raw = "0"
+                if not raw.isdigit() or int(raw) not in {int(str(u["id"])) for u in _users(ctx)}:
+                    ctx.error(f"Error: user {raw} doesn't exist")
+                    return 255
+                user = int(raw)
                 i += 2
                 continue
             if a.startswith("-"):
@@ -66,6 +91,8 @@ async def _pm(ctx: Ctx, args: list[str]) -> int:
             if ("-3" in flags and system) or ("-s" in flags and not system):
                 continue
             if filt and filt not in pkg:
+                continue
+            if not _in_user(ctx, pkg, system, user):
                 continue
             prefix = f"package:{_path(pkg, system)}=" if "-f" in flags else "package:"
             ctx.print(f"{prefix}{pkg}\n")
