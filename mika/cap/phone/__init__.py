@@ -23,9 +23,11 @@ from mika.cap.phone.reader import ScreenReader
 from mika.cap.phone.session import PhoneSession
 from mika.cap.phone.surface import PhoneSurface
 from mika.cap.phone.tools.apps import PhoneLaunchApp, PhoneListApps, PhoneOpenLink, PhoneShareText
+from mika.cap.phone.tools.dialog import PhoneDialog
 from mika.cap.phone.tools.do_steps import DoSteps
 from mika.cap.phone.tools.keys import PhoneBack, PhonePressKey
 from mika.cap.phone.tools.observe import PhoneListElements, PhoneObserve, PhoneQuery, PhoneScreenshot
+from mika.cap.phone.tools.obstacle import HandleObstacle
 from mika.cap.phone.tools.system_actions import PhoneAddCalendarEvent, PhoneSetAlarm, PhoneSetTimer, PhoneShowAlarms
 from mika.cap.phone.tools.system_command import PhoneSystemCommand
 from mika.cap.phone.tools.text import PhoneClearText, PhoneTypeText
@@ -119,6 +121,8 @@ class PhoneCapability:
             PhoneShowAlarms(),
             PhoneAddCalendarEvent(),
             PhoneSystemCommand(),
+            PhoneDialog(),
+            HandleObstacle(),
         ]
         if vision is not None:
             # Looking at the picture only when the user chose a vision model (roles.vision).

@@ -386,7 +386,7 @@ def dialog(spec: dict[str, Any], pkg: str, width: int, height: int, scope: dict[
             (left + 60, top + 50, right - 60, top + 140),
             pkg,
             text=title,
-            rid="android:id/alertTitle",
+            rid=spec.get("title_id", "android:id/alertTitle"),
             role="text",
             style="bold",
         )
@@ -412,7 +412,7 @@ def dialog(spec: dict[str, Any], pkg: str, width: int, height: int, scope: dict[
                 (bx - w, top + box_h - 150, bx, top + box_h - 40),
                 pkg,
                 text=label,
-                rid=f"android:id/button{i + 1}",
+                rid=button.get("id") or f"android:id/button{i + 1}",  # a permission dialog has its own ids
                 clickable=True,
                 focusable=True,
                 role="button",
