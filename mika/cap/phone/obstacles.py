@@ -244,10 +244,7 @@ def _one(kind: str, dialog: Dialog, hits: list[Element], what: str) -> Obstacle:
     unique = list({h.node.order: h for h in hits}.values())
     if len(unique) == 1:
         return Obstacle(kind, unique[0], dialog=dialog, seen=seen)
-    if not unique:
-        why = f"it has no {what} button"
-    else:
-        why = f"{len(unique)} buttons could be the {what} one"
+    why = f"it has no {what} button" if not unique else f"{len(unique)} buttons could be the {what} one"
     return Obstacle(kind, None, why=why, dialog=dialog, seen=seen)
 
 
