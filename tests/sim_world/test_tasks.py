@@ -348,6 +348,29 @@ def _(d: Driver) -> None:
     tap(d, text="发送")
 
 
+@solves("video_home_past_obstacles")
+def _(d: Driver) -> None:
+    open_app(d, "Video")
+    d.shell("simctl set time +6")  # past the splash's countdown, so Skip is tappable
+    tap(d, text="Skip")
+    tap(d, text="Later")
+    tap(d, text="Not now")
+
+
+@solves("video_nearby_location_while_using")
+def _(d: Driver) -> None:
+    d.shell("am start -n com.mika.video/.HomeActivity")
+    tap(d, text="Nearby videos")
+    tap(d, text="While using the app")
+
+
+@solves("video_nearby_location_denied_zh")
+def _(d: Driver) -> None:
+    d.shell("am start -n com.mika.video/.HomeActivity")
+    tap(d, text="Nearby videos")
+    tap(d, text="不允许")
+
+
 TASKS = list_tasks()
 
 
