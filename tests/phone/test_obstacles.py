@@ -186,3 +186,30 @@ class TestPhoneDialog:
         assert "Pressed the dialog's button" in driver.results[2], driver.results[2]
         assert "paid" not in video(sim_phone)
         assert not [e for e in record(run) if e["type"] == "approval" and e["tool"] == "phone_dialog"]
+
+
+async def test_a_dialog_swapped_between_the_check_and_the_press_is_not_pressed(tmp_path, sim_phone):
+    # Attacker: the check sees a harmless "OK"; before the press the app puts a payment
+    # dialog with its own "OK" in its place. The real check runs; only the swap is added.
+    _home(sim_phone)
+    driver = ListingDriver(
+        [step("phone_observe"), step("phone_tap", pick="Tips"), step("phone_dialog", press="OK"), "x"]
+    )
+    cap = dump_cap(sim_phone)
+    tool = next(t for t in cap.tools() if t.name == "phone_dialog")
+    checked = tool.target
+    world = sim_phone.device.world
+
+    async def check_then_swap(args, ctx):
+        seen = await checked(args, ctx)
+        world.top_activity(0).dialog = {
+            "title": "Confirm payment ¥99",
+            "buttons": [{"text": "Cancel"}, {"text": "OK", "do": [{"set": "video.paid", "value": 99}]}],
+        }
+        world.changed()
+        return seen
+
+    tool.target = check_then_swap
+    await make_run(tmp_path, cap, driver).run()
+    assert driver.results[2].startswith("[dialog_changed]"), driver.results[2]
+    assert "paid" not in video(sim_phone)

@@ -44,6 +44,10 @@ class PhoneDialog(PhoneTool):
         },
     }
 
+    def __init__(self) -> None:
+        # What the irreversible check read for the coming press, per run: the press must match it.
+        self._checked: dict[str, str] = {}
+
     async def target(self, args: dict[str, Any], ctx: ToolContext) -> ActionTarget | None:
         wanted = _press(args)
         if wanted is None:
@@ -56,6 +60,7 @@ class PhoneDialog(PhoneTool):
             button = match_button(dialog, wanted)
         except ButtonChoiceError:
             return None  # nothing will be pressed; run() says why
+        self._checked[ctx.run_id] = press_label(dialog, button)
         return ActionTarget(
             label=press_label(dialog, button),
             app=dialog.package or screen.foreground_package,
@@ -66,9 +71,8 @@ class PhoneDialog(PhoneTool):
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
         wanted = _press(args)
         session = self.session(ctx)
-        screen = session.reader.current if wanted is not None and session.reader.current else None
-        # target() read the screen a moment ago when pressing; reading alone takes a fresh look.
-        screen = screen or await session.reader.read()
+        # Always a fresh look: the press must land on the dialog the check saw, not an older read.
+        screen = await session.reader.read()
         session.reader.mark_shown(screen)
         dialog = read_dialog(screen)
         if dialog is None:
@@ -84,6 +88,13 @@ class PhoneDialog(PhoneTool):
             obs = screen_observation(screen, ctx.step, describe(dialog), head=str(exc))
             return ToolOutcome(
                 text=obs.text, ok=False, code=exc.code, observations=(obs,), data={"dialog": _data(dialog)}
+            )
+        checked = self._checked.pop(ctx.run_id, None)
+        if checked != press_label(dialog, button):
+            # The dialog changed between the check and the press: what was approved is not this.
+            return ToolOutcome.error(
+                "dialog_changed",
+                "The dialog changed after it was checked; nothing was pressed. Read it again with phone_dialog.",
             )
         x, y = button.centre
         await session.port.tap(session.display, x, y)
