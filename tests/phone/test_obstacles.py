@@ -53,7 +53,6 @@ async def test_handle_obstacle_waits_out_a_skip_countdown_then_skips(tmp_path, s
 
 async def test_a_fake_skip_inside_the_ad_makes_handle_obstacle_refuse(tmp_path, sim_phone):
     sim_phone.shell("simctl set video.fake_skip true")
-    sim_phone.shell("simctl set video.splash_at 0")  # the real Skip is tappable at once
     driver = ListingDriver([step("phone_launch_app", app="Video"), step("handle_obstacle"), "left alone"])
     await make_run(tmp_path, dump_cap(sim_phone), driver).run()
     out = driver.results[1]
@@ -213,3 +212,14 @@ async def test_a_dialog_swapped_between_the_check_and_the_press_is_not_pressed(t
     await make_run(tmp_path, cap, driver).run()
     assert driver.results[2].startswith("[dialog_changed]"), driver.results[2]
     assert "paid" not in video(sim_phone)
+
+
+async def test_handle_obstacle_runs_inside_do_steps(tmp_path, sim_phone):
+    batch = [{"tool": "phone_launch_app", "args": {"app": "Video"}}, {"tool": "handle_obstacle"}]
+    driver = ListingDriver([step("do_steps", steps=batch), "done"])
+    run = make_run(tmp_path, dump_cap(sim_phone), driver)
+    await run.run()
+    state = video(sim_phone)
+    assert state.get("splash_skipped") is True and state.get("update_dismissed") is True, driver.results[0]
+    assert not state.get("update_started") and not state.get("ad_opened")
+    assert results_of(record(run), "do_steps")[0]["ok"], driver.results[0]

@@ -74,6 +74,10 @@ class HandleObstacle(PhoneTool):
             done.append(f"{found.kind}: pressed {found.safe.label!r}")
             before = screen.content_key()
             screen = await self._next(ctx, before)
+            if screen.content_key() == before:
+                done[-1] += " (nothing changed after it; not pressed again)"
+                last = None
+                break
         session.reader.mark_shown(screen)
         return self._outcome(ctx, screen, done, last, waited_ms)
 
