@@ -223,3 +223,14 @@ async def test_handle_obstacle_runs_inside_do_steps(tmp_path, sim_phone):
     assert state.get("splash_skipped") is True and state.get("update_dismissed") is True, driver.results[0]
     assert not state.get("update_started") and not state.get("ad_opened")
     assert results_of(record(run), "do_steps")[0]["ok"], driver.results[0]
+
+
+async def test_a_chinese_splash_is_skipped_by_its_tiaoguo_button_not_the_download_one(tmp_path, sim_phone, phone_cap):
+    sim_phone.shell("simctl set video.skip_word 跳过")
+    sim_phone.shell("simctl set video.ad_word 立即下载")
+    sim_phone.shell("simctl set video.update_dismissed true")
+    driver = ListingDriver([step("phone_launch_app", app="Video"), step("handle_obstacle"), "home"])
+    await make_run(tmp_path, phone_cap, driver).run()
+    assert "splash_ad: pressed '跳过" in driver.results[1], driver.results[1]
+    state = video(sim_phone)
+    assert state.get("splash_skipped") is True and not state.get("ad_opened")
