@@ -185,3 +185,30 @@ class TestObstacles:
     def test_a_skip_word_inside_a_longer_label_is_no_skip_button(self):
         found = recognise(splash_screen("com.x", [("Skip the queue with Premium", True, True)]))
         assert not found.recognised
+
+
+class TestMoreShapes:
+    def test_two_not_now_like_buttons_are_refused(self):
+        found = recognise(dialog_screen("com.x", "Enjoying it?", ["Rate now", "Not now", "No thanks"], "Rate us"))
+        assert found.kind == "rating" and found.safe is None and "2 buttons" in found.why
+
+    def test_a_cookie_notice_is_rejected_not_accepted(self):
+        found = recognise(dialog_screen("com.x", "We use cookies", ["Accept all", "Reject all"], "Cookies help us"))
+        assert found.kind == "cookies" and found.safe.label == "Reject all"
+
+    def test_deny_and_dont_ask_again_is_found_by_its_id(self):
+        pkg = "com.google.android.permissioncontroller"
+        ids = [
+            f"{pkg}:id/permission_allow_foreground_only_button",
+            f"{pkg}:id/permission_deny_and_dont_ask_again_button",
+        ]
+        screen = dialog_screen(
+            pkg, "Allow Maps to access location?", ["While using the app", "Don't allow & don't ask again"], ids=ids
+        )
+        assert recognise(screen).safe.label == "Don't allow & don't ask again"
+
+    def test_allow_alone_is_never_the_while_using_choice(self):
+        pkg = "com.android.permissioncontroller"
+        screen = dialog_screen(pkg, "Allow Chat to send you notifications?", ["Allow", "Don't allow"])
+        found = recognise(screen, ALLOW_WHILE_USING)
+        assert found.safe is None  # "Allow" grants for good; only "While using the app" is asked for

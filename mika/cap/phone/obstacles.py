@@ -206,6 +206,7 @@ _WHILE_USING = (
 )
 _REJECT_COOKIES = ("Reject all", "Reject", "Only necessary", "Necessary only", "Decline", "拒绝", "仅必要")
 _DENY_ID = ":id/permission_deny_button"
+_DENY_AGAIN_ID = ":id/permission_deny_and_dont_ask_again_button"
 _WHILE_USING_ID = ":id/permission_allow_foreground_only_button"
 
 ALLOW_WHILE_USING = "allow_while_using"
@@ -268,7 +269,11 @@ def recognise_dialog(dialog: Dialog, permission: str = DENY) -> Obstacle:
         if permission == ALLOW_WHILE_USING:
             hits = _by_words(dialog.buttons, _WHILE_USING) or _by_id(dialog.buttons, _WHILE_USING_ID)
             return _one("permission", dialog, hits, '"While using the app"')
-        hits = _by_words(dialog.buttons, _DENY) or _by_id(dialog.buttons, _DENY_ID)
+        hits = (
+            _by_words(dialog.buttons, _DENY)
+            or _by_id(dialog.buttons, _DENY_ID)
+            or _by_id(dialog.buttons, _DENY_AGAIN_ID)  # asked a second time: "Don't allow & don't ask again"
+        )
         return _one("permission", dialog, hits, '"Don\'t allow"')
     if _PERMISSION.search(dialog.title) or _PERMISSION.search(text):
         return Obstacle(
