@@ -388,6 +388,8 @@ def _(d: Driver) -> None:
     wait_for(d, "Download page")
     tap(d, text="Download page")
     d.shell("simctl set time +4s")  # the download completes 3 s after the tap
+
+
 # -- tasks_dual.json: an app installed twice, and taps that do nothing until the cause is fixed
 
 
@@ -442,6 +444,29 @@ def _(d: Driver) -> None:
     adb_keyboard(d, "hi")
     d.shell("input keyevent BACK")  # the keyboard covers Send
     tap(d, text="Send")
+
+
+@solves("video_home_past_obstacles")
+def _(d: Driver) -> None:
+    open_app(d, "Video")
+    d.shell("simctl set time +6")  # past the splash's countdown, so Skip is tappable
+    tap(d, text="Skip")
+    tap(d, text="Later")
+    tap(d, text="Not now")
+
+
+@solves("video_nearby_location_while_using")
+def _(d: Driver) -> None:
+    d.shell("am start -n com.mika.video/.HomeActivity")
+    tap(d, text="Nearby videos")
+    tap(d, text="While using the app")
+
+
+@solves("video_nearby_location_denied_zh")
+def _(d: Driver) -> None:
+    d.shell("am start -n com.mika.video/.HomeActivity")
+    tap(d, text="Nearby videos")
+    tap(d, text="不允许")
 
 
 TASKS = list_tasks()

@@ -24,10 +24,12 @@ from mika.cap.phone.session import PhoneSession
 from mika.cap.phone.surface import PhoneSurface
 from mika.cap.phone.tools.apps import PhoneLaunchApp, PhoneListApps, PhoneOpenLink, PhoneShareText
 from mika.cap.phone.tools.diagnose import PhoneDiagnose
+from mika.cap.phone.tools.dialog import PhoneDialog
 from mika.cap.phone.tools.do_steps import DoSteps
 from mika.cap.phone.tools.event import PhoneEvent
 from mika.cap.phone.tools.keys import PhoneBack, PhonePressKey
 from mika.cap.phone.tools.observe import PhoneListElements, PhoneObserve, PhoneQuery, PhoneScreenshot
+from mika.cap.phone.tools.obstacle import HandleObstacle
 from mika.cap.phone.tools.run import PhoneRun
 from mika.cap.phone.tools.system_actions import PhoneAddCalendarEvent, PhoneSetAlarm, PhoneSetTimer, PhoneShowAlarms
 from mika.cap.phone.tools.system_command import PhoneSystemCommand
@@ -126,6 +128,8 @@ class PhoneCapability:
             PhoneSystemCommand(),
             PhoneSetWheel(),
             PhoneDiagnose(),
+            PhoneDialog(),
+            HandleObstacle(),
         ]
         if vision is not None:
             # Looking at the picture only when the user chose a vision model (roles.vision).

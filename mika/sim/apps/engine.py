@@ -376,6 +376,10 @@ def _write(world: World, activity: Activity, path: str, value: Any, scope: dict[
     if "." not in path and "[" not in path:
         world.data[path] = value
         return
+    head = tpl.split_path(path)[0]
+    if head.isidentifier() and head not in ("params", "fields", "item") and head not in world.data:
+        # An app's own data appears on its first write (the merged view below is a copy).
+        world.data[head] = {}
     container, key = tpl.parent_and_key(
         path, world.data | {"params": activity.params, "fields": activity.fields, "item": scope.get("item")}
     )

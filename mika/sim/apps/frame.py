@@ -69,7 +69,9 @@ def build_frame(world: World, display_id: int = 0) -> list[Window]:
 def _transient_key(world: World, display_id: int) -> tuple[Any, ...]:
     task = world.displays[display_id].top_task
     loading = bool(task and is_loading(world, task.top))
-    return (loading, world.current_toast())
+    # A screen marked "ticks" (a splash ad's countdown) changes every second, not every minute.
+    ticks = bool(task and world.apps[task.top.package].screens[task.top.screen].spec.get("ticks"))
+    return (loading, world.current_toast(), int(world.clock.now()) if ticks else 0)
 
 
 def _app_window(world: World, activity: Activity, depth: int, width: int, height: int) -> Window:

@@ -368,7 +368,11 @@ def dialog(spec: dict[str, Any], pkg: str, width: int, height: int, scope: dict[
     title = tpl.text(spec.get("title", ""), scope)
     message = tpl.text(spec.get("text", ""), scope)
     buttons = spec.get("buttons", [{"text": "OK", "do": []}])
-    box_h = 560 if message else 400
+    labels = [tpl.text(b.get("text", "OK"), scope) for b in reversed(buttons)]
+    widths = [max(200, int(len(label) * 30) + 80) for label in labels]
+    # Buttons that don't fit side by side are stacked, full width, as Android does.
+    stacked = sum(widths) + 20 * (len(widths) - 1) > width - 180 - 80
+    box_h = (560 if message else 400) + (130 * (len(buttons) - 1) if stacked else 0)
     top = (height - box_h) // 2
     left, right = 90, width - 90
     root = Node("android.widget.FrameLayout", (left, top, right, top + box_h), pkg, role="dialog")
@@ -386,7 +390,7 @@ def dialog(spec: dict[str, Any], pkg: str, width: int, height: int, scope: dict[
             (left + 60, top + 50, right - 60, top + 140),
             pkg,
             text=title,
-            rid="android:id/alertTitle",
+            rid=spec.get("title_id", "android:id/alertTitle"),
             role="text",
             style="bold",
         )
@@ -403,16 +407,21 @@ def dialog(spec: dict[str, Any], pkg: str, width: int, height: int, scope: dict[
             )
         )
     bx = right - 40
+    first_y = top + box_h - 150 - 130 * (len(buttons) - 1) if stacked else 0
     for i, button in enumerate(reversed(buttons)):
-        label = tpl.text(button.get("text", "OK"), scope)
-        w = max(200, int(len(label) * 30) + 80)
+        label, w = labels[i], widths[i]
+        box = (
+            (left + 40, first_y + 130 * i, right - 40, first_y + 130 * i + 110)
+            if stacked
+            else (bx - w, top + box_h - 150, bx, top + box_h - 40)
+        )
         panel.children.append(
             Node(
                 "android.widget.Button",
-                (bx - w, top + box_h - 150, bx, top + box_h - 40),
+                box,
                 pkg,
                 text=label,
-                rid=f"android:id/button{i + 1}",
+                rid=button.get("id") or f"android:id/button{i + 1}",  # a permission dialog has its own ids
                 clickable=True,
                 focusable=True,
                 role="button",
