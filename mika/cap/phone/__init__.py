@@ -30,6 +30,7 @@ from mika.cap.phone.tools.system_actions import PhoneAddCalendarEvent, PhoneSetA
 from mika.cap.phone.tools.system_command import PhoneSystemCommand
 from mika.cap.phone.tools.text import PhoneClearText, PhoneTypeText
 from mika.cap.phone.tools.touch import PhoneLongPress, PhoneScroll, PhoneSwipe, PhoneTap
+from mika.cap.phone.tools.collect import PhoneCollect
 from mika.cap.phone.tools.vision import PhoneDescribe, PhoneFindVisually
 from mika.cap.phone.tools.wait import PhoneWait
 from mika.model.base import Model
@@ -119,6 +120,7 @@ class PhoneCapability:
             PhoneShowAlarms(),
             PhoneAddCalendarEvent(),
             PhoneSystemCommand(),
+            PhoneCollect(),
         ]
         if vision is not None:
             # Looking at the picture only when the user chose a vision model (roles.vision).
