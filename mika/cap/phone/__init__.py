@@ -31,6 +31,7 @@ from mika.cap.phone.tools.system_command import PhoneSystemCommand
 from mika.cap.phone.tools.text import PhoneClearText, PhoneTypeText
 from mika.cap.phone.tools.touch import PhoneLongPress, PhoneScroll, PhoneSwipe, PhoneTap
 from mika.cap.phone.tools.collect import PhoneCollect
+from mika.cap.phone.tools.find import PhoneFind
 from mika.cap.phone.tools.vision import PhoneDescribe, PhoneFindVisually
 from mika.cap.phone.tools.wait import PhoneWait
 from mika.model.base import Model
@@ -121,6 +122,7 @@ class PhoneCapability:
             PhoneAddCalendarEvent(),
             PhoneSystemCommand(),
             PhoneCollect(),
+            PhoneFind(),
         ]
         if vision is not None:
             # Looking at the picture only when the user chose a vision model (roles.vision).
