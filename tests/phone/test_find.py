@@ -52,7 +52,7 @@ def _last(request) -> str:
 
 
 async def test_a_target_that_is_not_there_is_reported_not_found_at_the_end(tmp_path, sim_phone):
-    driver, events = await _run(tmp_path, sim_phone, step("phone_find", target="Zelda Nobody", max_scrolls=20))
+    _driver, events = await _run(tmp_path, sim_phone, step("phone_find", target="Zelda Nobody", max_scrolls=20))
     res = results_of(events, "phone_find")[0]
     assert not res["ok"] and res["code"] == "not_found"
     assert "'Zelda Nobody' was not found after" in res["text"] and "the end of the list was reached" in res["text"]
@@ -62,7 +62,7 @@ async def test_a_target_that_is_not_there_is_reported_not_found_at_the_end(tmp_p
 
 
 async def test_past_the_budget_it_says_the_budget_ran_out_not_that_it_is_missing(tmp_path, sim_phone):
-    driver, events = await _run(tmp_path, sim_phone, step("phone_find", target="Yara Deng", max_scrolls=0))
+    _driver, events = await _run(tmp_path, sim_phone, step("phone_find", target="Yara Deng", max_scrolls=0))
     res = results_of(events, "phone_find")[0]
     assert not res["ok"] and res["code"] == "not_found"
     assert "after 0 scroll(s)" in res["text"] and "budget (max_scrolls) ran out" in res["text"]

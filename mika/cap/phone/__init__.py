@@ -31,6 +31,7 @@ from mika.cap.phone.tools.system_command import PhoneSystemCommand
 from mika.cap.phone.tools.text import PhoneClearText, PhoneTypeText
 from mika.cap.phone.tools.touch import PhoneLongPress, PhoneScroll, PhoneSwipe, PhoneTap
 from mika.cap.phone.tools.collect import PhoneCollect
+from mika.cap.phone.tools.extract import PhoneExtract
 from mika.cap.phone.tools.find import PhoneFind
 from mika.cap.phone.tools.vision import PhoneDescribe, PhoneFindVisually
 from mika.cap.phone.tools.wait import PhoneWait
@@ -123,6 +124,7 @@ class PhoneCapability:
             PhoneSystemCommand(),
             PhoneCollect(),
             PhoneFind(),
+            PhoneExtract(),
         ]
         if vision is not None:
             # Looking at the picture only when the user chose a vision model (roles.vision).

@@ -70,10 +70,10 @@ def list_node(screen: Screen) -> UiNode | None:
     return max(lists, key=lambda e: e.bounds.area).node
 
 
-def _fields(node: UiNode) -> tuple[tuple[str, str], ...]:
+def _fields(node: UiNode, skip: frozenset[int] | set[int] = frozenset()) -> tuple[tuple[str, str], ...]:
     out = []
     for n in node.walk():
-        if not n.visible_to_user:
+        if not n.visible_to_user or n.order in skip:
             continue
         for value in (n.safe_text, n.content_desc):
             if value and value.strip():
@@ -81,14 +81,14 @@ def _fields(node: UiNode) -> tuple[tuple[str, str], ...]:
     return tuple(out)
 
 
-def rows_of(lst: UiNode, *, horizontal: bool = False) -> list[Row]:
+def rows_of(lst: UiNode, *, horizontal: bool = False, skip: frozenset[int] | set[int] = frozenset()) -> list[Row]:
     """The list's rows in screen order. A row's text is read whole even when the row is
     cut by the list's edge: a clipped view still holds all its text."""
     kids = sorted(
         lst.children, key=lambda n: (n.bounds.left, n.bounds.top) if horizontal else (n.bounds.top, n.bounds.left)
     )
     mid = (lst.bounds.left + lst.bounds.right) / 2
-    rows = [Row(_fields(k), outgoing=not horizontal and _right_side(k, mid)) for k in kids]
+    rows = [Row(_fields(k, skip), outgoing=not horizontal and _right_side(k, mid)) for k in kids]
     return [r for r in rows if r.fields]
 
 

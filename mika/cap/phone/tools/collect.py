@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from mika.cap.phone.overlap import Merge, list_node, row_line, rows_of, structured
+from mika.cap.phone.secret_fields import secret_nodes
 from mika.cap.phone.session import PhoneSession
 from mika.cap.phone.tools.base import PhoneTool, current_screen
 from mika.observe.untrusted import fence
@@ -84,7 +85,7 @@ class PhoneCollect(PhoneTool):
         horizontal = direction in ("left", "right")
         toward_start = direction in ("up", "left")
         merge = Merge()
-        merge.add(rows_of(lst, horizontal=horizontal), toward_start)
+        merge.add(rows_of(lst, horizontal=horizontal, skip=secret_nodes(screen.tree)), toward_start)
         screens, stop = 1, ""
         last = [r.key for r in merge.rows]
         while not stop:
@@ -107,7 +108,7 @@ class PhoneCollect(PhoneTool):
             if lst is None:
                 stop = "lost_list"
                 break
-            rows = rows_of(lst, horizontal=horizontal)
+            rows = rows_of(lst, horizontal=horizontal, skip=secret_nodes(screen.tree))
             if [r.key for r in rows] == last:
                 stop = "end"
                 break
