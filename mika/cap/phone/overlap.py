@@ -81,21 +81,76 @@ def _fields(node: UiNode, skip: frozenset[int] | set[int] = frozenset()) -> tupl
     return tuple(out)
 
 
-def rows_of(lst: UiNode, *, horizontal: bool = False, skip: frozenset[int] | set[int] = frozenset()) -> list[Row]:
-    """The list's rows in screen order. A row's text is read whole even when the row is
-    cut by the list's edge: a clipped view still holds all its text."""
-    kids = sorted(
+def rows_of(
+    lst: UiNode, *, horizontal: bool = False, skip: frozenset[int] | set[int] = frozenset(), keep_empty: bool = False
+) -> list[Row]:
+    """The list's rows in screen order (rows with nothing readable left out unless `keep_empty`)."""
+    mid = (lst.bounds.left + lst.bounds.right) / 2
+    kids = _sorted_kids(lst, horizontal)
+    rows = [Row(_fields(k, skip), outgoing=not horizontal and _right_side(k, mid)) for k in kids]
+    return rows if keep_empty else [r for r in rows if r.fields]
+
+
+def _sorted_kids(lst: UiNode, horizontal: bool) -> list[UiNode]:
+    return sorted(
         lst.children, key=lambda n: (n.bounds.left, n.bounds.top) if horizontal else (n.bounds.top, n.bounds.left)
     )
-    mid = (lst.bounds.left + lst.bounds.right) / 2
-    rows = [Row(_fields(k, skip), outgoing=not horizontal and _right_side(k, mid)) for k in kids]
-    return [r for r in rows if r.fields]
+
+
+@dataclass(frozen=True)
+class ScreenRow:
+    row: Row
+    at_start: bool  # touches the list's top (left) edge: maybe cut off there
+    at_end: bool  # touches its bottom (right) edge
+
+
+def screen_rows(
+    lst: UiNode, *, horizontal: bool = False, skip: frozenset[int] | set[int] = frozenset()
+) -> list[ScreenRow]:
+    """The rows with whether each touches an edge of the list. A row cut by the edge may
+    lack the part outside (dumps leave out views that are not on screen), so it reads
+    differently from the same row seen whole: merging uses it only where the list is
+    flush (at its end)."""
+    b = lst.bounds
+    rows = rows_of(lst, horizontal=horizontal, skip=skip, keep_empty=True)
+    out = []
+    for node, row in zip(_sorted_kids(lst, horizontal), rows, strict=True):
+        if not row.fields:
+            continue
+        nb = node.bounds
+        if horizontal:
+            out.append(ScreenRow(row, nb.left <= b.left, nb.right >= b.right))
+        else:
+            out.append(ScreenRow(row, nb.top <= b.top, nb.bottom >= b.bottom))
+    return out
+
+
+def usable(rows: list[ScreenRow], toward_start: bool, *, leading: bool, trailing: bool) -> list[Row]:
+    """The rows of a screen fit to merge: the edge row the scroll moves toward (leading)
+    and the one it comes from (trailing) only when told (the list is flush there)."""
+    out = []
+    for r in rows:
+        lead, trail = (r.at_start, r.at_end) if toward_start else (r.at_end, r.at_start)
+        if (lead and not leading) or (trail and not trailing):
+            continue
+        out.append(r.row)
+    return out
 
 
 def _right_side(row: UiNode, mid: float) -> bool:
-    """True when everything the row shows starts right of the middle (an outgoing bubble)."""
-    shown = [n for n in row.walk() if (n.safe_text or n.content_desc) and n.bounds.right > n.bounds.left]
-    return bool(shown) and all(n.bounds.left > mid for n in shown if "day" not in n.short_id.casefold())
+    """True when what the row shows hugs the right-hand side (an outgoing chat bubble):
+    more room on its left than on its right. Day headers (centred) don't count."""
+    shown = [
+        n
+        for n in row.walk()
+        if (n.safe_text or n.content_desc) and n.bounds.right > n.bounds.left and "day" not in n.short_id.casefold()
+    ]
+    if not shown:
+        return False
+    left = min(n.bounds.left for n in shown)
+    right = max(n.bounds.right for n in shown)
+    half = mid - row.bounds.left
+    return (left - row.bounds.left) - (row.bounds.right - right) > 0.1 * half
 
 
 @dataclass

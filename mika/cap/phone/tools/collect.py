@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mika.cap.phone.overlap import Merge, list_node, row_line, rows_of, structured
+from mika.cap.phone.overlap import Merge, list_node, row_line, screen_rows, structured, usable
 from mika.cap.phone.secret_fields import secret_nodes
 from mika.cap.phone.session import PhoneSession
 from mika.cap.phone.tools.base import PhoneTool, current_screen
@@ -85,9 +85,10 @@ class PhoneCollect(PhoneTool):
         horizontal = direction in ("left", "right")
         toward_start = direction in ("up", "left")
         merge = Merge()
-        merge.add(rows_of(lst, horizontal=horizontal, skip=secret_nodes(screen.tree)), toward_start)
+        seen = screen_rows(lst, horizontal=horizontal, skip=secret_nodes(screen.tree))
+        # where it starts, the rows behind are as good as any; the edge ahead may be cut off
+        merge.add(usable(seen, toward_start, leading=False, trailing=True), toward_start)
         screens, stop = 1, ""
-        last = [r.key for r in merge.rows]
         while not stop:
             if until and _has(merge.rows, until):
                 stop = "until"
@@ -99,21 +100,22 @@ class PhoneCollect(PhoneTool):
                 stop = "max_screens"
                 break
             b = lst.bounds
-            await session.port.swipe(
-                session.display, *collect_gesture((b.left, b.top, b.right, b.bottom), direction), SWIPE_MS
-            )
+            path = collect_gesture((b.left, b.top, b.right, b.bottom), direction)
+            await session.port.swipe(session.display, *path, SWIPE_MS)
             screen = await session.reader.read()
             screens += 1
             lst = list_node(screen)
             if lst is None:
                 stop = "lost_list"
                 break
-            rows = rows_of(lst, horizontal=horizontal, skip=secret_nodes(screen.tree))
-            if [r.key for r in rows] == last:
+            rows = screen_rows(lst, horizontal=horizontal, skip=secret_nodes(screen.tree))
+            if [r.row.key for r in rows] == [r.row.key for r in seen]:
+                # the end: the list is flush there, so the row at its edge is whole now
+                merge.add(usable(rows, toward_start, leading=True, trailing=False), toward_start)
                 stop = "end"
                 break
-            last = [r.key for r in rows]
-            merge.add(rows, toward_start)
+            seen = rows
+            merge.add(usable(rows, toward_start, leading=False, trailing=False), toward_start)
         return _outcome(session, screen, merge, stop, screens, direction, until, max_items)
 
 
