@@ -28,9 +28,27 @@ def _id_secret(rid: str) -> bool:
     return any(t.casefold() in _ID_TOKENS for t in _SPLIT.split(short) if t)
 
 
-def field_label(node: UiNode, previous_text: str) -> str:
-    """What names a field: its hint, its description, else the text just before it."""
-    return (node.hint or node.content_desc or previous_text or node.short_id).strip()
+def field_label(node: UiNode, previous: UiNode | None) -> str:
+    """What names a field: its hint, its description, a label right beside or just above
+    it, else its resource id. A title further up is no label."""
+    if node.hint.strip() or node.content_desc.strip():
+        return (node.hint or node.content_desc).strip()
+    if previous is not None and _adjacent(previous, node):
+        return previous.safe_text.strip()
+    return node.short_id.replace("_", " ").strip()
+
+
+def _adjacent(label: UiNode, node: UiNode) -> bool:
+    if label.short_id.casefold() in _TITLES:
+        return False  # the screen's title sits right above the first field; it names the screen
+    lb, nb = label.bounds, node.bounds
+    above = 0 <= nb.top - lb.bottom <= LABEL_GAP_PX
+    beside = lb.right <= nb.left and lb.top < nb.bottom and nb.top < lb.bottom
+    return above or beside
+
+
+LABEL_GAP_PX = 80
+_TITLES = {"title", "toolbar_title", "action_bar_title", "title_bar", "tv_title"}
 
 
 def secret_nodes(tree: UiTree) -> set[int]:

@@ -6,10 +6,11 @@ whether one is filled, and text and rows leave it out.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from mika.cap.phone.overlap import list_node, row_line, rows_of, structured
-from mika.cap.phone.secret_fields import field_label, secret_nodes
+from mika.cap.phone.secret_fields import SECRET_WORDS, field_label, secret_nodes
 from mika.cap.phone.tools.base import PhoneTool
 from mika.observe.untrusted import fence
 from mika.tool.context import ToolContext
@@ -21,6 +22,7 @@ from mika.uistate.tree import UiNode
 KINDS = ("text", "rows", "form")
 SECRET = "(password, filled)"
 SECRET_EMPTY = "(password, empty)"
+SECRET_UNKNOWN = "(password; the screen does not show whether it is filled)"
 
 
 def _shown(n: UiNode) -> bool:
@@ -50,26 +52,42 @@ def form_fields(screen: Screen) -> list[dict[str, str]]:
     """label → value for text fields, switches and checkboxes, top to bottom."""
     secret = secret_nodes(screen.tree)
     out: list[dict[str, str]] = []
-    previous = ""
+    previous: UiNode | None = None
     for n in screen.tree.nodes():
         if not _shown(n):
             continue
         if n.editable or n.order in secret:
-            value = n.text if n.text != n.hint else ""
+            label = field_label(n, previous)
             if n.order in secret:
-                kind = "password"
-                # a password dump's text is dots or the secret itself: only say filled or not
-                shown = SECRET if (n.text and n.text != n.hint) else SECRET_EMPTY
+                kind, shown = "password", _password_state(n)
             else:
-                kind, shown = "field", value
-            out.append({"label": field_label(n, previous), "kind": kind, "value": shown})
+                # an empty field shows its hint as its text
+                kind, shown = "field", ("" if n.text == n.hint else n.text)
+            out.append({"label": label, "kind": kind, "value": shown})
         elif n.checkable:
-            label = (n.safe_text or n.content_desc or previous or n.short_id).strip()
+            label = (n.safe_text or n.content_desc or (previous.safe_text if previous else "") or n.short_id).strip()
             kind = "switch" if "switch" in n.class_name.casefold() else "checkbox"
             out.append({"label": label, "kind": kind, "value": "on" if n.checked else "off"})
         elif n.safe_text.strip():
-            previous = n.safe_text.strip()
+            previous = n
     return out
+
+
+def _password_state(n: UiNode) -> str:
+    """Filled or empty, never the text: a dump holds dots, the hint, nothing, or (from a
+    careless app) the secret itself."""
+    text = n.text.strip()
+    if not text:
+        return SECRET_UNKNOWN
+    # an empty field shows its hint as its text, and a hint names the field (密码, PIN)
+    if text == n.hint.strip() or SECRET_WORDS.fullmatch(text) or _HINTISH.search(text):
+        return SECRET_EMPTY
+    return SECRET
+
+
+_HINTISH = re.compile(
+    r"^(?:enter|type|input|your|请输入|输入)?\s*(?:your\s*)?(?:password|passcode|pin|密码|支付密码)$", re.I
+)
 
 
 class PhoneExtract(PhoneTool):
