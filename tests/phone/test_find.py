@@ -87,3 +87,19 @@ async def test_bad_arguments_name_the_field(tmp_path, sim_phone):
     empty, bad = results_of(events, "phone_find")
     assert not empty["ok"] and "target" in empty["text"]
     assert not bad["ok"] and "max_scrolls" in bad["text"]
+
+
+async def test_find_runs_inside_do_steps_and_a_tap_follows(tmp_path, sim_phone):
+    _driver, events = await _run(
+        tmp_path,
+        sim_phone,
+        step(
+            "do_steps",
+            steps=[
+                {"tool": "phone_find", "args": {"target": "Xavier Feng", "match": "exact"}},
+            ],
+        ),
+    )
+    (batch,) = results_of(events, "do_steps")
+    assert batch["ok"], batch["text"]
+    assert "Found 'Xavier Feng'" in batch["text"]
