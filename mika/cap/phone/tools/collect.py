@@ -13,6 +13,7 @@ from mika.tool.context import ToolContext
 from mika.tool.declaration import ToolOutcome
 from mika.tool.errors import BadArguments
 from mika.uistate import Screen
+from mika.uistate.adequacy import UNUSABLE, TreeAdequacy
 
 MAX_SCREENS = 30
 SCREENS_CAP = 100
@@ -159,6 +160,12 @@ def _outcome(
     why = _STOPS[stop].format(until=until, max_items=max_items, screens=screens)
     head = f"Collected {len(data_rows)} rows from {screens} screen(s), oldest first; {why}."
     notes = []
+    adequacy = TreeAdequacy.assess(screen)
+    if adequacy.blind:
+        notes.append(
+            "The screen's tree does not see all of it (" + "; ".join(adequacy.reasons) + "): rows drawn only "
+            "in pixels are not in this result."
+        )
     if merge.gaps:
         notes.append(f"{merge.gaps} screen(s) shared no row with the one before: rows may be missing there.")
     if shown < len(data_rows):
@@ -176,7 +183,8 @@ def _outcome(
 
 
 def _no_list(screen: Screen) -> ToolOutcome:
-    if screen.tree_blind or not screen.elements:
+    adequacy = TreeAdequacy.assess(screen)
+    if screen.tree_blind or not screen.elements or adequacy.level == UNUSABLE or adequacy.reasons:
         return ToolOutcome.error(
             "unreadable",
             "phone_collect: this screen can't be read (a secure window or one drawn only in pixels); "
