@@ -66,7 +66,7 @@ class PhoneCollect(PhoneTool):
                 "description": "Which way to read: up for older chat messages (the default), down for the rest of a list.",
             },
             "max_screens": {"type": "integer", "description": f"Screens to read at most; default {MAX_SCREENS}."},
-            "max_items": {"type": "integer", "description": "Rows to collect at most; default no limit."},
+            "max_items": {"type": "integer", "description": f"Rows to collect at most; default {MAX_ITEMS}."},
             "until": {"type": "string", "description": "Stop once a row containing this text is read."},
         },
     }
