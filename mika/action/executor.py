@@ -189,6 +189,7 @@ class ActionExecutor:
                 observation_id=obs_id,
                 frame=frame,
                 display=dict(outcome.data.get("display") or {}),
+                rows=list(outcome.data.get("rows") or []),
             )
         )
         return outcome

@@ -142,6 +142,9 @@ class ToolFinished(RunEvent):
     frame: str = ""  # frame file name under the run dir, if an image was captured
     # Phone tools: the display the call went to, {"mode": "virtual"|"main", "id": N}.
     display: dict[str, Any] = field(default_factory=dict)
+    # Reading tools (phone_collect, phone_extract): the structured rows behind the
+    # compact text, kept whole here when the text the model reads is trimmed.
+    rows: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -469,6 +469,38 @@ def _(d: Driver) -> None:
     tap(d, text="不允许")
 
 
+# -- tasks_collect.json (phone_collect / phone_find) ---------------------------------
+
+
+@solves("collect_group_summary_dec1")
+def _(d: Driver) -> None:
+    open_app(d, "微聊")
+    tap(d, text="周末户外群")
+    tap(d, rid="chatting_content_et")
+    adb_keyboard(d, "12月1日：王芳、李雷、韩梅梅、陈静和Tom都发了言，王芳最多", b64=True)
+    tap(d, text="发送")
+
+
+@solves("collect_group_images_nov29")
+def _(d: Driver) -> None:
+    open_app(d, "微聊")
+    tap(d, text="周末户外群")
+    tap(d, rid="chatting_content_et")
+    adb_keyboard(d, "4")
+    tap(d, text="发送")
+
+
+@solves("collect_find_contact_far_down")
+def _(d: Driver) -> None:
+    open_app(d, "Contacts")
+    scroll_to(d, "Yara Deng")
+    tap(d, text="Yara Deng")
+    tap(d, text="Message")
+    tap(d, rid="compose_message_text")
+    adb_keyboard(d, "see you at 7")
+    tap(d, desc="Send SMS")
+
+
 TASKS = list_tasks()
 
 

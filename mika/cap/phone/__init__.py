@@ -23,10 +23,13 @@ from mika.cap.phone.reader import ScreenReader
 from mika.cap.phone.session import PhoneSession
 from mika.cap.phone.surface import PhoneSurface
 from mika.cap.phone.tools.apps import PhoneLaunchApp, PhoneListApps, PhoneOpenLink, PhoneShareText
+from mika.cap.phone.tools.collect import PhoneCollect
 from mika.cap.phone.tools.diagnose import PhoneDiagnose
 from mika.cap.phone.tools.dialog import PhoneDialog
 from mika.cap.phone.tools.do_steps import DoSteps
 from mika.cap.phone.tools.event import PhoneEvent
+from mika.cap.phone.tools.extract import PhoneExtract
+from mika.cap.phone.tools.find import PhoneFind
 from mika.cap.phone.tools.keys import PhoneBack, PhonePressKey
 from mika.cap.phone.tools.observe import PhoneListElements, PhoneObserve, PhoneQuery, PhoneScreenshot
 from mika.cap.phone.tools.obstacle import HandleObstacle
@@ -130,6 +133,9 @@ class PhoneCapability:
             PhoneDiagnose(),
             PhoneDialog(),
             HandleObstacle(),
+            PhoneCollect(),
+            PhoneFind(),
+            PhoneExtract(),
         ]
         if vision is not None:
             # Looking at the picture only when the user chose a vision model (roles.vision).

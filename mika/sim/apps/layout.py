@@ -72,6 +72,8 @@ class Builder:
             avail = int(width * (0.7 if kind == "bubble" else 1)) - 2 * MARGIN
             lines = wrap_lines(tpl.text(spec.get("text", ""), scope), avail, size)
             extra = LINE if kind == "bubble" and spec.get("from") and tpl.text(spec["from"], scope) else 0
+            if kind == "bubble":
+                extra += _bubble_extra(spec, scope)
             return lines * line + (56 if kind == "bubble" else 40) + extra
         if kind == "field" and spec.get("lines"):
             return LINE * int(spec["lines"]) + 94
@@ -138,6 +140,8 @@ class Builder:
                 style=spec.get("style", ""),
                 item=item,
             )
+        if kind == "bubble" and _bubble_extra(spec, scope):
+            return self.message(spec, scope, b)
         if kind == "bubble":
             side = tpl.text(spec.get("side", "in"), scope)
             sender = tpl.text(spec.get("from", ""), scope)
@@ -415,6 +419,60 @@ class Builder:
             )
         return grid
 
+    def message(self, spec: dict[str, Any], scope: dict[str, Any], b: tuple[int, int, int, int]) -> Node:
+        """A chat message row as real chat apps lay it out: an optional day header, then
+        the bubble with sender and time, the text or an image placeholder. The whole row
+        is one child of the list, so a dump shows it as one item."""
+        left, top, right, bottom = b
+        pkg = self.pkg
+        row = Node(
+            "android.widget.LinearLayout", b, pkg, rid=f"{pkg}:id/message_item", role="message", item=scope.get("item")
+        )
+        day = tpl.text(spec["day"], scope) if spec.get("day") else ""
+        y = top
+        if day:
+            row.children.append(
+                Node(
+                    "android.widget.TextView",
+                    (left + MARGIN, y + 8, right - MARGIN, y + LINE + 8),
+                    pkg,
+                    text=day,
+                    rid=f"{pkg}:id/day_header",
+                    role="text",
+                    style="muted",
+                )
+            )
+            y += LINE + 16
+        plain = {k: v for k, v in spec.items() if k not in ("day", "time", "image")}
+        bubble = self.build({**plain, "kind": "bubble"}, scope, left, y, right, bottom)
+        if bubble is None:
+            return row
+        time = tpl.text(spec["time"], scope) if spec.get("time") else ""
+        x0, _t, x1, _b = bubble.bounds
+        at = bubble.children[-1].bounds[1] if bubble.children else y
+        if time:
+            bubble.children.insert(
+                len(bubble.children) - 1,
+                Node(
+                    "android.widget.TextView",
+                    (x0 + 24, at, x1 - 24, at + LINE),
+                    pkg,
+                    text=time,
+                    rid=f"{pkg}:id/msg_time",
+                    role="sender",
+                ),
+            )
+            body = bubble.children[-1]
+            bl, bt, br, bb = body.bounds
+            body.bounds = (bl, bt + LINE, br, max(bb, bt + LINE))
+        if spec.get("image") and tpl.check(spec["image"], scope):
+            body = bubble.children[-1]
+            bubble.children[-1] = Node(
+                "android.widget.ImageView", body.bounds, pkg, desc="[图片]", rid=f"{pkg}:id/message_image", role="image"
+            )
+        row.children.append(bubble)
+        return row
+
     def list(self, spec: dict[str, Any], scope: dict[str, Any], b: tuple[int, int, int, int]) -> Node:
         left, top, right, bottom = b
         list_id = spec.get("id", "list")
@@ -598,6 +656,13 @@ def turn_wheel(fields: dict[str, Any], info: dict[str, Any], by: int) -> None:
     value = _wheel_int(fields.get(info["field"]), lo) + by
     value = lo + (value - lo) % (hi - lo + 1) if info.get("wrap") else max(lo, min(hi, value))
     fields[info["field"]] = value
+
+
+def _bubble_extra(spec: dict[str, Any], scope: dict[str, Any]) -> int:
+    """Height a chat message adds for its day header and time line (0: a plain bubble)."""
+    day = tpl.text(spec["day"], scope) if spec.get("day") else ""
+    time = tpl.text(spec["time"], scope) if spec.get("time") else ""
+    return (LINE + 16 if day else 0) + (LINE if time else 0)
 
 
 def _clip(node: Node, top: int, bottom: int) -> None:
