@@ -15,6 +15,7 @@ from dataclasses import replace
 from mika.action.approval import ApprovalPolicy, Verdict
 from mika.action.approval_summary import summarize_text
 from mika.action.origin import Origin
+from mika.action.pace import ScreenPace
 from mika.action.pacing import OutwardPacing
 from mika.action.risk import Classified, RiskClass, classify_target
 from mika.model.messages import ToolCall
@@ -48,6 +49,7 @@ class ActionExecutor:
         pacing: OutwardPacing,
         *,
         read_only: bool = False,
+        screen_pace: ScreenPace | None = None,
     ) -> None:
         self.registry = registry
         self.groups = groups
@@ -55,6 +57,9 @@ class ActionExecutor:
         self.approval = approval
         self.pacing = pacing
         self.read_only = read_only
+        # [general] pace: dwell before each screen-changing action and the careful apps'
+        # screen cap; None (tests, fast) acts at once as before.
+        self.screen_pace = screen_pace
 
     async def perform(self, call: ToolCall, ctx: ToolContext, origin: Origin = Origin.MODEL) -> ToolOutcome:
         started = time.monotonic()
@@ -140,6 +145,21 @@ class ActionExecutor:
         outward = classified.risk in (RiskClass.OUTWARD, RiskClass.PAYMENT, RiskClass.PAY)
         place = target.app
         wait_ms = 0
+        # Screen pace: only for an action on a screen (its target names a kind); a composite
+        # (do_steps) has none, its steps come back here and dwell one by one.
+        paced = self.screen_pace if target.kind else None
+        if paced is not None:
+            if paced.cap.blocks(target.app, bool(getattr(tool, "page_capped", False))):
+                return ToolOutcome.error("page_limit", prompt("feedback/page_limit.md")), 0
+            paced.dwell.screen_read(len(target.screen_text))
+            dwell = paced.dwell.before(target.app)
+            if dwell > 0:
+                waited_from = ctx.clock()
+                try:
+                    await ctx.wait_or_steer(dwell)
+                except SkippedForNewMessage:
+                    return skipped_outcome(), round((ctx.clock() - waited_from) * 1000)
+                wait_ms += round((ctx.clock() - waited_from) * 1000)
         if outward:
             delay = self.pacing.delay(place)
             if delay > 0:
@@ -147,8 +167,8 @@ class ActionExecutor:
                 try:
                     await ctx.wait_or_steer(delay)
                 except SkippedForNewMessage:
-                    return skipped_outcome(), int((ctx.clock() - waited_from) * 1000)
-                wait_ms = int((ctx.clock() - waited_from) * 1000)
+                    return skipped_outcome(), wait_ms + int((ctx.clock() - waited_from) * 1000)
+                wait_ms += int((ctx.clock() - waited_from) * 1000)
 
         # 4. execute
         outcome = await self.dispatcher.execute(call.id, tool, args, ctx, _MINTER.mint(call.id, tool.name))
@@ -158,6 +178,11 @@ class ActionExecutor:
             self.approval.gate.note_write()
         if outward and outcome.ok:
             self.pacing.finished(place)
+        if paced is not None:
+            paced.dwell.after(outcome.effect)
+            paced.cap.note(target.app, outcome.effect)
+            if outward and outcome.ok:
+                paced.cap.outward_done(target.app)
         return outcome, wait_ms
 
     # 6. record

@@ -328,11 +328,6 @@ class AppDwell:
 # ---------------------------------------------------------------- screen cap
 
 
-# Screen-changing tools the cap stops; typing, clearing, scrolling, wheels, opening another
-# app still work.
-CAPPED_KINDS = frozenset({"tap", "swipe", "back", "key", "gesture"})
-
-
 @dataclass
 class ScreenCap:
     """At most `limit` new screens per run in an app whose knowledge says `pace: careful`."""
@@ -346,8 +341,11 @@ class ScreenCap:
     def applies(self, app: str) -> bool:
         return self.pace != "fast" and bool(app) and app not in self._lifted and self.app_pace(app) == "careful"
 
-    def blocks(self, app: str, kind: str) -> bool:
-        return kind in CAPPED_KINDS and self.applies(app) and self._count.get(app, 0) >= self.limit
+    def blocks(self, app: str, capped: bool) -> bool:
+        """`capped`: the tool changes screens inside the app (tap, swipe, back, key, gesture;
+        a tool says so with `page_capped = True`); typing, clearing, scrolling, wheels and
+        opening another app are never stopped."""
+        return capped and self.applies(app) and self._count.get(app, 0) >= self.limit
 
     def note(self, app: str, effect: str) -> None:
         if self.applies(app) and effect in NEW_SCREEN_EFFECTS:
@@ -362,3 +360,22 @@ class ScreenCap:
 
     def count(self, app: str) -> int:
         return self._count.get(app, 0)
+
+
+@dataclass
+class ScreenPace:
+    """What the action entry asks before and after each screen-changing action of a run."""
+
+    dwell: AppDwell
+    cap: ScreenCap
+
+    @classmethod
+    def for_run(
+        cls,
+        pace: str,
+        clock: Callable[[], float],
+        app_pace: Callable[[str], str],
+        rng: random.Random | None = None,
+    ) -> ScreenPace:
+        rng = rng or random.Random()
+        return cls(AppDwell(pace, rng, clock, app_pace), ScreenCap(pace, app_pace))

@@ -26,6 +26,7 @@ def _name(el: Element | None, x: int, y: int) -> str:
 
 
 class PhoneTap(PhoneTool):
+    page_capped = True  # stopped by a careful app's screen cap (mika.action.pace)
     name = "phone_tap"
     batchable = True
     changes_screen = True
@@ -45,6 +46,7 @@ class PhoneTap(PhoneTool):
 
 
 class PhoneLongPress(PhoneTool):
+    page_capped = True  # stopped by a careful app's screen cap (mika.action.pace)
     name = "phone_long_press"
     batchable = True
     changes_screen = True
@@ -68,6 +70,7 @@ class PhoneLongPress(PhoneTool):
 
 
 class PhoneSwipe(PhoneTool):
+    page_capped = True  # stopped by a careful app's screen cap (mika.action.pace)
     name = "phone_swipe"
     batchable = True
     changes_screen = True
