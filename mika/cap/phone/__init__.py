@@ -9,10 +9,12 @@ builds it; the assembly and the CLI call that.
 from __future__ import annotations
 
 import logging
+import random
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
+from mika.action.pace import TypingPacing
 from mika.cap.phone.adb.devices import DeviceChoiceError, pick_serial
 from mika.cap.phone.adb.port import AdbPort, Borrower
 from mika.cap.phone.adb.reconnect import ReconnectPolicy
@@ -81,10 +83,13 @@ class PhoneCapability:
         display_mode: str = "main",
         keep_apps: bool = False,
         vision: Model | None = None,
+        pace: str = "fast",
     ) -> None:
         self.port = port
         self.reader = ScreenReader(port, display, ocr=ocr, on_app_seen=on_app_seen)
         self.session = PhoneSession(port, self.reader, display, redact=redact)
+        # [general] pace: typing in growing prefixes (the dwell is the action entry's).
+        self.session.typing = TypingPacing.for_pace(pace, random.Random())
         self._owned = list(owned)
         self._emit: Callable[[Any], None] | None = None
         self._run_ids = ("", "")

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from mika.action.pace import TypingPacing
 from mika.cap.phone.port import AndroidPort
 from mika.cap.phone.reader import ScreenReader
 
@@ -32,6 +33,9 @@ class PhoneSession:
     # The agent's own display (None: always display 0). A read-only run never makes one.
     keeper: DisplayKeeper | None = None
     read_only: bool = False
+    # [general] pace for typing: growing prefixes; Instant (the whole text at once) unless
+    # the capability was built with a pace.
+    typing: TypingPacing = field(default_factory=TypingPacing.instant)
 
     async def app_list(self) -> dict[str, str]:
         if self.apps is None:

@@ -1,0 +1,106 @@
+"""Paced typing on the simulated phone through real adb: text goes in as growing prefixes
+(Latin one character at a time, CJK in IME-like runs of 1–3) and ends exactly right;
+password fields and `fast` go in at once. The sim keeps every value a field took."""
+
+from __future__ import annotations
+
+from itertools import pairwise
+
+import pytest
+
+from mika.cap.phone import PhoneCapability
+from mika.cap.phone.adb.port import AdbPort
+from mika.runtypes.result import OutcomeStatus
+from tests.phone.driver import ListingDriver, step
+from tests.phone.test_runs import make_run
+
+
+def _cap(sim_phone, backend: str, pace: str) -> PhoneCapability:
+    return PhoneCapability(AdbPort(sim_phone.serial, sim_phone.server.client(), backend=backend), pace=pace)
+
+
+def _owned_sleep(run, sleeps: list[float]) -> None:
+    """The pauses between chunks go through the run's sleep; the test takes them instantly
+    and keeps how long each would have been."""
+
+    async def sleep(seconds: float) -> None:
+        sleeps.append(seconds)
+
+    def seam(_event) -> None:
+        loop = getattr(run, "loop", None)
+        if loop is not None:
+            loop.ctx.sleep = sleep
+
+    run.subscribe(seam)
+
+
+def _values(sim_phone, name_part: str) -> list[str]:
+    return [v for f, v in sim_phone.device.world.field_history if name_part in f]
+
+
+def _grows(values: list[str], text: str) -> None:
+    assert values[-1] == text
+    for a, b in pairwise(values):
+        assert b.startswith(a) and len(b) > len(a), values
+
+
+@pytest.mark.parametrize("backend", ["dump", "u2"])
+async def test_latin_text_grows_one_character_at_a_time(tmp_path, sim_phone, backend):
+    driver = ListingDriver(
+        [
+            step("phone_launch_app", app="备忘录"),
+            step("phone_tap", pick="New note"),
+            step("phone_type_text", pick="Title", text="Packing"),
+            "typed",
+        ]
+    )
+    run = make_run(tmp_path, _cap(sim_phone, backend, "standard"), driver)
+    sleeps: list[float] = []
+    _owned_sleep(run, sleeps)
+    before = len(sim_phone.device.world.field_history)
+    result = await run.run()
+    assert result.status is OutcomeStatus.ANSWERED, driver.results
+    assert "read back: matches" in driver.results[2], driver.results[2]
+    values = [v for _, v in sim_phone.device.world.field_history[before:] if v]
+    _grows(values, "Packing")
+    assert len(values) == 7  # P, Pa, Pac, … one chunk per letter
+    gaps = [s for s in sleeps if s < 1]  # the chunk pauses (60–170 ms a letter)
+    assert len(gaps) >= 6 and all(0.06 <= s <= 0.17 for s in gaps[-6:])
+
+
+@pytest.mark.parametrize("backend", ["dump", "u2"])
+async def test_cjk_text_goes_in_runs_of_one_to_three(tmp_path, sim_phone, backend):
+    driver = ListingDriver(
+        [
+            step("phone_launch_app", app="微聊"),
+            step("phone_tap", pick="小明"),
+            step("phone_type_text", text="好的七点见我们公园门口"),
+            "typed",
+        ]
+    )
+    run = make_run(tmp_path, _cap(sim_phone, backend, "human"), driver)
+    _owned_sleep(run, [])
+    before = len(sim_phone.device.world.field_history)
+    result = await run.run()
+    assert result.status is OutcomeStatus.ANSWERED, driver.results
+    assert "read back: matches" in driver.results[2], driver.results[2]
+    values = [v for _, v in sim_phone.device.world.field_history[before:] if v]
+    _grows(values, "好的七点见我们公园门口")
+    steps = [len(b) - len(a) for a, b in zip(["", *values], values, strict=False)]
+    assert len(values) >= 4 and all(1 <= n <= 3 for n in steps), steps
+
+
+async def test_fast_types_the_whole_text_at_once(tmp_path, sim_phone):
+    driver = ListingDriver(
+        [
+            step("phone_launch_app", app="备忘录"),
+            step("phone_tap", pick="New note"),
+            step("phone_type_text", pick="Title", text="Packing"),
+            "typed",
+        ]
+    )
+    run = make_run(tmp_path, _cap(sim_phone, "u2", "fast"), driver)
+    before = len(sim_phone.device.world.field_history)
+    result = await run.run()
+    assert result.status is OutcomeStatus.ANSWERED, driver.results
+    assert [v for _, v in sim_phone.device.world.field_history[before:] if v] == ["Packing"]
