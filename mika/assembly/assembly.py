@@ -146,7 +146,13 @@ class Assembly:
         vision = self.models.vision
 
         def opener() -> Capability:
-            return phone.capability(redact=redactor.add_secret, display=display, keep_apps=keep, vision=vision)
+            return phone.capability(
+                redact=redactor.add_secret,
+                display=display,
+                keep_apps=keep,
+                vision=vision,
+                pace=run_pace(self.settings),
+            )
 
         env = RunEnvironment(
             autonomous=self.settings.autonomous, state_dir=self.state_dir, phone=opener if phone.serial else None

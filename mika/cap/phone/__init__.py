@@ -216,6 +216,7 @@ def open_phone(
     display: str = "main",
     keep_apps: bool = False,
     vision: Model | None = None,
+    pace: str = "fast",
 ) -> PhoneCapability:
     """The phone capability for `device`: a serial, "sim", or None for the only attached phone.
 
@@ -258,4 +259,5 @@ def open_phone(
         display_mode=display,
         keep_apps=keep_apps,
         vision=vision,
+        pace=pace,
     )
