@@ -102,7 +102,11 @@ class ActionExecutor:
         except BadArguments as bad:
             return ToolOutcome.error(bad.code, str(bad)), 0
         if tool.risk is Risk.READ:
-            return await self.dispatcher.execute_read(tool, args, ctx), 0
+            read = await self.dispatcher.execute_read(tool, args, ctx)
+            if self.screen_pace is not None and read.ok and "answer" in read.data:
+                # The user answered (ask_user): a careful app's screen count starts again.
+                self.screen_pace.cap.user_answered()
+            return read, 0
 
         # 1. guards
         if self.read_only:

@@ -17,6 +17,7 @@ from mika.config.errors import ConfigError
 from mika.config.settings import parse_settings
 from mika.knowledge.app_pace import AppPace
 from mika.model.testing import Reply, ScriptedModel
+from mika.record.events import QuestionAsked
 from mika.run.task_run import RunOptions, TaskRun
 from mika.runtypes.spec import Attendance, RunOrigin, RunProvenance, RunSpec
 from tests.core.toy import ToyCapability, ToyTap, ToyWorld
@@ -32,18 +33,21 @@ class CappedToy(ToyCapability):
         return [CappedTap(self.world)]
 
 
-def _spec() -> RunSpec:
-    return RunSpec(goal="browse", provenance=RunProvenance(RunOrigin.CLI, Attendance.UNATTENDED))
+def _spec(attendance: Attendance = Attendance.UNATTENDED) -> RunSpec:
+    return RunSpec(goal="browse", provenance=RunProvenance(RunOrigin.CLI, attendance))
 
 
-def _run(model, cap, tmp_path: Path, pace: str, app_pace=None) -> tuple[TaskRun, list[Any], list[float], list[float]]:
+def _run(
+    model, cap, tmp_path: Path, pace: str, app_pace=None, attendance: Attendance = Attendance.UNATTENDED
+) -> tuple[TaskRun, list[Any], list[float], list[float]]:
     """A run on a clock the test owns: the run's sleep advances it, so waits are exact."""
     now = [1000.0]
     sleeps: list[float] = []
+    spec = _spec(attendance)
     run = TaskRun(
-        _spec(),
+        spec,
         model,
-        capabilities_for(_spec(), RunEnvironment(extra=[cap])),
+        capabilities_for(spec, RunEnvironment(extra=[cap])),
         RunOptions(pacing=False, state_dir=tmp_path, clock=lambda: now[0], pace=pace, app_pace=app_pace),
     )
     events: list[Any] = []
@@ -144,6 +148,22 @@ async def test_a_careful_app_stops_screen_changes_after_24_new_screens(tmp_path)
     assert "ask_user" in taps[-1].text and "answer" in taps[-1].text.lower()
     # careful dwell: a new screen 2.5–5 s (+ reading time, + maybe 2–5 s), never over 15 s
     assert all(2.5 <= s <= 15.0 for s in sleeps)
+
+
+async def test_a_user_answer_resets_the_screen_count(tmp_path):
+    world = ToyWorld(screen="Feed · Next")
+    model = ScriptedModel(
+        [Reply.call("toy_tap", label="Next")] * 25
+        + [Reply.call("ask_user", question="Keep reading?"), Reply.call("toy_tap", label="Next"), "ok"]
+    )
+    careful = lambda p: "careful"  # noqa: E731
+    run, events, _, _ = _run(
+        model, CappedToy(world), tmp_path, "standard", app_pace=careful, attendance=Attendance.PRESENT
+    )
+    run.subscribe(lambda e: isinstance(e, QuestionAsked) and run.answer(e.question_id, "yes, go on"))
+    await asyncio.wait_for(run.run(), 10)
+    assert [t.code for t in _taps(events)] == ["done"] * 24 + ["page_limit", "done"]
+    assert len(world.taps) == 25
 
 
 def test_the_assembly_takes_the_setting_unless_the_harness_overrides(monkeypatch):
