@@ -4,6 +4,7 @@ password fields and `fast` go in at once. The sim keeps every value a field took
 
 from __future__ import annotations
 
+import re
 from itertools import pairwise
 
 import pytest
@@ -12,7 +13,7 @@ from mika.cap.phone import PhoneCapability
 from mika.cap.phone.adb.port import AdbPort
 from mika.runtypes.result import OutcomeStatus
 from tests.phone.driver import ListingDriver, step
-from tests.phone.test_runs import make_run
+from tests.phone.test_runs import make_run, record
 
 
 def _cap(sim_phone, backend: str, pace: str) -> PhoneCapability:
@@ -104,3 +105,27 @@ async def test_fast_types_the_whole_text_at_once(tmp_path, sim_phone):
     result = await run.run()
     assert result.status is OutcomeStatus.ANSWERED, driver.results
     assert [v for _, v in sim_phone.device.world.field_history[before:] if v] == ["Packing"]
+
+
+@pytest.mark.parametrize("backend", ["dump", "u2"])
+async def test_paced_taps_still_land_on_their_element(tmp_path, sim_phone, backend):
+    driver = ListingDriver(
+        [
+            step("phone_launch_app", app="时钟"),
+            step("phone_tap", pick="Timer", role="button"),
+            "The timer page is open.",
+        ]
+    )
+    run = make_run(tmp_path, _cap(sim_phone, backend, "human"), driver)
+    sleeps: list[float] = []
+    _owned_sleep(run, sleeps)
+    result = await run.run()
+    assert result.status is OutcomeStatus.ANSWERED, driver.results
+    assert "Tapped" in driver.results[1] and "Timer" in driver.results[1]
+    # the held, offset tap was a tap: the screen changed (no long press, no miss)
+    assert re.search(r"Effect: (done|place_changed)", driver.results[1]), driver.results[1]
+    # the pause before touch-down went through the run's sleep: 30–120 ms
+    assert any(0.03 <= s <= 0.12 for s in sleeps), sleeps
+    events = record(run)
+    tap = next(e for e in events if e["type"] == "tool_result" and e["name"] == "phone_tap")
+    assert "ms" not in tap["text"] and "pause" not in tap["text"].lower()

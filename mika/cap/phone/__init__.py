@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
-from mika.action.pace import TypingPacing
+from mika.action.pace import GesturePacing, TypingPacing
 from mika.cap.phone.adb.devices import DeviceChoiceError, pick_serial
 from mika.cap.phone.adb.port import AdbPort, Borrower
 from mika.cap.phone.adb.reconnect import ReconnectPolicy
@@ -89,7 +89,9 @@ class PhoneCapability:
         self.reader = ScreenReader(port, display, ocr=ocr, on_app_seen=on_app_seen)
         self.session = PhoneSession(port, self.reader, display, redact=redact)
         # [general] pace: typing in growing prefixes (the dwell is the action entry's).
-        self.session.typing = TypingPacing.for_pace(pace, random.Random())
+        rng = random.Random()
+        self.session.typing = TypingPacing.for_pace(pace, rng)
+        self.session.gestures = GesturePacing.instant() if pace == "fast" else GesturePacing(rng)
         self._owned = list(owned)
         self._emit: Callable[[Any], None] | None = None
         self._run_ids = ("", "")

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from mika.action.pace import TypingPacing
+from mika.action.pace import GesturePacing, TypingPacing
 from mika.cap.phone.port import AndroidPort
 from mika.cap.phone.reader import ScreenReader
 
@@ -36,6 +36,9 @@ class PhoneSession:
     # [general] pace for typing: growing prefixes; Instant (the whole text at once) unless
     # the capability was built with a pace.
     typing: TypingPacing = field(default_factory=TypingPacing.instant)
+    # [general] pace for touches: a short pause before touch-down, a held tap, a point near
+    # (not at) the centre; Instant is the old exact tap.
+    gestures: GesturePacing = field(default_factory=GesturePacing.instant)
 
     async def app_list(self) -> dict[str, str]:
         if self.apps is None:
