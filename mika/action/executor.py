@@ -149,9 +149,11 @@ class ActionExecutor:
         outward = classified.risk in (RiskClass.OUTWARD, RiskClass.PAYMENT, RiskClass.PAY)
         place = target.app
         wait_ms = 0
-        # Screen pace: only for an action on a screen (its target names a kind); a composite
-        # (do_steps) has none, its steps come back here and dwell one by one.
-        paced = self.screen_pace if target.kind else None
+        # Screen pace: for an action on a screen (its target names a kind, or the tool says
+        # it changes the screen); not for a composite (do_steps): its steps come back here
+        # and dwell one by one.
+        on_screen = bool(target.kind) or bool(getattr(tool, "changes_screen", False))
+        paced = self.screen_pace if on_screen and not getattr(tool, "composite", False) else None
         if paced is not None:
             if paced.cap.blocks(target.app, bool(getattr(tool, "page_capped", False))):
                 return ToolOutcome.error("page_limit", prompt("feedback/page_limit.md")), 0

@@ -129,3 +129,39 @@ async def test_paced_taps_still_land_on_their_element(tmp_path, sim_phone, backe
     events = record(run)
     tap = next(e for e in events if e["type"] == "tool_result" and e["name"] == "phone_tap")
     assert "ms" not in tap["text"] and "pause" not in tap["text"].lower()
+
+
+async def test_a_batch_dwells_before_each_step_not_for_itself(tmp_path, sim_phone):
+    from mika.assembly import RunEnvironment, capabilities_for
+    from mika.run.task_run import RunOptions, TaskRun
+    from tests.phone.test_batch_on_phone import _driver
+
+    driver = _driver(optional=True)
+    run = make_run(tmp_path, _cap(sim_phone, "u2", "fast"), driver)
+    # the same run, but at standard pace for its actions (the run's own clock moves with its sleep)
+    now = [1000.0]
+    opts = RunOptions(pacing=False, state_dir=tmp_path, clock=lambda: now[0], pace="standard")
+    spec = run.spec
+    run = TaskRun(
+        spec, driver.model, capabilities_for(spec, RunEnvironment(extra=[_cap(sim_phone, "u2", "fast")])), opts
+    )
+    sleeps: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        sleeps.append(seconds)
+        now[0] += seconds
+
+    run.subscribe(lambda _e: setattr(run.loop.ctx, "sleep", sleep) if getattr(run, "loop", None) else None)
+    await run.run()
+    events = record(run)
+    results = [e for e in events if e["type"] == "tool_result"]
+    batch_at = next(i for i, e in enumerate(results) if e["name"] == "do_steps")
+    steps = results[batch_at - 3 : batch_at]
+    assert [e["name"] for e in steps] == ["phone_tap", "phone_type_text", "phone_back"]
+    assert "All 3 steps done." in driver.results[2], driver.results[2]
+    # each step dwelt (standard: 0.5–3.5 s); the batch waited nothing of its own
+    assert all(500 <= e["wait_ms"] <= 3500 for e in steps), [e["wait_ms"] for e in steps]
+    assert results[batch_at]["wait_ms"] == sum(e["wait_ms"] for e in steps)
+    dwell_sleeps = [s for s in sleeps if s >= 0.5]
+    assert len(dwell_sleeps) >= 4  # the two taps before the batch, and each step in it
+    assert not re.search(r"dwell|waited|\d+\s*ms\b", driver.results[2], re.I), driver.results[2]
