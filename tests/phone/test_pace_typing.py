@@ -165,3 +165,29 @@ async def test_a_batch_dwells_before_each_step_not_for_itself(tmp_path, sim_phon
     dwell_sleeps = [s for s in sleeps if s >= 0.5]
     assert len(dwell_sleeps) >= 4  # the two taps before the batch, and each step in it
     assert not re.search(r"dwell|waited|\d+\s*ms\b", driver.results[2], re.I), driver.results[2]
+
+
+async def test_odd_text_is_never_split_inside_a_character_on_the_phone(tmp_path, sim_phone):
+    from mika.action.pace import graphemes
+
+    text = "ok 👨\u200d👩\u200d👧 cafe\u0301 🇨🇳 ❤\ufe0f 👍🏽!"
+    driver = ListingDriver(
+        [
+            step("phone_launch_app", app="微聊"),
+            step("phone_tap", pick="小明"),
+            step("phone_type_text", text=text),
+            "typed",
+        ]
+    )
+    run = make_run(tmp_path, _cap(sim_phone, "u2", "standard"), driver)
+    _owned_sleep(run, [])
+    before = len(sim_phone.device.world.field_history)
+    result = await run.run()
+    assert result.status is OutcomeStatus.ANSWERED, driver.results
+    values = [v for _, v in sim_phone.device.world.field_history[before:] if v]
+    _grows(values, text)
+    ends, acc = set(), ""
+    for g in graphemes(text):
+        acc += g
+        ends.add(acc)
+    assert len(values) > 5 and all(v in ends for v in values), [v for v in values if v not in ends]
