@@ -13,3 +13,11 @@ def _language_set_by_a_test_is_forgotten() -> Iterator[None]:
     # invokes may set it from its config, and the next test must not inherit that.
     yield
     set_language(None)
+
+
+@pytest.fixture(autouse=True)
+def _runs_act_at_fast_pace(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Runs built by the assembly would dwell 0.5–2 s before each phone action under the
+    # default `standard` pace; the suite acts at once (seed: evaluations default to fast).
+    # Tests of the pace itself delete this.
+    monkeypatch.setenv("MIKA_RUN_PACE", "fast")

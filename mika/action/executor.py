@@ -15,6 +15,7 @@ from dataclasses import replace
 from mika.action.approval import ApprovalPolicy, Verdict
 from mika.action.approval_summary import summarize_text
 from mika.action.origin import Origin
+from mika.action.pace import ScreenPace
 from mika.action.pacing import OutwardPacing
 from mika.action.risk import Classified, RiskClass, classify_target
 from mika.model.messages import ToolCall
@@ -48,6 +49,7 @@ class ActionExecutor:
         pacing: OutwardPacing,
         *,
         read_only: bool = False,
+        screen_pace: ScreenPace | None = None,
     ) -> None:
         self.registry = registry
         self.groups = groups
@@ -55,6 +57,9 @@ class ActionExecutor:
         self.approval = approval
         self.pacing = pacing
         self.read_only = read_only
+        # [general] pace: dwell before each screen-changing action and the careful apps'
+        # screen cap; None (tests, fast) acts at once as before.
+        self.screen_pace = screen_pace
 
     async def perform(self, call: ToolCall, ctx: ToolContext, origin: Origin = Origin.MODEL) -> ToolOutcome:
         started = time.monotonic()
@@ -97,7 +102,11 @@ class ActionExecutor:
         except BadArguments as bad:
             return ToolOutcome.error(bad.code, str(bad)), 0
         if tool.risk is Risk.READ:
-            return await self.dispatcher.execute_read(tool, args, ctx), 0
+            read = await self.dispatcher.execute_read(tool, args, ctx)
+            if self.screen_pace is not None and read.ok and "answer" in read.data:
+                # The user answered (ask_user): a careful app's screen count starts again.
+                self.screen_pace.cap.user_answered()
+            return read, 0
 
         # 1. guards
         if self.read_only:
@@ -140,6 +149,23 @@ class ActionExecutor:
         outward = classified.risk in (RiskClass.OUTWARD, RiskClass.PAYMENT, RiskClass.PAY)
         place = target.app
         wait_ms = 0
+        # Screen pace: for an action on a screen (its target names a kind, or the tool says
+        # it changes the screen); not for a composite (do_steps): its steps come back here
+        # and dwell one by one.
+        on_screen = bool(target.kind) or bool(getattr(tool, "changes_screen", False))
+        paced = self.screen_pace if on_screen and not getattr(tool, "composite", False) else None
+        if paced is not None:
+            if paced.cap.blocks(target.app, bool(getattr(tool, "page_capped", False))):
+                return ToolOutcome.error("page_limit", prompt("feedback/page_limit.md")), 0
+            paced.dwell.screen_read(len(target.screen_text))
+            dwell = paced.dwell.before(target.app)
+            if dwell > 0:
+                waited_from = ctx.clock()
+                try:
+                    await ctx.wait_or_steer(dwell)
+                except SkippedForNewMessage:
+                    return skipped_outcome(), round((ctx.clock() - waited_from) * 1000)
+                wait_ms += round((ctx.clock() - waited_from) * 1000)
         if outward:
             delay = self.pacing.delay(place)
             if delay > 0:
@@ -147,8 +173,8 @@ class ActionExecutor:
                 try:
                     await ctx.wait_or_steer(delay)
                 except SkippedForNewMessage:
-                    return skipped_outcome(), int((ctx.clock() - waited_from) * 1000)
-                wait_ms = int((ctx.clock() - waited_from) * 1000)
+                    return skipped_outcome(), wait_ms + int((ctx.clock() - waited_from) * 1000)
+                wait_ms += int((ctx.clock() - waited_from) * 1000)
 
         # 4. execute
         outcome = await self.dispatcher.execute(call.id, tool, args, ctx, _MINTER.mint(call.id, tool.name))
@@ -158,6 +184,11 @@ class ActionExecutor:
             self.approval.gate.note_write()
         if outward and outcome.ok:
             self.pacing.finished(place)
+        if paced is not None:
+            paced.dwell.after(outcome.effect)
+            paced.cap.note(target.app, outcome.effect)
+            if outward and outcome.ok:
+                paced.cap.outward_done(target.app)
         return outcome, wait_ms
 
     # 6. record

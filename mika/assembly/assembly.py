@@ -17,6 +17,7 @@ so the app can say how to set them up.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from mika.assembly.capabilities import RunEnvironment, capabilities_for
 from mika.assembly.models import SelectedModels, select_models
 from mika.config.errors import ConfigError
-from mika.config.settings import Settings
+from mika.config.settings import PACES, Settings
 from mika.runtypes.spec import RunSpec
 
 if TYPE_CHECKING:
@@ -43,15 +44,30 @@ def run_options(settings: Settings, models: SelectedModels, state_dir: Path | No
     """The options every face's runs get from one settings file (a redactor per run is
     added by the factory). The outcome judge is a side call, and a scripted model's
     replies are the run's: it is off for them whatever the config says."""
+    from mika.knowledge.app_pace import AppPace
     from mika.run.task_run import RunOptions
 
     return RunOptions(
         autonomous=settings.autonomous,
+        pace=run_pace(settings),
+        app_pace=AppPace(),
         state_dir=state_dir,
         judge_outcome=settings.judge_outcome and not models.scripted,
         review_final_answer=settings.review_final_answer,
         **extra,
     )
+
+
+def run_pace(settings: Settings) -> str:
+    """The pace runs act at: the setting, unless the harness overrides it for evaluations
+    and the test suite (`MIKA_RUN_PACE`, seed: evals default to fast) without touching the
+    user's settings."""
+    override = os.environ.get("MIKA_RUN_PACE")
+    if override is None:
+        return settings.pace
+    if override not in PACES:
+        raise ConfigError(None, "MIKA_RUN_PACE", "one of " + ", ".join(PACES), override)
+    return override
 
 
 @dataclass
@@ -130,7 +146,13 @@ class Assembly:
         vision = self.models.vision
 
         def opener() -> Capability:
-            return phone.capability(redact=redactor.add_secret, display=display, keep_apps=keep, vision=vision)
+            return phone.capability(
+                redact=redactor.add_secret,
+                display=display,
+                keep_apps=keep,
+                vision=vision,
+                pace=run_pace(self.settings),
+            )
 
         env = RunEnvironment(
             autonomous=self.settings.autonomous, state_dir=self.state_dir, phone=opener if phone.serial else None

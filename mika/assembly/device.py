@@ -87,6 +87,7 @@ class DeviceChoice:
         display: str = "main",
         keep_apps: bool = False,
         vision: Any = None,
+        pace: str = "fast",
     ) -> PhoneCapability:
         """A fresh phone capability for one run, on the phone chosen now; `display` is
         `[phone] display` ("virtual": a display of the run's own); `keep_apps` is
@@ -98,6 +99,7 @@ class DeviceChoice:
             display=display,
             keep_apps=keep_apps,
             vision=vision,
+            pace=pace,
         )
 
     def close(self) -> None:

@@ -17,6 +17,7 @@ from pathlib import Path
 from mika.action.approval import ApprovalPolicy
 from mika.action.confirmation import ConfirmationGate
 from mika.action.executor import ActionExecutor
+from mika.action.pace import ScreenPace
 from mika.action.pacing import OutwardPacing
 from mika.agent.context import ContextBuilder
 from mika.agent.intent_gate import IntentGate
@@ -60,6 +61,10 @@ log = logging.getLogger(__name__)
 class RunOptions:
     autonomous: bool = False
     pacing: bool = True  # outward pacing; tests turn it off
+    # [general] pace for screen actions (dwell, careful apps' screen cap); the assembly
+    # passes the setting, everything else (tests) acts at once.
+    pace: str = "fast"
+    app_pace: Callable[[str], str] | None = None
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     state_dir: Path | None = None  # None: no record on disk
     surface: SurfaceLayer | None = None
@@ -206,7 +211,14 @@ class TaskRun:
         approval = ApprovalPolicy(self.spec.provenance, gate, opts.autonomous)
         pacing = OutwardPacing(clock=opts.clock, enabled=opts.pacing)
         dispatcher = ToolDispatcher(evidence)
-        executor = ActionExecutor(registry, groups, dispatcher, approval, pacing, read_only=self.spec.read_only)
+        screen_pace = (
+            None
+            if opts.pace == "fast"
+            else ScreenPace.for_run(opts.pace, opts.clock, opts.app_pace or (lambda _package: ""))
+        )
+        executor = ActionExecutor(
+            registry, groups, dispatcher, approval, pacing, read_only=self.spec.read_only, screen_pace=screen_pace
+        )
         services = services_by_type([approval, *(s for cap in self.capabilities for s in cap.services())])
         sections: dict[str, str] = {}
         for cap in self.capabilities:

@@ -9,10 +9,12 @@ builds it; the assembly and the CLI call that.
 from __future__ import annotations
 
 import logging
+import random
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
+from mika.action.pace import GesturePacing, TypingPacing
 from mika.cap.phone.adb.devices import DeviceChoiceError, pick_serial
 from mika.cap.phone.adb.port import AdbPort, Borrower
 from mika.cap.phone.adb.reconnect import ReconnectPolicy
@@ -90,10 +92,15 @@ class PhoneCapability:
         display_mode: str = "main",
         keep_apps: bool = False,
         vision: Model | None = None,
+        pace: str = "fast",
     ) -> None:
         self.port = port
         self.reader = ScreenReader(port, display, ocr=ocr, on_app_seen=on_app_seen)
         self.session = PhoneSession(port, self.reader, display, redact=redact)
+        # [general] pace: typing in growing prefixes (the dwell is the action entry's).
+        rng = random.Random()
+        self.session.typing = TypingPacing.for_pace(pace, rng)
+        self.session.gestures = GesturePacing.instant() if pace == "fast" else GesturePacing(rng)
         self._owned = list(owned)
         self._emit: Callable[[Any], None] | None = None
         self._run_ids = ("", "")
@@ -228,6 +235,7 @@ def open_phone(
     display: str = "main",
     keep_apps: bool = False,
     vision: Model | None = None,
+    pace: str = "fast",
 ) -> PhoneCapability:
     """The phone capability for `device`: a serial, "sim", or None for the only attached phone.
 
@@ -270,4 +278,5 @@ def open_phone(
         display_mode=display,
         keep_apps=keep_apps,
         vision=vision,
+        pace=pace,
     )

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from mika.action.pace import GesturePacing, TypingPacing
 from mika.cap.phone.port import AndroidPort
 from mika.cap.phone.reader import ScreenReader
 
@@ -33,6 +34,12 @@ class PhoneSession:
     # The agent's own display (None: always display 0). A read-only run never makes one.
     keeper: DisplayKeeper | None = None
     read_only: bool = False
+    # [general] pace for typing: growing prefixes; Instant (the whole text at once) unless
+    # the capability was built with a pace.
+    typing: TypingPacing = field(default_factory=TypingPacing.instant)
+    # [general] pace for touches: a short pause before touch-down, a held tap, a point near
+    # (not at) the centre; Instant is the old exact tap.
+    gestures: GesturePacing = field(default_factory=GesturePacing.instant)
 
     # Where the last touch aimed: (tool, x, y, the element it meant, if any), for phone_diagnose.
     last_target: tuple[str, int, int, Element | None] | None = None

@@ -217,6 +217,7 @@ def type_text(world: World, display_id: int, text: str) -> bool:
         return False
     value = str(activity.fields.get(activity.focus, "") or "")
     activity.fields[activity.focus] = value + text
+    world.field_history.append((activity.focus, value + text))
     world.changed()
     return True
 
@@ -226,6 +227,7 @@ def set_field_text(world: World, display_id: int, node: Node, text: str) -> bool
     if activity is None or node.role != "field" or not node.field:
         return False
     activity.fields[node.field] = text
+    world.field_history.append((node.field, text))
     world.changed()
     return True
 

@@ -121,6 +121,9 @@ class World:
             "global": {"adb_enabled": "1", "development_settings_enabled": "1", "stay_on_while_plugged_in": "0"},
         }
         self.ime_id = "com.android.inputmethod.latin/.LatinIME"
+        # Every value a text field took, in order (field name, value): tests of paced typing
+        # read how a text grew. Not part of the world state a task checks.
+        self.field_history: list[tuple[str, str]] = []
         self.imes = ["com.android.inputmethod.latin/.LatinIME"]
         self.dialog: dict[str, Any] | None = None  # system dialog over everything
         self.ime_visible = False

@@ -38,6 +38,8 @@ class DoSteps(PhoneTool):
     name = "do_steps"
     group = "screens"
     changes_screen = True
+    # The action entry's dwell is per step, not for the batch itself (mika.action.pace).
+    composite = True
     parameters = {
         "type": "object",
         "properties": {"steps": {"type": "array", "items": STEP_SCHEMA, "description": "1 to 20 steps, in order."}},

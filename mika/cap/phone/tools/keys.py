@@ -35,6 +35,7 @@ KEYS = [
 
 
 class PhoneBack(PhoneTool):
+    page_capped = True  # stopped by a careful app's screen cap (mika.action.pace)
     name = "phone_back"
     batchable = True
     changes_screen = True
@@ -47,6 +48,7 @@ class PhoneBack(PhoneTool):
 
 
 class PhonePressKey(PhoneTool):
+    page_capped = True  # stopped by a careful app's screen cap (mika.action.pace)
     name = "phone_press_key"
     batchable = True
     changes_screen = True

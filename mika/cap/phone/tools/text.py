@@ -154,7 +154,16 @@ class PhoneTypeText(PhoneTool):
         expected = held + text
         if args.get("clear_first"):
             await session.port.clear_text(session.display, len(field.node.text or "") + 4)
-        method = await session.port.type_text(session.display, text, existing=held)
+        chunks, paced_ok, held = await self._paced(session, field, ctx, text, held, secret)
+        expected = held + text
+        if paced_ok:
+            method = await session.port.type_text(session.display, text[len(chunks[-2]) :], existing=held + chunks[-2])
+        elif len(chunks) > 1:
+            # The field did not take the first part as it was: type the whole text as usual.
+            await session.port.clear_text(session.display, len(expected) + 4)
+            method = await session.port.type_text(session.display, expected, existing="")
+        else:
+            method = await session.port.type_text(session.display, text, existing=held)
         shown, ok = await self._read_back(session, field, expected, text)
         retried = False
         if not ok and not secret:
@@ -166,7 +175,7 @@ class PhoneTypeText(PhoneTool):
             await session.port.key(session.display, "ENTER")
         what = f"{len(text)} characters into the password field" if secret else f'"{text}"'
         name = f' "{field.label}"' if field.label and not secret else ""
-        data = {"method": method, "retried": retried, "verified": ok}
+        data = {"method": method, "retried": retried, "verified": ok, "chunks": len(chunks) if paced_ok else 1}
         if ok:
             return ToolOutcome(text=f"Typed {what} into{name} (read back: matches).", data=data)
         if secret:
@@ -177,6 +186,34 @@ class PhoneTypeText(PhoneTool):
             code="text_mismatch",
             data=data,
         )
+
+    async def _paced(
+        self, session: PhoneSession, field: Element, ctx: ToolContext, text: str, held: str, secret: bool
+    ) -> tuple[list[str], bool, str]:
+        """Write growing prefixes at the pace's rhythm, all but the last; the caller writes the
+        last. After the first, read back: a field that doesn't take partial text ends the
+        pacing (False). Password fields are typed at once. Returns the prefixes planned,
+        whether pacing went through, and what the field really held before."""
+        plan = session.typing.plan(text, password=secret)
+        prefixes = [c.prefix for c in plan]
+        if len(plan) < 2:
+            return prefixes, False, held
+        typed = ""
+        for n, chunk in enumerate(plan[:-1]):
+            if chunk.delay_ms:
+                await ctx.sleep(chunk.delay_ms / 1000)
+            await session.port.type_text(session.display, chunk.prefix[len(typed) :], existing=held + typed)
+            typed = chunk.prefix
+            if n == 0:
+                now = _same_field(await session.reader.read(), field)
+                shown = _norm(now.node.text or "") if now is not None else None
+                if shown == _norm(typed) and held:
+                    held = ""  # what looked held was the field's hint (plain dumps report it as text)
+                elif shown != _norm(held + typed):
+                    return prefixes, False, held
+        if plan[-1].delay_ms:
+            await ctx.sleep(plan[-1].delay_ms / 1000)
+        return prefixes, True, held
 
     async def _read_back(self, session: PhoneSession, field: Element, expected: str, typed: str) -> tuple[str, bool]:
         screen = await session.reader.read()

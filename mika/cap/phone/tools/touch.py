@@ -26,6 +26,7 @@ def _name(el: Element | None, x: int, y: int) -> str:
 
 
 class PhoneTap(PhoneTool):
+    page_capped = True  # stopped by a careful app's screen cap (mika.action.pace)
     name = "phone_tap"
     batchable = True
     changes_screen = True
@@ -40,11 +41,26 @@ class PhoneTap(PhoneTool):
             x, y, el = await point_of(args, session, self.name)
         except (StaleElement, UnknownElement) as exc:
             return stale_outcome(exc, session)
-        await session.port.tap(session.display, x, y)
-        return ToolOutcome(text=f"Tapped {_name(el, x, y)}.", data={"point": [x, y]})
+        g = session.gestures
+        if g.is_instant:
+            await session.port.tap(session.display, x, y)
+            return ToolOutcome(text=f"Tapped {_name(el, x, y)}.", data={"point": [x, y]})
+        # Paced: near the element's centre (or within 3 px of the point), after a short
+        # pause, held 50–120 ms — still a tap, well under the long-press time.
+        if el is not None:
+            # Around the point Mika picked for the element (its visible centre), inside it.
+            b = el.bounds
+            hw, hh = max(0, min(x - b.left, b.right - x)), max(0, min(y - b.top, b.bottom - y))
+            px, py = g.point_in(x - hw, y - hh, x + hw, y + hh)
+        else:
+            px, py = g.point_at(x, y)
+        await ctx.sleep(g.pre_touch_ms() / 1000)
+        await session.port.long_press(session.display, px, py, g.tap_hold_ms())
+        return ToolOutcome(text=f"Tapped {_name(el, x, y)}.", data={"point": [px, py]})
 
 
 class PhoneLongPress(PhoneTool):
+    page_capped = True  # stopped by a careful app's screen cap (mika.action.pace)
     name = "phone_long_press"
     batchable = True
     changes_screen = True
@@ -63,11 +79,14 @@ class PhoneLongPress(PhoneTool):
         except (StaleElement, UnknownElement) as exc:
             return stale_outcome(exc, session)
         ms = max(400, min(int(args.get("ms") or 800), 5000))
-        await session.port.long_press(session.display, x, y, ms)
+        await ctx.sleep(session.gestures.pre_touch_ms() / 1000)
+        # A paced hold only gets longer; the text keeps the asked duration.
+        await session.port.long_press(session.display, x, y, session.gestures.hold_ms(ms))
         return ToolOutcome(text=f"Long-pressed {_name(el, x, y)} for {ms} ms.", data={"point": [x, y]})
 
 
 class PhoneSwipe(PhoneTool):
+    page_capped = True  # stopped by a careful app's screen cap (mika.action.pace)
     name = "phone_swipe"
     batchable = True
     changes_screen = True
@@ -94,7 +113,11 @@ class PhoneSwipe(PhoneTool):
         session = self.session(ctx)
         ms = max(50, min(int(args.get("ms") or 300), 5000))
         pts = [int(args[k]) for k in ("x1", "y1", "x2", "y2")]
-        await session.port.swipe(session.display, pts[0], pts[1], pts[2], pts[3], ms)
+        await ctx.sleep(session.gestures.pre_touch_ms() / 1000)
+        # Paced: the duration varies ±8 % (pressing in place only longer); the port's swipe is
+        # straight and uniform, so the arc and easing of GesturePacing.swipe are not drawn yet.
+        paced_ms = session.gestures.swipe(pts[0], pts[1], pts[2], pts[3], ms)[-1][0]
+        await session.port.swipe(session.display, pts[0], pts[1], pts[2], pts[3], paced_ms)
         return ToolOutcome(text=f"Swiped from {pts[0]},{pts[1]} to {pts[2]},{pts[3]} in {ms} ms.")
 
 
