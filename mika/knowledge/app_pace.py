@@ -38,6 +38,13 @@ class AppPace:
             self._cache[package] = self._look_up(package)
         return self._cache[package]
 
+    def __eq__(self, other: object) -> bool:
+        # Two lookups over the same folders answer alike; run options are compared by value.
+        return isinstance(other, AppPace) and self.roots == other.roots
+
+    def __hash__(self) -> int:
+        return hash(tuple(self.roots))
+
     def _look_up(self, package: str) -> str:
         if not _PACKAGE.match(package or ""):
             return ""

@@ -37,10 +37,12 @@ def _sign_in() -> Local:
 def test_dpad_walks_fields_and_buttons_in_order_and_stops_at_the_ends() -> None:
     d = _sign_in()
     seen = []
-    for _ in range(4):
+    for _ in range(5):
         _keys(d, "DPAD_DOWN")
         seen.append(_focused(d))
-    assert seen == [["username"], ["password"], ["sign_in"], ["sign_in"]]
+    # the screen's last focusable is the "Sign in with phone number" button
+    assert seen == [["username"], ["password"], ["sign_in"], ["phone_sign_in"], ["phone_sign_in"]]
+    _keys(d, "DPAD_UP")
     button = find(d, rid="sign_in")
     assert button is not None and button.get("focused") == "true" and button.get("clickable") == "true"
     _keys(d, "DPAD_UP")
@@ -52,10 +54,10 @@ def test_dpad_walks_fields_and_buttons_in_order_and_stops_at_the_ends() -> None:
 def test_tab_moves_forward_and_goes_round() -> None:
     d = _sign_in()
     order = []
-    for _ in range(4):
+    for _ in range(5):
         _keys(d, "TAB")
         order.append(_focused(d))
-    assert order == [["username"], ["password"], ["sign_in"], ["username"]]
+    assert order == [["username"], ["password"], ["sign_in"], ["phone_sign_in"], ["username"]]
 
 
 def test_typing_goes_to_the_field_key_focus_reached_and_nowhere_on_a_button() -> None:
