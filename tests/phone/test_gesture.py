@@ -1,0 +1,114 @@
+"""Timed strokes and two-finger gestures on the simulated phone through a real adb server.
+
+The agent's display (the sim's scrcpy server, its control socket) carries every finger's
+points at their times; the sim keeps what the last touch drew in `last_stroke` and applies
+a pinch (zoom) or a twist (rotation) to the Photos viewer, which `simctl state` shows.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from mika.cap.phone import PhoneCapability
+from mika.cap.phone.adb.port import AdbPort, GestureUnavailable
+
+
+def _state(sim_phone) -> dict:
+    return json.loads(sim_phone.shell("simctl state"))
+
+
+async def _on_own_display(sim_phone) -> tuple[PhoneCapability, AdbPort, int]:
+    port = AdbPort(sim_phone.serial, sim_phone.server.client(), backend="u2")
+    cap = PhoneCapability(port, display_mode="virtual")
+    cap.bind_run(lambda _e: None, "run-1", "conv-1")
+    await cap.surface.is_locked("phone")
+    display = cap.session.display
+    assert display != 0 and port.channel(display) is not None, "the agent's display did not start"
+    result = await port.launch_app(display, "com.mika.photos")
+    assert result.exit_code == 0, result.output
+    return cap, port, display
+
+
+def _photo(sim_phone) -> tuple[int, int]:
+    photo = _state(sim_phone).get("photo") or {}
+    return int(photo.get("zoom", 100)), int(photo.get("rotation", 0))
+
+
+def _fingers(a0, a1, b0, b1, ms: int = 400, steps: int = 8) -> list[list[tuple[int, int, int]]]:
+    def path(p, q):
+        return [
+            (ms * i // steps, round(p[0] + (q[0] - p[0]) * i / steps), round(p[1] + (q[1] - p[1]) * i / steps))
+            for i in range(steps + 1)
+        ]
+
+    return [path(a0, a1), path(b0, b1)]
+
+
+async def test_pinching_out_zooms_in_and_pinching_in_zooms_out(sim_phone):
+    cap, port, display = await _on_own_display(sim_phone)
+    try:
+        assert _photo(sim_phone) == (100, 0)
+        way = await port.stroke(display, _fingers((440, 900), (240, 900), (640, 900), (840, 900)))
+        assert way == "control"
+        zoom, rotation = _photo(sim_phone)
+        assert zoom == 300 and rotation == 0  # 200 px apart → 600 px apart: ×3
+        await port.stroke(display, _fingers((240, 900), (390, 900), (840, 900), (690, 900)))
+        assert _photo(sim_phone)[0] == 150  # 600 → 300: ×0.5
+        stroke = _state(sim_phone)["last_stroke"]
+        assert stroke["display"] == display and len(stroke["pointers"]) == 2
+        assert [p[1:] for p in stroke["pointers"][0]][0] == [240, 900]
+        assert [p[1:] for p in stroke["pointers"][1]][-1] == [690, 900]
+    finally:
+        await cap.close()
+
+
+async def test_twisting_two_fingers_rotates_the_photo(sim_phone):
+    cap, port, display = await _on_own_display(sim_phone)
+    try:
+        # The line between the fingers turns from horizontal to vertical: +90°, same length.
+        await port.stroke(display, _fingers((340, 900), (540, 700), (740, 900), (540, 1100), steps=12))
+        zoom, rotation = _photo(sim_phone)
+        assert rotation == 90 and zoom == 100
+    finally:
+        await cap.close()
+
+
+async def test_one_finger_stroke_arrives_with_its_points(sim_phone):
+    cap, port, display = await _on_own_display(sim_phone)
+    try:
+        path = [(0, 100, 1500), (40, 200, 1450), (80, 320, 1420), (120, 450, 1430), (160, 560, 1480)]
+        assert await port.stroke(display, [path]) == "control"
+        stroke = _state(sim_phone)["last_stroke"]
+        assert [p[1:] for p in stroke["pointers"][0]] == [[x, y] for _, x, y in path]
+        assert _photo(sim_phone) == (100, 0)  # one finger never zooms
+    finally:
+        await cap.close()
+
+
+async def test_two_fingers_on_display_0_are_refused_with_a_sentence(sim_phone):
+    port = AdbPort(sim_phone.serial, sim_phone.server.client(), backend="dump")
+    with pytest.raises(GestureUnavailable) as err:
+        await port.stroke(0, _fingers((440, 900), (240, 900), (640, 900), (840, 900)))
+    assert err.value.code == "gesture_unavailable"
+    assert "agent's display" in str(err.value) and "display 0" in str(err.value)
+    assert "last_stroke" not in _state(sim_phone)
+
+
+async def test_one_finger_without_a_control_channel_is_a_straight_input_swipe(sim_phone):
+    port = AdbPort(sim_phone.serial, sim_phone.server.client(), backend="dump")
+    way = await port.stroke(0, [[(0, 540, 1600), (100, 560, 1300), (300, 540, 900)]])
+    assert way == "input_swipe"
+
+
+async def test_a_point_off_the_display_is_refused_before_any_finger_goes_down(sim_phone):
+    cap, port, display = await _on_own_display(sim_phone)
+    try:
+        from mika.cap.phone.adb.port import PortError
+
+        with pytest.raises(PortError, match="outside the display"):
+            await port.stroke(display, [[(0, 100, 100), (50, 99999, 100)]])
+        assert "last_stroke" not in _state(sim_phone)
+    finally:
+        await cap.close()
