@@ -8,11 +8,16 @@ a pinch (zoom) or a twist (rotation) to the Photos viewer, which `simctl state` 
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 
 from mika.cap.phone import PhoneCapability
 from mika.cap.phone.adb.port import AdbPort, GestureUnavailable
+from mika.runtypes.result import OutcomeStatus
+from tests.phone.driver import ListingDriver, step
+from tests.phone.test_pace_typing import _owned_sleep
+from tests.phone.test_runs import make_run, record, results_of, world_state
 
 
 def _state(sim_phone) -> dict:
@@ -58,8 +63,8 @@ async def test_pinching_out_zooms_in_and_pinching_in_zooms_out(sim_phone):
         assert _photo(sim_phone)[0] == 150  # 600 → 300: ×0.5
         stroke = _state(sim_phone)["last_stroke"]
         assert stroke["display"] == display and len(stroke["pointers"]) == 2
-        assert [p[1:] for p in stroke["pointers"][0]][0] == [240, 900]
-        assert [p[1:] for p in stroke["pointers"][1]][-1] == [690, 900]
+        assert stroke["pointers"][0][0][1:] == [240, 900]
+        assert stroke["pointers"][1][-1][1:] == [690, 900]
     finally:
         await cap.close()
 
@@ -112,3 +117,49 @@ async def test_a_point_off_the_display_is_refused_before_any_finger_goes_down(si
         assert "last_stroke" not in _state(sim_phone)
     finally:
         await cap.close()
+
+
+def _bow(points: list[list[int]]) -> float:
+    """The farthest any point of a path strays from the straight line between its ends."""
+    (_, x1, y1), (_, x2, y2) = points[0], points[-1]
+    length = math.hypot(x2 - x1, y2 - y1)
+    return max(abs((x2 - x1) * (y1 - y) - (x1 - x) * (y2 - y1)) / length for _, x, y in points)
+
+
+async def _swipe_run(tmp_path, sim_phone, pace: str) -> tuple[dict, list[dict]]:
+    cap = PhoneCapability(
+        AdbPort(sim_phone.serial, sim_phone.server.client(), backend="u2"), pace=pace, display_mode="virtual"
+    )
+    sim_phone.device.world.data.pop("last_stroke", None)
+    driver = ListingDriver(
+        [
+            step("phone_launch_app", app="Photos"),
+            step("phone_swipe", x1=150, y1=1500, x2=900, y2=1500, ms=600),
+            "swiped",
+        ]
+    )
+    run = make_run(tmp_path, cap, driver)
+    _owned_sleep(run, [])
+    result = await run.run()
+    assert result.status is OutcomeStatus.ANSWERED, driver.results
+    events = record(run)
+    assert next(e for e in events if e["type"] == "run_started")["display"]["mode"] == "virtual"
+    return world_state(sim_phone)["last_stroke"], results_of(events, "phone_swipe")
+
+
+async def test_a_paced_swipe_is_drawn_as_an_arc_point_by_point(tmp_path, sim_phone):
+    stroke, results = await _swipe_run(tmp_path, sim_phone, "standard")
+    assert results and results[0]["ok"], results
+    points = stroke["pointers"][0]
+    assert stroke["display"] != 0 and len(stroke["pointers"]) == 1
+    assert len(points) >= 10
+    assert points[0][1:] == [150, 1500] and points[-1][1:] == [900, 1500]  # same ends
+    assert _bow(points) >= 5  # bowed: 6 % of 750 px × 0.3…1.0 is 13–30 px
+    assert 0.92 * 600 - 40 <= points[-1][0] <= 1.08 * 600 + 80  # the paced duration (±8 %)
+
+
+async def test_a_fast_swipe_is_straight(tmp_path, sim_phone):
+    stroke, _ = await _swipe_run(tmp_path, sim_phone, "fast")
+    points = stroke["pointers"][0]
+    assert points[0][1:] == [150, 1500] and points[-1][1:] == [900, 1500]
+    assert len(points) >= 3 and _bow(points) <= 1
