@@ -26,6 +26,7 @@ from mika.cap.phone.session import PhoneSession
 from mika.cap.phone.surface import PhoneSurface
 from mika.cap.phone.tools.apps import PhoneLaunchApp, PhoneListApps, PhoneOpenLink, PhoneShareText
 from mika.cap.phone.tools.do_steps import DoSteps
+from mika.cap.phone.tools.gesture import PhoneGesture
 from mika.cap.phone.tools.keys import PhoneBack, PhonePressKey
 from mika.cap.phone.tools.observe import PhoneListElements, PhoneObserve, PhoneQuery, PhoneScreenshot
 from mika.cap.phone.tools.system_actions import PhoneAddCalendarEvent, PhoneSetAlarm, PhoneSetTimer, PhoneShowAlarms
@@ -112,6 +113,7 @@ class PhoneCapability:
             PhoneClearText(),
             PhoneScroll(),
             PhoneSwipe(),
+            PhoneGesture(),
             PhoneBack(),
             PhonePressKey(),
             PhoneLaunchApp(),
