@@ -7,6 +7,7 @@ a pinch (zoom) or a twist (rotation) to the Photos viewer, which `simctl state` 
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
 
@@ -36,6 +37,16 @@ async def _on_own_display(sim_phone) -> tuple[PhoneCapability, AdbPort, int]:
     return cap, port, display
 
 
+async def _stroke(sim_phone, port: AdbPort, display: int, pointers) -> str:
+    """Draws the stroke and waits until the sim has taken all of it (the control socket is
+    its own stream: `simctl state` on the shell could be answered first)."""
+    world = sim_phone.device.world
+    world.data.pop("last_stroke", None)
+    way = await port.stroke(display, pointers)
+    await _until(lambda: "last_stroke" in world.data)
+    return way
+
+
 def _photo(sim_phone) -> tuple[int, int]:
     photo = _state(sim_phone).get("photo") or {}
     return int(photo.get("zoom", 100)), int(photo.get("rotation", 0))
@@ -55,11 +66,11 @@ async def test_pinching_out_zooms_in_and_pinching_in_zooms_out(sim_phone):
     cap, port, display = await _on_own_display(sim_phone)
     try:
         assert _photo(sim_phone) == (100, 0)
-        way = await port.stroke(display, _fingers((440, 900), (240, 900), (640, 900), (840, 900)))
+        way = await _stroke(sim_phone, port, display, _fingers((440, 900), (240, 900), (640, 900), (840, 900)))
         assert way == "control"
         zoom, rotation = _photo(sim_phone)
         assert zoom == 300 and rotation == 0  # 200 px apart → 600 px apart: ×3
-        await port.stroke(display, _fingers((240, 900), (390, 900), (840, 900), (690, 900)))
+        await _stroke(sim_phone, port, display, _fingers((240, 900), (390, 900), (840, 900), (690, 900)))
         assert _photo(sim_phone)[0] == 150  # 600 → 300: ×0.5
         stroke = _state(sim_phone)["last_stroke"]
         assert stroke["display"] == display and len(stroke["pointers"]) == 2
@@ -73,7 +84,7 @@ async def test_twisting_two_fingers_rotates_the_photo(sim_phone):
     cap, port, display = await _on_own_display(sim_phone)
     try:
         # The line between the fingers turns from horizontal to vertical: +90°, same length.
-        await port.stroke(display, _fingers((340, 900), (540, 700), (740, 900), (540, 1100), steps=12))
+        await _stroke(sim_phone, port, display, _fingers((340, 900), (540, 700), (740, 900), (540, 1100), steps=12))
         zoom, rotation = _photo(sim_phone)
         assert rotation == 90 and zoom == 100
     finally:
@@ -84,7 +95,7 @@ async def test_one_finger_stroke_arrives_with_its_points(sim_phone):
     cap, port, display = await _on_own_display(sim_phone)
     try:
         path = [(0, 100, 1500), (40, 200, 1450), (80, 320, 1420), (120, 450, 1430), (160, 560, 1480)]
-        assert await port.stroke(display, [path]) == "control"
+        assert await _stroke(sim_phone, port, display, [path]) == "control"
         stroke = _state(sim_phone)["last_stroke"]
         assert [p[1:] for p in stroke["pointers"][0]] == [[x, y] for _, x, y in path]
         assert _photo(sim_phone) == (100, 0)  # one finger never zooms
@@ -144,6 +155,7 @@ async def _swipe_run(tmp_path, sim_phone, pace: str) -> tuple[dict, list[dict]]:
     assert result.status is OutcomeStatus.ANSWERED, driver.results
     events = record(run)
     assert next(e for e in events if e["type"] == "run_started")["display"]["mode"] == "virtual"
+    await _until(lambda: "last_stroke" in sim_phone.device.world.data)
     return world_state(sim_phone)["last_stroke"], results_of(events, "phone_swipe")
 
 
@@ -163,3 +175,37 @@ async def test_a_fast_swipe_is_straight(tmp_path, sim_phone):
     points = stroke["pointers"][0]
     assert points[0][1:] == [150, 1500] and points[-1][1:] == [900, 1500]
     assert len(points) >= 3 and _bow(points) <= 1
+
+
+async def _until(predicate, timeout: float = 5.0) -> None:
+    async def poll() -> None:
+        while not predicate():
+            await asyncio.sleep(0.01)
+
+    await asyncio.wait_for(poll(), timeout)
+
+
+async def test_a_stroke_stopped_half_way_lifts_every_finger(sim_phone):
+    """The kill point: the run is stopped while two fingers are down. Both are lifted where
+    they are (the sim ends the touch and keeps it as `last_stroke`), none is left pressed."""
+    cap, port, display = await _on_own_display(sim_phone)
+    try:
+        world = sim_phone.device.world
+        long_pinch = _fingers((440, 900), (40, 900), (640, 900), (1040, 900), ms=3000, steps=150)
+        world.data.pop("last_stroke", None)
+        # The kill: the stroke's task is cancelled half a second into its three seconds
+        # (wait_for cancels it and waits for it to finish).
+        with pytest.raises(TimeoutError):
+            await asyncio.wait_for(port.stroke(display, long_pinch), 0.5)
+        await _until(lambda: "last_stroke" in world.data)
+        stroke = world.data["last_stroke"]
+        assert len(stroke["pointers"]) == 2
+        ends = [p[-1][1] for p in stroke["pointers"]]
+        assert 40 < ends[0] < 440 and 640 < ends[1] < 1040, ends  # lifted part way, not at the ends
+        # A finger left down would turn the next tap into a second finger; a fresh stroke works.
+        world.data.pop("last_stroke", None)
+        await port.stroke(display, [[(0, 300, 1500), (100, 700, 1500)]])
+        await _until(lambda: "last_stroke" in world.data)
+        assert len(world.data["last_stroke"]["pointers"]) == 1
+    finally:
+        await cap.close()

@@ -5,6 +5,8 @@ a sentence, and every bad argument names its field."""
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from mika.cap.phone import PhoneCapability
@@ -17,7 +19,7 @@ from tests.phone.test_runs import make_run, record, results_of, world_state
 PHOTO = "Photo: harbour at dusk"
 
 
-async def _run(tmp_path, sim_phone, steps: list, *, pace: str = "fast", mode: str = "virtual"):
+async def _run(tmp_path, sim_phone, steps: list, *, pace: str = "fast", mode: str = "virtual", drawn: bool = True):
     cap = PhoneCapability(
         AdbPort(sim_phone.serial, sim_phone.server.client(), backend="u2"), pace=pace, display_mode=mode
     )
@@ -32,7 +34,18 @@ async def _run(tmp_path, sim_phone, steps: list, *, pace: str = "fast", mode: st
     events = record(run)
     started = next(e for e in events if e["type"] == "run_started")
     assert started["display"]["mode"] == ("virtual" if mode == "virtual" else "main")
+    if drawn:
+        # The control socket is its own stream: wait until the sim has taken the last touch.
+        await _until(lambda: "last_stroke" in world.data)
     return results_of(events, "phone_gesture"), world_state(sim_phone)
+
+
+async def _until(predicate, timeout: float = 5.0) -> None:
+    async def poll() -> None:
+        while not predicate():
+            await asyncio.sleep(0.01)
+
+    await asyncio.wait_for(poll(), timeout)
 
 
 def _photo(state: dict) -> tuple[int, int]:
@@ -88,14 +101,18 @@ async def test_a_drawn_path_arrives_through_all_its_points_in_order(tmp_path, si
 
 
 async def test_two_fingers_without_the_agents_display_are_refused_with_a_sentence(tmp_path, sim_phone):
-    results, state = await _run(tmp_path, sim_phone, [step("phone_gesture", pinch="out", x=540, y=800)], mode="main")
+    results, state = await _run(
+        tmp_path, sim_phone, [step("phone_gesture", pinch="out", x=540, y=800)], mode="main", drawn=False
+    )
     assert results[0]["ok"] is False and results[0]["code"] == "gesture_unavailable", results
     assert "agent's display" in results[0]["text"] and "Traceback" not in results[0]["text"]
     assert _photo(state) == (100, 0) and "last_stroke" not in state
 
 
 async def test_a_path_works_on_display_0_as_a_straight_swipe(tmp_path, sim_phone):
-    results, _ = await _run(tmp_path, sim_phone, [step("phone_gesture", path=[[540, 1600], [540, 900]])], mode="main")
+    results, _ = await _run(
+        tmp_path, sim_phone, [step("phone_gesture", path=[[540, 1600], [540, 900]])], mode="main", drawn=False
+    )
     assert results[0]["ok"], results
 
 
@@ -121,7 +138,7 @@ BAD = [
 @pytest.mark.parametrize("start", range(0, len(BAD), 5))
 async def test_bad_arguments_name_the_field_and_touch_nothing(tmp_path, sim_phone, start):
     cases = BAD[start : start + 5]
-    results, state = await _run(tmp_path, sim_phone, [step("phone_gesture", **args) for args, _ in cases])
+    results, state = await _run(tmp_path, sim_phone, [step("phone_gesture", **args) for args, _ in cases], drawn=False)
     assert len(results) == len(cases)
     for (args, words), r in zip(cases, results, strict=True):
         assert r["ok"] is False and r["code"] == "bad_arguments", (args, r)

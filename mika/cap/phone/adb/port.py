@@ -28,6 +28,7 @@ stderr come framed), else v1 with adbutils' `; echo $?` trailer.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import logging
 import shlex
@@ -561,23 +562,38 @@ class AdbPort:
         events.sort(key=lambda e: (e[0], e[1]))
         # Everything encoded before the first finger goes down: a point off the display is
         # refused up front, never with a finger left pressed on the phone.
-        batches: list[tuple[int, bytes]] = []
+        batches: list[tuple[int, bytes, list[tuple[int, int, int, int]]]] = []  # t, bytes, (action, id, x, y)
         for t, _, action, pid, x, y in events:
             try:
                 message = touch(action, x, y, channel.size, pointer=pid)
             except ControlError as exc:
                 raise PortError(f"Could not draw the gesture on the agent's display: {exc}") from None
             if batches and batches[-1][0] == t:
-                batches[-1] = (t, batches[-1][1] + message)
+                batches[-1][2].append((action, pid, x, y))
+                batches[-1] = (t, batches[-1][1] + message, batches[-1][2])
             else:
-                batches.append((t, message))
+                batches.append((t, message, [(action, pid, x, y)]))
         loop = asyncio.get_running_loop()
         start = loop.time()
-        for t, batch in batches:
-            delay = start + t / 1000 - loop.time()
-            if delay > 0:
-                await asyncio.sleep(delay)
-            await self._send(channel, functools.partial(ControlChannel.send, message=batch), "move on the screen")
+        down: dict[int, tuple[int, int]] = {}  # fingers on the glass: id → last point sent
+        try:
+            for t, batch, sent in batches:
+                delay = start + t / 1000 - loop.time()
+                if delay > 0:
+                    await asyncio.sleep(delay)
+                await self._send(channel, functools.partial(ControlChannel.send, message=batch), "move on the screen")
+                for action, pid, x, y in sent:
+                    if action == TOUCH_UP:
+                        down.pop(pid, None)
+                    else:
+                        down[pid] = (x, y)
+        finally:
+            if down:
+                # Stopped half way (the run was stopped, the socket failed): every finger
+                # still down is lifted where it is, so the phone is never left pressed.
+                lift = b"".join(touch(TOUCH_UP, x, y, channel.size, pointer=pid) for pid, (x, y) in down.items())
+                with contextlib.suppress(OSError):
+                    await asyncio.shield(asyncio.to_thread(channel.send, lift))
 
     async def key(self, display: int, key: str) -> None:
         name = key.upper().removeprefix("KEYCODE_")
