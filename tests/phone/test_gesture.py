@@ -209,3 +209,21 @@ async def test_a_stroke_stopped_half_way_lifts_every_finger(sim_phone):
         assert len(world.data["last_stroke"]["pointers"]) == 1
     finally:
         await cap.close()
+
+
+async def test_a_paced_scroll_is_drawn_as_an_arc_and_still_scrolls(tmp_path, sim_phone):
+    cap = PhoneCapability(
+        AdbPort(sim_phone.serial, sim_phone.server.client(), backend="u2"), pace="standard", display_mode="virtual"
+    )
+    sim_phone.device.world.data.pop("last_stroke", None)
+    driver = ListingDriver([step("phone_launch_app", app="Settings"), step("phone_scroll", direction="down"), "ok"])
+    run = make_run(tmp_path, cap, driver)
+    _owned_sleep(run, [])
+    result = await run.run()
+    assert result.status is OutcomeStatus.ANSWERED, driver.results
+    await _until(lambda: "last_stroke" in sim_phone.device.world.data)
+    points = sim_phone.device.world.data["last_stroke"]["pointers"][0]
+    assert len(points) >= 10 and _bow(points) >= 2
+    scrolled = results_of(record(run), "phone_scroll")[0]
+    assert scrolled["ok"], scrolled
+    assert "Effect: done (the screen changed)" in scrolled["text"], scrolled["text"][:300]

@@ -200,7 +200,11 @@ class PhoneScroll(PhoneTool):
             if wanted and _shows(screen, wanted):
                 break
             path = scroll_gesture(scroll_area(screen, el), direction, amount)
-            await session.port.swipe(session.display, *path, 400)
+            if session.gestures.is_instant:
+                await session.port.swipe(session.display, *path, 400)
+            else:
+                # Paced like phone_swipe (seed: the scroll's own gesture too): an arc, eased.
+                await session.port.stroke(session.display, [session.gestures.swipe(*path, 400)])
             scrolls += 1
             if not wanted:
                 break
