@@ -32,6 +32,7 @@ from mika.cap.phone.tools.do_steps import DoSteps
 from mika.cap.phone.tools.event import PhoneEvent
 from mika.cap.phone.tools.extract import PhoneExtract
 from mika.cap.phone.tools.find import PhoneFind
+from mika.cap.phone.tools.gesture import PhoneGesture
 from mika.cap.phone.tools.keys import PhoneBack, PhonePressKey
 from mika.cap.phone.tools.observe import PhoneListElements, PhoneObserve, PhoneQuery, PhoneScreenshot
 from mika.cap.phone.tools.obstacle import HandleObstacle
@@ -121,6 +122,7 @@ class PhoneCapability:
             PhoneClearText(),
             PhoneScroll(),
             PhoneSwipe(),
+            PhoneGesture(),
             PhoneBack(),
             PhonePressKey(),
             PhoneLaunchApp(),

@@ -62,6 +62,13 @@ class AndroidPort(Protocol):
 
     async def swipe(self, display: int, x1: int, y1: int, x2: int, y2: int, ms: int = 300) -> None: ...
 
+    async def stroke(self, display: int, pointers: list[list[tuple[int, int, int]]]) -> str:
+        """Fingers moved along timed paths, each a list of (ms from the first touch, x, y);
+        two or more fingers need the agent's display (its control channel). Returns the
+        way it was sent: "control" (every point at its time) or "input_swipe" (one finger,
+        straight from its first point to its last)."""
+        ...
+
     async def key(self, display: int, key: str) -> None:
         """A key by its Android name without the KEYCODE_ prefix: BACK, HOME, ENTER…"""
         ...

@@ -8,7 +8,7 @@ import struct
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
-from mika.sim.apps import engine
+from mika.sim.apps import engine, gestures
 from mika.sim.device import SimStream, StreamClosed
 from mika.sim.shell.commands.keys import BY_CODE, key_char
 
@@ -35,6 +35,11 @@ START_APP = 16
 RESET_VIDEO = 17
 
 ACTION_DOWN, ACTION_UP, ACTION_MOVE = 0, 1, 2
+# MotionEvent's second-finger actions (with the pointer index in bits 8–15): scrcpy's server
+# makes them itself from DOWN/UP, but a client may send them as they are.
+ACTION_POINTER_DOWN, ACTION_POINTER_UP = 5, 6
+ACTION_MASK = 0xFF
+STROKE_POINTS_MAX = 400  # per finger kept in `last_stroke`
 DEVICE_CLIPBOARD, DEVICE_ACK_CLIPBOARD = 0, 1
 CLIPBOARD_TEXT_MAX_LENGTH = (1 << 18) - 14  # DeviceMessage's limit (bytes)
 SCROLL_STEP = 120  # display pixels one wheel notch scrolls
@@ -94,6 +99,12 @@ class Controller:
         self._log = log
         self._reset_video = reset_video
         self._pointers: dict[int, tuple[int, int, float, int, int]] = {}  # id -> x0, y0, t0, x, y
+        # The touch being drawn: every finger's points (ms from the first down, x, y) in the
+        # order the fingers went down; kept as `last_stroke` in the world when all lift.
+        self._stroke: dict[int, list[list[int]]] = {}
+        self._stroke_t0 = 0.0
+        # Two fingers at once: their positions when the second went down (a pinch/twist).
+        self._multi: tuple[int, int, tuple[int, int], tuple[int, int]] | None = None
 
     async def run(self) -> None:
         reader = _Reader(self.stream)
@@ -207,15 +218,64 @@ class Controller:
             return
         x, y = point
         now = self.world.clock.now()
+        action &= ACTION_MASK
+        if action == ACTION_POINTER_DOWN:
+            action = ACTION_DOWN
+        elif action == ACTION_POINTER_UP:
+            action = ACTION_UP
         if action == ACTION_DOWN:
+            if not self._pointers:
+                self._stroke, self._stroke_t0, self._multi = {}, now, None
             self._pointers[pointer_id] = (x, y, now, x, y)
+            self._stroke[pointer_id] = []
+            if len(self._pointers) == 2 and self._multi is None:
+                (ia, pa), (ib, pb) = self._pointers.items()
+                self._multi = (ia, ib, (pa[3], pa[4]), (pb[3], pb[4]))
         elif action == ACTION_MOVE and pointer_id in self._pointers:
             x0, y0, t0, _, _ = self._pointers[pointer_id]
             self._pointers[pointer_id] = (x0, y0, t0, x, y)
         elif action == ACTION_UP and pointer_id in self._pointers:
-            x0, y0, t0, _, _ = self._pointers.pop(pointer_id)
-            # Down … up where it started is a tap (or a long press); elsewhere a swipe.
-            engine.swipe(self.world, self.display_id, x0, y0, x, y, int((now - t0) * 1000))
+            if self._stroke.get(pointer_id, [[0, -1, -1]])[-1][1:] != [x, y]:
+                self._note(pointer_id, now, x, y)  # lifted away from the last move
+            x0, y0, t0, _, _ = self._pointers[pointer_id]
+            self._pointers[pointer_id] = (x0, y0, t0, x, y)
+            if self._multi is not None:
+                self._two_fingers()
+            elif len(self._pointers) == 1:
+                # Down … up where it started is a tap (or a long press); elsewhere a swipe.
+                engine.swipe(self.world, self.display_id, x0, y0, x, y, int((now - t0) * 1000))
+            self._pointers.pop(pointer_id)
+            if not self._pointers:
+                self._keep_stroke()
+            return
+        else:
+            return
+        self._note(pointer_id, now, x, y)
+
+    def _note(self, pointer_id: int, now: float, x: int, y: int) -> None:
+        points = self._stroke.setdefault(pointer_id, [])
+        if len(points) < STROKE_POINTS_MAX:
+            points.append([round((now - self._stroke_t0) * 1000), x, y])
+
+    def _two_fingers(self) -> None:
+        """The first finger of a pair to lift ends the pinch/twist; the other lifting later
+        does nothing more (it is not a swipe)."""
+        assert self._multi is not None
+        ia, ib, a0, b0 = self._multi
+        self._multi = (ia, ib, (-1, -1), (-1, -1))
+        if a0 == (-1, -1) or ia not in self._pointers or ib not in self._pointers:
+            return
+        pa, pb = self._pointers[ia], self._pointers[ib]
+        gestures.two_fingers(self.world, self.display_id, (a0, b0), ((pa[3], pa[4]), (pb[3], pb[4])))
+
+    def _keep_stroke(self) -> None:
+        # What the last touch drew, for tests and `simctl state`: a swipe's path, a pinch's
+        # two fingers.
+        self.world.data["last_stroke"] = {
+            "display": self.display_id,
+            "pointers": [points for points in self._stroke.values() if points],
+        }
+        self._multi = None
 
     def _scroll(self, position: tuple[int, int, int, int], h_scroll: float, v_scroll: float) -> None:
         point = self._to_display(position)

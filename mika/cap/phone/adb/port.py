@@ -28,6 +28,7 @@ stderr come framed), else v1 with adbutils' `; echo $?` trailer.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import logging
 import shlex
@@ -94,6 +95,33 @@ class PortError(ToolFault):
 
 class TextInputUnavailable(ToolFault):
     code = "text_input_unavailable"
+
+
+class GestureUnavailable(ToolFault):
+    """Two fingers at once need the agent's display: `input` draws one straight finger only."""
+
+    code = "gesture_unavailable"
+
+
+STROKE_POINTERS_MAX = 10  # scrcpy's PointersState holds at most ten pointers
+# Pointer ids on the control socket: the first finger is scrcpy's generic finger, the
+# second its virtual finger (what its own pinch uses), more get their index.
+_POINTER_IDS = (-2, -3)
+
+
+def _pointer_id(index: int) -> int:
+    return _POINTER_IDS[index] if index < len(_POINTER_IDS) else index
+
+
+def _check_stroke(pointers: list[list[tuple[int, int, int]]]) -> None:
+    if not pointers or len(pointers) > STROKE_POINTERS_MAX:
+        raise ValueError(f"a stroke needs 1 to {STROKE_POINTERS_MAX} fingers, got {len(pointers)}")
+    for i, path in enumerate(pointers):
+        if not path:
+            raise ValueError(f"finger {i + 1} of the stroke has no points")
+        times = [t for t, _, _ in path]
+        if any(t < 0 for t in times) or times != sorted(times):
+            raise ValueError(f"finger {i + 1}'s times must start at 0 or later and never go back: {times[:8]}")
 
 
 class DeviceReconnected(PortError):
@@ -497,6 +525,75 @@ class AdbPort:
         if len(path) == 1:
             await asyncio.sleep(pause)
         await self._send(channel, lambda c: c.touch(TOUCH_UP, *path[-1]), "lift from the screen")
+
+    async def stroke(self, display: int, pointers: list[list[tuple[int, int, int]]]) -> str:
+        _check_stroke(pointers)
+        channel = self.channel(display)
+        if channel is None:
+            if len(pointers) > 1:
+                raise GestureUnavailable(
+                    f"A {len(pointers)}-finger gesture needs the agent's display (its control channel); display "
+                    f"{display} has none, and `input` draws only one straight finger. Use one finger "
+                    "(phone_swipe), or run with the agent's display."
+                )
+            (t0, x1, y1), (t1, x2, y2) = pointers[0][0], pointers[0][-1]
+            await self._input(display, f"swipe {int(x1)} {int(y1)} {int(x2)} {int(y2)} {max(1, int(t1 - t0))}")
+            return "input_swipe"
+        await self._stroke_on(channel, pointers)
+        return "control"
+
+    async def _stroke_on(self, channel: ControlChannel, pointers: list[list[tuple[int, int, int]]]) -> None:
+        """Each finger down at its first point, moved through the rest, lifted at its last;
+        the events of all fingers in time order, each sent at its time (the phone reads
+        speed and fling from the events' times). Pauses are the gesture's own timing."""
+        from mika.cap.phone.display.control import TOUCH_DOWN, TOUCH_MOVE, TOUCH_UP, touch
+
+        events: list[tuple[int, int, int, int, int, int]] = []  # t, order, action, id, x, y
+        for i, path in enumerate(pointers):
+            pid = _pointer_id(i)
+            last = len(path) - 1
+            for j, (t, x, y) in enumerate(path):
+                action = TOUCH_DOWN if j == 0 else TOUCH_MOVE
+                # Downs before moves before ups at the same instant: a finger is down before
+                # another's move, and both are down before the first lifts.
+                events.append((int(t), 0 if j == 0 else 1, action, pid, int(x), int(y)))
+            t, x, y = path[last]
+            events.append((int(t), 2, TOUCH_UP, pid, int(x), int(y)))
+        events.sort(key=lambda e: (e[0], e[1]))
+        # Everything encoded before the first finger goes down: a point off the display is
+        # refused up front, never with a finger left pressed on the phone.
+        batches: list[tuple[int, bytes, list[tuple[int, int, int, int]]]] = []  # t, bytes, (action, id, x, y)
+        for t, _, action, pid, x, y in events:
+            try:
+                message = touch(action, x, y, channel.size, pointer=pid)
+            except ControlError as exc:
+                raise PortError(f"Could not draw the gesture on the agent's display: {exc}") from None
+            if batches and batches[-1][0] == t:
+                batches[-1][2].append((action, pid, x, y))
+                batches[-1] = (t, batches[-1][1] + message, batches[-1][2])
+            else:
+                batches.append((t, message, [(action, pid, x, y)]))
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+        down: dict[int, tuple[int, int]] = {}  # fingers on the glass: id → last point sent
+        try:
+            for t, batch, sent in batches:
+                delay = start + t / 1000 - loop.time()
+                if delay > 0:
+                    await asyncio.sleep(delay)
+                await self._send(channel, functools.partial(ControlChannel.send, message=batch), "move on the screen")
+                for action, pid, x, y in sent:
+                    if action == TOUCH_UP:
+                        down.pop(pid, None)
+                    else:
+                        down[pid] = (x, y)
+        finally:
+            if down:
+                # Stopped half way (the run was stopped, the socket failed): every finger
+                # still down is lifted where it is, so the phone is never left pressed.
+                lift = b"".join(touch(TOUCH_UP, x, y, channel.size, pointer=pid) for pid, (x, y) in down.items())
+                with contextlib.suppress(OSError):
+                    await asyncio.shield(asyncio.to_thread(channel.send, lift))
 
     async def key(self, display: int, key: str) -> None:
         name = key.upper().removeprefix("KEYCODE_")

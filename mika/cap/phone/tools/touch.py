@@ -114,11 +114,16 @@ class PhoneSwipe(PhoneTool):
         ms = max(50, min(int(args.get("ms") or 300), 5000))
         pts = [int(args[k]) for k in ("x1", "y1", "x2", "y2")]
         await ctx.sleep(session.gestures.pre_touch_ms() / 1000)
-        # Paced: the duration varies ±8 % (pressing in place only longer); the port's swipe is
-        # straight and uniform, so the arc and easing of GesturePacing.swipe are not drawn yet.
-        paced_ms = session.gestures.swipe(pts[0], pts[1], pts[2], pts[3], ms)[-1][0]
-        await session.port.swipe(session.display, pts[0], pts[1], pts[2], pts[3], paced_ms)
-        return ToolOutcome(text=f"Swiped from {pts[0]},{pts[1]} to {pts[2]},{pts[3]} in {ms} ms.")
+        text = f"Swiped from {pts[0]},{pts[1]} to {pts[2]},{pts[3]} in {ms} ms."
+        if session.gestures.is_instant:
+            await session.port.swipe(session.display, pts[0], pts[1], pts[2], pts[3], ms)
+            return ToolOutcome(text=text, data={"way": "swipe"})
+        # Paced: GesturePacing's arc, easing and ±8 % duration, drawn point by point on the
+        # agent's display; without its control channel the port draws it straight
+        # (`input swipe` from the first point to the last, over the paced duration).
+        path = session.gestures.swipe(pts[0], pts[1], pts[2], pts[3], ms)
+        way = await session.port.stroke(session.display, [path])
+        return ToolOutcome(text=text, data={"way": way})
 
 
 DIRECTIONS = ["down", "up", "left", "right"]
@@ -195,7 +200,11 @@ class PhoneScroll(PhoneTool):
             if wanted and _shows(screen, wanted):
                 break
             path = scroll_gesture(scroll_area(screen, el), direction, amount)
-            await session.port.swipe(session.display, *path, 400)
+            if session.gestures.is_instant:
+                await session.port.swipe(session.display, *path, 400)
+            else:
+                # Paced like phone_swipe (seed: the scroll's own gesture too): an arc, eased.
+                await session.port.stroke(session.display, [session.gestures.swipe(*path, 400)])
             scrolls += 1
             if not wanted:
                 break
