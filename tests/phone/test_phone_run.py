@@ -194,3 +194,31 @@ def test_bad_commands_name_the_field():
     for raw, message in cases:
         with pytest.raises(RunSpecError, match=re.escape(message)):
             parse_commands(raw)
+
+
+async def test_at_standard_pace_each_command_dwells_not_the_run_itself(tmp_path, sim_phone):
+    """Seed §6 "动作之间的停留": a composite (phone_run, like do_steps) does not pause on its
+    own; each of its commands pauses. The run's clock moves only with its own sleep."""
+    from mika.assembly import RunEnvironment, capabilities_for
+    from mika.run.task_run import RunOptions, TaskRun
+
+    # a Back first, so a dwell of phone_run's own (after it) would show in its wait
+    driver = ListingDriver([step("phone_back"), step("phone_run", commands=SEND_CODE), "done"])
+    spec = make_run(tmp_path, dump_cap(sim_phone), driver).spec
+    now = [1000.0]
+    opts = RunOptions(pacing=False, state_dir=tmp_path, clock=lambda: now[0], pace="standard")
+    run = TaskRun(spec, driver.model, capabilities_for(spec, RunEnvironment(extra=[dump_cap(sim_phone)])), opts)
+
+    async def sleep(seconds: float) -> None:
+        now[0] += seconds
+
+    run.subscribe(lambda _e: setattr(run.loop.ctx, "sleep", sleep) if getattr(run, "loop", None) else None)
+    await run.run()
+    results = [e for e in record(run) if e["type"] == "tool_result"]
+    at = next(i for i, e in enumerate(results) if e["name"] == "phone_run")
+    assert "All 4 commands done." in driver.results[1], driver.results[1]
+    commands = results[at - 4 : at]
+    assert [e["name"] for e in results[: at - 4]] == ["phone_back"]
+    assert all(e["wait_ms"] >= 500 for e in commands), [e["wait_ms"] for e in commands]
+    assert not re.search(r"dwell|waited|\d+\s*ms\b", driver.results[1], re.I), driver.results[1]
+    assert results[at]["wait_ms"] == sum(e["wait_ms"] for e in commands)

@@ -195,6 +195,8 @@ def _has_text(screen: Screen, text: str) -> bool:
 class PhoneRun(PhoneTool):
     name = "phone_run"
     changes_screen = True
+    # Like do_steps: the action entry's dwell is per command, not for the run itself.
+    composite = True
     parameters = {
         "type": "object",
         "properties": {
@@ -333,6 +335,7 @@ class PhoneRun(PhoneTool):
         last = result.steps[-1] if result.steps else None
         if reason == "failed" and last is not None and last.index in stops:
             reason = stops[last.index]
+        waited = sum(r.wait_ms for r in result.steps)  # the commands' own waits, for the record
         lines = []
         for r in result.steps:
             c = commands[r.index - 1]
@@ -348,15 +351,17 @@ class PhoneRun(PhoneTool):
         }
         if reason is None:
             lines.append(f"All {result.total} commands done.")
-            return ToolOutcome(text="\n".join(lines), data=data)
+            return ToolOutcome(text="\n".join(lines), data=data, wait_ms=waited)
         why = _WHY.get(reason, reason)
         where = f"command {last.index} ({commands[last.index - 1].describe()})" if last is not None else "command 1"
         rest = f" Commands {', '.join(map(str, result.skipped))} were not done." if result.skipped else ""
         lines.append(f"Stopped at {where}: {why}.{rest}")
         if reason == "skipped_for_new_message":
-            return ToolOutcome(text="\n".join(lines), ok=True, code="skipped_for_new_message", data=data)
+            return ToolOutcome(
+                text="\n".join(lines), ok=True, code="skipped_for_new_message", data=data, wait_ms=waited
+            )
         # The screen as it is now follows: the phone's surface attaches the fresh listing
         # to every call that changes the screen, this one included.
         lines.append("The screen now is below.")
         code = last.code if last is not None and reason == "failed" else f"stopped_{reason}"
-        return ToolOutcome(text="\n".join(lines), ok=False, code=code, data=data)
+        return ToolOutcome(text="\n".join(lines), ok=False, code=code, data=data, wait_ms=waited)
