@@ -79,6 +79,10 @@ def check_arguments(tool_name: str, schema: dict[str, Any], args: Any, *, raw: s
                         continue
                     except ValueError:
                         pass
+                # …and numbers where text is asked for (a wheel's "7", a code): the digits are the text.
+                if "string" in names and isinstance(value, int | float) and not isinstance(value, bool):
+                    args[key] = str(int(value)) if isinstance(value, float) and value.is_integer() else str(value)
+                    continue
                 raise BadArguments(f"{tool_name}: parameter '{key}' must be {' or '.join(names)}, got {value!r}")
         if "enum" in spec and value not in spec["enum"]:
             raise BadArguments(f"{tool_name}: parameter '{key}' must be one of {spec['enum']}, got {value!r}")

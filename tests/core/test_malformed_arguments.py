@@ -113,3 +113,15 @@ def test_well_formed_but_incomplete_arguments_still_name_the_parameter():
     # A model that sends nothing (or null) for a tool without parameters is not at fault.
     assert check_arguments("toy_read", {}, {}, raw="") == {}
     assert check_arguments("toy_read", {}, {}, raw="null") == {}
+
+
+def test_a_number_where_text_is_asked_for_becomes_its_digits_but_other_kinds_still_fail():
+    schema = {"properties": {"value": {"type": "string"}, "keep": {"type": "string"}}}
+    # phone_set_wheel's value "7": a model sending 7, 7.0 or 45.5 means the same text
+    assert check_arguments("phone_set_wheel", schema, {"value": 7})["value"] == "7"
+    assert check_arguments("phone_set_wheel", schema, {"value": 7.0})["value"] == "7"
+    assert check_arguments("phone_set_wheel", schema, {"value": 45.5})["value"] == "45.5"
+    for odd in (True, [7], {"v": 7}):
+        with pytest.raises(BadArguments) as info:
+            check_arguments("phone_set_wheel", schema, {"keep": odd})
+        assert "parameter 'keep' must be string" in str(info.value)
