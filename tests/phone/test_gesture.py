@@ -43,7 +43,7 @@ async def _stroke(sim_phone, port: AdbPort, display: int, pointers) -> str:
     world = sim_phone.device.world
     world.data.pop("last_stroke", None)
     way = await port.stroke(display, pointers)
-    await _until(lambda: "last_stroke" in world.data)
+    await _until(world, lambda: "last_stroke" in world.data)
     return way
 
 
@@ -155,7 +155,7 @@ async def _swipe_run(tmp_path, sim_phone, pace: str) -> tuple[dict, list[dict]]:
     assert result.status is OutcomeStatus.ANSWERED, driver.results
     events = record(run)
     assert next(e for e in events if e["type"] == "run_started")["display"]["mode"] == "virtual"
-    await _until(lambda: "last_stroke" in sim_phone.device.world.data)
+    await _until(sim_phone.device.world, lambda: "last_stroke" in sim_phone.device.world.data)
     return world_state(sim_phone)["last_stroke"], results_of(events, "phone_swipe")
 
 
@@ -177,12 +177,9 @@ async def test_a_fast_swipe_is_straight(tmp_path, sim_phone):
     assert len(points) >= 3 and _bow(points) <= 1
 
 
-async def _until(predicate, timeout: float = 5.0) -> None:
-    async def poll() -> None:
-        while not predicate():
-            await asyncio.sleep(0.01)
-
-    await asyncio.wait_for(poll(), timeout)
+async def _until(world, predicate, timeout: float = 5.0) -> None:
+    # The sim's control socket is served on its own thread; wait for its change, not the clock.
+    assert await asyncio.to_thread(world.wait_until, predicate, timeout), "the sim never took the touch"
 
 
 async def test_a_stroke_stopped_half_way_lifts_every_finger(sim_phone):
@@ -197,7 +194,7 @@ async def test_a_stroke_stopped_half_way_lifts_every_finger(sim_phone):
         # (wait_for cancels it and waits for it to finish).
         with pytest.raises(TimeoutError):
             await asyncio.wait_for(port.stroke(display, long_pinch), 0.5)
-        await _until(lambda: "last_stroke" in world.data)
+        await _until(world, lambda: "last_stroke" in world.data)
         stroke = world.data["last_stroke"]
         assert len(stroke["pointers"]) == 2
         ends = [p[-1][1] for p in stroke["pointers"]]
@@ -205,7 +202,7 @@ async def test_a_stroke_stopped_half_way_lifts_every_finger(sim_phone):
         # A finger left down would turn the next tap into a second finger; a fresh stroke works.
         world.data.pop("last_stroke", None)
         await port.stroke(display, [[(0, 300, 1500), (100, 700, 1500)]])
-        await _until(lambda: "last_stroke" in world.data)
+        await _until(world, lambda: "last_stroke" in world.data)
         assert len(world.data["last_stroke"]["pointers"]) == 1
     finally:
         await cap.close()
@@ -221,7 +218,7 @@ async def test_a_paced_scroll_is_drawn_as_an_arc_and_still_scrolls(tmp_path, sim
     _owned_sleep(run, [])
     result = await run.run()
     assert result.status is OutcomeStatus.ANSWERED, driver.results
-    await _until(lambda: "last_stroke" in sim_phone.device.world.data)
+    await _until(sim_phone.device.world, lambda: "last_stroke" in sim_phone.device.world.data)
     points = sim_phone.device.world.data["last_stroke"]["pointers"][0]
     assert len(points) >= 10 and _bow(points) >= 2
     scrolled = results_of(record(run), "phone_scroll")[0]

@@ -36,16 +36,13 @@ async def _run(tmp_path, sim_phone, steps: list, *, pace: str = "fast", mode: st
     assert started["display"]["mode"] == ("virtual" if mode == "virtual" else "main")
     if drawn:
         # The control socket is its own stream: wait until the sim has taken the last touch.
-        await _until(lambda: "last_stroke" in world.data)
+        await _until(world, lambda: "last_stroke" in world.data)
     return results_of(events, "phone_gesture"), world_state(sim_phone)
 
 
-async def _until(predicate, timeout: float = 5.0) -> None:
-    async def poll() -> None:
-        while not predicate():
-            await asyncio.sleep(0.01)
-
-    await asyncio.wait_for(poll(), timeout)
+async def _until(world, predicate, timeout: float = 5.0) -> None:
+    # The sim's control socket is served on its own thread; wait for its change, not the clock.
+    assert await asyncio.to_thread(world.wait_until, predicate, timeout), "the sim never took the touch"
 
 
 def _photo(state: dict) -> tuple[int, int]:

@@ -276,6 +276,7 @@ class Controller:
             "pointers": [points for points in self._stroke.values() if points],
         }
         self._multi = None
+        self.world.changed()
 
     def _scroll(self, position: tuple[int, int, int, int], h_scroll: float, v_scroll: float) -> None:
         point = self._to_display(position)

@@ -11,7 +11,9 @@ from __future__ import annotations
 import copy
 import dataclasses
 import json
+import threading
 import zlib
+from collections.abc import Callable
 from importlib import resources
 from typing import Any
 
@@ -89,6 +91,8 @@ class World:
         self.apps = load_apps()
         self.faults = faults or FaultSpec()
         self.version = 0
+        # Tests wait on this for what another thread (the control socket) changes.
+        self._change = threading.Condition()
         self.reset(scenario or "default")
         if self.faults.dialog:
             self.show_system_dialog(self.faults.dialog)
@@ -150,6 +154,13 @@ class World:
 
     def changed(self) -> None:
         self.version += 1
+        with self._change:
+            self._change.notify_all()
+
+    def wait_until(self, predicate: Callable[[], bool], timeout: float) -> bool:
+        """Block until `predicate()` holds after some change (or already does); False on timeout."""
+        with self._change:
+            return self._change.wait_for(predicate, timeout)
 
     def tick(self) -> None:
         """Let what was due by now happen (scheduled notifications); every reader calls it."""
