@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from mika.knowledge.catalog import SkillCatalog
 from mika.knowledge.learning.drafts import DraftError, SkillDrafts, learned_skills_dir
 from mika.knowledge.learning.outcomes import next_status
 
@@ -30,6 +31,7 @@ def add(drafts: SkillDrafts, name: str = "reply-to-chat", **kw) -> str:
 
 def test_default_places_follow_the_state_and_data_folders(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MIKA_STATE_DIR", str(tmp_path / "st"))
+    monkeypatch.delenv("MIKA_DATA_DIR", raising=False)
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
     d = SkillDrafts.default()
     assert d.folder == tmp_path / "st" / "skill_drafts"
@@ -118,6 +120,13 @@ def test_odd_descriptions_survive_the_front_matter(drafts: SkillDrafts) -> None:
     drafts.accept("odd")
     text = (drafts.learned_dir / "odd" / "SKILL.md").read_text(encoding="utf-8")
     assert "description: 'Pay ''nothing'': check # the price [a, b] \"quoted\" — 微信'" in text
+    # The skill catalog reads it back whole, as a learned skill.
+    catalog = SkillCatalog.load([(drafts.learned_dir, "learned")])
+    assert catalog.problems == []
+    skill = catalog.get("odd")
+    assert skill is not None and skill.origin == "learned"
+    assert skill.description == description and skill.body == BODY
+    assert skill.metadata == {"version": "1", "learned_from_run": "r"}
 
 
 def test_trial_good_becomes_active(drafts: SkillDrafts) -> None:

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from mika.atomic_write import ensure_dir, read_json, write_json, write_text
-from mika.config.paths import state_dir
+from mika.config.paths import data_dir, state_dir
 from mika.knowledge.learning import skill_file
 from mika.knowledge.learning.outcomes import next_status
 
@@ -42,9 +42,9 @@ class DraftError(Exception):
 
 
 def learned_skills_dir() -> Path:
-    """`$XDG_DATA_HOME/mika/skills-learned/` (the user's data folder, beside their own skills)."""
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base) / "mika" / "skills-learned"
+    """`data_dir()/skills-learned/` (`$XDG_DATA_HOME/mika/`): the root the skill catalog
+    reads with origin "learned" (`mika.knowledge.catalog.skill_roots`)."""
+    return data_dir() / "skills-learned"
 
 
 @dataclass(frozen=True)

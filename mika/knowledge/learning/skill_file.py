@@ -5,14 +5,12 @@ file written by one must read back with the knowledge parser."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 
-# Agent Skills: 1–64 chars, lower-case letters, digits and single hyphens, no hyphen at an end.
-NAME_MAX = 64
-DESCRIPTION_MAX = 1024
-BODY_MAX = 8000  # a learned skill is a short procedure; a longer reply is a model rambling
-_NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+from mika.knowledge.entries import DESCRIPTION_LIMIT as DESCRIPTION_MAX
+from mika.knowledge.entries import SKILL_NAME
+
+NAME_MAX = 64  # the Agent Skills limit SKILL_NAME holds too
 
 
 def name_problem(name: str) -> str:
@@ -21,7 +19,7 @@ def name_problem(name: str) -> str:
         return "the name is empty"
     if len(name) > NAME_MAX:
         return f"the name is {len(name)} characters; at most {NAME_MAX} are allowed"
-    if not _NAME.match(name):
+    if not SKILL_NAME.match(name):
         return "the name may hold only a-z, 0-9 and single hyphens, not at its start or end"
     return ""
 
