@@ -157,8 +157,7 @@ class SkillDrafts:
             if row is None:
                 raise DraftError(self._unknown_draft(name, state))
             draft = _draft(row)
-            path = self.learned_dir / name / "SKILL.md"
-            write_text(path, draft.text)
+            write_text(self._skill_dir(self.learned_dir, name) / "SKILL.md", draft.text)
             state["learned"][name] = {
                 "status": TRIAL,
                 "outcomes": [],
@@ -199,14 +198,31 @@ class SkillDrafts:
     # -- inside ------------------------------------------------------------------
 
     def _retire_file(self, name: str) -> None:
-        source = self.learned_dir / name / "SKILL.md"
-        target = self.folder / "retired" / name / "SKILL.md"
+        source = self._skill_dir(self.learned_dir, name)
+        target = self._skill_dir(self.folder / "retired", name)
         try:
-            text = source.read_text(encoding="utf-8")
+            text = (source / "SKILL.md").read_text(encoding="utf-8")
         except FileNotFoundError:
             return  # the user removed it by hand: nothing to keep
-        write_text(target, text)  # the copy first: a crash here leaves the skill where it was
-        shutil.rmtree(source.parent, ignore_errors=True)
+        # The copy first (SKILL.md atomically, any files beside it after): a crash here
+        # leaves the skill where it was, and the next bad outcome retires it again.
+        write_text(target / "SKILL.md", text)
+        for extra in sorted(source.rglob("*")):
+            if extra.is_file() and extra != source / "SKILL.md":
+                ensure_dir((target / extra.relative_to(source)).parent)
+                shutil.copy2(extra, target / extra.relative_to(source))
+        shutil.rmtree(source, ignore_errors=True)
+
+    @staticmethod
+    def _skill_dir(root: Path, name: str) -> Path:
+        # Names come from state.json, which a person may edit: only a valid skill name
+        # ("a-z0-9-", no dots or slashes) becomes a folder we write in or delete.
+        problem = skill_file.name_problem(name)
+        if problem:
+            raise DraftError(
+                f"The learned skill {name!r} in {root} has an invalid name ({problem}); fix or remove it in the state file."
+            )
+        return root / name
 
     def _learned(self, name: str, row: Mapping[str, Any]) -> LearnedSkill:
         status = str(row.get("status", TRIAL))

@@ -11,6 +11,7 @@ active skill is retired when 2 of its last 3 uses were bad.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
@@ -19,6 +20,8 @@ from mika.runtypes.result import OutcomeStatus, RunResult
 
 if TYPE_CHECKING:
     from mika.knowledge.learning.drafts import LearnedSkill, SkillDrafts
+
+log = logging.getLogger(__name__)
 
 SKILL_READ_TOOL = "skill_read"  # engineer kuse's lookup tool; its `name` argument is the skill
 WINDOW = 3  # the uses an active skill is judged on
@@ -81,11 +84,16 @@ def apply_outcomes(drafts: SkillDrafts, result: RunResult, events: Sequence[RunE
     names = skills_read(events)
     if not names:
         return []
+    from mika.knowledge.learning.drafts import DraftError  # the store imports next_status from here
+
     learned = {s.name: s for s in drafts.learned()}
     changed = []
     for name in names:
         skill = learned.get(name)
         if skill is None or skill.status == "retired":
             continue
-        changed.append(drafts.record_outcome(name, outcome))
+        try:
+            changed.append(drafts.record_outcome(name, outcome))
+        except DraftError as exc:  # one broken entry must not keep the others' outcomes
+            log.warning("learned skill %s: outcome not recorded: %s", name, exc)
     return changed
