@@ -221,3 +221,15 @@ class TestSettings:
         scripted = run_options(settings, SelectedModels(main, None, None, lambda: None, scripted=True), tmp_path)
         assert scripted.learning is not None and tuple(scripted.learning.models) == ()
         assert run_options(settings, SelectedModels(main, light, None, lambda: None), None).learning is None
+
+
+async def test_a_broken_store_never_fails_the_delivered_run(make_run, drafts: SkillDrafts, caplog) -> None:
+    drafts.folder.mkdir(parents=True)
+    drafts.state_file.write_text("{broken", encoding="utf-8")
+    run = make_run(acting_script(read_skill="tidy-shop-cart"), light_model())
+    result = await run.run()
+    assert result.answer == "The cart is empty." and result.record_dir
+    types = [e["type"] for e in recorded(run)]
+    assert "outcome_judged" in types and "skill_drafted" not in types
+    assert drafts.state_file.read_text(encoding="utf-8") == "{broken"  # left for the user to look at
+    assert any("not recorded" in r.getMessage() or "not stored" in r.getMessage() for r in caplog.records)

@@ -28,7 +28,7 @@ from mika.resources import prompt
 
 log = logging.getLogger(__name__)
 
-DRAFT_TIMEOUT_S = 60.0
+DRAFT_TIMEOUT_S = 30.0  # as the outcome judge: aftercare is off the answer's path, but not endless
 MAX_CALLS = 80  # a longer run's tail adds length, not a better procedure
 ARGUMENT_CHARS = 160  # long typed texts are this task's content, not the route
 DECLINE = "NONE"

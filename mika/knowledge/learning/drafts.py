@@ -128,12 +128,6 @@ class SkillDrafts:
         row = self._read()["learned"].get(name)
         return self._learned(name, row) if row is not None else None
 
-    def taken_names(self) -> set[str]:
-        """Names a new draft may not use: pending drafts and learned skills (retired too,
-        so a retired skill's record is never overwritten by a new one of the same name)."""
-        state = self._read()
-        return set(state["drafts"]) | set(state["learned"])
-
     # -- changing ----------------------------------------------------------------
 
     def add(
