@@ -289,7 +289,8 @@ class TaskRun:
         if self.options.learning is None:
             return
         try:
-            report = await self.options.learning.after_run(self.spec.id, self.spec.goal, result, self._events)
+            redactor = self.recorder.redactor if self.recorder is not None else self.options.redactor
+            report = await self.options.learning.after_run(self.spec.id, self.spec.goal, result, self._events, redactor)
         except Exception:
             log.exception("learning from run %s failed", self.spec.id)
             return

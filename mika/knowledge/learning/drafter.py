@@ -24,6 +24,7 @@ from mika.knowledge.front_matter import FrontMatterError, parse_document
 from mika.model.base import Model, complete
 from mika.model.messages import Message, ModelRequest
 from mika.record.events import RunEvent, ToolCalled
+from mika.record.redactor import Redactor
 from mika.resources import prompt
 
 log = logging.getLogger(__name__)
@@ -41,8 +42,11 @@ class DraftText:
     body: str
 
 
-def call_lines(events: Sequence[RunEvent]) -> list[str]:
-    """`N. tool {arguments}` per tool call, from the ToolCalled events only."""
+def call_lines(events: Sequence[RunEvent], redactor: Redactor | None = None) -> list[str]:
+    """`N. tool {arguments}` per tool call, from the ToolCalled events only, redacted as
+    the record is (configured secrets, text typed into a password field, key shapes):
+    what the record may not hold, a skill may not learn."""
+    redactor = redactor or Redactor()
     lines: list[str] = []
     for event in events:
         if not isinstance(event, ToolCalled):
@@ -50,7 +54,8 @@ def call_lines(events: Sequence[RunEvent]) -> list[str]:
         if len(lines) == MAX_CALLS:
             lines.append(f"… ({sum(isinstance(e, ToolCalled) for e in events) - MAX_CALLS} more calls)")
             break
-        args = json.dumps(_short(event.arguments), ensure_ascii=False, sort_keys=True)
+        masked = redactor.event_dict({"arguments": dict(event.arguments)})["arguments"]
+        args = json.dumps(_short(masked), ensure_ascii=False, sort_keys=True)
         lines.append(f"{len(lines) + 1}. {event.name} {args}")
     return lines
 
@@ -97,9 +102,10 @@ class SkillDrafter:
     models: Sequence[Model | None]  # light first, then main
     timeout: float = DRAFT_TIMEOUT_S
 
-    def request(self, goal: str, events: Sequence[RunEvent]) -> ModelRequest:
-        calls = "\n".join(call_lines(events)) or "(none)"
-        body = f"The user's task:\n{goal}\n\nThe tool calls, in order:\n{calls}"
+    def request(self, goal: str, events: Sequence[RunEvent], redactor: Redactor | None = None) -> ModelRequest:
+        redactor = redactor or Redactor()
+        calls = "\n".join(call_lines(events, redactor)) or "(none)"
+        body = f"The user's task:\n{redactor.text(goal)}\n\nThe tool calls, in order:\n{calls}"
         return ModelRequest(
             system=prompt("roles/skill_draft.md"),
             messages=(Message.user(body),),
@@ -107,8 +113,8 @@ class SkillDrafter:
             purpose="skill_draft",
         )
 
-    async def draft(self, goal: str, events: Sequence[RunEvent]) -> DraftText | None:
-        request = self.request(goal, events)
+    async def draft(self, goal: str, events: Sequence[RunEvent], redactor: Redactor | None = None) -> DraftText | None:
+        request = self.request(goal, events, redactor)
         for model in self.models:
             if model is None:
                 continue

@@ -19,6 +19,7 @@ from mika.knowledge.learning.drafts import DraftError, LearnedSkill, SkillDraft,
 from mika.knowledge.learning.outcomes import apply_outcomes
 from mika.model.base import Model
 from mika.record.events import RunEvent
+from mika.record.redactor import Redactor
 from mika.runtypes.result import RunResult
 
 log = logging.getLogger(__name__)
@@ -44,7 +45,14 @@ class SkillLearning:
     draft_skills: bool = False  # [learning] skills
     taken_names: Callable[[], set[str]] = field(default=_catalog_names)
 
-    async def after_run(self, run_id: str, goal: str, result: RunResult, events: Sequence[RunEvent]) -> LearningReport:
+    async def after_run(
+        self,
+        run_id: str,
+        goal: str,
+        result: RunResult,
+        events: Sequence[RunEvent],
+        redactor: Redactor | None = None,  # the run's: it knows the passwords typed in it
+    ) -> LearningReport:
         changed: tuple[LearnedSkill, ...] = ()
         try:
             changed = tuple(apply_outcomes(self.drafts, result, events))
@@ -53,13 +61,15 @@ class SkillLearning:
         drafted = None
         decision = should_draft(self.draft_skills and any(m is not None for m in self.models), result, events)
         if decision:
-            drafted = await self._draft(run_id, goal, events)
+            drafted = await self._draft(run_id, goal, events, redactor)
         else:
             log.debug("no skill draft from run %s: %s", run_id, decision.reason)
         return LearningReport(drafted, changed)
 
-    async def _draft(self, run_id: str, goal: str, events: Sequence[RunEvent]) -> SkillDraft | None:
-        text = await SkillDrafter(self.models).draft(goal, events)
+    async def _draft(
+        self, run_id: str, goal: str, events: Sequence[RunEvent], redactor: Redactor | None
+    ) -> SkillDraft | None:
+        text = await SkillDrafter(self.models).draft(goal, events, redactor)
         if text is None:
             return None
         try:
