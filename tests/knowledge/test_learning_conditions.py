@@ -151,3 +151,11 @@ class TestOutcomes:
         assert run_outcome(RunResult("r", OutcomeStatus.STOPPED), record()) == ""  # the user's stop
         assert run_outcome(RunResult("r", OutcomeStatus.NOT_DONE), record()) == "bad"
         assert run_outcome(RunResult("r", OutcomeStatus.FAILED), record(verdict="")) == "bad"
+
+
+def test_a_run_that_followed_a_skill_it_read_is_not_drafted_again() -> None:
+    extra = call("skill_read", risk="read", arguments={"name": "reply-to-chat"})
+    decision = should_draft(True, ANSWERED, record(extra=extra))
+    assert not decision and "followed a skill" in decision.reason
+    # Searching for one (and finding nothing to follow) is no reason to skip.
+    assert should_draft(True, ANSWERED, record(extra=call("skill_search", risk="read", arguments={"query": "x"})))

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from mika.knowledge.learning.drafter import SkillDrafter, parse_reply
-from mika.knowledge.learning.drafts import SkillDrafts
+from mika.knowledge.learning.drafts import MAX_PENDING, SkillDrafts
 from mika.knowledge.learning.learning import SkillLearning
 from mika.model.errors import ModelError, ModelErrorKind
 from mika.model.messages import ModelRequest
@@ -187,3 +187,13 @@ async def test_secrets_in_the_calls_are_masked_as_in_the_record() -> None:
     for secret in ("Tr0ub4dor&3", "hunter2-pin-8841", key):
         assert secret not in sent
     assert "1. phone_type" in sent and "3. sandbox_run" in sent
+
+
+async def test_no_side_call_when_the_drafts_are_full(tmp_path: Path) -> None:
+    drafts = SkillDrafts(tmp_path / "state", tmp_path / "learned")
+    for i in range(MAX_PENDING):
+        drafts.add(f"s{i}", "d", "b", run_id="r", goal="g")
+    model = FunctionModel(lambda _r: GOOD)
+    learning = SkillLearning(drafts, [model], draft_skills=True, taken_names=set)
+    report = await learning.after_run("r", "g", RunResult("r", OutcomeStatus.ANSWERED), run_record())
+    assert report.drafted is None and model.requests == []

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from mika.knowledge.catalog import SkillCatalog
-from mika.knowledge.learning.drafts import DraftError, SkillDrafts, learned_skills_dir
+from mika.knowledge.learning.drafts import MAX_PENDING, DraftError, SkillDrafts, learned_skills_dir
 from mika.knowledge.learning.outcomes import next_status
 
 BODY = "# Reply to a chat\n1. phone_launch_app com.tencent.mm\n2. Open the chat and type the reply."
@@ -259,3 +259,12 @@ class TestRoutesAround:
         skill = catalog.get("plain")
         assert catalog.problems == [] and skill is not None
         assert skill.description == "A plain skill. Use when testing." and catalog.get("evil") is None
+
+
+def test_drafts_nobody_handles_stop_at_a_limit(drafts: SkillDrafts) -> None:
+    for _ in range(MAX_PENDING):
+        add(drafts)
+    with pytest.raises(DraftError, match=f"{MAX_PENDING} drafts are already waiting"):
+        add(drafts)
+    drafts.reject("reply-to-chat")
+    assert add(drafts) == "reply-to-chat"  # room again, and the freed name is used first

@@ -4,7 +4,8 @@ All must hold: learning is switched on; the run was answered; the outcome judge 
 "done" (a skill from a run that only claimed success would teach the wrong route); it
 acted enough to be worth a procedure; no takeover was skipped (the user would have done
 a part the skill can't); and it was not replayed (a replay repeats a route, it teaches
-nothing new). A pure function over the run's events and result, so each edge is a test.
+nothing new). Nor is a run that followed a skill it read (`skill_read`): that skill
+gets the outcome instead of a near-copy being drafted. A pure function over the run's events and result, so each edge is a test.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from mika.knowledge.learning.outcomes import verdict_of
+from mika.knowledge.learning.outcomes import skills_read, verdict_of
 from mika.record.events import RunEvent, RunStarted, TakeoverEvent, ToolCalled, ToolFinished
 from mika.runtypes.result import OutcomeStatus, RunResult
 
@@ -86,4 +87,8 @@ def should_draft(enabled: bool, result: RunResult, events: Sequence[RunEvent]) -
         return DraftDecision(False, "a takeover was skipped")
     if replayed(events):
         return DraftDecision(False, "the run was a replay")
+    if skills_read(events):
+        # It followed a skill it read: that skill is what a draft would say again (its
+        # outcome is recorded instead), and repeated tasks would pile up near-copies.
+        return DraftDecision(False, "the run followed a skill it read")
     return DraftDecision(True, "ok")

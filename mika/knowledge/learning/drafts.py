@@ -33,6 +33,9 @@ from mika.knowledge.learning import skill_file
 from mika.knowledge.learning.outcomes import next_status
 
 STATE_VERSION = 1
+# Drafts nobody looks at must not grow without end: past this many, new ones are not kept
+# until the user accepts or rejects some.
+MAX_PENDING = 20
 TRIAL, ACTIVE, RETIRED = "trial", "active", "retired"
 
 
@@ -139,6 +142,11 @@ class SkillDrafts:
             if problem:
                 raise DraftError(f"The skill draft {name!r} was not stored: {problem}.")
         with self._locked() as state:
+            if len(state["drafts"]) >= MAX_PENDING:
+                raise DraftError(
+                    f"The skill draft {name!r} was not stored: {MAX_PENDING} drafts are already waiting; "
+                    "accept or reject some with `mika skills accept|reject NAME`."
+                )
             final = skill_file.with_suffix(name, set(state["drafts"]) | set(state["learned"]) | set(taken))
             draft = SkillDraft(final, description.strip(), body.strip("\n"), run_id, goal, self.clock())
             state["drafts"][final] = draft.to_dict()

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from mika.knowledge.catalog import SkillCatalog
 from mika.knowledge.learning.conditions import should_draft
 from mika.knowledge.learning.drafter import SkillDrafter
-from mika.knowledge.learning.drafts import DraftError, LearnedSkill, SkillDraft, SkillDrafts
+from mika.knowledge.learning.drafts import MAX_PENDING, DraftError, LearnedSkill, SkillDraft, SkillDrafts
 from mika.knowledge.learning.outcomes import apply_outcomes
 from mika.model.base import Model
 from mika.record.events import RunEvent
@@ -69,6 +69,13 @@ class SkillLearning:
     async def _draft(
         self, run_id: str, goal: str, events: Sequence[RunEvent], redactor: Redactor | None
     ) -> SkillDraft | None:
+        try:
+            if len(self.drafts.pending()) >= MAX_PENDING:
+                log.info("no skill draft from run %s: %d drafts are already waiting", run_id, MAX_PENDING)
+                return None
+        except DraftError as exc:
+            log.warning("no skill draft from run %s: %s", run_id, exc)
+            return None
         text = await SkillDrafter(self.models).draft(goal, events, redactor)
         if text is None:
             return None
