@@ -183,9 +183,18 @@ def test_a_broken_state_file_is_a_sentence_not_a_traceback(drafts: SkillDrafts) 
     drafts.state_file.write_text("{not json", encoding="utf-8")
     with pytest.raises(DraftError, match=r"cannot be read.*move it aside"):
         drafts.pending()
-    drafts.state_file.write_text(json.dumps({"drafts": []}), encoding="utf-8")
-    with pytest.raises(DraftError, match="not in the expected form"):
-        drafts.learned()
+    for odd in (
+        {"drafts": []},
+        {"drafts": {"a": {"name": "b"}}, "learned": {}},
+        {"drafts": {"a": "text"}, "learned": {}},
+        {"drafts": {"a": {"name": "a", "created_at": "noon"}}, "learned": {}},
+        {"drafts": {}, "learned": {"a": {"status": "great"}}},
+        {"drafts": {}, "learned": {"a": {"status": "trial", "outcomes": ["fine"]}}},
+        {"drafts": {}, "learned": {"a": {"status": "trial", "accepted_at": None}}},
+    ):
+        drafts.state_file.write_text(json.dumps(odd), encoding="utf-8")
+        with pytest.raises(DraftError, match="not in the expected form"):
+            drafts.learned()
 
 
 def test_two_stores_on_one_folder_see_each_others_writes(drafts: SkillDrafts) -> None:

@@ -258,13 +258,11 @@ class SkillDrafts:
             ) from exc
         if data is None:
             return {"version": STATE_VERSION, "drafts": {}, "learned": {}}
-        if (
-            not isinstance(data, dict)
-            or not isinstance(data.get("drafts"), dict)
-            or not isinstance(data.get("learned"), dict)
-        ):
+        problem = _shape_problem(data)
+        if problem:
             raise DraftError(
-                f"The skill draft file {self.state_file} is not in the expected form; move it aside to start with no drafts."
+                f"The skill draft file {self.state_file} is not in the expected form ({problem}); "
+                "move it aside to start with no drafts."
             )
         return data
 
@@ -281,6 +279,30 @@ class SkillDrafts:
             write_json(self.state_file, state)
         finally:
             os.close(fd)  # closing drops the flock
+
+
+def _shape_problem(data: Any) -> str:
+    """What is wrong with a state file's shape (a person may have edited it), or ""."""
+    if (
+        not isinstance(data, dict)
+        or not isinstance(data.get("drafts"), dict)
+        or not isinstance(data.get("learned"), dict)
+    ):
+        return "it needs the tables 'drafts' and 'learned'"
+    for name, row in data["drafts"].items():
+        if not isinstance(row, dict) or row.get("name") != name:
+            return f"draft {name!r} is not a table with its own name"
+        if not isinstance(row.get("created_at", 0), (int, float)):
+            return f"draft {name!r} has a created_at that is not a number"
+    for name, row in data["learned"].items():
+        if not isinstance(row, dict) or row.get("status") not in (TRIAL, ACTIVE, RETIRED):
+            return f"learned skill {name!r} has no status trial, active or retired"
+        outcomes = row.get("outcomes", [])
+        if not isinstance(outcomes, list) or any(o not in ("good", "bad") for o in outcomes):
+            return f"learned skill {name!r} has outcomes other than 'good' and 'bad'"
+        if any(not isinstance(row.get(k, 0), (int, float)) for k in ("accepted_at", "retired_at")):
+            return f"learned skill {name!r} has a time that is not a number"
+    return ""
 
 
 def _draft(row: Mapping[str, Any]) -> SkillDraft:
