@@ -59,8 +59,10 @@ class SkillLearning:
         except (DraftError, OSError) as exc:
             log.warning("learned skills: the outcome of run %s was not recorded: %s", run_id, exc)
         drafted = None
-        decision = should_draft(self.draft_skills and any(m is not None for m in self.models), result, events)
-        if decision:
+        decision = should_draft(self.draft_skills, result, events)
+        if decision and not any(m is not None for m in self.models):
+            log.debug("no skill draft from run %s: no model for side calls (a scripted model)", run_id)
+        elif decision:
             drafted = await self._draft(run_id, goal, events, redactor)
         else:
             log.debug("no skill draft from run %s: %s", run_id, decision.reason)
