@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import stat
+import threading
 from pathlib import Path
 
 import pytest
@@ -277,3 +278,21 @@ def test_drafts_nobody_handles_stop_at_a_limit(drafts: SkillDrafts) -> None:
         add(drafts)
     drafts.reject("reply-to-chat")
     assert add(drafts) == "reply-to-chat"  # room again, and the freed name is used first
+
+
+def test_two_writers_at_once_lose_no_draft(drafts: SkillDrafts) -> None:
+    """Two runs finishing together (threads here; flock works the same across processes)."""
+    start = threading.Barrier(2)
+
+    def writer(prefix: str) -> None:
+        store = SkillDrafts(drafts.folder, drafts.learned_dir)
+        start.wait()
+        for i in range(8):
+            store.add(f"{prefix}-{i}", "A skill. Use when testing.", BODY, run_id=prefix, goal="g")
+
+    threads = [threading.Thread(target=writer, args=(p,)) for p in ("left", "right")]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(drafts.pending()) == 16
