@@ -10,15 +10,18 @@ listings it is given (tests/phone/driver.py), nothing about the phone is faked.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 import pytest
 
 from mika.cap.phone import PhoneCapability
 from mika.cap.phone.adb.port import AdbPort
+from mika.knowledge.catalog import KnowledgeCatalog
 from mika.model.messages import ToolResult
 from mika.model.testing import FunctionModel, Reply
 from mika.runtypes.result import OutcomeStatus
+from mika.sim.apps.registry import load_apps
 from mika.sim.tasks import get_task
 from mika.uistate import build_screen, parse_hierarchy
 from tests.phone.driver import elements_in, number_for
@@ -113,6 +116,55 @@ def test_order_history_by_deep_link_and_by_the_avatar_route(market) -> None:
     tap(d, text="Orders")
     assert texts(d) == by_link
     assert state(d, "market")["history_seen"] is True
+
+
+# -- the shipped knowledge says what the sim does ----------------------------------------
+
+# Engineer kgl writes these (real apps the sim imitates); every other sim app is ours.
+_NOT_OURS = {
+    "com.android.settings",
+    "com.google.android.deskclock",
+    "com.google.android.calendar",
+    "com.android.contacts",
+    "com.google.android.apps.messaging",
+    "android",
+}
+
+
+def test_every_sim_only_app_has_shipped_knowledge() -> None:
+    catalog = KnowledgeCatalog.load()
+    assert not [p for p in catalog.problems if "com.mika" in str(p) or "launcher3" in str(p)]
+    missing = [pkg for pkg in load_apps() if pkg not in _NOT_OURS and catalog.for_package(pkg) is None]
+    assert missing == []
+    for pkg in load_apps():
+        entry = catalog.for_package(pkg)
+        if pkg.startswith("com.mika.") and entry is not None:
+            assert entry.verified, f"{pkg}: every statement about a sim app can be checked in its JSON"
+
+
+def test_market_knowledge_names_the_icon_and_the_link_the_sim_really_has(market) -> None:
+    entry = KnowledgeCatalog.load().for_package("com.mika.market")
+    assert entry is not None and entry.kind == "app"
+    rid = re.search(r"`(com\.mika\.market:id/\w+)`", entry.body)
+    spot = re.search(r"at about (\d+),(\d+) on a 1080x2400 screen", entry.body)
+    link = re.search(r"`(mikamarket://\w+)`", entry.body)
+    assert rid and spot and link, entry.body
+    d = OverAdb(market)
+    d.shell("monkey -p com.mika.market 1")
+    assert f"@{spot.group(1)},{spot.group(2)}" in _listing(d)  # the unnamed button the body points at
+    tap(d, rid=rid.group(1))
+    assert find(d, text="Search Market") is not None  # …and it is the search
+    d.shell(f"am start -a android.intent.action.VIEW -d {link.group(1)}")
+    assert "Linen Throw Pillow" in texts(d) and "Orders" in texts(d)
+
+
+def test_market_knowledge_is_not_pulled_in_by_ordinary_words() -> None:
+    # Matched against a task's text at the start of a run: a sim app's file must not ride
+    # along with real tasks that say "market", "shop", "notes" or "video".
+    catalog = KnowledgeCatalog.load()
+    for goal in ("Check the stock market news", "Open Notes", "Watch a video", "Shop for shoes", "Open my wallet"):
+        assert not [e.id for e in catalog.match_text(goal) if e.id.startswith("com.mika.")], goal
+    assert [e.id for e in catalog.match_text("集市 App 里 Aurora Desk Lamp 卖多少钱？")] == ["com.mika.market"]
 
 
 # -- the tasks' checks: right answers pass, wrong ones fail -------------------------------
