@@ -2,7 +2,7 @@
 
     uv run python benchmarks/knowledge_routes.py [--rounds 3]
 
-The task is `market_price_aurora_lamp` ("What does the Market app charge for the Aurora
+The main task is `market_price_aurora_lamp` ("What does the Market app charge for the Aurora
 Desk Lamp?", scenario `market`). Its search sits behind an icon with no text and no
 description; the visible route is a long browse. Each route is a scripted model
 (mika.model.testing.FunctionModel) that reads the listings the run gives it, going through
@@ -22,6 +22,9 @@ The informed row also shows the same sum plus the knowledge block (the file's bo
 estimated) in every request after the first Market screen, where a run places it once in
 the stable context. The uninformed route here never tries the three unnamed icons or a
 wrong category, so the gap is a lower bound.
+
+A second table does the same for `market_order_status_pillow`: the deep link
+`mikamarket://history` (informed) against Profile photo → My account → Orders.
 """
 
 from __future__ import annotations
@@ -114,7 +117,31 @@ def uninformed_find() -> list[Step]:
     return _then_scroll_to_it(steps)
 
 
-ROUTES = {"informed": informed, "uninformed": uninformed, "uninformed + find": uninformed_find}
+def _status(listing: str) -> str:
+    rows = elements_in(listing)
+    at = next(i for i, (_, _, label, _) in enumerate(rows) if label == "Linen Throw Pillow")
+    return f"It is {rows[at + 1][2].split(' · ')[0].lower()}."
+
+
+def orders_informed() -> list[Step]:
+    return [lambda _: Reply.call("phone_open_link", url="mikamarket://history", app="com.mika.market"), _status]
+
+
+def orders_uninformed() -> list[Step]:
+    # the best case without knowledge: the right three taps, no look in the inbox first
+    return [
+        lambda _: Reply.call("phone_launch_app", app="Market"),
+        lambda listing: Reply.call("phone_tap", element=number_for(listing, "Profile photo")),
+        lambda listing: Reply.call("phone_tap", element=number_for(listing, "My account")),
+        lambda listing: Reply.call("phone_tap", element=number_for(listing, "Orders")),
+        _status,
+    ]
+
+
+TASKS = {
+    TASK: {"informed": informed, "uninformed": uninformed, "uninformed + find": uninformed_find},
+    "market_order_status_pillow": {"informed": orders_informed, "uninformed": orders_uninformed},
+}
 
 
 class _Driver:
@@ -135,22 +162,28 @@ def _scripted(steps: list[Step]) -> FunctionModel:
     return FunctionModel(reply)
 
 
-async def _one(route: str, serial: str, client, tmp: Path) -> dict:
+async def _one(task_id: str, route: str, serial: str, client, tmp: Path) -> dict:
     from mika.cap.phone import PhoneCapability
     from mika.cap.phone.adb.port import AdbPort
     from tests.phone.test_runs import make_run
 
-    task = get_task(TASK)
-    model = _scripted(ROUTES[route]())
+    task = get_task(task_id)
+    model = _scripted(TASKS[task_id][route]())
     run = make_run(tmp, PhoneCapability(AdbPort(serial, client, backend="dump")), _Driver(model), goal=task.goal)
     t0 = time.perf_counter()
     result = await run.run()
     wall = time.perf_counter() - t0
-    if result.status is not OutcomeStatus.ANSWERED or not task.succeeded({}, result.answer):
+    if result.status is not OutcomeStatus.ANSWERED or not task.succeeded(_state(client, serial), result.answer):
         raise SystemExit(f"route {route!r} did not answer the task: {result.status} {result.answer!r}")
     tokens = [estimate_request(r) for r in model.requests]
     steps = sum(len(m.tool_calls) for r in model.requests[-1:] for m in r.messages if m.role == "assistant")
     return {"steps": steps, "requests": len(model.requests), "tokens": tokens, "wall": wall}
+
+
+def _state(client, serial: str) -> dict:
+    import json
+
+    return json.loads(client.device(serial).shell("simctl state"))
 
 
 def main() -> None:
@@ -169,31 +202,35 @@ def main() -> None:
     block = estimate_text(body)
     adb = bundled_adb()
     subprocess.run([adb, "-P", str(port), "start-server"], check=True, capture_output=True, timeout=30)
-    results: dict[str, list[dict]] = {r: [] for r in ROUTES}
+    results = {t: {r: [] for r in routes} for t, routes in TASKS.items()}
     try:
         with start_sim(scenario="market", adb_address=AdbServerAddress("127.0.0.1", port)) as sim:
             client = adbutils.AdbClient(host="127.0.0.1", port=port)
             dev = client.device(sim.serial)
             for _ in range(args.rounds):
-                for route in ROUTES:
-                    dev.shell("simctl reset market")
-                    with tempfile.TemporaryDirectory() as tmp:
-                        results[route].append(asyncio.run(_one(route, sim.serial, client, Path(tmp))))
+                for task_id, routes in TASKS.items():
+                    for route in routes:
+                        dev.shell("simctl reset market")
+                        with tempfile.TemporaryDirectory() as tmp:
+                            run = asyncio.run(_one(task_id, route, sim.serial, client, Path(tmp)))
+                            results[task_id][route].append(run)
     finally:
         subprocess.run([adb, "-P", str(port), "kill-server"], capture_output=True, timeout=30)
 
-    print(f"task {TASK}, {args.rounds} round(s) per route; knowledge block ≈ {block} tokens")
-    head = f"{'route':<20} {'steps':>5} {'requests':>8} {'est. input tokens':>18} {'+ knowledge':>12} {'wall s (median)':>16}"
-    print(head)
-    print("-" * len(head))
-    for route, runs in results.items():
-        first = runs[0]
-        total = sum(first["tokens"])
-        # the block sits in the stable context from the request after the first Market screen on
-        with_block = total + block * (first["requests"] - 1) if route == "informed" else None
-        wall = statistics.median(r["wall"] for r in runs)
-        extra = f"{with_block:>12}" if with_block is not None else f"{'—':>12}"
-        print(f"{route:<20} {first['steps']:>5} {first['requests']:>8} {total:>18} {extra} {wall:>16.2f}")
+    print(f"{args.rounds} round(s) per route; knowledge block ≈ {block} tokens")
+    for task_id, routes in results.items():
+        print(f"\ntask {task_id}")
+        head = f"{'route':<20} {'steps':>5} {'requests':>8} {'est. input tokens':>18} {'+ knowledge':>12} {'wall s (median)':>16}"
+        print(head)
+        print("-" * len(head))
+        for route, runs in routes.items():
+            first = runs[0]
+            total = sum(first["tokens"])
+            # the block sits in the stable context from the request after the first Market screen on
+            with_block = total + block * (first["requests"] - 1) if route == "informed" else None
+            wall = statistics.median(r["wall"] for r in runs)
+            extra = f"{with_block:>12}" if with_block is not None else f"{'—':>12}"
+            print(f"{route:<20} {first['steps']:>5} {first['requests']:>8} {total:>18} {extra} {wall:>16.2f}")
 
 
 if __name__ == "__main__":

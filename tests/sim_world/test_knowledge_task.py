@@ -278,3 +278,23 @@ class _Driver:
 
     def __init__(self, model: FunctionModel) -> None:
         self.model = model
+
+
+async def test_informed_order_run_opens_the_deep_link_without_a_payment_question(tmp_path, market) -> None:
+    # `mikamarket://history` names no checkout / pay / order word: the action entry lets an
+    # unattended run open it (a link that read as paying would stop for the user).
+    task = get_task("market_order_status_pillow")
+
+    def status(listing: str) -> str:
+        rows = elements_in(listing)
+        at = next(i for i, (_, _, label, _) in enumerate(rows) if label == "Linen Throw Pillow")
+        return f"It is {rows[at + 1][2].split(' · ')[0].lower()}."
+
+    model, seen = _scripted(
+        [lambda _: Reply.call("phone_open_link", url="mikamarket://history", app="com.mika.market"), status]
+    )
+    run = make_run(tmp_path, _cap(market), _Driver(model), goal=task.goal)
+    result = await run.run()
+    assert result.status is OutcomeStatus.ANSWERED, result.answer
+    assert seen and seen[0].startswith("Opened mikamarket://history"), seen
+    assert task.succeeded(world_state(market), result.answer), result.answer
