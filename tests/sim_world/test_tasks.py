@@ -15,7 +15,8 @@ from PIL import Image
 from mika.sim.tasks import list_tasks
 from tests.sim_world.driver import Driver, OverAdb, find, quote, scroll_to, state, tap, texts, type_into, wait_for
 
-Solution = Callable[[Driver], None]
+# A question's solution returns the answer it read off the screen; the others return None.
+Solution = Callable[[Driver], str | None]
 SOLUTIONS: dict[str, Solution] = {}
 
 
@@ -501,6 +502,43 @@ def _(d: Driver) -> None:
     tap(d, desc="Send SMS")
 
 
+# -- tasks_knowledge.json (the Market: a search behind an unnamed icon, orders behind a deep link) --
+
+
+@solves("market_price_aurora_lamp")
+def _(d: Driver) -> str:
+    open_app(d, "Market")
+    tap(d, rid="com.mika.market:id/a7c")  # the middle of three unnamed top-bar icons
+    d.shell("input text Aurora%sDesk%sLamp")
+    d.shell("input keyevent ENTER")
+    wait_for(d, "Aurora Desk Lamp")
+    tap(d, text="Aurora Desk Lamp")
+    price = find(d, rid="com.mika.market:id/item_price")
+    assert price is not None
+    return f"The Aurora Desk Lamp costs {price.get('text')}."
+
+
+@solves("market_price_aurora_lamp_zh")
+def _(d: Driver) -> str:
+    # the long way a model without knowledge takes: category, sub-category, scroll the shelf
+    open_app(d, "Market")
+    tap(d, text="Home & Living")
+    tap(d, text="Lighting")
+    scroll_to(d, "Aurora Desk Lamp")
+    tap(d, text="Aurora Desk Lamp")
+    price = find(d, rid="com.mika.market:id/item_price")
+    assert price is not None
+    return f"Aurora Desk Lamp 售价 {price.get('text')}"
+
+
+@solves("market_order_status_pillow")
+def _(d: Driver) -> str:
+    d.shell("am start -a android.intent.action.VIEW -d mikamarket://history")
+    shown = texts(d)
+    status = shown[shown.index("Linen Throw Pillow") + 1].split(" · ")[0]
+    return f"Your Linen Throw Pillow order is {status}."
+
+
 TASKS = list_tasks()
 
 
@@ -516,6 +554,6 @@ def test_task_check_fails_first_then_passes_after_solution(sim_phone, task) -> N
     for command in task.prepare_commands():
         sim_phone.shell(command)
     assert not task.succeeded(state(d)), "the check must fail on the initial state"
-    SOLUTIONS[task.id](d)
+    answer = SOLUTIONS[task.id](d)
     final = state(d)
-    assert task.succeeded(final), f"check {task.check} failed on {final}"
+    assert task.succeeded(final, answer), f"check {task.check} failed on {final} (answer {answer!r})"

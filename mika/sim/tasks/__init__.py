@@ -22,15 +22,20 @@ class SimTask:
     goal: str
     scenario: str
     check: dict[str, Any]
-    expect: str = "done"  # "done" | "handoff" (stops for the user: payment, captcha)
+    expect: str = "done"  # "done" | "handoff" (stops for the user: payment, captcha) | "answer"
     setup: tuple[str, ...] = ()  # shell commands run after `simctl reset SCENARIO`
     apps: tuple[str, ...] = ()
     language: str = "en"
     difficulty: str = "easy"
     tags: tuple[str, ...] = field(default=())
 
-    def succeeded(self, state: dict[str, Any]) -> bool:
-        """Whether `state` (parsed `simctl state` output) meets the goal."""
+    def succeeded(self, state: dict[str, Any], answer: str | None = None) -> bool:
+        """Whether `state` (parsed `simctl state` output) meets the goal.
+
+        A question's task ("expect": "answer") checks the run's final answer too: it is
+        seen by the check as the path `answer` (the phone's state has no such key)."""
+        if answer is not None:
+            state = {**state, "answer": answer}
         return passes(self.check, state)
 
     def prepare_commands(self) -> list[str]:

@@ -10,6 +10,7 @@
   {"all": […]}, {"any": […]}, {"not": {…}}
 
 Paths are dotted, with selectors: threads[name='Alice Chen'].messages.
+The path `answer` is a question's final answer (SimTask.succeeded(state, answer)).
 """
 
 from __future__ import annotations

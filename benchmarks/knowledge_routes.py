@@ -1,0 +1,237 @@
+"""What knowing an app saves: one question on the simulated Market, asked along two routes.
+
+    uv run python benchmarks/knowledge_routes.py [--rounds 3]
+
+The main task is `market_price_aurora_lamp` ("What does the Market app charge for the Aurora
+Desk Lamp?", scenario `market`). Its search sits behind an icon with no text and no
+description; the visible route is a long browse. Each route is a scripted model
+(mika.model.testing.FunctionModel) that reads the listings the run gives it, going through
+the real TaskRun, the real phone capability and a real adb server to the simulated phone:
+
+- informed: what knowledge/apps/com.mika.market/APP.md says: tap the middle unnamed
+  top-bar button, type the name with submit, wait out "Searching…", read the price;
+- uninformed: Home & Living → Lighting (the best guess, no wrong turns), then
+  `phone_scroll` one page at a time until the lamp shows;
+- uninformed + find: the same browse, with one `phone_scroll` `find` first (it stops at the
+  look-alike "Aurora Desk Lamp Mini", so the model scrolls on from there).
+
+Per route: tool steps, model requests, estimated input tokens summed over the requests
+(mika.agent.compressor.estimate_request, what the compressor itself counts), and wall time
+(median over the rounds; pacing off). Every run's answer is checked with the task's check.
+The informed row also shows the same sum plus the knowledge block (the file's body,
+estimated) in every request after the first Market screen, where a run places it once in
+the stable context. The uninformed route here never tries the three unnamed icons or a
+wrong category, so the gap is a lower bound.
+
+A second table does the same for `market_order_status_pillow`: the deep link
+`mikamarket://history` (informed) against Profile photo → My account → Orders.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from mika.agent.compressor import estimate_request, estimate_text
+from mika.model.messages import ToolResult
+from mika.model.testing import FunctionModel, Reply
+from mika.runtypes.result import OutcomeStatus
+from mika.sim.tasks import get_task
+from tests.phone.driver import elements_in, number_for
+
+TASK = "market_price_aurora_lamp"
+PRODUCT = "Aurora Desk Lamp"
+KNOWLEDGE = Path(__file__).resolve().parent.parent / "knowledge/apps/com.mika.market/APP.md"
+
+Step = Callable[[str], "Reply | str"]
+
+
+def _free_port() -> int:
+    while True:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        if not 5554 <= port <= 5585:  # the emulator range adb scans
+            return port
+
+
+def _price(listing: str) -> str | None:
+    for _n, _role, label, _ in elements_in(listing):
+        if isinstance(label, str) and label.startswith(PRODUCT + " · "):
+            return label.split(" · ", 1)[1]
+    return None
+
+
+def informed() -> list[Step]:
+    return [
+        lambda _: Reply.call("phone_launch_app", app="Market"),
+        lambda listing: Reply.call(
+            "phone_tap",
+            element=[n for n, role, lab, _ in elements_in(listing) if role == "button" and lab.startswith("@")][1],
+        ),
+        lambda _: Reply.call("phone_type_text", text=PRODUCT, submit=True),
+        lambda _: Reply.call("phone_wait", expect_gone="Searching…"),
+        lambda listing: f"The Market charges {_price(listing)} for the {PRODUCT}.",
+    ]
+
+
+def _browse() -> list[Step]:
+    return [
+        lambda _: Reply.call("phone_launch_app", app="Market"),
+        lambda listing: Reply.call("phone_tap", element=number_for(listing, "Home & Living")),
+        lambda listing: Reply.call("phone_tap", element=number_for(listing, "Lighting")),
+    ]
+
+
+def _then_scroll_to_it(steps: list[Step]) -> list[Step]:
+    def scroll_or_answer(listing: str) -> Reply | str:
+        price = _price(listing)
+        if price:
+            return f"It costs {price}."
+        steps.append(scroll_or_answer)
+        return Reply.call("phone_scroll", direction="down")
+
+    steps.append(scroll_or_answer)
+    return steps
+
+
+def uninformed() -> list[Step]:
+    return _then_scroll_to_it(_browse())
+
+
+def uninformed_find() -> list[Step]:
+    # `find` matches text by containment: it stops at the look-alike "Aurora Desk Lamp Mini"
+    # higher up the shelf, so the model scrolls on by hand from there.
+    steps = [*_browse(), lambda _: Reply.call("phone_scroll", direction="down", find=PRODUCT, max_scrolls=10)]
+    return _then_scroll_to_it(steps)
+
+
+def _status(listing: str) -> str:
+    rows = elements_in(listing)
+    at = next(i for i, (_, _, label, _) in enumerate(rows) if label == "Linen Throw Pillow")
+    return f"It is {rows[at + 1][2].split(' · ')[0].lower()}."
+
+
+def orders_informed() -> list[Step]:
+    return [lambda _: Reply.call("phone_open_link", url="mikamarket://history", app="com.mika.market"), _status]
+
+
+def orders_uninformed() -> list[Step]:
+    # the best case without knowledge: the right three taps, no look in the inbox first
+    return [
+        lambda _: Reply.call("phone_launch_app", app="Market"),
+        lambda listing: Reply.call("phone_tap", element=number_for(listing, "Profile photo")),
+        lambda listing: Reply.call("phone_tap", element=number_for(listing, "My account")),
+        lambda listing: Reply.call("phone_tap", element=number_for(listing, "Orders")),
+        _status,
+    ]
+
+
+TASKS = {
+    TASK: {"informed": informed, "uninformed": uninformed, "uninformed + find": uninformed_find},
+    "market_order_status_pillow": {"informed": orders_informed, "uninformed": orders_uninformed},
+}
+
+
+class _Driver:
+    def __init__(self, model: FunctionModel) -> None:
+        self.model = model
+
+
+def _scripted(steps: list[Step]) -> FunctionModel:
+    seen: list[str] = []
+
+    def reply(request) -> Reply | str:
+        for part in request.messages[-1].parts if request.messages else ():
+            if isinstance(part, ToolResult):
+                seen.append(part.text)
+        listing = next((r for r in reversed(seen) if "Screen v" in r), "")
+        return steps.pop(0)(listing)
+
+    return FunctionModel(reply)
+
+
+async def _one(task_id: str, route: str, serial: str, client, tmp: Path) -> dict:
+    from mika.cap.phone import PhoneCapability
+    from mika.cap.phone.adb.port import AdbPort
+    from tests.phone.test_runs import make_run
+
+    task = get_task(task_id)
+    model = _scripted(TASKS[task_id][route]())
+    run = make_run(tmp, PhoneCapability(AdbPort(serial, client, backend="dump")), _Driver(model), goal=task.goal)
+    t0 = time.perf_counter()
+    result = await run.run()
+    wall = time.perf_counter() - t0
+    if result.status is not OutcomeStatus.ANSWERED or not task.succeeded(_state(client, serial), result.answer):
+        raise SystemExit(f"route {route!r} did not answer the task: {result.status} {result.answer!r}")
+    tokens = [estimate_request(r) for r in model.requests]
+    steps = sum(len(m.tool_calls) for r in model.requests[-1:] for m in r.messages if m.role == "assistant")
+    return {"steps": steps, "requests": len(model.requests), "tokens": tokens, "wall": wall}
+
+
+def _state(client, serial: str) -> dict:
+    import json
+
+    return json.loads(client.device(serial).shell("simctl state"))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+    port = _free_port()
+    os.environ["ANDROID_ADB_SERVER_PORT"] = str(port)
+    os.environ["ADB_MDNS"] = "0"
+
+    import adbutils
+
+    from mika.sim.launch import AdbServerAddress, bundled_adb, start_sim
+
+    body = KNOWLEDGE.read_text(encoding="utf-8").split("---", 2)[2].strip()
+    block = estimate_text(body)
+    adb = bundled_adb()
+    subprocess.run([adb, "-P", str(port), "start-server"], check=True, capture_output=True, timeout=30)
+    results = {t: {r: [] for r in routes} for t, routes in TASKS.items()}
+    try:
+        with start_sim(scenario="market", adb_address=AdbServerAddress("127.0.0.1", port)) as sim:
+            client = adbutils.AdbClient(host="127.0.0.1", port=port)
+            dev = client.device(sim.serial)
+            for _ in range(args.rounds):
+                for task_id, routes in TASKS.items():
+                    for route in routes:
+                        dev.shell("simctl reset market")
+                        with tempfile.TemporaryDirectory() as tmp:
+                            run = asyncio.run(_one(task_id, route, sim.serial, client, Path(tmp)))
+                            results[task_id][route].append(run)
+    finally:
+        subprocess.run([adb, "-P", str(port), "kill-server"], capture_output=True, timeout=30)
+
+    print(f"{args.rounds} round(s) per route; knowledge block ≈ {block} tokens")
+    for task_id, routes in results.items():
+        print(f"\ntask {task_id}")
+        head = f"{'route':<20} {'steps':>5} {'requests':>8} {'est. input tokens':>18} {'+ knowledge':>12} {'wall s (median)':>16}"
+        print(head)
+        print("-" * len(head))
+        for route, runs in routes.items():
+            first = runs[0]
+            total = sum(first["tokens"])
+            # the block sits in the stable context from the request after the first Market screen on
+            with_block = total + block * (first["requests"] - 1) if route == "informed" else None
+            wall = statistics.median(r["wall"] for r in runs)
+            extra = f"{with_block:>12}" if with_block is not None else f"{'—':>12}"
+            print(f"{route:<20} {first['steps']:>5} {first['requests']:>8} {total:>18} {extra} {wall:>16.2f}")
+
+
+if __name__ == "__main__":
+    main()
