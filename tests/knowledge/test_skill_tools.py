@@ -1,0 +1,157 @@
+"""The shipped skills name only tools that exist, so a renamed tool breaks CI, not the model.
+
+A skill body is read by the model as a procedure; a backticked tool name it cannot call
+sends the model hunting for a tool that is not there. Every backticked name in a shipped
+SKILL.md (and the files beside it) that looks like a tool must be a file in
+prompts/tools/ or prompts/entries/ — the same names the model is offered.
+
+What "looks like a tool": a bare snake_case name whose first word is a tool family
+(phone_…, web_…, knowledge_…, skill_…, memory_…, the first word of any tool that exists,
+such as ask_… or hand_…), or the one-word tool `wait`. Arguments are written with their
+value (`direction: up`, `clear_first: true`), so they are not bare names and not taken
+for tools.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SKILLS = ROOT / "skills"
+PROMPTS = ROOT / "prompts"
+
+# Families of tools that other capabilities add (web pages, knowledge and skill lookup,
+# memory): a name in them must exist as well, even before any of them ships.
+FUTURE_FAMILIES = {"web", "knowledge", "skill", "skills", "memory", "profile", "file", "app"}
+# The longest a body may be: the model reads it whole when it loads the skill.
+BODY_MAX = 3000
+
+_BACKTICKED = re.compile(r"`([^`\n]+)`")
+_SNAKE = re.compile(r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)+$")
+_NAME = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+
+
+def tool_names() -> set[str]:
+    return {p.stem for d in ("tools", "entries") for p in (PROMPTS / d).glob("*.md")}
+
+
+def tool_families(names: set[str]) -> set[str]:
+    return {n.split("_", 1)[0] for n in names if "_" in n} | FUTURE_FAMILIES
+
+
+def tool_like(span: str, families: set[str]) -> bool:
+    span = span.strip()
+    if span == "wait":
+        return True
+    return bool(_SNAKE.match(span)) and span.split("_", 1)[0] in families
+
+
+def unknown_tools(text: str, names: set[str]) -> list[str]:
+    """The backticked tool-looking names in text that are not tools, in order of appearance."""
+    families = tool_families(names)
+    spans = [s.strip() for s in _BACKTICKED.findall(text)]
+    return [s for s in spans if tool_like(s, families) and s not in names]
+
+
+def split_skill(path: Path) -> tuple[str, str]:
+    """(front matter, body) of a SKILL.md; a file without front matter fails the test by name."""
+    text = path.read_text(encoding="utf-8")
+    lines = text.split("\n")
+    assert lines[0] == "---", f"{path}: the first line must be '---' (front matter)"
+    end = lines.index("---", 1)
+    return "\n".join(lines[1:end]), "\n".join(lines[end + 1 :])
+
+
+def shipped_skill_files() -> list[Path]:
+    return sorted(SKILLS.glob("*/SKILL.md"))
+
+
+def skill_texts() -> list[tuple[Path, str]]:
+    """Every Markdown file of every shipped skill: SKILL.md and the files beside it."""
+    return [(p, p.read_text(encoding="utf-8")) for d in sorted(SKILLS.iterdir()) if d.is_dir() for p in d.rglob("*.md")]
+
+
+def test_the_tool_names_come_from_the_prompt_files():
+    names = tool_names()
+    # the names the skills rely on most; if these vanish, the prompt layout changed
+    assert {"phone_launch_app", "phone_collect", "ask_user", "request_confirmation", "wait"} <= names
+
+
+def test_at_least_ten_skills_ship():
+    assert len(shipped_skill_files()) >= 10, [p.parent.name for p in shipped_skill_files()]
+
+
+@pytest.mark.parametrize("path", shipped_skill_files(), ids=lambda p: p.parent.name)
+def test_every_tool_a_skill_names_exists(path: Path):
+    names = tool_names()
+    for file in [path, *sorted(p for p in path.parent.rglob("*.md") if p != path)]:
+        bad = unknown_tools(file.read_text(encoding="utf-8"), names)
+        assert not bad, (
+            f"{file.relative_to(ROOT)} names {bad}, which are not tools (no prompts/tools/<name>.md "
+            "or prompts/entries/<name>.md). Use the real tool's name, or write an argument with its value."
+        )
+
+
+@pytest.mark.parametrize("path", shipped_skill_files(), ids=lambda p: p.parent.name)
+def test_every_skill_names_real_tools_and_stays_short(path: Path):
+    names = tool_names()
+    _, body = split_skill(path)
+    used = {s.strip() for s in _BACKTICKED.findall(body)} & names
+    # a procedure for Mika's model says which tools do the steps
+    assert len(used) >= 3, f"{path.parent.name}: names only {sorted(used)}"
+    assert len(body) <= BODY_MAX, f"{path.parent.name}: body is {len(body)} characters (at most {BODY_MAX})"
+
+
+@pytest.mark.parametrize("path", shipped_skill_files(), ids=lambda p: p.parent.name)
+def test_name_and_description_follow_the_agent_skills_rules(path: Path):
+    front, _ = split_skill(path)
+    top = [line.partition(":") for line in front.split("\n") if line and not line.startswith(" ")]
+    fields = {key: value.strip() for key, _, value in top}
+    name = fields.get("name", "")
+    assert name == path.parent.name, f"{path}: name {name!r} must equal the folder name"
+    assert 1 <= len(name) <= 64 and _NAME.match(name), f"{path}: name {name!r} breaks the naming rules"
+    description = fields.get("description", "")
+    assert 1 <= len(description) <= 1024, f"{path}: description is {len(description)} characters"
+    assert "Use when" in description, f"{path}: the description must say when to use the skill"
+
+
+def test_files_a_skill_points_to_are_there():
+    link = re.compile(r"\]\(([^)#:\s]+)\)")
+    for path, text in skill_texts():
+        for target in link.findall(text):
+            assert (path.parent / target).is_file(), f"{path.relative_to(ROOT)} links to missing {target}"
+
+
+# --- the check itself catches what it is there for -------------------------------------------
+
+
+def test_a_renamed_or_invented_tool_is_caught():
+    names = tool_names()
+    body = "Open it with `phone_open_app`, then `phone_collect`, then `web_fetch_page` and `ask_users`."
+    assert unknown_tools(body, names) == ["phone_open_app", "web_fetch_page", "ask_users"]
+
+
+def test_a_tool_renamed_in_prompts_breaks_every_skill_that_names_it():
+    names = tool_names() - {"phone_collect"}
+    text = (SKILLS / "export-chat-messages" / "SKILL.md").read_text(encoding="utf-8")
+    assert "phone_collect" in unknown_tools(text, names)
+
+
+def test_arguments_values_and_prose_are_not_taken_for_tools():
+    names = tool_names()
+    body = (
+        "`direction: up`, `clear_first: true`, `max_items`, `wait_stable: true`, `kind: rows`, "
+        "`allow_while_using`, `login_incomplete`, `until`, `[photo]`, `phone_collect` "
+        "and `wait` and `do_steps`"
+    )
+    assert unknown_tools(body, names) == []
+
+
+def test_odd_spacing_and_case_do_not_hide_a_wrong_name():
+    names = tool_names()
+    # a padded name is still that name; capitals are not a tool's spelling and are ignored
+    assert unknown_tools("` phone_tapp `", names) == ["phone_tapp"]
+    assert unknown_tools("`Phone_Tapp`", names) == []
