@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from mika.knowledge.catalog import SkillCatalog
+
 ROOT = Path(__file__).resolve().parents[2]
 SKILLS = ROOT / "skills"
 PROMPTS = ROOT / "prompts"
@@ -31,7 +33,6 @@ BODY_MAX = 3000
 
 _BACKTICKED = re.compile(r"`([^`\n]+)`")
 _SNAKE = re.compile(r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)+$")
-_NAME = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 
 
 def tool_names() -> set[str]:
@@ -56,13 +57,8 @@ def unknown_tools(text: str, names: set[str]) -> list[str]:
     return [s for s in spans if tool_like(s, families) and s not in names]
 
 
-def split_skill(path: Path) -> tuple[str, str]:
-    """(front matter, body) of a SKILL.md; a file without front matter fails the test by name."""
-    text = path.read_text(encoding="utf-8")
-    lines = text.split("\n")
-    assert lines[0] == "---", f"{path}: the first line must be '---' (front matter)"
-    end = lines.index("---", 1)
-    return "\n".join(lines[1:end]), "\n".join(lines[end + 1 :])
+def shipped_catalog() -> SkillCatalog:
+    return SkillCatalog.load([(SKILLS, "shipped")])
 
 
 def shipped_skill_files() -> list[Path]:
@@ -95,27 +91,52 @@ def test_every_tool_a_skill_names_exists(path: Path):
         )
 
 
-@pytest.mark.parametrize("path", shipped_skill_files(), ids=lambda p: p.parent.name)
-def test_every_skill_names_real_tools_and_stays_short(path: Path):
-    names = tool_names()
-    _, body = split_skill(path)
-    used = {s.strip() for s in _BACKTICKED.findall(body)} & names
+def test_every_shipped_skill_loads_without_problems():
+    catalog = shipped_catalog()
+    assert catalog.problems == []
+    assert sorted(s.name for s in catalog.skills()) == sorted(p.parent.name for p in shipped_skill_files())
+
+
+@pytest.mark.parametrize("name", [p.parent.name for p in shipped_skill_files()])
+def test_every_skill_names_real_tools_says_when_and_stays_short(name: str):
+    skill = shipped_catalog().get(name)
+    assert skill is not None
+    used = {s.strip() for s in _BACKTICKED.findall(skill.body)} & tool_names()
     # a procedure for Mika's model says which tools do the steps
-    assert len(used) >= 3, f"{path.parent.name}: names only {sorted(used)}"
-    assert len(body) <= BODY_MAX, f"{path.parent.name}: body is {len(body)} characters (at most {BODY_MAX})"
+    assert len(used) >= 3, f"{name}: names only {sorted(used)}"
+    assert len(skill.body) <= BODY_MAX, f"{name}: body is {len(skill.body)} characters (at most {BODY_MAX})"
+    # the index shows only the description: it must tell the model when the skill fits
+    assert "Use when" in skill.description, f"{name}: the description must say when to use the skill"
 
 
-@pytest.mark.parametrize("path", shipped_skill_files(), ids=lambda p: p.parent.name)
-def test_name_and_description_follow_the_agent_skills_rules(path: Path):
-    front, _ = split_skill(path)
-    top = [line.partition(":") for line in front.split("\n") if line and not line.startswith(" ")]
-    fields = {key: value.strip() for key, _, value in top}
-    name = fields.get("name", "")
-    assert name == path.parent.name, f"{path}: name {name!r} must equal the folder name"
-    assert 1 <= len(name) <= 64 and _NAME.match(name), f"{path}: name {name!r} breaks the naming rules"
-    description = fields.get("description", "")
-    assert 1 <= len(description) <= 1024, f"{path}: description is {len(description)} characters"
-    assert "Use when" in description, f"{path}: the description must say when to use the skill"
+# A task as a user would type it → the skill the index search must offer first.
+TASKS = [
+    ("reply to Alice in WeChat saying I'm late", "reply-to-chat"),
+    ("帮我回复张三的微信消息", "reply-to-chat"),
+    ("export the last 50 messages of my chat with Bob", "export-chat-messages"),
+    ("导出和妈妈的聊天记录", "export-chat-messages"),
+    ("is the iPhone 16 cheaper on JD or Taobao", "compare-product-price"),
+    ("京东和淘宝哪家便宜", "compare-product-price"),
+    ("set an alarm for 7:30 on weekdays", "weekday-alarms"),
+    ("工作日早上七点半的闹钟", "weekday-alarms"),
+    ("fill in the address form from my note", "fill-form-from-note"),
+    ("list all my orders into a table", "collect-list-to-table"),
+    ("send the PDF to Mum on WhatsApp", "share-file-to-contact"),
+    ("把这张照片发给李四", "share-file-to-contact"),
+    ("where is my parcel", "check-parcel-status"),
+    ("我的快递到哪了", "check-parcel-status"),
+    ("what did I miss in the family group", "summarise-group-chat"),
+    ("总结一下群聊", "summarise-group-chat"),
+    ("turn on dark mode", "turn-setting-on-off"),
+    ("add dinner with Tom on Friday at 7pm to my calendar", "add-event-from-message"),
+    ("把周五的会议加到日历", "add-event-from-message"),
+]
+
+
+@pytest.mark.parametrize(("task", "expected"), TASKS)
+def test_a_typical_task_finds_its_skill_first(task: str, expected: str):
+    found = [s.name for s in shipped_catalog().search(task, limit=3)]
+    assert found and found[0] == expected, f"{task!r} found {found}"
 
 
 def test_files_a_skill_points_to_are_there():
