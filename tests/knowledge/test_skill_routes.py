@@ -1,0 +1,82 @@
+"""Two shipped skills, followed step by step on the simulated phone, finish their sim task.
+
+A skill is only worth its tokens if the procedure it gives works with Mika's real tools.
+A scripted model (tests/phone/driver.py, which reads element numbers from the real
+listings) takes exactly the steps the skill's body names, through a real adb server to the
+simulated phone, and the sim's own task check says whether the job got done. The test
+also holds each step to the check the skill asks for (the read-back, the alarm list).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mika.runtypes.result import OutcomeStatus
+from mika.sim.tasks import get_task
+from tests.phone.driver import ListingDriver, step
+from tests.phone.test_runs import make_run, world_state
+from tests.phone.test_tools import dump_cap
+
+SKILLS = Path(__file__).resolve().parents[2] / "skills"
+WEEKDAYS = ["mon", "tue", "wed", "thu", "fri"]
+
+
+def body_names(skill: str, *tools: str) -> None:
+    """The skill's body still prescribes these tools: the route below is the skill's route."""
+    text = (SKILLS / skill / "SKILL.md").read_text(encoding="utf-8")
+    missing = [t for t in tools if f"`{t}`" not in text]
+    assert not missing, f"{skill} no longer names {missing}; update this route with the skill"
+
+
+async def test_weekday_alarms_sets_the_alarm_and_sees_it_in_the_list(tmp_path, sim_phone):
+    body_names("weekday-alarms", "phone_set_alarm", "phone_show_alarms")
+    task = get_task("clock_alarm_weekdays_0730")  # "Set an alarm for 7:30 AM on weekdays."
+    driver = ListingDriver(
+        [
+            # the sentence read as the skill says: 7:30 with no pm → hour 7; weekdays → mon…fri
+            step("phone_set_alarm", hour=7, minute=30, days=WEEKDAYS),
+            step("phone_show_alarms"),
+            "Alarm set for 07:30 on weekdays; it is on in the alarm list.",
+        ]
+    )
+    result = await make_run(tmp_path, dump_cap(sim_phone), driver, goal=task.goal).run()
+    assert result.status is OutcomeStatus.ANSWERED, driver.results
+    set_result, shown = driver.results
+    assert "Alarm set for 07:30" in set_result and "check:" in set_result
+    # the skill's verify step: in the list, the 07:30 switch shows the weekdays and is on
+    listing = shown.split("Screen v")[-1]
+    switch = next((line for line in listing.splitlines() if "switch" in line and "07:30" in line), "")
+    assert "Weekdays" in switch and switch.endswith("checked") and "unchecked" not in switch, listing
+    assert task.succeeded(world_state(sim_phone)), world_state(sim_phone).get("alarms")
+
+
+async def test_reply_to_chat_sends_into_the_named_thread_and_reads_it_back(tmp_path, sim_phone):
+    body_names("reply-to-chat", "phone_launch_app", "phone_find", "phone_tap", "phone_type_text")
+    task = get_task("chat_reply_xiaoming")  # 在微聊里回复小明：好的，七点见
+    reply = "好的，七点见"
+    driver = ListingDriver(
+        [
+            step("phone_launch_app", app="微聊"),
+            step("phone_find", target="小明", by="text", match="exact"),
+            step("phone_tap", pick="小明"),
+            step("phone_type_text", text=reply, pick="输入消息"),
+            step("phone_tap", pick="发送"),
+            "已回复小明：好的，七点见",
+        ]
+    )
+    result = await make_run(tmp_path, dump_cap(sim_phone), driver, goal=task.goal).run()
+    assert result.status is OutcomeStatus.ANSWERED, driver.results
+    _, found, opened, typed, sent = driver.results
+    assert "小明" in found
+    # steps 3 and 4 of the skill: the thread's title is the name the user gave, and the
+    # listing shows the newest message from the other side
+    assert "ChattingUI" in opened and '2 text "小明"' in opened, opened
+    assert "今晚一起吃饭吗" in opened.split("Screen v")[-1]
+    # the tool read the field back and it matched
+    assert reply in typed and "mismatch" not in typed.casefold()
+    # the skill's verify step: the newest message is ours and the box is empty again
+    after = sent.split("Screen v")[-1]
+    assert f"· {reply}" in after and 'input "输入消息"' in after, after
+    messages = next(c for c in world_state(sim_phone)["chats"] if c["id"] == "c1")["messages"]
+    assert messages[-1]["from"] == "我" and messages[-1]["text"] == reply
+    assert task.succeeded(world_state(sim_phone))
