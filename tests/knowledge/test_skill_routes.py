@@ -80,3 +80,28 @@ async def test_reply_to_chat_sends_into_the_named_thread_and_reads_it_back(tmp_p
     messages = next(c for c in world_state(sim_phone)["chats"] if c["id"] == "c1")["messages"]
     assert messages[-1]["from"] == "我" and messages[-1]["text"] == reply
     assert task.succeeded(world_state(sim_phone))
+
+
+async def test_turn_setting_on_off_reads_the_switch_before_and_after(tmp_path, sim_phone):
+    body_names("turn-setting-on-off", "phone_launch_app", "phone_find", "phone_extract", "phone_tap")
+    task = get_task("settings_dark_mode_on")  # "Turn on dark mode."
+    driver = ListingDriver(
+        [
+            step("phone_launch_app", app="Settings"),
+            # the sim's Settings search box finds nothing, so the skill's step 3: the section
+            step("phone_find", target="Display", by="text", match="exact"),
+            step("phone_tap", pick="Display"),
+            step("phone_extract", kind="form"),
+            step("phone_tap", pick="Dark theme", role="switch"),
+            step("phone_extract", kind="form"),
+            "Dark theme was off; it is on now (read back from the Display page).",
+        ]
+    )
+    result = await make_run(tmp_path, dump_cap(sim_phone), driver, goal=task.goal).run()
+    assert result.status is OutcomeStatus.ANSWERED, driver.results
+    before, after = driver.results[3], driver.results[5]
+    dark_before = next(line for line in before.splitlines() if "Dark theme" in line)
+    dark_after = next(line for line in after.splitlines() if "Dark theme" in line)
+    # the skill's read-before (it was off, so there is something to do) and read-back
+    assert dark_before.endswith(": off") and dark_after.endswith(": on"), (before, after)
+    assert task.succeeded(world_state(sim_phone)), world_state(sim_phone).get("settings")
