@@ -105,3 +105,35 @@ async def test_turn_setting_on_off_reads_the_switch_before_and_after(tmp_path, s
     # the skill's read-before (it was off, so there is something to do) and read-back
     assert dark_before.endswith(": off") and dark_after.endswith(": on"), (before, after)
     assert task.succeeded(world_state(sim_phone)), world_state(sim_phone).get("settings")
+
+
+async def test_fill_form_from_note_maps_by_label_and_reads_the_form_back(tmp_path, sim_phone):
+    body_names("fill-form-from-note", "phone_extract", "phone_type_text")
+    task = get_task("contacts_add_john")  # the "note" is the task text: John Smith, 555-0199
+    driver = ListingDriver(
+        [
+            step("phone_launch_app", app="Contacts"),
+            step("phone_tap", pick="Create contact"),
+            step("phone_extract", kind="form"),
+            # matched by label, not position: the note has no e-mail, so that field stays empty
+            step("phone_type_text", text="John", pick="First name"),
+            step("phone_type_text", text="Smith", pick="Last name"),
+            step("phone_type_text", text="555-0199", pick="Phone"),
+            step("phone_extract", kind="form"),
+            step("phone_tap", pick="Save"),
+            "Saved John Smith, 555-0199.",
+        ]
+    )
+    result = await make_run(tmp_path, dump_cap(sim_phone), driver, goal=task.goal).run()
+    assert result.status is OutcomeStatus.ANSWERED, driver.results
+    mapped, checked = driver.results[2], driver.results[6]
+    # an empty field shows its hint as its value: the skill warns that this is empty
+    for line in ("first name (field): First name", "phone number (field): Phone", "email address (field): Email"):
+        assert line in mapped, mapped
+    for typed in driver.results[3:6]:
+        assert "read back: matches" in typed, typed
+    # the skill's check before submitting: every field holds the note's value, e-mail untouched
+    for line in ("first name (field): John", "last name (field): Smith", "phone number (field): 555-0199"):
+        assert line in checked, checked
+    assert "email address (field): Email" in checked, checked
+    assert task.succeeded(world_state(sim_phone)), world_state(sim_phone).get("contacts")
