@@ -9,6 +9,7 @@ also holds each step to the check the skill asks for (the read-back, the alarm l
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 
 from mika.runtypes.result import OutcomeStatus
@@ -137,3 +138,26 @@ async def test_fill_form_from_note_maps_by_label_and_reads_the_form_back(tmp_pat
         assert line in checked, checked
     assert "email address (field): Email" in checked, checked
     assert task.succeeded(world_state(sim_phone)), world_state(sim_phone).get("contacts")
+
+
+async def test_add_event_from_message_checks_the_filled_page_before_saving(tmp_path, sim_phone):
+    body_names("add-event-from-message", "phone_add_calendar_event", "phone_extract")
+    task = get_task("calendar_team_sync_tomorrow")  # "… called Team sync tomorrow at 15:00."
+    tomorrow = (sim_phone.device.world.clock.local() + timedelta(days=1)).date().isoformat()
+    driver = ListingDriver(
+        [
+            # "tomorrow" turned into a real date from the phone's own today, as the skill says
+            step("phone_add_calendar_event", title="Team sync", start=f"{tomorrow}T15:00"),
+            step("phone_extract", kind="form"),
+            step("phone_tap", pick="Save"),
+            "Added Team sync tomorrow at 15:00.",
+        ]
+    )
+    result = await make_run(tmp_path, dump_cap(sim_phone), driver, goal=task.goal).run()
+    assert result.status is OutcomeStatus.ANSWERED, driver.results
+    opened, form = driver.results[0], driver.results[1]
+    assert "not saved yet" in opened
+    # the skill's step 2: each field on the page compared with the details before Save
+    for line in ("title (field): Team sync", f"start date (field): {tomorrow}", "start time (field): 15:00"):
+        assert line in form, form
+    assert task.succeeded(world_state(sim_phone)), world_state(sim_phone).get("events")
