@@ -161,3 +161,33 @@ async def test_add_event_from_message_checks_the_filled_page_before_saving(tmp_p
     for line in ("title (field): Team sync", f"start date (field): {tomorrow}", "start time (field): 15:00"):
         assert line in form, form
     assert task.succeeded(world_state(sim_phone)), world_state(sim_phone).get("events")
+
+
+async def test_save_to_note_adds_a_line_and_keeps_what_the_note_held(tmp_path, sim_phone):
+    body_names("save-to-note", "phone_find", "phone_extract", "phone_press_key", "phone_type_text")
+    task = get_task("notes_add_butter")  # "Add butter to my Groceries note." (it holds milk)
+    before = next(n for n in world_state(sim_phone)["notes"] if n["title"] == "Groceries")["body"]
+    driver = ListingDriver(
+        [
+            step("phone_launch_app", app="Notes"),
+            step("phone_find", target="Groceries", by="text", match="exact"),
+            step("phone_tap", pick="Groceries"),
+            step("phone_extract", kind="form"),
+            step("phone_tap", pick=before.splitlines()[0]),
+            step("phone_press_key", key="MOVE_END"),
+            # in the note's own style: it is a comma list, so ", butter"
+            step("phone_type_text", text=", butter"),
+            step("phone_extract", kind="form"),
+            step("phone_tap", pick="Save"),
+            "Added butter to Groceries; the rest is kept.",
+        ]
+    )
+    result = await make_run(tmp_path, dump_cap(sim_phone), driver, goal=task.goal).run()
+    assert result.status is OutcomeStatus.ANSWERED, driver.results
+    read_first, typed, read_back = driver.results[3], driver.results[6], driver.results[7]
+    assert f"note body (field): {before}" in read_first, read_first
+    assert "read back: matches" in typed, typed
+    assert f"note body (field): {before}, butter" in read_back, read_back
+    after = next(n for n in world_state(sim_phone)["notes"] if n["title"] == "Groceries")["body"]
+    assert after == f"{before}, butter"  # the old text kept, the new item once, at the end
+    assert task.succeeded(world_state(sim_phone)), world_state(sim_phone).get("notes")

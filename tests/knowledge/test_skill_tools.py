@@ -130,6 +130,8 @@ TASKS = [
     ("turn on dark mode", "turn-setting-on-off"),
     ("add dinner with Tom on Friday at 7pm to my calendar", "add-event-from-message"),
     ("把周五的会议加到日历", "add-event-from-message"),
+    ("add butter to my groceries note", "save-to-note"),
+    ("记到备忘录里", "save-to-note"),
 ]
 
 
