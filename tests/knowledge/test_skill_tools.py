@@ -9,11 +9,15 @@ What "looks like a tool": a bare snake_case name whose first word is a tool fami
 (phone_…, web_…, knowledge_…, skill_…, memory_…, the first word of any tool that exists,
 such as ask_… or hand_…), or the one-word tool `wait`. Arguments are written with their
 value (`direction: up`, `clear_first: true`), so they are not bare names and not taken
-for tools.
+for tools; such a `name: value` span must be an argument some tool declares, with a value
+its enum allows.
 """
 
 from __future__ import annotations
 
+import importlib
+import inspect
+import pkgutil
 import re
 from pathlib import Path
 
@@ -37,6 +41,50 @@ _SNAKE = re.compile(r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)+$")
 
 def tool_names() -> set[str]:
     return {p.stem for d in ("tools", "entries") for p in (PROMPTS / d).glob("*.md")}
+
+
+def tool_parameters() -> dict[str, set[str]]:
+    """Each argument name any tool takes → the values its enum allows (empty: any value).
+
+    Read from the tools' own declarations (the JSON schema the model is given), so a
+    renamed argument or enum value breaks this test, not the model's call.
+    """
+    import mika.cap.general as general
+    import mika.cap.phone.tools as phone_tools
+
+    out: dict[str, set[str]] = {}
+    free: set[str] = set()
+    for pkg in (phone_tools, general):
+        for info in pkgutil.iter_modules(pkg.__path__):
+            module = importlib.import_module(f"{pkg.__name__}.{info.name}")
+            for _, cls in inspect.getmembers(module, inspect.isclass):
+                params = getattr(cls, "parameters", None)
+                if not isinstance(getattr(cls, "name", None), str) or not isinstance(params, dict):
+                    continue
+                for arg, schema in params.get("properties", {}).items():
+                    enum = schema.get("enum") or (schema.get("items") or {}).get("enum")
+                    if enum:
+                        out.setdefault(arg, set()).update(str(v) for v in enum)
+                    else:
+                        free.add(arg)
+    # an argument free in one tool takes any value there
+    return {arg: (set() if arg in free else out.get(arg, set())) for arg in out.keys() | free}
+
+
+_ARGUMENT = re.compile(r"^([a-z][a-z0-9_]*): (.+)$")
+
+
+def bad_arguments(text: str, params: dict[str, set[str]]) -> list[str]:
+    """Backticked `name: value` spans whose name no tool takes, or whose value its enum lacks."""
+    bad = []
+    for span in _BACKTICKED.findall(text):
+        m = _ARGUMENT.match(span.strip())
+        if not m:
+            continue
+        arg, value = m.group(1), m.group(2).strip()
+        if arg not in params or (params[arg] and value not in params[arg]):
+            bad.append(span.strip())
+    return bad
 
 
 def tool_families(names: set[str]) -> set[str]:
@@ -78,6 +126,14 @@ def test_the_tool_names_come_from_the_prompt_files():
 
 def test_at_least_ten_skills_ship():
     assert len(shipped_skill_files()) >= 10, [p.parent.name for p in shipped_skill_files()]
+
+
+@pytest.mark.parametrize("path", shipped_skill_files(), ids=lambda p: p.parent.name)
+def test_every_argument_a_skill_writes_is_one_a_tool_takes(path: Path):
+    params = tool_parameters()
+    for file in [path, *sorted(p for p in path.parent.rglob("*.md") if p != path)]:
+        bad = bad_arguments(file.read_text(encoding="utf-8"), params)
+        assert not bad, f"{file.relative_to(ROOT)} writes {bad}: no tool takes that argument or value"
 
 
 @pytest.mark.parametrize("path", shipped_skill_files(), ids=lambda p: p.parent.name)
@@ -171,6 +227,13 @@ def test_arguments_values_and_prose_are_not_taken_for_tools():
         "and `wait` and `do_steps`"
     )
     assert unknown_tools(body, names) == []
+
+
+def test_a_renamed_argument_or_enum_value_is_caught():
+    params = tool_parameters()
+    assert {"direction", "kind", "key", "clear_first", "max_screens", "until"} <= params.keys()
+    text = "`direction: up`, `kind: rows`, `key: MOVE_END`, `direction: backwards`, `kind: table`, `screens: 5`"
+    assert bad_arguments(text, params) == ["direction: backwards", "kind: table", "screens: 5"]
 
 
 def test_odd_spacing_and_case_do_not_hide_a_wrong_name():
