@@ -45,6 +45,8 @@ def run_options(settings: Settings, models: SelectedModels, state_dir: Path | No
     added by the factory). The outcome judge is a side call, and a scripted model's
     replies are the run's: it is off for them whatever the config says."""
     from mika.knowledge.app_pace import AppPace
+    from mika.knowledge.learning.drafts import SkillDrafts, learned_skills_dir
+    from mika.knowledge.learning.learning import SkillLearning
     from mika.run.task_run import RunOptions
 
     return RunOptions(
@@ -54,6 +56,16 @@ def run_options(settings: Settings, models: SelectedModels, state_dir: Path | No
         state_dir=state_dir,
         judge_outcome=settings.judge_outcome and not models.scripted,
         review_final_answer=settings.review_final_answer,
+        # Outcomes of learned skills always; drafts only when [learning] skills is on, and
+        # never from a scripted model (a side call would take one of the run's replies).
+        # No state folder (nothing recorded): nothing learned either.
+        learning=None
+        if state_dir is None
+        else SkillLearning(
+            SkillDrafts(state_dir / "skill_drafts", learned_skills_dir()),
+            () if models.scripted else (models.light, models.main),
+            draft_skills=settings.learning_skills,
+        ),
         **extra,
     )
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import click
 
 from mika.commands.knowledge import _finish, _warn
+from mika.commands.skill_drafts import DRAFT_COMMANDS
 from mika.exit_codes import ExitCode
 from mika.terminal_text import echo, for_terminal, json_for_terminal, one_line
 
@@ -78,3 +79,7 @@ def skills_check(path: Path | None) -> None:
         checked += report.checked
         problems.extend(report.problems)
     _finish(checked, problems, "skill")
+
+
+for _command in DRAFT_COMMANDS:  # drafts | accept | reject (mika/commands/skill_drafts.py)
+    skills_group.add_command(_command)

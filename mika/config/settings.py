@@ -2,7 +2,7 @@
 
 TOML at config_file() (see paths.py). Every key is documented in config.example.toml.
 A bad file names the file, the key and what was expected. Environment variables
-MIKA_LANGUAGE, MIKA_AUTONOMOUS, MIKA_PACE and MIKA_DEVICE override the file.
+MIKA_LANGUAGE, MIKA_AUTONOMOUS, MIKA_PACE, MIKA_DEVICE and MIKA_LEARNING_SKILLS override the file.
 """
 
 from __future__ import annotations
@@ -39,6 +39,8 @@ class Settings:
     judge_outcome: bool = True
     # Check numbers, ids and quotes of an answer against what was read (the seed keeps it off).
     review_final_answer: bool = False
+    # [learning] skills: draft personal skills from verified runs (seed: off by default).
+    learning_skills: bool = False
     keymap: dict[str, str] = field(default_factory=dict)
     # [phone] display: "virtual" (the agent works on a display of its own) or "main".
     phone_display: str = "virtual"
@@ -104,6 +106,7 @@ def parse_settings(data: dict[str, Any], file: Path | None = None) -> Settings:
     max_parallel = _pick(data, "run", "max_parallel", int, 1, file)
     judge_outcome = _pick(data, "run", "judge_outcome", bool, True, file)
     review_final_answer = _pick(data, "run", "review_final_answer", bool, False, file)
+    learning_skills = _env_bool("MIKA_LEARNING_SKILLS", _pick(data, "learning", "skills", bool, False, file))
     if not 1 <= max_parallel <= 3:
         raise ConfigError(file, "run.max_parallel", "a number from 1 to 3", max_parallel)
     phone_display = _pick(data, "phone", "display", str, "virtual", file, PHONE_DISPLAYS)
@@ -121,6 +124,7 @@ def parse_settings(data: dict[str, Any], file: Path | None = None) -> Settings:
         max_parallel=max_parallel,
         judge_outcome=judge_outcome,
         review_final_answer=review_final_answer,
+        learning_skills=learning_skills,
         keymap=dict(keymap),
         phone_display=phone_display,
         keep_apps_after_run=keep_apps_after_run,

@@ -17,6 +17,7 @@ KNOWN: dict[str, frozenset[str] | None] = {
     "device": frozenset({"default"}),
     "phone": frozenset({"display", "keep_apps_after_run"}),
     "run": frozenset({"max_parallel", "judge_outcome", "review_final_answer"}),
+    "learning": frozenset({"skills"}),
     "ui": frozenset({"graphics"}),
     "keymap": None,
     "providers": None,

@@ -279,6 +279,16 @@ class OutcomeJudged(RunEvent):
 
 
 @dataclass(frozen=True, kw_only=True)
+class SkillDrafted(RunEvent):
+    """Aftercare wrote a personal skill draft from this run; it waits for the user to
+    accept it (`mika skills accept NAME`, the TUI's Memory screen)."""
+
+    type: ClassVar[str] = "skill_drafted"
+    name: str
+    description: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
 class GroundingChecked(RunEvent):
     """Whether the answer's numbers, ids and quotes were found in what was read."""
 

@@ -13,6 +13,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mika.action.approval import ApprovalPolicy
 from mika.action.confirmation import ConfirmationGate
@@ -35,6 +36,7 @@ from mika.record.events import (
     RunEvent,
     RunOutcome,
     RunStarted,
+    SkillDrafted,
     StopSummarized,
     ToolsOpened,
     UserInput,
@@ -53,6 +55,9 @@ from mika.tool.dispatcher import ToolDispatcher
 from mika.tool.groups import ToolGroups
 from mika.tool.registry import ToolRegistry
 from mika.tool.surface import NoSurface, SurfaceLayer
+
+if TYPE_CHECKING:
+    from mika.knowledge.learning.learning import SkillLearning
 
 log = logging.getLogger(__name__)
 
@@ -74,6 +79,9 @@ class RunOptions:
     judge_outcome: bool | None = None
     # The seed's final check (send an answer with unread facts back once); off by default.
     review_final_answer: bool = False
+    # Learned skills (seed §11): outcomes of the learned skills a run read, and a draft
+    # from a verified run when [learning] skills is on. None: neither (tests, child runs).
+    learning: SkillLearning | None = None
 
 
 class TaskRun:
@@ -275,6 +283,27 @@ class TaskRun:
         except Exception:  # the center finishes it at the end, or recovery at the next start
             log.exception("saving the result of run %s failed", self.spec.id)
 
+    async def _learn(self, result: RunResult) -> None:
+        """After the judge (drafting trusts only its "done"): record the learned skills'
+        outcomes and maybe draft one; never fails the delivered run."""
+        if self.options.learning is None:
+            return
+        try:
+            redactor = self.recorder.redactor if self.recorder is not None else self.options.redactor
+            report = await self.options.learning.after_run(self.spec.id, self.spec.goal, result, self._events, redactor)
+        except Exception:
+            log.exception("learning from run %s failed", self.spec.id)
+            return
+        if report.drafted is not None:
+            self.emit(
+                SkillDrafted(
+                    run_id=self.spec.id,
+                    conversation_id=self.spec.conversation_id,
+                    name=report.drafted.name,
+                    description=report.drafted.description,
+                )
+            )
+
     async def _aftercare(self, result: RunResult) -> RunResult:
         self._set_phase(RunPhase.FINISHING)
         if result.status is OutcomeStatus.STOPPED and self.stopped_by_user:
@@ -319,6 +348,7 @@ class TaskRun:
                     why=verdict.why,
                 )
             )
+        await self._learn(result)
         for cap in self.capabilities:
             try:
                 await cap.close()
