@@ -197,6 +197,21 @@ def test_a_typical_task_finds_its_skill_first(task: str, expected: str):
     assert found and found[0] == expected, f"{task!r} found {found}"
 
 
+_PAYING = re.compile(r"\b(?:pay|paying|payment|buy|buying|purchase|checkout)\b", re.IGNORECASE)
+
+
+@pytest.mark.parametrize("name", [p.parent.name for p in shipped_skill_files()])
+def test_a_skill_that_speaks_of_paying_sends_the_payment_to_the_user(name: str):
+    # Spending is the user's: Mika asks (request_confirmation) and the final pay is always
+    # theirs (hand_to_user). A skill that talks about buying or paying must route it so,
+    # so that no procedure teaches the model a way to pay on its own.
+    skill = shipped_catalog().get(name)
+    assert skill is not None
+    if _PAYING.search(skill.body):
+        for tool in ("request_confirmation", "hand_to_user"):
+            assert f"`{tool}`" in skill.body, f"{name} speaks of paying but never names {tool}"
+
+
 def test_files_a_skill_points_to_are_there():
     link = re.compile(r"\]\(([^)#:\s]+)\)")
     for path, text in skill_texts():
