@@ -41,6 +41,7 @@ def _mask_quotes(said: str, read: Sequence[str]) -> str:
     occurs in one of `read` blanked."""
     text = normal(said).lower()
     keep = list(text)
+    masked = False
     for other in read:
         other = normal(other).lower()
         if len(other) < QUOTE_CHARS:
@@ -49,7 +50,9 @@ def _mask_quotes(said: str, read: Sequence[str]) -> str:
         for block in matcher.get_matching_blocks():
             if block.size >= QUOTE_CHARS:
                 keep[block.a : block.a + block.size] = " " * block.size
-    return "".join(keep)
+                masked = True
+    # Untouched words are kept as the user wrote them (they become an item's source words).
+    return "".join(keep) if masked else said
 
 
 class UserUtterances:
