@@ -71,7 +71,7 @@ ORDINARY = [
 ]
 
 
-@pytest.mark.parametrize("text,kind", SECRETS.items())
+@pytest.mark.parametrize(("text", "kind"), SECRETS.items())
 def test_secrets_are_found(text: str, kind: str) -> None:
     kinds = {f.kind for f in F.findings(text)}
     assert kinds, f"{text!r} passed the filter"
