@@ -52,7 +52,7 @@ def test_off_in_the_file_and_by_environment(tmp_path, monkeypatch) -> None:
 
 def test_bad_values_and_typos_are_named(monkeypatch) -> None:
     monkeypatch.delenv("MIKA_MEMORY_USE", raising=False)
-    with pytest.raises(ConfigError, match="memory.use"):
+    with pytest.raises(ConfigError, match=r"memory\.use"):
         parse_settings({"memory": {"use": "yes"}})
     s = parse_settings({"memory": {"auto_extrct": True}})
     assert any("auto_extract" in w for w in s.warnings)
