@@ -21,3 +21,11 @@ def _runs_act_at_fast_pace(monkeypatch: pytest.MonkeyPatch) -> None:
     # default `standard` pace; the suite acts at once (seed: evaluations default to fast).
     # Tests of the pace itself delete this.
     monkeypatch.setenv("MIKA_RUN_PACE", "fast")
+
+
+@pytest.fixture(autouse=True)
+def _no_user_knowledge(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
+    # The user's own knowledge and skills ($XDG_DATA_HOME/mika/…) win over the shipped
+    # ones; a developer's personal files must not change what a test's run is told.
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path_factory.getbasetemp() / "xdg-data"))
+    monkeypatch.delenv("MIKA_DATA_DIR", raising=False)

@@ -12,6 +12,7 @@ import platformdirs
 APP = "mika"
 CONFIG_ENV = "MIKA_CONFIG"
 STATE_ENV = "MIKA_STATE_DIR"
+DATA_ENV = "MIKA_DATA_DIR"
 
 
 def _dirs() -> platformdirs.PlatformDirs:
@@ -37,3 +38,9 @@ def config_file(explicit: str | os.PathLike[str] | None = None) -> Path:
 def state_dir() -> Path:
     """`MIKA_STATE_DIR` beats the platform's state folder (`$XDG_STATE_HOME/mika/` on Linux)."""
     return _env_path(STATE_ENV) or _dirs().user_state_path
+
+
+def data_dir() -> Path:
+    """`MIKA_DATA_DIR` beats the platform's data folder (`$XDG_DATA_HOME/mika/` on Linux):
+    what the user adds to Mika (their own knowledge and skills, learned skills)."""
+    return _env_path(DATA_ENV) or _dirs().user_data_path

@@ -183,13 +183,18 @@ def _app(root: Path, package: str, text: str) -> None:
 
 def test_app_pace_reads_front_matter_and_the_users_copy_wins(tmp_path):
     user, shipped = tmp_path / "user", tmp_path / "shipped"
-    _app(shipped, "com.slow.app", "---\ntitle: Slow\npace: careful\n---\n# Slow\n")
-    _app(shipped, "com.both.app", "---\npace: careful\n---\n")
-    _app(user, "com.both.app", "---\ntitle: mine\n---\n")
-    _app(shipped, "com.body.app", "---\ntitle: x\n---\npace: careful\n")  # in the body: not front matter
-    _app(shipped, "com.crlf.app", "---\r\npace: 'careful'  # banks\r\n---\r\n")
+
+    def front(package: str, extra: str, body: str = "- a note\n", nl: str = "\n") -> str:
+        lines = ["---", f"id: {package}", "name: App", f"packages: [{package}]", *extra.split("|"), "---"]
+        return nl.join(line for line in lines if line) + nl + body
+
+    _app(shipped, "com.slow.app", front("com.slow.app", "pace: careful"))
+    _app(shipped, "com.both.app", front("com.both.app", "pace: careful"))
+    _app(user, "com.both.app", front("com.both.app", ""))
+    _app(shipped, "com.body.app", front("com.body.app", "", body="pace: careful\n"))  # in the body: not front matter
+    _app(shipped, "com.crlf.app", front("com.crlf.app", "pace: 'careful'  # banks", nl="\r\n"))
     (shipped / "apps" / "com.bad.app").mkdir(parents=True)
-    (shipped / "apps" / "com.bad.app" / "APP.md").write_bytes(b"---\npace: careful\xff\xfe\n---\n")
+    (shipped / "apps" / "com.bad.app" / "APP.md").write_bytes(b"---\nid: com.bad.app\npace: careful\xff\xfe\n---\n")
     pace = AppPace([user, shipped])
     assert pace("com.slow.app") == "careful"
     assert pace("com.both.app") == ""
