@@ -55,9 +55,9 @@ _SECRET_WORDS = (
     r"pass\s*words?|pass\s*codes?|passwd|pwd|pass\s*phrase|pins?|pin\s*codes?|pin\s*numbers?|"
     r"otp|one[\s\-]*time\s*(?:pass\s*word|code|pin)|verification\s*codes?|security\s*codes?|"
     r"confirmation\s*codes?|auth(?:entication|orization)?\s*codes?|login\s*codes?|sms\s*codes?|"
-    r"access\s*codes?|2fa(?:\s*codes?)?|mfa(?:\s*codes?)?|unlock\s*codes?|cvv2?|cvc2?|cid|csc"
+    r"access\s*codes?|(?:door|gate|lock|safe|alarm|entry|garage|building|wi-?fi)\s*codes?|2fa(?:\s*codes?)?|mfa(?:\s*codes?)?|unlock\s*codes?|cvv2?|cvc2?|cid|csc"
 )
-_SECRET_ZH = r"密码|口令|验证码|校验码|动态码|安全码|识别码|短信码|提取码|取件码|确认码|激活码|解锁码|暗码|PIN码|pin码"
+_SECRET_ZH = r"密码|口令|门禁码|开门码|验证码|校验码|动态码|安全码|识别码|短信码|提取码|取件码|确认码|激活码|解锁码|暗码|PIN码|pin码"
 _SECRET_KEY = re.compile(rf"(?<![a-z])(?:{_SECRET_WORDS})(?![a-z])|{_SECRET_ZH}", re.I)
 # "password is hunter2", "密码是abc": a secret with no digits is still a secret once stated.
 _SECRET_STATED = re.compile(

@@ -27,6 +27,9 @@ SECRETS = {
     "482913 is the one-time code": "secret",
     "2FA code 123 456": "secret",
     "CVV 737": "secret",
+    "the door code is 4 4 1 9": "secret",
+    "gate code 2580": "secret",
+    "门禁码 1379": "secret",
     "security code: 0 4 2": "secret",
     # Chinese
     "我的银行卡密码是 123456": "secret",
