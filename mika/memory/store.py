@@ -31,6 +31,7 @@ from mika import atomic_write
 from mika.memory.sensitive import SensitiveFilter
 from mika.memory.support import support
 from mika.memory.text import clean, normal, terms
+from mika.search_terms import terms as search_terms
 
 try:  # a second process (the CLI while the TUI runs) must not undo this one's change
     import fcntl
@@ -214,15 +215,17 @@ class MemoryStore:
         return next((i for i in self.items(include_forgotten=True) if i.id == item_id), None)
 
     def search(self, query: str, limit: int = 8) -> list[MemoryItem]:
-        """Active items sharing terms with the query, best first (more shared terms, then newer)."""
-        wanted = set(terms(query))
+        """Active items sharing terms with the query, best first (more shared terms, then newer).
+        Terms are the shared splitter's (`mika.search_terms`), so a query finds in memory what
+        it finds in knowledge."""
+        wanted = set(search_terms(query))
         if not wanted:
             return []
         scored = []
         for item in self.items():
             if item.status is not MemoryStatus.ACTIVE:
                 continue
-            have = set(terms(item.text))
+            have = set(search_terms(item.text))
             shared = len(wanted & have)
             if shared:
                 # Numbers and rarer long terms say more; a ratio keeps short items from losing to long ones.
