@@ -28,6 +28,7 @@ from mika.commands.devices import (
 )
 from mika.commands.inspect import inspect_live_command
 from mika.commands.knowledge import knowledge_group
+from mika.commands.memory import memory_group
 from mika.commands.models import models_group
 from mika.commands.run import run_command
 from mika.commands.runs import runs_group
@@ -133,6 +134,7 @@ cli.add_command(disconnect_command)
 cli.add_command(pair_command)
 cli.add_command(inspect_live_command)
 cli.add_command(sim_group)
+cli.add_command(memory_group)
 
 
 def main(argv: list[str] | None = None) -> None:

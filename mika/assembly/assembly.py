@@ -47,8 +47,10 @@ def run_options(settings: Settings, models: SelectedModels, state_dir: Path | No
     from mika.knowledge.app_pace import AppPace
     from mika.knowledge.learning.drafts import SkillDrafts, learned_skills_dir
     from mika.knowledge.learning.learning import SkillLearning
+    from mika.memory.store import MemoryStore
     from mika.run.task_run import RunOptions
 
+    memory = MemoryStore(state_dir / "memory.jsonl") if settings.memory_use and state_dir is not None else None
     return RunOptions(
         autonomous=settings.autonomous,
         pace=run_pace(settings),
@@ -66,6 +68,9 @@ def run_options(settings: Settings, models: SelectedModels, state_dir: Path | No
             () if models.scripted else (models.light, models.main),
             draft_skills=settings.learning_skills,
         ),
+        memory=memory,
+        # A side call, like the judge: a scripted model's replies are the run's.
+        memory_extract=memory is not None and settings.memory_auto_extract and not models.scripted,
         **extra,
     )
 
@@ -166,10 +171,13 @@ class Assembly:
                 pace=run_pace(self.settings),
             )
 
-        env = RunEnvironment(
-            autonomous=self.settings.autonomous, state_dir=self.state_dir, phone=opener if phone.serial else None
-        )
         options = replace(self.run_options(), redactor=redactor)
+        env = RunEnvironment(
+            autonomous=self.settings.autonomous,
+            state_dir=self.state_dir,
+            phone=opener if phone.serial else None,
+            memory=options.memory,
+        )
         caps = capabilities_for(spec, env)
         run = TaskRun(spec, self.models.main, caps, options, light=self.models.light)
         live = bind_phone(caps, run, spec)

@@ -19,6 +19,7 @@ KNOWN: dict[str, frozenset[str] | None] = {
     "run": frozenset({"max_parallel", "judge_outcome", "review_final_answer"}),
     "learning": frozenset({"skills"}),
     "ui": frozenset({"graphics"}),
+    "memory": frozenset({"use", "auto_extract"}),
     "keymap": None,
     "providers": None,
     "roles": None,
