@@ -288,6 +288,7 @@ class SkillDrafted(RunEvent):
     description: str = ""
 
 
+@dataclass(frozen=True, kw_only=True)
 class MemoryRemembered(RunEvent):
     """Items the memory extractor stored after the run, from the user's own words:
     each {"id", "kind", "text", "status"} (a procedure's status is "pending")."""
