@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from mika.cap.general import GeneralCapability
+from mika.knowledge.catalog import KnowledgeCatalog, SkillCatalog
 from mika.runtypes.spec import RunSpec
 from mika.tool.capability import Capability
 
@@ -23,12 +24,19 @@ class RunEnvironment:
     phone: Callable[[], Capability] | None = None
     # Extra capabilities handed in by the caller (tests, embedding programs).
     extra: Sequence[Capability] = field(default_factory=tuple)
+    # The catalogs behind knowledge_search/_read and skill_search/_read; None: no such tools.
+    knowledge: KnowledgeCatalog | None = None
+    skills: SkillCatalog | None = None
 
 
 def capabilities_for(spec: RunSpec, env: RunEnvironment) -> list[Capability]:
     wanted = set(spec.capabilities)
     history = env.state_dir if spec.conversation_id and env.state_dir is not None else None
-    caps: list[Capability] = [GeneralCapability(confirmations=not env.autonomous, history_from=history)]
+    caps: list[Capability] = [
+        GeneralCapability(
+            confirmations=not env.autonomous, history_from=history, knowledge=env.knowledge, skills=env.skills
+        )
+    ]
     if env.phone is not None and (not wanted or "phone" in wanted):
         caps.append(env.phone())
     for cap in env.extra:

@@ -26,10 +26,13 @@ from mika.agent.model_caller import ModelCaller
 from mika.agent.outcome_judge import OutcomeJudge
 from mika.agent.stop_summary import StopSummary, read_record
 from mika.agent.system_prompt import SystemPrompt
+from mika.knowledge.catalog import KnowledgeCatalog, SkillCatalog
+from mika.knowledge.notice import NoticePolicy
 from mika.model.base import Model
 from mika.model.retry import RetryPolicy
 from mika.observe.evidence import EvidenceLedger
 from mika.record.events import (
+    Notice,
     OutcomeJudged,
     PhaseChanged,
     RunEvent,
@@ -74,6 +77,11 @@ class RunOptions:
     judge_outcome: bool | None = None
     # The seed's final check (send an answer with unread facts back once); off by default.
     review_final_answer: bool = False
+    # App/site knowledge and skills, loaded once per process by the assembly; None: none.
+    knowledge: KnowledgeCatalog | None = None
+    skills: SkillCatalog | None = None
+    # Lines for the user at the run's start (broken knowledge files), as warning notices.
+    start_notices: tuple[str, ...] = ()
 
 
 class TaskRun:
@@ -185,6 +193,10 @@ class TaskRun:
                 display=next((dict(d) for c in self.capabilities if (d := getattr(c, "display_plan", None))), {}),
             )
         )
+        for line in opts.start_notices:
+            self.emit(
+                Notice(run_id=self.spec.id, conversation_id=self.spec.conversation_id, level="warning", text=line)
+            )
         try:
             result = await self._run_loop()
         except Exception as exc:  # never a traceback: the run ends failed and recorded
@@ -219,7 +231,9 @@ class TaskRun:
         executor = ActionExecutor(
             registry, groups, dispatcher, approval, pacing, read_only=self.spec.read_only, screen_pace=screen_pace
         )
-        services = services_by_type([approval, *(s for cap in self.capabilities for s in cap.services())])
+        # Per run: which knowledge was given (the loop and the lookup tools share it).
+        notices = NoticePolicy(opts.knowledge, opts.skills)
+        services = services_by_type([approval, notices, *(s for cap in self.capabilities for s in cap.services())])
         sections: dict[str, str] = {}
         for cap in self.capabilities:
             section = cap.prompt_section()
@@ -240,7 +254,13 @@ class TaskRun:
         )
         # Composite tools (do_steps) send their sub-actions back through the executor.
         ctx.perform = executor.perform
-        context = ContextBuilder(self.spec, SystemPrompt(sections), groups, window=self.model.context_window)
+        context = ContextBuilder(
+            self.spec,
+            SystemPrompt(sections),
+            groups,
+            extra_context=notices.opening_context(self.spec.goal),
+            window=self.model.context_window,
+        )
         caller = ModelCaller(
             self.model,
             self.inbox,
@@ -259,6 +279,7 @@ class TaskRun:
             emit=self.emit,
             intent_gate=IntentGate(self.light),
             review_final_answer=opts.review_final_answer,
+            notices=notices,
         )
         self.executor = executor
         self._set_phase(RunPhase.RUNNING)

@@ -35,6 +35,7 @@ TEXTS: dict[str, dict[str, str]] = {
         "mika": "Mika",
         "outcome": "outcome",
         "not_paid": "Not paid: a payment step in this task was refused or nobody could approve it, so nothing was paid.",
+        "knowledge_skipped": "Skipped a broken knowledge or skill file — {problem}. Fix it (`mika knowledge check` / `mika skills check` show every problem); the rest is used.",
     },
     "zh": {
         "interrupted_turn": "任务中断了，可以重新发起。",
@@ -61,6 +62,7 @@ TEXTS: dict[str, dict[str, str]] = {
         "mika": "Mika",
         "outcome": "结局",
         "not_paid": "未付款：这个任务里的付款步骤被拒绝或无人能批准，没有付任何钱。",
+        "knowledge_skipped": "跳过了一个有错的知识或技能文件——{problem}。请改正（`mika knowledge check` / `mika skills check` 会列出所有问题）；其余的照常使用。",
     },
 }
 

@@ -1,4 +1,5 @@
-"""General tools, always offered: asking, handing over, ending, waiting, confirming."""
+"""General tools, always offered: asking, handing over, ending, waiting, confirming, and
+looking up knowledge and skills when the catalogs are loaded."""
 
 from __future__ import annotations
 
@@ -8,8 +9,10 @@ from pathlib import Path
 from mika.cap.general.ask_user import AskUser, HandToUser
 from mika.cap.general.confirmation import RequestConfirmation
 from mika.cap.general.history import HistoryRead
+from mika.cap.general.lookup import lookup_tools
 from mika.cap.general.outcome_tools import EndNotDone
 from mika.cap.general.wait import Wait
+from mika.knowledge.catalog import KnowledgeCatalog, SkillCatalog
 from mika.tool.declaration import AgentTool
 
 
@@ -18,11 +21,21 @@ class GeneralCapability:
     group = None
     surface = None  # no screen of its own
 
-    def __init__(self, *, confirmations: bool, history_from: Path | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        confirmations: bool,
+        history_from: Path | None = None,
+        knowledge: KnowledgeCatalog | None = None,
+        skills: SkillCatalog | None = None,
+    ) -> None:
         # request_confirmation exists only while asking (not autonomous).
         self._confirmations = confirmations
         # history_read exists only for runs of a conversation whose turns are on disk.
         self._history_from = history_from
+        # knowledge_* / skill_* exist when the assembly loaded the catalogs.
+        self._knowledge = knowledge
+        self._skills = skills
 
     def tools(self) -> Sequence[AgentTool]:
         tools: list[AgentTool] = [AskUser(), EndNotDone(), Wait(), HandToUser()]
@@ -30,6 +43,7 @@ class GeneralCapability:
             tools.insert(1, RequestConfirmation())
         if self._history_from is not None:
             tools.append(HistoryRead(self._history_from))
+        tools += lookup_tools(self._knowledge, self._skills)
         return tools
 
     def prompt_section(self) -> str | None:
