@@ -222,10 +222,12 @@ class AgentLoop:
             note = self.turn_policy.budget_note(self.state.step, self.spec.step_budget)
             if note:
                 results.append(Text(note))
-            knowledge = self._knowledge_found()
-            self.context.history.add_user(
-                *results, *knowledge, Text(self.context.runtime_state(self.state.step, self._place))
-            )
+            # New knowledge goes after the results but before this step's screenshot: the
+            # image becomes a text line in the next request, and no byte before a kept
+            # block may change.
+            at = next((i for i, p in enumerate(results) if isinstance(p, Image)), len(results))
+            results[at:at] = self._knowledge_found()
+            self.context.history.add_user(*results, Text(self.context.runtime_state(self.state.step, self._place)))
             if end is not None:
                 if self.inbox.close_unless_steered():
                     status = (

@@ -77,7 +77,7 @@ def catalogs(tmp_path) -> tuple[KnowledgeCatalog, SkillCatalog]:
     return knowledge, skill_catalog
 
 
-def make_run(tmp_path, phone, driver, catalogs, *, goal="Have a look around.") -> TaskRun:
+def make_run(tmp_path, phone, model, catalogs, *, goal="Have a look around.") -> TaskRun:
     knowledge, skills = catalogs
     spec = RunSpec(goal=goal, provenance=RunProvenance(RunOrigin.CLI, Attendance.UNATTENDED), conversation_id="c-k")
     caps = capabilities_for(spec, RunEnvironment(extra=[phone], knowledge=knowledge, skills=skills))
@@ -88,7 +88,7 @@ def make_run(tmp_path, phone, driver, catalogs, *, goal="Have a look around.") -
         knowledge=knowledge,
         skills=skills,
     )
-    return TaskRun(spec, driver.model, caps, opts)
+    return TaskRun(spec, model, caps, opts)
 
 
 def given_events(run: TaskRun) -> list[tuple[str, str, str]]:
@@ -129,7 +129,7 @@ async def test_the_first_screen_of_an_app_brings_its_knowledge_once_and_it_stays
             "Looked around.",
         ]
     )
-    run = make_run(tmp_path, phone, driver, catalogs)
+    run = make_run(tmp_path, phone, driver.model, catalogs)
     result = await run.run()
     assert result.status is OutcomeStatus.ANSWERED, driver.results
     requests = driver.model.requests
@@ -181,7 +181,7 @@ async def test_the_first_screen_of_an_app_brings_its_knowledge_once_and_it_stays
 async def test_a_task_that_names_the_app_gets_it_in_the_opening_and_not_again(tmp_path, phone, catalogs):
     package, name = KNOWN_APP
     driver = ListingDriver([step("phone_launch_app", app=name), step("phone_observe"), "Seen."])
-    run = make_run(tmp_path, phone, driver, catalogs, goal=f"Open the {name} and tell me what is on sale.")
+    run = make_run(tmp_path, phone, driver.model, catalogs, goal=f"Open the {name} and tell me what is on sale.")
     result = await run.run()
     assert result.status is OutcomeStatus.ANSWERED, driver.results
     opening = driver.model.requests[0].messages[0].text
@@ -201,7 +201,7 @@ async def test_a_compression_keeps_the_block(tmp_path, phone, catalogs):
     driver = ListingDriver([*steps, "Scrolled."])
     # A window just above the fixed part (system prompt + tools): the screens soon overflow it.
     driver.model.context_window = 11_000
-    run = make_run(tmp_path, phone, driver, catalogs)
+    run = make_run(tmp_path, phone, driver.model, catalogs)
     result = await run.run()
     assert result.status is OutcomeStatus.ANSWERED, driver.results
     done = compressions(run)
@@ -266,3 +266,31 @@ def test_recovery_puts_a_lost_block_back():
     assert block in fixed.restored
     texts = [p.text for m in (*fixed.compressed.head, *h.messages[c.cut :]) for p in m.parts if isinstance(p, Text)]
     assert texts.count(block) == 1
+
+
+async def test_the_block_sits_before_the_steps_screenshot_so_nothing_before_it_changes(tmp_path, phone, catalogs):
+    from mika.model.messages import Image
+    from mika.model.testing import Reply, ScriptedModel
+
+    package, name = KNOWN_APP
+    model = ScriptedModel(
+        [
+            Reply.calls(("phone_launch_app", {"app": name}), ("phone_screenshot", {})),
+            Reply.call("phone_observe"),
+            "Seen.",
+        ]
+    )
+    run = make_run(tmp_path, phone, model, catalogs)
+    result = await run.run()
+    assert result.status is OutcomeStatus.ANSWERED
+    first, second = model.requests[1], model.requests[2]
+    parts = first.messages[-1].parts
+    kinds = [type(p).__name__ for p in parts]
+    assert kinds == ["ToolResult", "ToolResult", "Text", "Image", "Text"], kinds
+    assert head(package) in parts[2].text and isinstance(parts[3], Image)
+    at = len(first.messages) - 1
+    # Next request: the screenshot became a line, after the block; everything up to the block is the same.
+    assert second.messages[:at] == first.messages[:at]
+    assert second.messages[at].parts[:3] == parts[:3]
+    assert not isinstance(second.messages[at].parts[3], Image)
+    assert places(second, package) == [(at, 2)]
