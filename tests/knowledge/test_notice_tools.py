@@ -171,3 +171,14 @@ def test_the_tools_are_read_only_and_offered_only_with_their_catalogs(knowledge,
     assert names(only_skills)[-2:] == ["skill_search", "skill_read"] and "knowledge_read" not in names(only_skills)
     assert isinstance(both.tools()[-3], KnowledgeRead)
     assert Path(skills.get("reply-to-chat").path).name == "SKILL.md"
+
+
+async def test_a_skill_with_many_files_names_only_the_first_forty(tmp_path):
+    root = tmp_path / "many"
+    skill(root, "big-skill", "Many files.")
+    for i in range(45):
+        (root / "big-skill" / f"f{i:02d}.md").write_text("x", encoding="utf-8")
+    skills = SkillCatalog.load([(root, "user")])
+    out = await SkillRead(skills).run({"name": "big-skill"}, ctx_with(NoticePolicy(), []))
+    assert out.text.endswith("f39.md and 5 more")
+    assert "f40.md" not in out.text

@@ -25,6 +25,7 @@ SEARCH_LIMIT = 8
 MAX_QUERY = 200
 # A file beside a skill is read whole into the context, so it must stay small.
 MAX_SKILL_FILE = 32 * 1024
+MAX_LISTED = 40  # a folder full of files is named in part, not poured into the context
 
 _ALREADY = {
     "task": "it is in your opening context, above the task",
@@ -229,7 +230,10 @@ class SkillRead(AgentTool):
         lines = [f"Skill {skill.name} ({skill.origin}): {' '.join(skill.description.split())}", "", skill.body]
         files = skill.files()
         if files:
-            lines += ["", "Files beside it (skill_read with file= reads one): " + ", ".join(files)]
+            shown = ", ".join(files[:MAX_LISTED]) + (
+                f" and {len(files) - MAX_LISTED} more" if len(files) > MAX_LISTED else ""
+            )
+            lines += ["", "Files beside it (skill_read with file= reads one): " + shown]
         return ToolOutcome(text="\n".join(lines))
 
 
