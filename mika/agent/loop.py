@@ -5,7 +5,9 @@ ask the model (a steer cancels and re-asks; an overflow is retried once, harsher
 reply without tool calls is the answer (after TurnPolicy, grounding and a last look at
 the inbox under its lock) → otherwise, the first time a UI run wants to act, IntentGate
 may turn it into a chat reply → each call goes through the ActionExecutor, results go
-back into the history (with StuckAdvice when going in circles), StopRules may end the run.
+back into the history (with StuckAdvice when going in circles, and after them the
+knowledge of an app or site the step read for the first time: NoticePolicy), StopRules
+may end the run.
 """
 
 from __future__ import annotations
