@@ -143,7 +143,7 @@ class ContextCompressor:
         first_turn = starts[0]
         head: list[Message] = list(msgs[:first_turn])  # the opening, verbatim
         pending: list[str] = []
-        user_texts = set(history.user_texts)
+        user_texts = set(history.user_texts) | set(history.kept_texts)
 
         def flush() -> None:
             if not pending:
@@ -209,7 +209,7 @@ class ContextCompressor:
             lines.append(f"- {step}: {call.name} {args} → {outcome}{ids}")
         if not assistant.tool_calls and said and not lv.short_lines:
             lines.append(f"- you said: {said[:120]}")
-        # The user's words stay verbatim, in their place among the steps.
+        # The user's words (and kept context blocks) stay verbatim, in their place among the steps.
         for m in users:
             for p in m.parts:
                 if isinstance(p, Text) and p.text in user_texts:

@@ -45,6 +45,9 @@ class History:
     user_texts: list[str] = field(default_factory=list)
     # Assistant message indexes whose calls asked the user (ask / confirm / takeover).
     exchanges: set[int] = field(default_factory=set)
+    # Context blocks added mid-run (app / site knowledge): like the user's words, never
+    # trimmed or folded, and put back by ContextRecovery if a level lost one.
+    kept_texts: list[str] = field(default_factory=list)
     results: dict[str, ResultInfo] = field(default_factory=dict)
     # Bumped on every append: "new input since the last compression" is a change here.
     version: int = 0

@@ -5,7 +5,9 @@ ask the model (a steer cancels and re-asks; an overflow is retried once, harsher
 reply without tool calls is the answer (after TurnPolicy, grounding and a last look at
 the inbox under its lock) → otherwise, the first time a UI run wants to act, IntentGate
 may turn it into a chat reply → each call goes through the ActionExecutor, results go
-back into the history (with StuckAdvice when going in circles), StopRules may end the run.
+back into the history (with StuckAdvice when going in circles, and after them the
+knowledge of an app or site the step read for the first time: NoticePolicy), StopRules
+may end the run.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from typing import Any
 
 from mika.action.executor import ActionExecutor
 from mika.action.origin import Origin
-from mika.agent.context import CompressionDone, ContextBuilder
+from mika.agent.context import CompressionDone, ContextBuilder, context_block
 from mika.agent.grounding import Grounding
 from mika.agent.history import ResultInfo, ResultKind
 from mika.agent.intent_gate import Intent, IntentGate
@@ -25,11 +27,20 @@ from mika.agent.model_caller import ModelCaller, RunCancelled
 from mika.agent.stop_rules import Stop, StopRules
 from mika.agent.stuck_advice import StuckAdvice
 from mika.agent.turn_policy import TurnPolicy
+from mika.knowledge.notice import Given, NoticePolicy
 from mika.model.errors import ModelError
 from mika.model.messages import Image, Message, ModelRequest, ModelResponse, Part, Text, ToolCall, ToolResult, Usage
 from mika.observe.evidence import AnswerSources
 from mika.observe.observation import Observation, ObsKind, Trust
-from mika.record.events import Compressed, GroundingChecked, IntentJudged, ObservationMade, RunEvent, SourcesChosen
+from mika.record.events import (
+    Compressed,
+    GroundingChecked,
+    IntentJudged,
+    KnowledgeGiven,
+    ObservationMade,
+    RunEvent,
+    SourcesChosen,
+)
 from mika.resources import prompt
 from mika.runtypes.inbox import RunInbox
 from mika.runtypes.result import OutcomeStatus, RunResult
@@ -61,6 +72,7 @@ class AgentLoop:
         stuck_advice: StuckAdvice | None = None,
         intent_gate: IntentGate | None = None,
         review_final_answer: bool = False,
+        notices: NoticePolicy | None = None,
     ) -> None:
         self.context = context
         self.caller = caller
@@ -76,6 +88,9 @@ class AgentLoop:
         self.review_final_answer = review_final_answer
         self._review_given = False
         self._place = ""  # the last place a read came from, for the runtime state
+        # Which knowledge the model gets and when (seed §11); None: no knowledge in this run.
+        self.notices = notices
+        self._found: list[Given] = []  # knowledge found by this step's reads
         self.state = LoopState()
         self.spec = context.spec
         self.turn_policy.user_said(self.spec.goal)
@@ -127,7 +142,22 @@ class AgentLoop:
             self.context.calibrate(request, response.usage)
         return response
 
+    def _given(self, given: Given) -> None:
+        self.emit(KnowledgeGiven(**self._base(), id=given.entry.id, origin=given.entry.origin, reason=given.reason))
+
+    def _knowledge_found(self) -> list[Text]:
+        """This step's new knowledge blocks, appended after its results: the history only
+        grows, so no earlier byte changes, and the block is kept through compressions."""
+        blocks = [Text(context_block(*g.block)) for g in self._found]
+        for g in self._found:
+            self._given(g)
+        self._found.clear()
+        self.context.history.kept_texts.extend(b.text for b in blocks)
+        return blocks
+
     async def _run(self) -> RunResult:
+        for given in self.notices.opened if self.notices is not None else ():
+            self._given(given)  # the opening message holds these
         while True:
             if self.inbox.cancelled.is_set():
                 raise RunCancelled()
@@ -194,6 +224,11 @@ class AgentLoop:
             note = self.turn_policy.budget_note(self.state.step, self.spec.step_budget)
             if note:
                 results.append(Text(note))
+            # New knowledge goes after the results but before this step's screenshot: the
+            # image becomes a text line in the next request, and no byte before a kept
+            # block may change.
+            at = next((i for i, p in enumerate(results) if isinstance(p, Image)), len(results))
+            results[at:at] = self._knowledge_found()
             self.context.history.add_user(*results, Text(self.context.runtime_state(self.state.step, self._place)))
             if end is not None:
                 if self.inbox.close_unless_steered():
@@ -253,6 +288,9 @@ class AgentLoop:
                 self.emit(ObservationMade(**self._base(), observation=obs.as_dict()))
                 if obs.place is not None and obs.kind is ObsKind.READ:
                     self._place = obs.place.label or obs.place.id
+                    found = self.notices.after_read(obs.place) if self.notices is not None else None
+                    if found is not None:
+                        self._found.append(found)
             if outcome.image is not None:
                 image = outcome.image
             self.turn_policy.after_call(tool, outcome)

@@ -2,9 +2,9 @@
 
 The compressor is built to keep the opening context and the user's words; this is the
 check behind it, so a bug in a level (or a future level) cannot silently drop the task.
-The opening message goes back first, whole; any of the user's words still missing are
-put back at the end of the compressed head, in the order they were said, so they sit
-before the live turns that followed them.
+The opening message goes back first, whole; any of the user's words (or a knowledge block
+given mid-run, `History.kept_texts`) still missing are put back at the end of the
+compressed head, so they sit before the live turns that followed them.
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ class ContextRecovery:
             head = [Message("user", opening.parts + tuple(p for p in extra if p not in opening.parts)), *rest]
             restored.append("opening")
         present = _texts(head) + "\n" + _texts(tail)
-        missing = [t for t in history.user_texts if t not in present]
+        missing = [t for t in (*history.user_texts, *history.kept_texts) if t not in present]
         if missing:
             at = max(i for i, m in enumerate(head) if m.role == "user")
             head[at] = Message("user", head[at].parts + tuple(Text(t) for t in missing))

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from mika.assembly.device import DeviceChoice
     from mika.assembly.live_display import DisplayVideo, LiveDisplay
     from mika.cap.phone.display.input import DisplayInput, TaskMover
+    from mika.knowledge.catalog import KnowledgeCatalog, SkillCatalog
     from mika.run.conversations import ConversationStore
     from mika.run.outbox import Outbox
     from mika.run.task_center import RunFactory, TaskCenter
@@ -40,7 +41,15 @@ if TYPE_CHECKING:
     from mika.tool.capability import Capability
 
 
-def run_options(settings: Settings, models: SelectedModels, state_dir: Path | None, **extra: Any) -> RunOptions:
+def run_options(
+    settings: Settings,
+    models: SelectedModels,
+    state_dir: Path | None,
+    *,
+    knowledge: KnowledgeCatalog | None = None,
+    skills: SkillCatalog | None = None,
+    **extra: Any,
+) -> RunOptions:
     """The options every face's runs get from one settings file (a redactor per run is
     added by the factory). The outcome judge is a side call, and a scripted model's
     replies are the run's: it is off for them whatever the config says."""
@@ -54,7 +63,10 @@ def run_options(settings: Settings, models: SelectedModels, state_dir: Path | No
     return RunOptions(
         autonomous=settings.autonomous,
         pace=run_pace(settings),
-        app_pace=AppPace(),
+        # One catalog for the pace, the run's knowledge and the lookup tools.
+        app_pace=AppPace(catalog=knowledge),
+        knowledge=knowledge,
+        skills=skills,
         state_dir=state_dir,
         judge_outcome=settings.judge_outcome and not models.scripted,
         review_final_answer=settings.review_final_answer,
@@ -97,6 +109,11 @@ class Assembly:
     device_problem: str = ""
     # The live phone of each run made here, by run id: the faces' way to the run's display.
     live: dict[str, LiveDisplay] = field(default_factory=dict, repr=False)
+    # App/site knowledge and skills, read once per process (user files before shipped ones).
+    knowledge: KnowledgeCatalog | None = field(default=None, repr=False)
+    skills: SkillCatalog | None = field(default=None, repr=False)
+    # Broken knowledge/skill files are told once, with the first run (then cleared).
+    catalog_problems: list[str] = field(default_factory=list, repr=False)
 
     @classmethod
     def open(
@@ -138,13 +155,27 @@ class Assembly:
                     models.close()
                 raise
             phone, device_problem = DeviceChoice(sdir, start_sim=start_sim), str(exc)
-        return cls(settings, sdir, models, phone, problem, device_problem)
+        asm = cls(settings, sdir, models, phone, problem, device_problem)
+        asm.load_catalogs()
+        return asm
+
+    def load_catalogs(self) -> None:
+        """Read the knowledge and skill folders once; a broken file is skipped, named
+        (file and line) in `catalog_problems` for the first run to tell the user."""
+        from mika.knowledge.catalog import KnowledgeCatalog, SkillCatalog
+        from mika.run.ui_text import t
+
+        self.knowledge = KnowledgeCatalog.load()
+        self.skills = SkillCatalog.load()
+        self.catalog_problems = [
+            t("knowledge_skipped", problem=str(p)) for p in (*self.knowledge.problems, *self.skills.problems)
+        ]
 
     # -- runs ---------------------------------------------------------------------------------
 
     def run_options(self) -> RunOptions:
         assert self.models is not None, "no model: check model_problem before making runs"
-        return run_options(self.settings, self.models, self.state_dir)
+        return run_options(self.settings, self.models, self.state_dir, knowledge=self.knowledge, skills=self.skills)
 
     def make_run(self, spec: RunSpec) -> TaskRun:
         """The run factory: one TaskRun for `spec`, on the phone chosen now."""
@@ -171,12 +202,15 @@ class Assembly:
                 pace=run_pace(self.settings),
             )
 
-        options = replace(self.run_options(), redactor=redactor)
+        told, self.catalog_problems = tuple(self.catalog_problems), []
+        options = replace(self.run_options(), redactor=redactor, start_notices=told)
         env = RunEnvironment(
             autonomous=self.settings.autonomous,
             state_dir=self.state_dir,
             phone=opener if phone.serial else None,
             memory=options.memory,
+            knowledge=self.knowledge,
+            skills=self.skills,
         )
         caps = capabilities_for(spec, env)
         run = TaskRun(spec, self.models.main, caps, options, light=self.models.light)

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from mika.cap.general import GeneralCapability
+from mika.knowledge.catalog import KnowledgeCatalog, SkillCatalog
 from mika.memory.store import MemoryStore
 from mika.memory.utterances import NOT_THE_USER
 from mika.runtypes.spec import RunSpec
@@ -27,6 +28,9 @@ class RunEnvironment:
     extra: Sequence[Capability] = field(default_factory=tuple)
     # [memory] use: the store memory_search/memory_save work on; None: no memory tools.
     memory: MemoryStore | None = None
+    # The catalogs behind knowledge_search/_read and skill_search/_read; None: no such tools.
+    knowledge: KnowledgeCatalog | None = None
+    skills: SkillCatalog | None = None
 
 
 def capabilities_for(spec: RunSpec, env: RunEnvironment) -> list[Capability]:
@@ -37,6 +41,8 @@ def capabilities_for(spec: RunSpec, env: RunEnvironment) -> list[Capability]:
         history_from=history,
         memory=env.memory,
         memory_writes=spec.provenance.origin not in NOT_THE_USER,
+        knowledge=env.knowledge,
+        skills=env.skills,
     )
     caps: list[Capability] = [general]
     if env.phone is not None and (not wanted or "phone" in wanted):

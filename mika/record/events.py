@@ -250,6 +250,18 @@ class Notice(RunEvent):
 
 
 @dataclass(frozen=True, kw_only=True)
+class KnowledgeGiven(RunEvent):
+    """App or site knowledge handed to the model: at the start because the task named it
+    ("task"), when the run first read a screen of the app ("screen") or a page of the
+    site ("page"), or because the model asked for it ("read")."""
+
+    type: ClassVar[str] = "knowledge_given"
+    id: str
+    origin: str = ""  # user | shipped
+    reason: str = ""  # task | screen | page | read
+
+
+@dataclass(frozen=True, kw_only=True)
 class DisplayChosen(RunEvent):
     """Which phone display the run works on, once decided (and again if it is made anew):
     the record's word on whether the run had its own display or fell back to the main one."""

@@ -27,6 +27,8 @@ from mika.agent.model_caller import ModelCaller, side_call
 from mika.agent.outcome_judge import OutcomeJudge
 from mika.agent.stop_summary import StopSummary, read_record
 from mika.agent.system_prompt import SystemPrompt
+from mika.knowledge.catalog import KnowledgeCatalog, SkillCatalog
+from mika.knowledge.notice import NoticePolicy
 from mika.memory.context import memory_block
 from mika.memory.extractor import EXTRACT_TIMEOUT_S, MemoryExtractor
 from mika.memory.store import MemoryStore
@@ -35,6 +37,7 @@ from mika.model.retry import RetryPolicy
 from mika.observe.evidence import EvidenceLedger
 from mika.record.events import (
     MemoryRemembered,
+    Notice,
     OutcomeJudged,
     PhaseChanged,
     RunEvent,
@@ -92,6 +95,11 @@ class RunOptions:
     # the light model (main as fallback) proposes items from the user's words. A side call:
     # the assembly leaves it off for a scripted model.
     memory_extract: bool = False
+    # App/site knowledge and skills, loaded once per process by the assembly; None: none.
+    knowledge: KnowledgeCatalog | None = None
+    skills: SkillCatalog | None = None
+    # Lines for the user at the run's start (broken knowledge files), as warning notices.
+    start_notices: tuple[str, ...] = ()
 
 
 class TaskRun:
@@ -203,6 +211,10 @@ class TaskRun:
                 display=next((dict(d) for c in self.capabilities if (d := getattr(c, "display_plan", None))), {}),
             )
         )
+        for line in opts.start_notices:
+            self.emit(
+                Notice(run_id=self.spec.id, conversation_id=self.spec.conversation_id, level="warning", text=line)
+            )
         try:
             result = await self._run_loop()
         except Exception as exc:  # never a traceback: the run ends failed and recorded
@@ -237,7 +249,9 @@ class TaskRun:
         executor = ActionExecutor(
             registry, groups, dispatcher, approval, pacing, read_only=self.spec.read_only, screen_pace=screen_pace
         )
-        services = services_by_type([approval, *(s for cap in self.capabilities for s in cap.services())])
+        # Per run: which knowledge was given (the loop and the lookup tools share it).
+        notices = NoticePolicy(opts.knowledge, opts.skills)
+        services = services_by_type([approval, notices, *(s for cap in self.capabilities for s in cap.services())])
         sections: dict[str, str] = {}
         for cap in self.capabilities:
             section = cap.prompt_section()
@@ -264,7 +278,8 @@ class TaskRun:
             SystemPrompt(sections),
             groups,
             window=self.model.context_window,
-            extra_context=(block,) if block else (),
+            # Seed §7 zone 1, in its order: memory, then app/site knowledge and the skill index.
+            extra_context=((block,) if block else ()) + notices.opening_context(self.spec.goal),
         )
         self._evidence = evidence
         caller = ModelCaller(
@@ -285,6 +300,7 @@ class TaskRun:
             emit=self.emit,
             intent_gate=IntentGate(self.light),
             review_final_answer=opts.review_final_answer,
+            notices=notices,
         )
         self.executor = executor
         self._set_phase(RunPhase.RUNNING)

@@ -37,6 +37,7 @@ TEXTS: dict[str, dict[str, str]] = {
         "not_paid": "Not paid: a payment step in this task was refused or nobody could approve it, so nothing was paid.",
         "memory_remembered": "remembered {id} ({kind}): {text} — undo: mika memory forget {id}",
         "memory_pending": "saved {id} ({kind}), waiting for approval: {text} — mika memory approve {id}",
+        "knowledge_skipped": "Skipped a broken knowledge or skill file — {problem}. Fix it (`mika knowledge check` / `mika skills check` show every problem); the rest is used.",
     },
     "zh": {
         "interrupted_turn": "任务中断了，可以重新发起。",
@@ -65,6 +66,7 @@ TEXTS: dict[str, dict[str, str]] = {
         "not_paid": "未付款：这个任务里的付款步骤被拒绝或无人能批准，没有付任何钱。",
         "memory_remembered": "已记住 {id}（{kind}）：{text} —— 撤销：mika memory forget {id}",
         "memory_pending": "已保存 {id}（{kind}），等待批准：{text} —— mika memory approve {id}",
+        "knowledge_skipped": "跳过了一个有错的知识或技能文件——{problem}。请改正（`mika knowledge check` / `mika skills check` 会列出所有问题）；其余的照常使用。",
     },
 }
 

@@ -1,4 +1,5 @@
-"""General tools, always offered: asking, handing over, ending, waiting, confirming."""
+"""General tools, always offered: asking, handing over, ending, waiting, confirming, and
+looking up knowledge and skills when the catalogs are loaded."""
 
 from __future__ import annotations
 
@@ -8,9 +9,11 @@ from pathlib import Path
 from mika.cap.general.ask_user import AskUser, HandToUser
 from mika.cap.general.confirmation import RequestConfirmation
 from mika.cap.general.history import HistoryRead
+from mika.cap.general.lookup import lookup_tools
 from mika.cap.general.memory_tools import MemorySave, MemorySearch
 from mika.cap.general.outcome_tools import EndNotDone
 from mika.cap.general.wait import Wait
+from mika.knowledge.catalog import KnowledgeCatalog, SkillCatalog
 from mika.memory.store import MemoryStore
 from mika.tool.declaration import AgentTool
 
@@ -27,6 +30,8 @@ class GeneralCapability:
         history_from: Path | None = None,
         memory: MemoryStore | None = None,
         memory_writes: bool = True,
+        knowledge: KnowledgeCatalog | None = None,
+        skills: SkillCatalog | None = None,
     ) -> None:
         # request_confirmation exists only while asking (not autonomous).
         self._confirmations = confirmations
@@ -37,6 +42,9 @@ class GeneralCapability:
         # memory_save through the registry (it is a write).
         self._memory = memory
         self._memory_writes = memory_writes
+        # knowledge_* / skill_* exist when the assembly loaded the catalogs.
+        self._knowledge = knowledge
+        self._skills = skills
 
     def tools(self) -> Sequence[AgentTool]:
         tools: list[AgentTool] = [AskUser(), EndNotDone(), Wait(), HandToUser()]
@@ -44,6 +52,7 @@ class GeneralCapability:
             tools.insert(1, RequestConfirmation())
         if self._history_from is not None:
             tools.append(HistoryRead(self._history_from))
+        tools += lookup_tools(self._knowledge, self._skills)
         if self._memory is not None:
             tools.append(MemorySearch(self._memory))
             if self._memory_writes:

@@ -134,7 +134,14 @@ class SkillDrafts:
     # -- changing ----------------------------------------------------------------
 
     def add(
-        self, name: str, description: str, body: str, *, run_id: str, goal: str, taken: frozenset[str] | set[str] = frozenset()
+        self,
+        name: str,
+        description: str,
+        body: str,
+        *,
+        run_id: str,
+        goal: str,
+        taken: frozenset[str] | set[str] = frozenset(),
     ) -> SkillDraft:
         """Store a new pending draft; a name already in use (or in `taken`: skills shipped
         or the user's own) gets a suffix. Raises DraftError for an invalid name or description."""
