@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from mika.cap.general import GeneralCapability
-from mika.runtypes.spec import RunSpec
+from mika.memory.store import MemoryStore
+from mika.runtypes.spec import RunOrigin, RunSpec
 from mika.tool.capability import Capability
 
 
@@ -23,12 +24,20 @@ class RunEnvironment:
     phone: Callable[[], Capability] | None = None
     # Extra capabilities handed in by the caller (tests, embedding programs).
     extra: Sequence[Capability] = field(default_factory=tuple)
+    # [memory] use: the store memory_search/memory_save work on; None: no memory tools.
+    memory: MemoryStore | None = None
 
 
 def capabilities_for(spec: RunSpec, env: RunEnvironment) -> list[Capability]:
     wanted = set(spec.capabilities)
     history = env.state_dir if spec.conversation_id and env.state_dir is not None else None
-    caps: list[Capability] = [GeneralCapability(confirmations=not env.autonomous, history_from=history)]
+    general = GeneralCapability(
+        confirmations=not env.autonomous,
+        history_from=history,
+        memory=env.memory,
+        memory_writes=spec.provenance.origin is not RunOrigin.CHILD,
+    )
+    caps: list[Capability] = [general]
     if env.phone is not None and (not wanted or "phone" in wanted):
         caps.append(env.phone())
     for cap in env.extra:

@@ -15,6 +15,15 @@ from dataclasses import dataclass
 from mika.memory.text import names, numbers, terms
 
 MOST = 2 / 3  # share of the text's content terms the words must hold
+# How a memory is phrased ("prefers", "usually", "喜欢"), not what it is about: a screen
+# showing one of these words does not make a save that adds it screen words.
+_PHRASING = frozenset(
+    terms(
+        "prefer prefers preferred like likes love loves usual usually use uses want wants need needs "
+        "take takes live lives work works call calls called name named favourite favorite often every "
+        "喜欢 偏好 常用 总是 习惯 通常 每天"
+    )
+)
 
 
 @dataclass(frozen=True)
@@ -42,7 +51,7 @@ def support(text: str, words: Iterable[str], read: Iterable[str] = ()) -> Suppor
         return Support(False, missing_names, "name")
     missing = tuple(dict.fromkeys(t for t in wanted if t not in said_terms))
     read_terms = set(terms("\n".join(read)))
-    from_screen = tuple(t for t in missing if t in read_terms)
+    from_screen = tuple(t for t in missing if t in read_terms and t not in _PHRASING)
     if from_screen:
         return Support(False, from_screen, "screen")
     if len([t for t in wanted if t in said_terms]) < MOST * len(wanted):

@@ -279,6 +279,15 @@ class OutcomeJudged(RunEvent):
 
 
 @dataclass(frozen=True, kw_only=True)
+class MemoryRemembered(RunEvent):
+    """Items the memory extractor stored after the run, from the user's own words:
+    each {"id", "kind", "text", "status"} (a procedure's status is "pending")."""
+
+    type: ClassVar[str] = "memory_remembered"
+    items: tuple[dict[str, str], ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
 class GroundingChecked(RunEvent):
     """Whether the answer's numbers, ids and quotes were found in what was read."""
 

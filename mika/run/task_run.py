@@ -22,14 +22,18 @@ from mika.action.pacing import OutwardPacing
 from mika.agent.context import ContextBuilder
 from mika.agent.intent_gate import IntentGate
 from mika.agent.loop import AgentLoop
-from mika.agent.model_caller import ModelCaller
+from mika.agent.model_caller import ModelCaller, side_call
 from mika.agent.outcome_judge import OutcomeJudge
 from mika.agent.stop_summary import StopSummary, read_record
 from mika.agent.system_prompt import SystemPrompt
+from mika.memory.context import memory_block
+from mika.memory.extractor import EXTRACT_TIMEOUT_S, MemoryExtractor
+from mika.memory.store import MemoryStore
 from mika.model.base import Model
 from mika.model.retry import RetryPolicy
 from mika.observe.evidence import EvidenceLedger
 from mika.record.events import (
+    MemoryRemembered,
     OutcomeJudged,
     PhaseChanged,
     RunEvent,
@@ -74,6 +78,12 @@ class RunOptions:
     judge_outcome: bool | None = None
     # The seed's final check (send an answer with unread facts back once); off by default.
     review_final_answer: bool = False
+    # [memory] use: the store whose relevant items open the run; None: no memory.
+    memory: MemoryStore | None = None
+    # [memory] auto_extract: after an answered run of a conversation that read no web page,
+    # the light model (main as fallback) proposes items from the user's words. A side call:
+    # the assembly leaves it off for a scripted model.
+    memory_extract: bool = False
 
 
 class TaskRun:
@@ -240,7 +250,15 @@ class TaskRun:
         )
         # Composite tools (do_steps) send their sub-actions back through the executor.
         ctx.perform = executor.perform
-        context = ContextBuilder(self.spec, SystemPrompt(sections), groups, window=self.model.context_window)
+        block = memory_block(opts.memory, self.spec.goal)
+        context = ContextBuilder(
+            self.spec,
+            SystemPrompt(sections),
+            groups,
+            window=self.model.context_window,
+            extra_context=(block,) if block else (),
+        )
+        self._evidence = evidence
         caller = ModelCaller(
             self.model,
             self.inbox,
@@ -263,6 +281,31 @@ class TaskRun:
         self.executor = executor
         self._set_phase(RunPhase.RUNNING)
         return await self.loop.run()
+
+    async def _remember(self, result: RunResult) -> None:
+        """Memory extraction (seed §12): never fails the run, never delays its answer (the
+        result was saved for delivery above)."""
+        opts = self.options
+        if opts.memory is None or not opts.memory_extract or result.status is not OutcomeStatus.ANSWERED:
+            return
+        evidence = getattr(self, "_evidence", None)
+        try:
+            models = [self.light, self.model]
+            extractor = MemoryExtractor(lambda req: side_call(models, req, EXTRACT_TIMEOUT_S), opts.memory)
+            items = await extractor.run(self.spec, evidence)
+        except Exception:
+            log.exception("memory extraction of run %s failed", self.spec.id)
+            return
+        if items:
+            self.emit(
+                MemoryRemembered(
+                    run_id=self.spec.id,
+                    conversation_id=self.spec.conversation_id,
+                    items=tuple(
+                        {"id": i.id, "kind": i.kind.value, "text": i.text, "status": i.status.value} for i in items
+                    ),
+                )
+            )
 
     def _save_result(self, result: RunResult) -> None:
         """Hand the result to whoever delivers it (the task center: run store, turn,
@@ -319,6 +362,7 @@ class TaskRun:
                     why=verdict.why,
                 )
             )
+        await self._remember(result)
         for cap in self.capabilities:
             try:
                 await cap.close()

@@ -8,8 +8,10 @@ from pathlib import Path
 from mika.cap.general.ask_user import AskUser, HandToUser
 from mika.cap.general.confirmation import RequestConfirmation
 from mika.cap.general.history import HistoryRead
+from mika.cap.general.memory_tools import MemorySave, MemorySearch
 from mika.cap.general.outcome_tools import EndNotDone
 from mika.cap.general.wait import Wait
+from mika.memory.store import MemoryStore
 from mika.tool.declaration import AgentTool
 
 
@@ -18,11 +20,23 @@ class GeneralCapability:
     group = None
     surface = None  # no screen of its own
 
-    def __init__(self, *, confirmations: bool, history_from: Path | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        confirmations: bool,
+        history_from: Path | None = None,
+        memory: MemoryStore | None = None,
+        memory_writes: bool = True,
+    ) -> None:
         # request_confirmation exists only while asking (not autonomous).
         self._confirmations = confirmations
         # history_read exists only for runs of a conversation whose turns are on disk.
         self._history_from = history_from
+        # memory_search when [memory] use is on; memory_save too unless the run's words are
+        # not the user's (a child run's goal is its parent model's). Read-only runs lose
+        # memory_save through the registry (it is a write).
+        self._memory = memory
+        self._memory_writes = memory_writes
 
     def tools(self) -> Sequence[AgentTool]:
         tools: list[AgentTool] = [AskUser(), EndNotDone(), Wait(), HandToUser()]
@@ -30,6 +44,10 @@ class GeneralCapability:
             tools.insert(1, RequestConfirmation())
         if self._history_from is not None:
             tools.append(HistoryRead(self._history_from))
+        if self._memory is not None:
+            tools.append(MemorySearch(self._memory))
+            if self._memory_writes:
+                tools.append(MemorySave(self._memory))
         return tools
 
     def prompt_section(self) -> str | None:
