@@ -276,6 +276,25 @@ class TestSkillDrafts:
             assert learned["reply-to-chat"][1:3] == ["active", "good"]
             assert learned["check-parcel"][1:3] == ["retired", "bad"]
 
+    async def test_markup_in_a_drafted_body_is_shown_as_text(self, tmp_path):
+        # A draft is a model's text: markup in it must neither style nor act (a live
+        # [@click] would run an app action when clicked).
+        body = "# Steps\n1. [@click=app.quit]tap here[/] then [b]done\n2. \x1b[2J clear"
+        drafts_at(tmp_path).add(
+            "odd-draft", "Does [red]this[/red]. Use when testing.", body, run_id="r9", goal="[b]goal"
+        )
+        app = make_app(tmp_path)
+        async with app.run_test(size=SIZE) as pilot:
+            await open_memory(pilot)
+            assert rows(app, "#drafts-table")[0][1] == "Does [red]this[/red]. Use when testing."
+            app.screen.query_one("#drafts-table", DataTable).focus()
+            await pilot.press("enter")
+            await pilot.pause()
+            shown = text_of(app, "#draft-body")
+            assert "[@click=app.quit]tap here[/]" in shown and "[b]goal" in shown
+            assert "\x1b" not in shown  # terminal controls are removed
+            assert app.is_running
+
     async def test_a_broken_drafts_file_is_said(self, tmp_path):
         d = drafts_at(tmp_path)
         d.folder.mkdir(parents=True)
