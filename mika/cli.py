@@ -27,10 +27,13 @@ from mika.commands.devices import (
     pair_command,
 )
 from mika.commands.inspect import inspect_live_command
+from mika.commands.knowledge import knowledge_group
+from mika.commands.memory import memory_group
 from mika.commands.models import models_group
 from mika.commands.run import run_command
 from mika.commands.runs import runs_group
 from mika.commands.sim import sim_group
+from mika.commands.skills import skills_group
 from mika.commands.usage import usage_command
 from mika.config.errors import ConfigError
 from mika.config.paths import state_dir
@@ -123,12 +126,15 @@ cli.add_command(conversations_group)
 cli.add_command(models_group)
 cli.add_command(usage_command)
 cli.add_command(config_group)
+cli.add_command(knowledge_group)
+cli.add_command(skills_group)
 cli.add_command(devices_command)
 cli.add_command(connect_command)
 cli.add_command(disconnect_command)
 cli.add_command(pair_command)
 cli.add_command(inspect_live_command)
 cli.add_command(sim_group)
+cli.add_command(memory_group)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -21,7 +21,16 @@ from mika.action.approval import BLOCKED
 from mika.action.approval_summary import ScreenSummary
 from mika.exit_codes import ExitCode
 from mika.model.errors import ModelErrorKind
-from mika.record.events import Activity, ApprovalEvent, ModelFailed, Notice, RunEvent, ToolCalled, ToolFinished
+from mika.record.events import (
+    Activity,
+    ApprovalEvent,
+    MemoryRemembered,
+    ModelFailed,
+    Notice,
+    RunEvent,
+    ToolCalled,
+    ToolFinished,
+)
 from mika.run.borrowed import BorrowedLedger
 from mika.run.contracts import TaskRunLike
 from mika.run.conversations import ConversationStore
@@ -103,6 +112,11 @@ def _progress_line(event: RunEvent) -> str:
         return f"  model: {event.message}" + (f" (retrying in {event.retry_in_s:.0f}s)" if event.will_retry else "")
     if isinstance(event, (Activity, Notice)):
         return f"  {event.text}"
+    if isinstance(event, MemoryRemembered):
+        return "\n".join(
+            "  " + t("memory_pending" if i.get("status") == "pending" else "memory_remembered", **i)
+            for i in event.items
+        )
     return ""
 
 

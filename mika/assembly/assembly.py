@@ -45,8 +45,10 @@ def run_options(settings: Settings, models: SelectedModels, state_dir: Path | No
     added by the factory). The outcome judge is a side call, and a scripted model's
     replies are the run's: it is off for them whatever the config says."""
     from mika.knowledge.app_pace import AppPace
+    from mika.memory.store import MemoryStore
     from mika.run.task_run import RunOptions
 
+    memory = MemoryStore(state_dir / "memory.jsonl") if settings.memory_use and state_dir is not None else None
     return RunOptions(
         autonomous=settings.autonomous,
         pace=run_pace(settings),
@@ -54,6 +56,9 @@ def run_options(settings: Settings, models: SelectedModels, state_dir: Path | No
         state_dir=state_dir,
         judge_outcome=settings.judge_outcome and not models.scripted,
         review_final_answer=settings.review_final_answer,
+        memory=memory,
+        # A side call, like the judge: a scripted model's replies are the run's.
+        memory_extract=memory is not None and settings.memory_auto_extract and not models.scripted,
         **extra,
     )
 
@@ -154,10 +159,13 @@ class Assembly:
                 pace=run_pace(self.settings),
             )
 
-        env = RunEnvironment(
-            autonomous=self.settings.autonomous, state_dir=self.state_dir, phone=opener if phone.serial else None
-        )
         options = replace(self.run_options(), redactor=redactor)
+        env = RunEnvironment(
+            autonomous=self.settings.autonomous,
+            state_dir=self.state_dir,
+            phone=opener if phone.serial else None,
+            memory=options.memory,
+        )
         caps = capabilities_for(spec, env)
         run = TaskRun(spec, self.models.main, caps, options, light=self.models.light)
         live = bind_phone(caps, run, spec)

@@ -8,7 +8,8 @@ from pathlib import Path
 
 from mika.cap.general import GeneralCapability
 from mika.memory.store import MemoryStore
-from mika.runtypes.spec import RunOrigin, RunSpec
+from mika.memory.utterances import NOT_THE_USER
+from mika.runtypes.spec import RunSpec
 from mika.tool.capability import Capability
 
 
@@ -35,7 +36,7 @@ def capabilities_for(spec: RunSpec, env: RunEnvironment) -> list[Capability]:
         confirmations=not env.autonomous,
         history_from=history,
         memory=env.memory,
-        memory_writes=spec.provenance.origin is not RunOrigin.CHILD,
+        memory_writes=spec.provenance.origin not in NOT_THE_USER,
     )
     caps: list[Capability] = [general]
     if env.phone is not None and (not wanted or "phone" in wanted):

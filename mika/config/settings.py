@@ -2,7 +2,8 @@
 
 TOML at config_file() (see paths.py). Every key is documented in config.example.toml.
 A bad file names the file, the key and what was expected. Environment variables
-MIKA_LANGUAGE, MIKA_AUTONOMOUS, MIKA_PACE and MIKA_DEVICE override the file.
+MIKA_LANGUAGE, MIKA_AUTONOMOUS, MIKA_PACE, MIKA_DEVICE, MIKA_MEMORY_USE and
+MIKA_MEMORY_AUTO_EXTRACT override the file.
 """
 
 from __future__ import annotations
@@ -45,6 +46,10 @@ class Settings:
     # [phone] keep_apps_after_run: the run's apps move to the main screen at its end
     # (true) instead of being closed with its display (false, the default).
     keep_apps_after_run: bool = False
+    # [memory] use: memory_search/memory_save and the run-start memory block (seed: on).
+    memory_use: bool = True
+    # [memory] auto_extract: after an answered conversation run, remember what the user said (seed: on).
+    memory_auto_extract: bool = True
     # [providers.*] and [roles], parsed by mika.model.providers_config.
     raw: dict[str, Any] = field(default_factory=dict)
     # Keys the file has that Mika does not know, each a sentence ("… did you mean …?").
@@ -108,6 +113,8 @@ def parse_settings(data: dict[str, Any], file: Path | None = None) -> Settings:
         raise ConfigError(file, "run.max_parallel", "a number from 1 to 3", max_parallel)
     phone_display = _pick(data, "phone", "display", str, "virtual", file, PHONE_DISPLAYS)
     keep_apps_after_run = _pick(data, "phone", "keep_apps_after_run", bool, False, file)
+    memory_use = _env_bool("MIKA_MEMORY_USE", _pick(data, "memory", "use", bool, True, file))
+    memory_auto_extract = _env_bool("MIKA_MEMORY_AUTO_EXTRACT", _pick(data, "memory", "auto_extract", bool, True, file))
     keymap = data.get("keymap", {})
     if not isinstance(keymap, dict) or not all(isinstance(v, str) for v in keymap.values()):
         raise ConfigError(file, "keymap", 'a table of binding id = "key" strings', keymap)
@@ -124,6 +131,8 @@ def parse_settings(data: dict[str, Any], file: Path | None = None) -> Settings:
         keymap=dict(keymap),
         phone_display=phone_display,
         keep_apps_after_run=keep_apps_after_run,
+        memory_use=memory_use,
+        memory_auto_extract=memory_auto_extract,
         raw=data,
         warnings=tuple(unknown_keys(data)),
     )

@@ -18,6 +18,7 @@ KNOWN: dict[str, frozenset[str] | None] = {
     "phone": frozenset({"display", "keep_apps_after_run"}),
     "run": frozenset({"max_parallel", "judge_outcome", "review_final_answer"}),
     "ui": frozenset({"graphics"}),
+    "memory": frozenset({"use", "auto_extract"}),
     "keymap": None,
     "providers": None,
     "roles": None,

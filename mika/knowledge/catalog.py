@@ -57,17 +57,21 @@ def _files(root: Path, pattern: str) -> list[Path]:
         return []
 
 
-def mentions(text: str, word: str) -> int:
-    """Where `word` occurs in `text` as a name (-1: not at all). Latin names need word
-    edges ("qq" is not in "sqqr"); Chinese has none, so a substring is a mention."""
+def mention_spans(text: str, word: str) -> list[tuple[int, int]]:
+    """Where `word` occurs in `text` as a name. Latin names need word edges ("qq" is not in
+    "sqqr"); Chinese has none, so a substring is a mention."""
     w = fold(word).strip()
     if len(w) < 2:
-        return -1
+        return []
     t = fold(text)
-    if _ASCII.match(w):
-        found = re.search(rf"(?<![0-9a-z]){re.escape(w)}(?![0-9a-z])", t)
-        return found.start() if found else -1
-    return t.find(w)
+    pattern = rf"(?<![0-9a-z]){re.escape(w)}(?![0-9a-z])" if _ASCII.match(w) else re.escape(w)
+    return [(m.start(), m.end()) for m in re.finditer(pattern, t)]
+
+
+def mentions(text: str, word: str) -> int:
+    """The first place `word` is named in `text` (-1: nowhere)."""
+    spans = mention_spans(text, word)
+    return spans[0][0] if spans else -1
 
 
 @dataclass
@@ -127,14 +131,20 @@ class KnowledgeCatalog:
         return None
 
     def match_text(self, text: str) -> list[KnowledgeEntry]:
-        """Entries a task's words name (name, alias, package or domain), in the order named."""
-        found: list[tuple[int, str, KnowledgeEntry]] = []
+        """Entries a task's words name (name, alias, package or domain), in the order named.
+
+        A name inside a longer name of another entry does not count: "企业微信" is WeCom,
+        not WeChat too; "QQ音乐" is not QQ."""
+        spans: list[tuple[int, int, str]] = []
         for entry in self.entries_by_id.values():
-            spots = [mentions(text, w) for w in (entry.name, *entry.aliases, *entry.packages, *entry.domains)]
-            hits = [s for s in spots if s >= 0]
-            if hits:
-                found.append((min(hits), entry.id, entry))
-        return [e for _, _, e in sorted(found, key=lambda f: (f[0], f[1]))]
+            for word in (entry.name, *entry.aliases, *entry.packages, *entry.domains):
+                spans.extend((a, b, entry.id) for a, b in mention_spans(text, word))
+        first: dict[str, int] = {}
+        for a, b, entry_id in spans:
+            inside = any(x <= a and b <= y and (y - x) > (b - a) and other != entry_id for x, y, other in spans)
+            if not inside and (entry_id not in first or a < first[entry_id]):
+                first[entry_id] = a
+        return [self.entries_by_id[i] for i, _ in sorted(first.items(), key=lambda f: (f[1], f[0]))]
 
     def search(self, query: str, limit: int = 5) -> list[KnowledgeEntry]:
         scored: list[tuple[float, str, KnowledgeEntry]] = []

@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from mika.memory.store import MemoryFileError, MemoryItem, MemoryKind, MemoryRefused, MemoryStore
-from mika.memory.utterances import UserUtterances
+from mika.memory.utterances import NOT_THE_USER, UserUtterances
 from mika.model.messages import Message, ModelRequest, ModelResponse
 from mika.observe.evidence import EvidenceLedger
 from mika.resources import prompt
@@ -42,7 +42,7 @@ def read_web(evidence: EvidenceLedger | None) -> bool:
 
 
 def eligible(spec: RunSpec, evidence: EvidenceLedger | None) -> bool:
-    if not spec.conversation_id or spec.provenance.origin in (RunOrigin.TRIGGER, RunOrigin.CHILD):
+    if not spec.conversation_id or spec.provenance.origin in (RunOrigin.TRIGGER, *NOT_THE_USER):
         return False
     return not read_web(evidence)
 

@@ -28,6 +28,8 @@ from mika.runtypes.spec import RunOrigin, RunSpec
 # A common stretch this long (in characters, normal form) between a user's message and
 # something read before it is a quote of it, not the user's own words.
 QUOTE_CHARS = 12
+# Runs whose goal is not the user's own words.
+NOT_THE_USER = frozenset({RunOrigin.CHILD, RunOrigin.MCP})
 
 
 @dataclass(frozen=True)
@@ -41,6 +43,7 @@ def _mask_quotes(said: str, read: Sequence[str]) -> str:
     occurs in one of `read` blanked."""
     text = normal(said).lower()
     keep = list(text)
+    masked = False
     for other in read:
         other = normal(other).lower()
         if len(other) < QUOTE_CHARS:
@@ -49,7 +52,9 @@ def _mask_quotes(said: str, read: Sequence[str]) -> str:
         for block in matcher.get_matching_blocks():
             if block.size >= QUOTE_CHARS:
                 keep[block.a : block.a + block.size] = " " * block.size
-    return "".join(keep)
+                masked = True
+    # Untouched words are kept as the user wrote them (they become an item's source words).
+    return "".join(keep) if masked else said
 
 
 class UserUtterances:
@@ -61,8 +66,9 @@ class UserUtterances:
 
     @classmethod
     def from_run(cls, spec: RunSpec, evidence: EvidenceLedger | None = None) -> UserUtterances:
-        if spec.provenance.origin is RunOrigin.CHILD:
-            # A child's goal and answers are written by its parent model, not by the user.
+        if spec.provenance.origin in NOT_THE_USER:
+            # A child's goal is written by its parent model, an MCP run's by another agent:
+            # neither is the user speaking.
             return cls(())
         said: list[Utterance] = [Utterance(t.user, "earlier_turn") for t in spec.prior_turns]
         said.append(Utterance(spec.goal, "goal"))

@@ -35,6 +35,8 @@ TEXTS: dict[str, dict[str, str]] = {
         "mika": "Mika",
         "outcome": "outcome",
         "not_paid": "Not paid: a payment step in this task was refused or nobody could approve it, so nothing was paid.",
+        "memory_remembered": "remembered {id} ({kind}): {text} — undo: mika memory forget {id}",
+        "memory_pending": "saved {id} ({kind}), waiting for approval: {text} — mika memory approve {id}",
     },
     "zh": {
         "interrupted_turn": "任务中断了，可以重新发起。",
@@ -61,6 +63,8 @@ TEXTS: dict[str, dict[str, str]] = {
         "mika": "Mika",
         "outcome": "结局",
         "not_paid": "未付款：这个任务里的付款步骤被拒绝或无人能批准，没有付任何钱。",
+        "memory_remembered": "已记住 {id}（{kind}）：{text} —— 撤销：mika memory forget {id}",
+        "memory_pending": "已保存 {id}（{kind}），等待批准：{text} —— mika memory approve {id}",
     },
 }
 

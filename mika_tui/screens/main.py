@@ -20,6 +20,7 @@ from mika.observe.untrusted import unfence
 from mika.record import events as ev
 from mika.run.conversations import ConversationError, new_conversation_id
 from mika.run.task_center import CenterState, Submitted
+from mika.run.ui_text import t as core_text
 from mika_tui.bindings import localize
 from mika_tui.run_view import Card, RunView, format_elapsed
 from mika_tui.screens.dialogs import ConfirmDialog, PromptDialog, SourceDialog
@@ -276,6 +277,11 @@ class MainScreen(Screen):
             await chat.add_notice(e.text, error=e.level == "error")
         elif isinstance(e, ev.ModelFailed) and e.will_retry:
             await chat.add_notice(app.tr("model_retry", error=e.message, seconds=f"{e.retry_in_s:.0f}"))
+        elif isinstance(e, ev.MemoryRemembered):
+            # What the run remembered from the user's words, each with how to undo or approve it.
+            for item in e.items:
+                key = "memory_pending" if item.get("status") == "pending" else "memory_remembered"
+                await chat.add_notice(core_text(key, **item))
         if isinstance(e, (ev.ToolCalled, ev.ToolFinished, ev.RunOutcome, ev.ModelReplied)):
             self.query_one(Timeline).set_steps(view.steps)
         if view.card != card_before:

@@ -45,6 +45,8 @@ def _help(*args: str) -> tuple[str, dict]:
         ["sim", "--help"],
         ["inspect", "--help"],
         ["conversations", "--help"],
+        ["knowledge", "--help"],
+        ["skills", "--help"],
     ],
 )
 def test_help_loads_no_heavy_dependency(args):
@@ -69,5 +71,7 @@ def test_top_help_lists_every_group():
         "pair",
         "inspect",
         "sim",
+        "knowledge",
+        "skills",
     ]:
         assert f"  {name} " in out, f"{name} missing from mika --help:\n{out}"

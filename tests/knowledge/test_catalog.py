@@ -167,3 +167,22 @@ def test_terms_split_chinese_into_pairs_and_fold_width():
     assert terms("设置闹钟") == ["设置", "置闹", "闹钟"]
     assert terms("Ｗｉ-Ｆｉ and the 7:30 train") == ["wi-fi", "7", "30", "train"]
     assert terms("钟") == ["钟"]
+
+
+def test_a_name_inside_a_longer_name_of_another_app_does_not_count(tmp_path):
+    shipped = tmp_path / "shipped"
+    app(shipped, "com.tencent.mm", name="WeChat", extra="aliases: [微信]\n")
+    app(shipped, "com.tencent.wework", name="WeCom", extra="aliases: [企业微信]\n")
+    app(shipped, "com.tencent.mobileqq", name="QQ")
+    app(shipped, "com.tencent.qqmusic", name="QQ Music", extra="aliases: [QQ音乐]\n")
+    catalog = KnowledgeCatalog.load(roots(tmp_path))
+
+    def ids(text: str) -> list[str]:
+        return [e.id for e in catalog.match_text(text)]
+
+    assert ids("在企业微信里请假") == ["com.tencent.wework"]
+    assert ids("用QQ音乐放歌") == ["com.tencent.qqmusic"]
+    assert ids("play it on QQ Music") == ["com.tencent.qqmusic"]
+    # Both named on their own: both count.
+    assert ids("把企业微信的通知转到微信") == ["com.tencent.wework", "com.tencent.mm"]
+    assert ids("QQ音乐和QQ") == ["com.tencent.qqmusic", "com.tencent.mobileqq"]

@@ -234,3 +234,60 @@ async def test_memory_search_in_a_run(phone, store, tmp_path) -> None:
     )
     (res,) = out.results("memory_search")
     assert res.ok and item.id in res.text and "7:30" in res.text
+
+
+async def test_extracted_procedures_wait_for_approval_and_the_record_has_the_event(phone, store, tmp_path) -> None:
+    import json
+    from pathlib import Path
+
+    goal = "Book my train. Every time you book a train, pick a window seat in the 12306 app."
+    light = LightModel("procedure: pick a window seat in the 12306 app when booking a train\nnone")
+    out = await run_on_phone(phone, store, goal, ["Booked."], tmp_path=tmp_path, light=light, extract=True)
+    (item,) = store.items()
+    assert item.kind is MemoryKind.PROCEDURE and item.status is MemoryStatus.PENDING
+    (event,) = [e for e in out.events if isinstance(e, MemoryRemembered)]
+    assert event.items[0]["status"] == "pending"
+    record = Path(out.run.result.record_dir) / "events.jsonl"
+    rows = [json.loads(line) for line in record.read_text().splitlines()]
+    assert [r["items"][0]["id"] for r in rows if r["type"] == "memory_remembered"] == [item.id]
+    # Pending procedures are not in the next run's opening block until approved.
+    nxt = await run_on_phone(phone, store, "book a train", ["ok"], tmp_path=tmp_path)
+    assert "window seat" not in request_text(nxt.driver.model.requests[0])
+    store.approve(item.id)
+    nxt = await run_on_phone(phone, store, "book a train", ["ok"], tmp_path=tmp_path)
+    assert "window seat in the 12306 app" in request_text(nxt.driver.model.requests[0])
+
+
+async def test_a_memory_file_that_is_not_ours_never_stops_a_run(phone, tmp_path) -> None:
+    path = tmp_path / "state" / "memory.jsonl"
+    path.parent.mkdir()
+    path.write_text("my diary\n")
+    store = MemoryStore(path)
+    light = LightModel("fact: always takes the 7:30 train")
+    steps = [
+        step("memory_search", query="train"),
+        step("memory_save", kind="fact", text="Always takes the 7:30 train"),
+        "ok",
+    ]
+    out = await run_on_phone(phone, store, TRAIN_GOAL, steps, tmp_path=tmp_path, light=light, extract=True)
+    assert out.run.result.status.value == "answered"
+    assert [r.code for r in out.results("memory_search") + out.results("memory_save")] == ["memory_unavailable"] * 2
+    assert "not a Mika memory file" in out.results("memory_save")[0].text
+    assert path.read_text() == "my diary\n"
+
+
+async def test_an_mcp_run_has_no_user_words_to_save(phone, store, tmp_path) -> None:
+    light = LightModel("fact: always takes the 7:30 train")
+    out = await run_on_phone(
+        phone, store, TRAIN_GOAL, ["ok"], tmp_path=tmp_path, origin=RunOrigin.MCP, light=light, extract=True
+    )
+    assert "memory_save" not in {t.name for t in out.driver.model.requests[0].tools}
+    assert light.memory_requests() == [] and store.items() == []
+
+
+async def test_a_duplicate_save_says_where_it_already_is(phone, store, tmp_path) -> None:
+    item = store.add("fact", "Always takes the 7:30 train", "I always take the 7:30 train")
+    steps = [step("memory_save", kind="fact", text="always takes the 7:30 trains"), "ok"]
+    out = await run_on_phone(phone, store, TRAIN_GOAL, steps, tmp_path=tmp_path)
+    (res,) = out.results("memory_save")
+    assert res.code == "duplicate" and item.id in res.text

@@ -230,3 +230,41 @@ def test_item_round_trip() -> None:
     assert MemoryItem.from_dict(item.as_dict()) == MemoryItem(
         "m-abcdef", MemoryKind.PREFERENCE, "t", "w", "c", 1.0, MemoryStatus.PENDING, 1.0
     )
+
+
+def test_concurrent_writers_lose_nothing(tmp_path: Path) -> None:
+    import threading
+
+    path = tmp_path / "memory.jsonl"
+    words = [f"I prefer seat number {n} on trains" for n in range(12)]
+    errors: list[BaseException] = []
+
+    def add(text: str) -> None:
+        try:
+            # Each writer has its own store object, as the TUI and a run would.
+            MemoryStore(path).add("preference", text, text)
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=add, args=(w,)) for w in words]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert sorted(i.text for i in MemoryStore(path).items()) == sorted(words)
+
+
+def test_a_second_process_sees_the_lock(store: MemoryStore) -> None:
+    store.add("fact", "always takes the 7:30 train", TRAIN)
+    code = textwrap.dedent(
+        """
+        import sys
+        from mika.memory.store import MemoryStore
+        s = MemoryStore(sys.argv[1])
+        s.add("preference", "prefers aisle seats", "I prefer aisle seats")
+        print(len(s.items()))
+        """
+    )
+    out = subprocess.run([sys.executable, "-c", code, str(store.path)], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "2" and len(store.items()) == 2

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mika.memory.store import MemoryKind, MemoryRefused, MemoryStatus, MemoryStore
+from mika.memory.store import MemoryFileError, MemoryKind, MemoryRefused, MemoryStatus, MemoryStore
 from mika.memory.utterances import UserUtterances
 from mika.observe.observation import Observation, ObsKind, Place, Trust
 from mika.resources import prompt
@@ -56,6 +56,8 @@ class MemorySave(AgentTool):
             )
         except MemoryRefused as refused:
             return ToolOutcome.error(refused.code, _refusal(refused))
+        except MemoryFileError as exc:
+            return ToolOutcome.error("memory_unavailable", f"Memory can't be used now: {exc} Go on without it.")
         if item.status is MemoryStatus.PENDING:
             note = prompt("feedback/memory_pending.md").format(id=item.id)
         else:
@@ -93,7 +95,10 @@ class MemorySearch(AgentTool):
         self.store = store
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
-        found = self.store.search(str(args.get("query", "")))
+        try:
+            found = self.store.search(str(args.get("query", "")))
+        except MemoryFileError as exc:
+            return ToolOutcome.error("memory_unavailable", f"Memory can't be used now: {exc} Go on without it.")
         if not found:
             return ToolOutcome(text="Nothing remembered matches that.", data={"ids": []})
         text = "\n".join(f"- [{i.id}] {i.kind.value}: {i.text}" for i in found)
