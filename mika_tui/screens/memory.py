@@ -75,9 +75,9 @@ class MemoryScreen(SubScreen):
         return SkillDrafts(self.mika.deps.state_dir / "skill_drafts", learned_skills_dir())
 
     def memory_on(self) -> bool:
-        # `[memory] use` (engineer mem's setting, default on as the seed says); a Settings
-        # without the field is an older build where memory was never turned off.
-        return bool(getattr(self.mika.deps.settings, "memory_use", True))
+        # `[memory] use`: off, runs neither read nor save memory; what is kept is still listed
+        # here so the user can forget it.
+        return self.mika.deps.settings.memory_use
 
     # -- layout -------------------------------------------------------------------------
 

@@ -169,6 +169,19 @@ class TestMemory:
             assert isinstance(app.screen, MemoryScreen)  # no dialog for nothing
             assert "Pick a memory item first" in text_of(app, "#memory-message")
 
+    async def test_memory_off_says_so_and_how_to_turn_it_on(self, tmp_path):
+        from mika.config.settings import Settings
+
+        three_items(tmp_path)
+        app = make_app(tmp_path, settings=Settings(language="en", memory_use=False))
+        async with app.run_test(size=SIZE) as pilot:
+            await open_memory(pilot)
+            note = text_of(app, "#memory-note")
+            assert "Memory is off" in note and "use = true" in note and "[memory]" in note
+            assert "MIKA_MEMORY_USE=1" in note
+            # What was kept before stays listed, so it can still be forgotten.
+            assert len(rows(app, "#memory-table")) == 3
+
     async def test_a_file_that_is_not_ours_is_said_and_left_alone(self, tmp_path):
         path = tmp_path / "state" / "mika" / "memory.jsonl"
         path.parent.mkdir(parents=True, exist_ok=True)
