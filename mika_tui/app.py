@@ -33,6 +33,7 @@ class MikaApp(App):
     BINDINGS = [
         Binding("ctrl+c", "quit_request", "b_quit", id="app.quit", tooltip="b_quit", priority=True, show=False),
         Binding("f1", "open('settings')", "b_settings", id="app.settings", tooltip="b_settings", show=False),
+        Binding("f4", "open('memory')", "b_memory", id="app.memory", tooltip="b_memory", show=False),
     ]
 
     def __init__(self, deps: AppDeps, *, theme: str = "mika", **kwargs: Any) -> None:
@@ -140,13 +141,14 @@ class MikaApp(App):
         self.notify(self.tr("quit_again"), timeout=QUIT_WINDOW_S)
 
     def action_open(self, name: str) -> None:
-        from mika_tui.screens import devices, models, runs, settings, usage
+        from mika_tui.screens import devices, memory, models, runs, settings, usage
 
         factories = {
             "devices": devices.DevicesScreen,
             "models": models.ModelsScreen,
             "usage": usage.UsageScreen,
             "runs": runs.RunsScreen,
+            "memory": memory.MemoryScreen,
             "settings": settings.SettingsScreen,
         }
         if type(self.screen).__name__ == factories[name].__name__:

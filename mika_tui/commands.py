@@ -25,6 +25,7 @@ APP_ACTIONS = (
     ("b_models", "app.open('models')"),
     ("b_usage", "app.open('usage')"),
     ("b_runs", "app.open('runs')"),
+    ("b_memory", "app.open('memory')"),
     ("b_settings", "app.open('settings')"),
     ("b_back", "app.back"),
     ("b_quit", "app.quit"),

@@ -47,7 +47,7 @@ class CenterChanged(Message):
         self.state = state
 
 
-SLASH = ("/new", "/stop", "/device", "/model", "/usage", "/runs", "/settings", "/help")
+SLASH = ("/new", "/stop", "/device", "/model", "/usage", "/runs", "/memory", "/settings", "/help")
 
 
 class MainScreen(Screen):
@@ -229,6 +229,8 @@ class MainScreen(Screen):
             app.action_open("usage")
         elif cmd == "/runs":
             app.action_open("runs")
+        elif cmd == "/memory":
+            app.action_open("memory")
         elif cmd == "/settings":
             app.action_open("settings")
         elif cmd == "/help":

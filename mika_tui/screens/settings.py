@@ -21,11 +21,12 @@ def binding_table() -> list[tuple[str, str]]:
     from mika_tui.screens.base import SubScreen as Base
     from mika_tui.screens.devices import DevicesScreen
     from mika_tui.screens.main import MainScreen
+    from mika_tui.screens.memory import MemoryScreen
     from mika_tui.widgets.cards import ApprovalCard, TakeoverCard
     from mika_tui.widgets.timeline import Timeline
 
     out: list[tuple[str, str]] = []
-    for cls in (MikaApp, MainScreen, ApprovalCard, TakeoverCard, Timeline, Base, DevicesScreen):
+    for cls in (MikaApp, MainScreen, ApprovalCard, TakeoverCard, Timeline, Base, DevicesScreen, MemoryScreen):
         for b in cls.BINDINGS:
             if isinstance(b, Binding) and b.id and b.id not in [i for i, _ in out]:
                 out.append((b.id, b.key))
