@@ -165,6 +165,13 @@ class MemoryStore:
     def default(cls) -> MemoryStore:
         return cls(default_path())
 
+    def __eq__(self, other: object) -> bool:
+        # Two stores over one file are the same memory; run options are compared by value.
+        return isinstance(other, MemoryStore) and self.path == other.path
+
+    def __hash__(self) -> int:
+        return hash(self.path)
+
     # -- reading ------------------------------------------------------------------------
 
     def _read(self) -> list[_Line]:
