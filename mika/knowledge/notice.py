@@ -42,7 +42,9 @@ def _one_line(text: str) -> str:
 
 
 def skill_line(skill: SkillEntry) -> str:
-    return _neutral(f"{skill.name} — {_one_line(skill.description)}")
+    # A learned skill came from one of the user's runs, not from a person who checked it.
+    learned = " (learned from an earlier run: check each step)" if skill.origin == "learned" else ""
+    return _neutral(f"{skill.name} — {_one_line(skill.description)}{learned}")
 
 
 @dataclass(frozen=True)

@@ -226,3 +226,17 @@ def test_a_skill_description_cannot_close_the_index(tmp_path):
     wrapped = context_block(*policy.skill_index("anything"))
     assert wrapped.lower().count("<context") == 1 and wrapped.lower().count("</context") == 1
     assert "then orders" in wrapped
+
+
+def test_a_learned_skill_is_marked_as_learned_in_the_index(tmp_path):
+    skill(tmp_path / "learned", "my-coffee-order", "Order the usual coffee beans. Use when asked for coffee.")
+    skill(tmp_path / "shipped", "reply-to-chat", "Reply in a chat thread. Use when asked to answer someone.")
+    skills = SkillCatalog.load([(tmp_path / "learned", "learned"), (tmp_path / "shipped", "shipped")])
+    index = NoticePolicy(None, skills).skill_index("coffee")
+    assert index is not None
+    body = index[3]
+    assert (
+        "- my-coffee-order — Order the usual coffee beans. Use when asked for coffee. (learned from an earlier run"
+        in body
+    )
+    assert "reply-to-chat — Reply in a chat thread. Use when asked to answer someone.\n" in body + "\n"

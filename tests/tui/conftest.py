@@ -128,7 +128,8 @@ async def settle(pilot, *, frames: int = 1) -> None:
     from mika_tui.widgets.preview import PhonePreview
 
     app = pilot.app
-    for _ in range(200):
+    # Up to 15 s: on a loaded two-core machine the first frame can take more than 4 s.
+    for _ in range(750):
         previews = app.screen.query(PhonePreview)
         if not previews or previews.first().frames_shown >= frames or previews.first().source is None:
             break
