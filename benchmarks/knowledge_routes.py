@@ -18,10 +18,12 @@ the real TaskRun, the real phone capability and a real adb server to the simulat
 Per route: tool steps, model requests, estimated input tokens summed over the requests
 (mika.agent.compressor.estimate_request, what the compressor itself counts), and wall time
 (median over the rounds; pacing off). Every run's answer is checked with the task's check.
-The informed row also shows the same sum plus the knowledge block (the file's body,
-estimated) in every request after the first Market screen, where a run places it once in
-the stable context. The uninformed route here never tries the three unnamed icons or a
-wrong category, so the gap is a lower bound.
+The informed runs have the shipped knowledge and skills loaded, as a real run does: the
+Market's block arrives once after the first Market screen and stays in the stable
+context, and the lookup tools and the skill index are in every request — all of that is
+in their token sums. The uninformed runs have no knowledge at all (no block, no lookup
+tools, no index). The uninformed route here never tries the three unnamed icons or a wrong
+category, so the gap is a lower bound.
 
 A second table does the same for `market_order_status_pillow`: the deep link
 `mikamarket://history` (informed) against Profile photo → My account → Orders.
@@ -43,7 +45,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from mika.agent.compressor import estimate_request, estimate_text
+from mika.agent.compressor import estimate_request
 from mika.model.messages import ToolResult
 from mika.model.testing import FunctionModel, Reply
 from mika.runtypes.result import OutcomeStatus
@@ -52,7 +54,6 @@ from tests.phone.driver import elements_in, number_for
 
 TASK = "market_price_aurora_lamp"
 PRODUCT = "Aurora Desk Lamp"
-KNOWLEDGE = Path(__file__).resolve().parent.parent / "knowledge/apps/com.mika.market/APP.md"
 
 Step = Callable[[str], "Reply | str"]
 
@@ -163,18 +164,30 @@ def _scripted(steps: list[Step]) -> FunctionModel:
 
 
 async def _one(task_id: str, route: str, serial: str, client, tmp: Path) -> dict:
+    from mika.assembly import RunEnvironment, capabilities_for
     from mika.cap.phone import PhoneCapability
     from mika.cap.phone.adb.port import AdbPort
-    from tests.phone.test_runs import make_run
+    from mika.knowledge.catalog import KnowledgeCatalog, SkillCatalog
+    from mika.run.task_run import RunOptions, TaskRun
+    from mika.runtypes.spec import Attendance, RunOrigin, RunProvenance, RunSpec
 
     task = get_task(task_id)
     model = _scripted(TASKS[task_id][route]())
-    run = make_run(tmp, PhoneCapability(AdbPort(serial, client, backend="dump")), _Driver(model), goal=task.goal)
+    informed = route == "informed"
+    knowledge = KnowledgeCatalog.load() if informed else None
+    skills = SkillCatalog.load() if informed else None
+    spec = RunSpec(goal=task.goal, provenance=RunProvenance(RunOrigin.CLI, Attendance.UNATTENDED), conversation_id="b")
+    cap = PhoneCapability(AdbPort(serial, client, backend="dump"))
+    caps = capabilities_for(spec, RunEnvironment(extra=[cap], knowledge=knowledge, skills=skills))
+    run = TaskRun(spec, model, caps, RunOptions(pacing=False, state_dir=tmp, knowledge=knowledge, skills=skills))
     t0 = time.perf_counter()
     result = await run.run()
     wall = time.perf_counter() - t0
     if result.status is not OutcomeStatus.ANSWERED or not task.succeeded(_state(client, serial), result.answer):
         raise SystemExit(f"route {route!r} did not answer the task: {result.status} {result.answer!r}")
+    given = sum("knowledge/apps/com.mika.market" in r.messages[-1].text for r in model.requests[1:2])
+    if informed and not given:
+        raise SystemExit("the informed run never got the Market's knowledge")
     tokens = [estimate_request(r) for r in model.requests]
     steps = sum(len(m.tool_calls) for r in model.requests[-1:] for m in r.messages if m.role == "assistant")
     return {"steps": steps, "requests": len(model.requests), "tokens": tokens, "wall": wall}
@@ -198,8 +211,6 @@ def main() -> None:
 
     from mika.sim.launch import AdbServerAddress, bundled_adb, start_sim
 
-    body = KNOWLEDGE.read_text(encoding="utf-8").split("---", 2)[2].strip()
-    block = estimate_text(body)
     adb = bundled_adb()
     subprocess.run([adb, "-P", str(port), "start-server"], check=True, capture_output=True, timeout=30)
     results = {t: {r: [] for r in routes} for t, routes in TASKS.items()}
@@ -217,20 +228,19 @@ def main() -> None:
     finally:
         subprocess.run([adb, "-P", str(port), "kill-server"], capture_output=True, timeout=30)
 
-    print(f"{args.rounds} round(s) per route; knowledge block ≈ {block} tokens")
+    print(f"{args.rounds} round(s) per route; informed = shipped knowledge and skills loaded")
     for task_id, routes in results.items():
         print(f"\ntask {task_id}")
-        head = f"{'route':<20} {'steps':>5} {'requests':>8} {'est. input tokens':>18} {'+ knowledge':>12} {'wall s (median)':>16}"
+        head = f"{'route':<20} {'knowledge':>9} {'steps':>5} {'requests':>8} {'est. input tokens':>18} {'wall s (median)':>16}"
         print(head)
         print("-" * len(head))
         for route, runs in routes.items():
             first = runs[0]
-            total = sum(first["tokens"])
-            # the block sits in the stable context from the request after the first Market screen on
-            with_block = total + block * (first["requests"] - 1) if route == "informed" else None
             wall = statistics.median(r["wall"] for r in runs)
-            extra = f"{with_block:>12}" if with_block is not None else f"{'—':>12}"
-            print(f"{route:<20} {first['steps']:>5} {first['requests']:>8} {total:>18} {extra} {wall:>16.2f}")
+            loaded = "yes" if route == "informed" else "no"
+            print(
+                f"{route:<20} {loaded:>9} {first['steps']:>5} {first['requests']:>8} {sum(first['tokens']):>18} {wall:>16.2f}"
+            )
 
 
 if __name__ == "__main__":
