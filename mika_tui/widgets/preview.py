@@ -14,6 +14,8 @@ out in order on one thread, since adb calls block.
 
 from __future__ import annotations
 
+import asyncio
+
 import queue
 import threading
 import time
@@ -88,6 +90,8 @@ class PhonePreview(Widget, can_focus=True):
         self._consumed = threading.Event()
         self._consumed.set()
         self.frames_shown = 0
+        # Set on every frame shown, for whoever waits for a picture (tests, first paint).
+        self._frame_seen = asyncio.Event()
         self.picture_size = (0, 0)
         self.border_title = title
         # Takeover from the terminal: where input goes, and the display's size in pixels
@@ -234,11 +238,20 @@ class PhonePreview(Widget, can_focus=True):
             self.query_one("#graphics-image").image = message.image  # type: ignore[attr-defined]
             self.picture_size = message.size
             self.frames_shown += 1
+            self._frame_seen.set()
         else:
             self._strips = message.strips
             self.picture_size = message.size
             self.frames_shown += 1
+            self._frame_seen.set()
         self.refresh()
+
+    async def wait_frames(self, count: int) -> None:
+        """Until `count` frames have been shown (the handler runs on this loop: no gap
+        between the check and the clear)."""
+        while self.frames_shown < count:
+            self._frame_seen.clear()
+            await self._frame_seen.wait()
 
     def render_line(self, y: int) -> Strip:
         width, height = self.content_size

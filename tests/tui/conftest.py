@@ -128,12 +128,10 @@ async def settle(pilot, *, frames: int = 1) -> None:
     from mika_tui.widgets.preview import PhonePreview
 
     app = pilot.app
-    # Up to 15 s: on a loaded two-core machine the first frame can take more than 4 s.
-    for _ in range(750):
-        previews = app.screen.query(PhonePreview)
-        if not previews or previews.first().frames_shown >= frames or previews.first().source is None:
-            break
-        await asyncio.sleep(0.02)
+    previews = app.screen.query(PhonePreview)
+    if previews and previews.first().source is not None:
+        # Waits on the preview's own signal; 15 s bounds a broken source on a loaded machine.
+        await asyncio.wait_for(previews.first().wait_frames(frames), 15)
     for inp in app.screen.query(Input):
         inp.cursor_blink = False
     await pilot.pause()
