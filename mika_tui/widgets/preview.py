@@ -15,7 +15,6 @@ out in order on one thread, since adb calls block.
 from __future__ import annotations
 
 import asyncio
-
 import queue
 import threading
 import time
