@@ -9,7 +9,6 @@ Origin.
 
 from __future__ import annotations
 
-import time
 from dataclasses import replace
 
 from mika.action.approval import ApprovalPolicy, Verdict
@@ -62,7 +61,7 @@ class ActionExecutor:
         self.screen_pace = screen_pace
 
     async def perform(self, call: ToolCall, ctx: ToolContext, origin: Origin = Origin.MODEL) -> ToolOutcome:
-        started = time.monotonic()
+        started = ctx.clock()  # the run's clock, like the waits it is compared with
         tool = self.registry.get(call.name)
         if tool is not None:
             for group in self.groups.on_call(tool):
@@ -198,7 +197,7 @@ class ActionExecutor:
         total_wait = wait_ms + outcome.wait_ms
         if total_wait != outcome.wait_ms:
             outcome = replace(outcome, wait_ms=total_wait)
-        duration = int((time.monotonic() - started) * 1000)
+        duration = int((ctx.clock() - started) * 1000)
         frame = ""
         if outcome.image is not None and ctx.save_frame is not None:
             frame = ctx.save_frame(outcome.image, ctx.step)

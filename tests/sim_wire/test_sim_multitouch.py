@@ -88,7 +88,8 @@ def test_two_fingers_over_a_list_are_not_a_swipe(sim_phone: SimPhone, session: S
     # (Settings takes no two-finger gestures), and neither finger's lift is a swipe.
     session.control.sendall(_pinch((300, 900), (300, 600), (420, 900), (420, 600)))
     sync_control(session)
-    assert world.top_activity(n).scroll == before
+    # Compared by offset: a list the fingers touched may note it at 0, which is no scroll.
+    assert {k: v for k, v in world.top_activity(n).scroll.items() if v} == {k: v for k, v in before.items() if v}
     assert world.top_activity(n).package == "com.android.settings"
     # The same drag with one finger does scroll: the list is under the fingers.
     moves = b"".join(touch(2, A, 300, 900 - d) for d in range(50, 301, 50))

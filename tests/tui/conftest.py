@@ -16,6 +16,7 @@ for _name in [
     del os.environ[_name]
 
 import asyncio  # noqa: E402
+import itertools  # noqa: E402
 from collections.abc import Sequence  # noqa: E402
 from datetime import UTC  # noqa: E402
 from pathlib import Path  # noqa: E402
@@ -100,7 +101,13 @@ def make_app(
         caps = capabilities_for(spec, RunEnvironment(autonomous=autonomous, extra=[ToyCapability(world)]))
         # Short retry waits: a retried model call takes milliseconds, not seconds.
         retry = RetryPolicy(base_delay=0.01, max_delay=0.05, total_wait_cap=1.0)
-        return TaskRun(spec, model, caps, RunOptions(autonomous=autonomous, pacing=False, state_dir=state, retry=retry))
+        # A run clock that ticks 1 ms per reading: a step's duration in the timeline is the
+        # same on a loaded machine as on an idle one, so snapshots never see "0.1s".
+        ticks = itertools.count()
+        opts = RunOptions(
+            autonomous=autonomous, pacing=False, state_dir=state, retry=retry, clock=lambda: next(ticks) / 1000
+        )
+        return TaskRun(spec, model, caps, opts)
 
     deps = AppDeps(
         settings=settings or Settings(language=language),
