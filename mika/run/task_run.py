@@ -231,7 +231,7 @@ class TaskRun:
         opts = self.options
         tools = [t for cap in self.capabilities for t in cap.tools()]
         registry = ToolRegistry.for_run(tools, self.spec)
-        groups = ToolGroups(registry.tools, preload=self.spec.preload_groups)
+        groups = ToolGroups(registry.tools, preload=self._preload_groups())
         for group in groups.opened_order:
             self.emit(
                 ToolsOpened(run_id=self.spec.id, conversation_id=self.spec.conversation_id, group=group, preloaded=True)
@@ -305,6 +305,23 @@ class TaskRun:
         self.executor = executor
         self._set_phase(RunPhase.RUNNING)
         return await self.loop.run()
+
+    def _preload_groups(self) -> tuple[str, ...]:
+        """The groups open from the first request (seed §4): those the last turn used, and
+        those a capability judges this task's words to need for sure (`preload(spec,
+        knowledge)`, optional: a capability without it preloads nothing)."""
+        out = list(self.spec.preload_groups)
+        for cap in self.capabilities:
+            ask = getattr(cap, "preload", None)
+            if ask is None:
+                continue
+            try:
+                wanted = ask(self.spec, self.options.knowledge)
+            except Exception:  # a wrong guess only costs one cache break: never fail the run for it
+                log.exception("capability %s could not say what to preload", cap.id)
+                continue
+            out.extend(g for g in wanted if g not in out)
+        return tuple(out)
 
     async def _remember(self, result: RunResult) -> None:
         """Memory extraction (seed §12): never fails the run, never delays its answer (the
