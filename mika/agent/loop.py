@@ -167,7 +167,10 @@ class AgentLoop:
                 return self._result(OutcomeStatus.BUDGET_EXHAUSTED, stop.reason, stop.subtype)
             request = self.context.build()
             last = self.turn_policy.last_round(self.state.step, self.spec.step_budget)
-            if last:
+            if last and self.turn_policy.narrow_last_round:
+                give_up = {t.name for t in self.executor.registry.tools if t.gives_up}
+                request = replace(request, tools=tuple(t for t in request.tools if t.name in give_up))
+            elif last:
                 # Same tools as the step before (the cached prefix holds); the rule is said
                 # at the end of the last message, in this request only: no later request
                 # follows it.
@@ -196,7 +199,8 @@ class AgentLoop:
             self.ctx.step = self.state.step
             self.state.usage = self.state.usage + response.usage
             if not calls:
-                reminder = self.turn_policy.before_answer(response) or self._review(response)
+                # On the last budgeted step a reminder could not be acted on: the answer stands.
+                reminder = None if last else (self.turn_policy.before_answer(response) or self._review(response))
                 if reminder:
                     self.context.history.add_assistant(response.message)
                     self.context.history.add_user(Text(reminder))
@@ -223,7 +227,9 @@ class AgentLoop:
 
             exchange = any(t is not None and t.needs_user for t in (self._tool(c.name) for c in calls))
             self.context.history.add_assistant(response.message, exchange=exchange)
-            results, end, stop = await self._run_calls(calls, last_round=last)
+            results, end, stop = await self._run_calls(
+                calls, last_round=last and not self.turn_policy.narrow_last_round
+            )
             note = self.turn_policy.budget_note(self.state.step, self.spec.step_budget)
             if note:
                 results.append(Text(note))

@@ -41,6 +41,9 @@ class TurnPolicy:
     # (a question answered in a plain chat needs no action after it).
     _acted: bool = False
     user_last: str = ""
+    # The old last round (only end_not_done offered), kept for the context_cache
+    # benchmark's baseline (RunOptions.cache_baseline); never on in a real run.
+    narrow_last_round: bool = False
 
     def _once(self, key: str, **fields: str) -> str | None:
         if key in self._given:

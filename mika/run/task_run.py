@@ -27,6 +27,7 @@ from mika.agent.model_caller import ModelCaller, side_call
 from mika.agent.outcome_judge import OutcomeJudge
 from mika.agent.stop_summary import StopSummary, read_record
 from mika.agent.system_prompt import SystemPrompt
+from mika.agent.turn_policy import TurnPolicy
 from mika.knowledge.catalog import KnowledgeCatalog, SkillCatalog
 from mika.knowledge.notice import NoticePolicy
 from mika.memory.context import memory_block
@@ -100,6 +101,10 @@ class RunOptions:
     skills: SkillCatalog | None = None
     # Lines for the user at the run's start (broken knowledge files), as warning notices.
     start_notices: tuple[str, ...] = ()
+    # The behaviour before issue 16, only for benchmarks/context_cache.py's baseline in the
+    # same run: no capability preloads from the task's words, and the last budgeted step
+    # offers only end_not_done (which changes the tool list, so the cached prefix breaks).
+    cache_baseline: bool = False
 
 
 class TaskRun:
@@ -299,6 +304,7 @@ class TaskRun:
             tool_ctx=ctx,
             emit=self.emit,
             intent_gate=IntentGate(self.light),
+            turn_policy=TurnPolicy(narrow_last_round=opts.cache_baseline),
             review_final_answer=opts.review_final_answer,
             notices=notices,
         )
@@ -311,7 +317,7 @@ class TaskRun:
         those a capability judges this task's words to need for sure (`preload(spec,
         knowledge)`, optional: a capability without it preloads nothing)."""
         out = list(self.spec.preload_groups)
-        for cap in self.capabilities:
+        for cap in () if self.options.cache_baseline else self.capabilities:
             ask = getattr(cap, "preload", None)
             if ask is None:
                 continue
