@@ -253,6 +253,8 @@ def summary(rows: list[dict]) -> dict:
     return {
         "requests": len(rows),
         "input": sum(r["total"] for r in rows),
+        "uncached": sum(r["total"] - r["shared"] for r in rows),
+        "breaks": sum(1 for r in later if r["stable"] < STABLE_SHARE),
         "overall": sum(r["shared"] for r in rows) / max(1, sum(r["total"] for r in rows)),
         "from2": sum(r["shared"] for r in later) / max(1, sum(r["total"] for r in later)),
         "req2": later[0]["share"] if later else 0.0,
@@ -298,6 +300,8 @@ def main() -> int:
     for label, key, fmt in (
         ("requests", "requests", "{:>10}"),
         ("input tokens, all requests", "input", "{:>10,}"),
+        ("input tokens not served from cache", "uncached", "{:>10,}"),
+        ("prefix breaks from request 2 (stable < 90%)", "breaks", "{:>10}"),
         ("cacheable, all requests", "overall", "{:>10.1%}"),
         ("cacheable, requests 2..n (target >= 95%)", "from2", "{:>10.1%}"),
         ("cacheable, request 2", "req2", "{:>10.1%}"),
