@@ -89,6 +89,9 @@ class TestWhatNamesThePhone:
             # A site is not an app: "淘宝网" is Taobao (web), and the app's "淘宝" inside it does not count.
             "在淘宝网上搜一下电水壶的价格",
             "Summarise the Wikipedia article on kettles",
+            "What do you call a baby kangaroo?",
+            "帮我解这道应用题",
+            "安装Python要注意什么",
         ],
     )
     def test_other_tasks_keep_the_phone_folded(self, shipped, goal):

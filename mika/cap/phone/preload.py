@@ -8,7 +8,9 @@ start (`Capability.preload`), so request 2 reuses request 1 whole.
 
 A wrong preload costs more than a missed one (the full phone tool text in every request
 of a run that never touches the phone, against one cache break), so the words are the
-plain ones that only make sense on a phone, and a site (kind "site") is not an app.
+plain ones that only make sense on a phone, and a site (kind "site") is not an app. Left
+out on purpose: "call" ("what do you call…"), "install"/"安装" (a computer's software),
+"应用" (inside "应用题", a word problem).
 """
 
 from __future__ import annotations
@@ -33,10 +35,7 @@ PHONE_ACTIONS: tuple[str, ...] = (
     "alarms",
     "timer",
     "dial",
-    "call",
     "screenshot",
-    "install",
-    "uninstall",
     "bluetooth",
     "wifi",
     "wi-fi",
@@ -61,12 +60,9 @@ PHONE_ACTIONS: tuple[str, ...] = (
     "发短信",
     "截图",
     "截屏",
-    "安装",
-    "卸载",
     "蓝牙",
     "手机",
     "扫码",
-    "应用",
 )
 
 
