@@ -166,9 +166,15 @@ class AgentLoop:
             if stop:
                 return self._result(OutcomeStatus.BUDGET_EXHAUSTED, stop.reason, stop.subtype)
             request = self.context.build()
-            if self.turn_policy.last_round(self.state.step, self.spec.step_budget):
+            last = self.turn_policy.last_round(self.state.step, self.spec.step_budget)
+            if last and self.turn_policy.narrow_last_round:
                 give_up = {t.name for t in self.executor.registry.tools if t.gives_up}
                 request = replace(request, tools=tuple(t for t in request.tools if t.name in give_up))
+            elif last:
+                # Same tools as the step before (the cached prefix holds); the rule is said
+                # at the end of the last message, in this request only: no later request
+                # follows it.
+                request = _with_runtime_note(request, self.turn_policy.last_step_note())
             response = await self._ask(request)
             if response is None:
                 continue  # a steer arrived: ask again with it appended
@@ -193,7 +199,8 @@ class AgentLoop:
             self.ctx.step = self.state.step
             self.state.usage = self.state.usage + response.usage
             if not calls:
-                reminder = self.turn_policy.before_answer(response) or self._review(response)
+                # On the last budgeted step a reminder could not be acted on: the answer stands.
+                reminder = None if last else (self.turn_policy.before_answer(response) or self._review(response))
                 if reminder:
                     self.context.history.add_assistant(response.message)
                     self.context.history.add_user(Text(reminder))
@@ -220,7 +227,9 @@ class AgentLoop:
 
             exchange = any(t is not None and t.needs_user for t in (self._tool(c.name) for c in calls))
             self.context.history.add_assistant(response.message, exchange=exchange)
-            results, end, stop = await self._run_calls(calls)
+            results, end, stop = await self._run_calls(
+                calls, last_round=last and not self.turn_policy.narrow_last_round
+            )
             note = self.turn_policy.budget_note(self.state.step, self.spec.step_budget)
             if note:
                 results.append(Text(note))
@@ -269,6 +278,8 @@ class AgentLoop:
     async def _run_calls(
         self,
         calls: tuple[ToolCall, ...],
+        *,
+        last_round: bool = False,
     ) -> tuple[list[Part], EndRun | None, Stop | None]:
         results: list[Part] = []
         image: Image | None = None
@@ -277,6 +288,10 @@ class AgentLoop:
         for i, call in enumerate(calls):
             if end is not None or stop is not None:
                 results.append(ToolResult(call.id, call.name, prompt("feedback/not_run.md"), is_error=True))
+                continue
+            if last_round and not self.turn_policy.allowed_on_last_round(self._tool(call.name)):
+                # The last budgeted step still offers every tool; only giving up is run.
+                results.append(ToolResult(call.id, call.name, prompt("feedback/last_step_refused.md"), is_error=True))
                 continue
             if i > 0 and self.inbox.steer_signal.is_set():
                 # The user said something: calls not yet started wait for the model to read it.
@@ -320,6 +335,16 @@ class AgentLoop:
             if task is not None and task.cancelling():
                 raise  # the loop itself is being stopped
             raise RunCancelled() from None  # the action was cancelled from inside
+
+
+def _with_runtime_note(request: ModelRequest, note: str) -> ModelRequest:
+    """`request` with `note` at the end of its last user message (zone 3); the history is untouched."""
+    messages = list(request.messages)
+    if messages and messages[-1].role == "user":
+        messages[-1] = Message("user", (*messages[-1].parts, Text(note)))
+    else:
+        messages.append(Message("user", (Text(note),)))
+    return replace(request, messages=tuple(messages))
 
 
 def _is_screen(obs: Observation) -> bool:

@@ -7,7 +7,9 @@
 - the answer is not in the language of the user's last message: sent back once to be
   rewritten (if the rewrite is still off, it stands);
 - only with a step budget (evals, child runs): a progress check at half of it, and the
-  last request offers only end_not_done.
+  last request says it is the last step (answer or end_not_done) in its runtime zone. It
+  keeps the tool list of the step before, so the cached prefix holds (issue 16); a call
+  to any other tool on that step is refused, not run.
 
 Each reminder is given once per run; if the model persists, its answer stands. The loop
 tells the policy what each call did (`after_call`) and what the user last said.
@@ -39,6 +41,9 @@ class TurnPolicy:
     # (a question answered in a plain chat needs no action after it).
     _acted: bool = False
     user_last: str = ""
+    # The old last round (only end_not_done offered), kept for the context_cache
+    # benchmark's baseline (RunOptions.cache_baseline); never on in a real run.
+    narrow_last_round: bool = False
 
     def _once(self, key: str, **fields: str) -> str | None:
         if key in self._given:
@@ -86,8 +91,19 @@ class TurnPolicy:
 
     @staticmethod
     def last_round(step: int, budget: int) -> bool:
-        """With a step budget, the last request offers only end_not_done."""
+        """With a step budget, the request for the last step (only an answer or end_not_done is taken)."""
         return bool(budget) and step == budget - 1
+
+    @staticmethod
+    def last_step_note() -> str:
+        """Zone 3's line on the last budgeted step: said in words, not by dropping tools."""
+        return prompt("feedback/last_step.md")
+
+    @staticmethod
+    def allowed_on_last_round(tool: AgentTool | None) -> bool:
+        """On the last budgeted step only a tool that gives up (end_not_done) runs; an
+        unknown name is refused too."""
+        return tool is not None and tool.gives_up
 
     def before_answer(self, response: ModelResponse) -> str | None:
         """A reminder to send back instead of accepting this reply, or None to accept."""

@@ -27,6 +27,7 @@ from mika.agent.model_caller import ModelCaller, side_call
 from mika.agent.outcome_judge import OutcomeJudge
 from mika.agent.stop_summary import StopSummary, read_record
 from mika.agent.system_prompt import SystemPrompt
+from mika.agent.turn_policy import TurnPolicy
 from mika.knowledge.catalog import KnowledgeCatalog, SkillCatalog
 from mika.knowledge.notice import NoticePolicy
 from mika.memory.context import memory_block
@@ -100,6 +101,10 @@ class RunOptions:
     skills: SkillCatalog | None = None
     # Lines for the user at the run's start (broken knowledge files), as warning notices.
     start_notices: tuple[str, ...] = ()
+    # The behaviour before issue 16, only for benchmarks/context_cache.py's baseline in the
+    # same run: no capability preloads from the task's words, and the last budgeted step
+    # offers only end_not_done (which changes the tool list, so the cached prefix breaks).
+    cache_baseline: bool = False
 
 
 class TaskRun:
@@ -231,7 +236,7 @@ class TaskRun:
         opts = self.options
         tools = [t for cap in self.capabilities for t in cap.tools()]
         registry = ToolRegistry.for_run(tools, self.spec)
-        groups = ToolGroups(registry.tools, preload=self.spec.preload_groups)
+        groups = ToolGroups(registry.tools, preload=self._preload_groups())
         for group in groups.opened_order:
             self.emit(
                 ToolsOpened(run_id=self.spec.id, conversation_id=self.spec.conversation_id, group=group, preloaded=True)
@@ -299,12 +304,30 @@ class TaskRun:
             tool_ctx=ctx,
             emit=self.emit,
             intent_gate=IntentGate(self.light),
+            turn_policy=TurnPolicy(narrow_last_round=opts.cache_baseline),
             review_final_answer=opts.review_final_answer,
             notices=notices,
         )
         self.executor = executor
         self._set_phase(RunPhase.RUNNING)
         return await self.loop.run()
+
+    def _preload_groups(self) -> tuple[str, ...]:
+        """The groups open from the first request (seed §4): those the last turn used, and
+        those a capability judges this task's words to need for sure (`preload(spec,
+        knowledge)`, optional: a capability without it preloads nothing)."""
+        out = list(self.spec.preload_groups)
+        for cap in () if self.options.cache_baseline else self.capabilities:
+            ask = getattr(cap, "preload", None)
+            if ask is None:
+                continue
+            try:
+                wanted = ask(self.spec, self.options.knowledge)
+            except Exception:  # a wrong guess only costs one cache break: never fail the run for it
+                log.exception("capability %s could not say what to preload", cap.id)
+                continue
+            out.extend(g for g in wanted if g not in out)
+        return tuple(out)
 
     async def _remember(self, result: RunResult) -> None:
         """Memory extraction (seed §12): never fails the run, never delays its answer (the

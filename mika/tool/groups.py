@@ -5,6 +5,11 @@ only its entry tools are offered, with their short entry texts. Calling an `OPEN
 (or any member the model remembers) opens the group: from the next request on its full
 definitions are offered. Opening a group changes the offered list only from that group
 on, so the request prefix breaks at most once per group.
+
+Groups may be open from the first request (`preload`): those the last turn used
+(`RunSpec.preload_groups`) and those a capability judges the task's words to need for sure
+(`preload(spec, knowledge)`, asked by TaskRun; the phone's: the task names an app or a phone
+action). Then request 2 reuses request 1 whole instead of breaking at the unfold.
 """
 
 from __future__ import annotations

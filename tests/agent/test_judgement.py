@@ -398,15 +398,17 @@ async def test_a_short_answer_does_not_change_the_language_wanted(make_run):
 
 
 class TestStepBudget:
-    async def test_a_budgeted_run_gets_a_progress_check_and_a_last_round_of_end_not_done(self, make_run):
+    async def test_a_budgeted_run_gets_a_progress_check_and_a_last_round_told_to_end(self, make_run):
         steps = [Reply.call("sim_launch", app="Shop")] + [Reply.call("sim_tap", label=f"Item {i}") for i in range(4)]
         model = ScriptedModel([*steps, Reply.call("end_not_done", subtype="blocked", message="Ran out of steps.")])
         result = await make_run(model, budget=6).run()
         assert result.status is OutcomeStatus.NOT_DONE
         checks = [i for i, r in enumerate(model.requests) if "Progress check: 3 of 6" in r.messages[-1].text]
         assert checks == [3]
-        assert [t.name for t in model.requests[5].tools] == ["end_not_done"]
-        assert len(model.requests[4].tools) > 1
+        # The last step keeps the tools (the cached prefix holds) and says it is the last.
+        assert model.requests[5].tools == model.requests[4].tools and len(model.requests[5].tools) > 1
+        assert "This is the last step of the step budget" in model.requests[5].messages[-1].text
+        assert not any("This is the last step" in r.messages[-1].text for r in model.requests[:5])
 
     async def test_quiet_without_a_budget(self, make_run):
         steps = [Reply.call("sim_launch", app="Shop")] + [Reply.call("sim_tap", label=f"Item {i}") for i in range(6)]

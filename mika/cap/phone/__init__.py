@@ -12,7 +12,7 @@ import logging
 import random
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from mika.action.pace import GesturePacing, TypingPacing
 from mika.cap.phone.adb.devices import DeviceChoiceError, pick_serial
@@ -21,6 +21,7 @@ from mika.cap.phone.adb.reconnect import ReconnectPolicy
 from mika.cap.phone.adb.server import AdbServerError, adb_client
 from mika.cap.phone.display.life import VIRTUAL, DisplayKeeper, DisplayState
 from mika.cap.phone.port import AndroidPort
+from mika.cap.phone.preload import phone_reason
 from mika.cap.phone.reader import ScreenReader
 from mika.cap.phone.session import PhoneSession
 from mika.cap.phone.surface import PhoneSurface
@@ -47,6 +48,10 @@ from mika.cap.phone.tools.wheel import PhoneSetWheel
 from mika.model.base import Model
 from mika.resources import prompt
 from mika.tool.declaration import AgentTool
+
+if TYPE_CHECKING:
+    from mika.knowledge.catalog import KnowledgeCatalog
+    from mika.runtypes.spec import RunSpec
 
 log = logging.getLogger(__name__)
 
@@ -197,6 +202,16 @@ class PhoneCapability:
 
     def prompt_section(self) -> str | None:
         return prompt("capabilities/phone.md")
+
+    def preload(self, spec: RunSpec, knowledge: KnowledgeCatalog | None = None) -> tuple[str, ...]:
+        """The groups to open from the first request: the phone's when the task's words
+        name an app or a phone action (mika.cap.phone.preload), so request 2 keeps request
+        1's prefix instead of unfolding the group after the first call."""
+        reason = phone_reason(spec.goal, knowledge)
+        if reason:
+            log.info("run %s preloads the phone tools: the task names %s", spec.id, reason)
+            return (self.group,)
+        return ()
 
     def services(self) -> Sequence[object]:
         return (self.session,)

@@ -42,8 +42,24 @@ async def current_screen(session: PhoneSession) -> Screen:
     return session.reader.current or await session.reader.read()
 
 
+class NotShownYet(StaleElement):
+    """An element number before any listing was given: the phone tools may be offered from
+    the first request (preloaded), so a number can come from nowhere but a guess."""
+
+    def __init__(self, number: int, current_version: int, listing: str) -> None:
+        super().__init__(number, None, current_version, listing)
+        Exception.__init__(
+            self,
+            f"Element {number}: no listing of this screen was given to you yet, so that number is a guess. "
+            "Nothing was done. Pick the element from this listing.",
+        )
+
+
 def resolve_element(session: PhoneSession, number: int) -> Element:
     """The element behind a number the model saw; StaleElement/UnknownElement otherwise."""
+    if session.reader.shown_version is None:
+        current = session.reader.current
+        raise NotShownYet(int(number), current.version if current else 0, current.listing() if current else "")
     return session.reader.tracker.resolve(int(number), session.reader.shown_version)
 
 
