@@ -10,6 +10,7 @@ locking), a phone call in between, a person having had the device, a reconnect.
 from __future__ import annotations
 
 import asyncio
+import itertools
 
 from mika.cap.phone import PhoneCapability
 from mika.cap.phone.adb.port import AdbPort
@@ -175,7 +176,7 @@ async def test_fast_steps_read_the_screen_once_each(tmp_path, sim_phone) -> None
     assert len(effects) == 1 + len(taps) and not any("no_effect" in e for e in effects), effects
     # Each tap after the launch: its settle's one read only (the lock check reused it).
     assert cap.surface.reads_reused == len(taps)
-    per_tap = [b - a for a, b in zip(at_request[1:], at_request[2:], strict=False)]
+    per_tap = [b - a for a, b in itertools.pairwise(at_request[1:])]
     assert per_tap == [1] * len(taps), (at_request, per_tap)
 
 
