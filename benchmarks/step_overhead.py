@@ -106,6 +106,7 @@ async def _mika_run(serial: str, client, backend: str, steps: int, old: bool, tm
         cap.surface.poll_s = PACED_POLL_S
         cap.surface.reuse_s = -1.0
     dumps = [0]
+    device_s = [0.0]  # time inside the port's device calls, to split a step into device / Mika
     inner = port.dump_hierarchy
 
     async def counted(display: int) -> str:
@@ -113,15 +114,19 @@ async def _mika_run(serial: str, client, backend: str, steps: int, old: bool, tm
         return await inner(display)
 
     port.dump_hierarchy = counted  # type: ignore[method-assign]
+    for name in ("dump_hierarchy", "foreground", "tap", "shell", "info"):
+        setattr(port, name, _timed(getattr(port, name), device_s))
     script = Script(steps)
     spec = RunSpec(goal="tap through Clock", provenance=RunProvenance(RunOrigin.CLI, Attendance.UNATTENDED))
     caps = capabilities_for(spec, RunEnvironment(extra=[cap]))
     run = TaskRun(spec, script.model, caps, RunOptions(pacing=False, state_dir=tmp))
     dumps_at: list[int] = []
+    device_at: list[float] = []
     reply = script.reply
 
     def counting_reply(request):
         dumps_at.append(dumps[0])
+        device_at.append(device_s[0])
         return reply(request)
 
     script.model.fn = counting_reply
@@ -130,7 +135,24 @@ async def _mika_run(serial: str, client, backend: str, steps: int, old: bool, tm
     if len(effects) != steps + 1 or any("no_effect" in e for e in effects):
         raise SystemExit(f"the scripted run went wrong: {effects[-3:]}")
     per_step_dumps = [dumps_at[i + 1] - dumps_at[i] for i in range(1, len(dumps_at) - 1)]
-    return {"gaps": script.step_gaps_ms(), "dumps": per_step_dumps, "reused": cap.surface.reads_reused}
+    device_ms = [(device_at[i + 1] - device_at[i]) * 1000 for i in range(1, len(device_at) - 1)]
+    return {
+        "gaps": script.step_gaps_ms(),
+        "dumps": per_step_dumps,
+        "device": device_ms,
+        "reused": cap.surface.reads_reused,
+    }
+
+
+def _timed(fn, total: list[float]):
+    async def timed(*a, **k):
+        t0 = time.perf_counter()
+        try:
+            return await fn(*a, **k)
+        finally:
+            total[0] += time.perf_counter() - t0
+
+    return timed
 
 
 async def _bare(serial: str, client, backend: str, steps: int) -> list[float]:
@@ -172,7 +194,9 @@ def main() -> None:
 
     adb = bundled_adb()
     subprocess.run([adb, "-P", str(port), "start-server"], check=True, capture_output=True, timeout=30)
-    pooled: dict[str, dict[str, list]] = {k: {"gaps": [], "dumps": [], "bare": []} for k in ("old", "new")}
+    pooled: dict[str, dict[str, list]] = {
+        k: {"gaps": [], "dumps": [], "bare": [], "device": []} for k in ("old", "new")
+    }
     reused = {"old": 0, "new": 0}
     try:
         with start_sim(adb_address=AdbServerAddress("127.0.0.1", port)) as sim:
@@ -182,19 +206,25 @@ def main() -> None:
                 for mode in ("old", "new"):  # paired: the same phone, one after the other
                     dev.shell("simctl reset")
                     with tempfile.TemporaryDirectory() as tmp:
-                        got = asyncio.run(_mika_run(sim.serial, client, args.backend, args.steps, mode == "old", Path(tmp)))
+                        got = asyncio.run(
+                            _mika_run(sim.serial, client, args.backend, args.steps, mode == "old", Path(tmp))
+                        )
                     pooled[mode]["gaps"] += got["gaps"]
                     pooled[mode]["dumps"] += got["dumps"]
+                    pooled[mode]["device"] += got["device"]
                     reused[mode] += got["reused"]
                     # The bare calls right after, Clock still open on the same phone.
                     pooled[mode]["bare"] += asyncio.run(_bare(sim.serial, client, args.backend, args.steps))
     finally:
         subprocess.run([adb, "-P", str(port), "kill-server"], capture_output=True, timeout=30)
 
-    print(f"{args.rounds} run(s) × {args.steps} steps per settle, backend {args.backend}, scripted model answering at once")
+    print(
+        f"{args.rounds} run(s) × {args.steps} steps per settle, backend {args.backend}, scripted model answering at once"
+    )
+    print("device ms: inside the port's calls (dump, foreground, tap, …) in a step; Mika-only: the rest of the step")
     head = (
         f"{'settle':<6} {'Mika median ms':>14} {'p90 ms':>7} {'bare dump+tap ms':>16} {'ratio':>6}"
-        f" {'dumps/step':>10} {'lock reads reused':>17}"
+        f" {'dumps/step':>10} {'lock reads reused':>17} {'device ms':>9} {'Mika-only ms':>12}"
     )
     print(head)
     print("-" * len(head))
@@ -202,10 +232,12 @@ def main() -> None:
     for mode in ("old", "new"):
         p = pooled[mode]
         med, p90, bare = statistics.median(p["gaps"]), _pct(p["gaps"], 0.9), statistics.median(p["bare"])
+        own = [g - d for g, d in zip(p["gaps"], p["device"], strict=True)]
         rows[mode] = (med, bare)
         print(
             f"{mode:<6} {med:>14.1f} {p90:>7.1f} {bare:>16.1f} {med / bare:>5.2f}×"
             f" {statistics.mean(p['dumps']):>10.2f} {reused[mode]:>17}"
+            f" {statistics.median(p['device']):>9.1f} {statistics.median(own):>12.1f}"
         )
     (old_med, _), (new_med, new_bare) = rows["old"], rows["new"]
     print(f"\nnew / old median: {new_med / old_med:.2f}  (old {old_med:.0f} ms → new {new_med:.0f} ms)")
