@@ -318,3 +318,27 @@ def _last(request) -> str:
     from mika.model.messages import ToolResult
 
     return next(p.text for p in request.messages[-1].parts if isinstance(p, ToolResult))
+
+
+async def test_a_paced_run_keeps_the_old_settle_two_equal_reads_a_quarter_second_apart(tmp_path, sim_phone) -> None:
+    # pace standard / human: no idle shortcut, the old fixed poll.
+    cap = dump_cap(sim_phone, pace="standard")
+    assert cap.surface.paced and cap.surface.poll_s == 0.25
+    reads = _counting(cap)
+    at_request: list[int] = []
+    driver = ListingDriver(
+        [step("phone_launch_app", app="时钟"), step("phone_tap", pick="Timer", role="button"), "done"]
+    )
+    run = make_run(tmp_path, cap, driver)
+    orig = driver.reply
+
+    def reply(request):
+        at_request.append(reads[0])
+        return orig(request)
+
+    driver.model.fn = reply
+    await run.run()
+    assert "Effect: done" in driver.results[1] or "Effect: place_changed" in driver.results[1], driver.results[1]
+    # The tap's settle: the changed read and the equal one after it (its lock check reused
+    # the launch's settle read: the scripted model answered at once, the run is not paced).
+    assert at_request[2] - at_request[1] == 2, at_request
