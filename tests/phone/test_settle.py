@@ -159,6 +159,11 @@ def _counting(cap: PhoneCapability) -> list[int]:
 
 async def test_fast_steps_read_the_screen_once_each(tmp_path, sim_phone) -> None:
     cap = dump_cap(sim_phone)
+    # By default only a model answering within a fraction of a second gets the reuse.
+    assert cap.surface.reuse_s == REUSE_S <= 0.2
+    # The age rule is tested with a thinking clock below; here a loaded test machine must
+    # not turn the instant scripted model into a slow one.
+    cap.surface.reuse_s = 5.0
     reads = _counting(cap)
     taps = [step("phone_tap", pick="Timer", role="button"), step("phone_tap", pick="Alarm", role="button")] * 3
     driver = ListingDriver([step("phone_launch_app", app="时钟"), *taps, "done"])
@@ -184,6 +189,7 @@ async def test_an_app_switching_by_itself_while_the_model_thinks_is_caught_as_st
     cap = dump_cap(sim_phone)
     clock = ThinkingClock()
     cap.surface.clock = clock
+    cap.surface.reuse_s = 5.0  # wide: only the model's thinking can make the read too old
     driver = ListingDriver([step("phone_launch_app", app="时钟"), "placeholder", "done"])
     run = make_run(tmp_path, cap, driver)
     orig = driver.reply
@@ -193,7 +199,7 @@ async def test_an_app_switching_by_itself_while_the_model_thinks_is_caught_as_st
             listing = _last(request)
             n = number_for(listing, "Timer", role="button")
             sim_phone.shell("am start -n com.android.settings/.Settings")  # the phone moves on
-            clock.thought += REUSE_S + 1.0  # while the model thought for a second
+            clock.thought += cap.surface.reuse_s + 1.0  # the model thought longer than the window
             driver.steps[0] = step("phone_tap", element=n)
         return orig(request)
 
@@ -209,6 +215,7 @@ async def test_a_notification_while_the_model_thinks_is_read_before_acting(tmp_p
     cap = dump_cap(sim_phone)
     clock = ThinkingClock()
     cap.surface.clock = clock
+    cap.surface.reuse_s = 5.0  # wide: only the model's thinking can make the read too old
     reads = _counting(cap)
     driver = ListingDriver(
         [step("phone_launch_app", app="时钟"), step("phone_tap", pick="Timer", role="button"), "done"]
@@ -222,7 +229,7 @@ async def test_a_notification_while_the_model_thinks_is_read_before_acting(tmp_p
         at_request.append(reads[0])
         if len(driver.model.requests) == 2:
             sim_phone.shell('simctl notify \'{"package": "com.tencent.mm", "title": "Mum", "text": "Call me"}\'')
-            clock.thought += REUSE_S + 1.0
+            clock.thought += cap.surface.reuse_s + 1.0
         return orig(request)
 
     driver.model.fn = reply
@@ -235,6 +242,7 @@ async def test_a_phone_that_locks_while_the_model_thinks_refuses_the_action(tmp_
     cap = dump_cap(sim_phone)
     clock = ThinkingClock()
     cap.surface.clock = clock
+    cap.surface.reuse_s = 5.0  # wide: only the model's thinking can make the read too old
     driver = ListingDriver(
         [step("phone_launch_app", app="时钟"), step("phone_tap", pick="Timer", role="button"), "locked"]
     )
@@ -244,7 +252,7 @@ async def test_a_phone_that_locks_while_the_model_thinks_refuses_the_action(tmp_
     def reply(request):
         if len(driver.model.requests) == 2:
             sim_phone.shell("simctl set locked true")
-            clock.thought += REUSE_S + 1.0
+            clock.thought += cap.surface.reuse_s + 1.0
         return orig(request)
 
     driver.model.fn = reply
@@ -263,6 +271,7 @@ async def test_a_phone_that_locks_right_after_an_action_is_caught_from_the_settl
         sim_phone.shell("simctl set locked true")
 
     cap.port.tap = tap_then_lock  # type: ignore[method-assign]
+    cap.surface.reuse_s = 5.0  # the scripted model is instant even on a loaded machine
     driver = ListingDriver(
         [
             step("phone_launch_app", app="时钟"),
@@ -283,6 +292,7 @@ async def test_any_phone_call_in_between_makes_the_lock_check_read_afresh(tmp_pa
     # spends the reuse: the screen that then changes is caught although the model answered
     # at once, well inside the reuse window.
     cap = dump_cap(sim_phone)
+    cap.surface.reuse_s = 5.0  # wide: only the call in between can spend the reuse
     driver = ListingDriver([step("phone_launch_app", app="时钟"), step("phone_list_apps"), "placeholder", "done"])
     run = make_run(tmp_path, cap, driver)
     orig = driver.reply
@@ -324,6 +334,7 @@ async def test_a_paced_run_keeps_the_old_settle_two_equal_reads_a_quarter_second
     # pace standard / human: no idle shortcut, the old fixed poll.
     cap = dump_cap(sim_phone, pace="standard")
     assert cap.surface.paced and cap.surface.poll_s == 0.25
+    cap.surface.reuse_s = 5.0  # as above: the instant model stays instant on a loaded machine
     reads = _counting(cap)
     at_request: list[int] = []
     driver = ListingDriver(
