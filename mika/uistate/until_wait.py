@@ -144,3 +144,76 @@ async def _sleep_or_message(sleep: Callable[[float], Awaitable[object]], seconds
             if not task.done():
                 task.cancel()
         await asyncio.gather(sleeper, waiter, return_exceptions=True)
+
+
+# ---------------------------------------------------------------- settling after an action
+
+SETTLE_POLL_S = 0.04  # between reads while the screen has not shown the action's effect yet
+QUIET_S = 0.25  # an unchanged screen is only called "no effect" after this long unchanged
+
+
+@dataclass(frozen=True)
+class Settled:
+    screen: Screen
+    reads: int
+    waited_ms: int
+    # changed: the effect was seen on an idle dump · stable: two equal reads · unchanged: the
+    # screen stayed as before for the quiet window · cap: still changing when the cap was reached
+    why: str
+
+
+async def settle(
+    read: Callable[[], Awaitable[Screen]],
+    before: Screen | None,
+    *,
+    cap_s: float,
+    poll_s: float = SETTLE_POLL_S,
+    quiet_s: float = QUIET_S,
+    idle_dumps: bool = True,
+    clock: Callable[[], float] = time.monotonic,
+    sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
+) -> Settled:
+    """Read until the screen after an action can be judged, on evidence rather than a fixed wait.
+
+    * The first read that differs from `before` ends the wait when `idle_dumps`: the dump
+      itself waited for the UI to be idle (uiautomator's dump and uiautomator2's
+      dumpWindowHierarchy both wait for UiAutomation idle and fail with "could not get idle
+      state" otherwise), so a second equal read would prove nothing more.
+    * Without that evidence (`idle_dumps=False`, the paced runs) a changed screen needs two
+      equal reads in a row, `poll_s` apart.
+    * A screen still equal to `before` is polled every `poll_s` and called unchanged only
+      after `quiet_s`: an app that answers late is still seen, and "no effect" is said no
+      sooner than before.
+    * Never longer than `cap_s` (an animated screen that never stops changing).
+    """
+    start = clock()
+    deadline = start + cap_s
+    before_key = before.content_key() if before is not None else None
+    reads = 0
+    last_key: str | None = None
+    unchanged_since: float | None = start  # the action ended at `start`
+
+    def done(screen: Screen, why: str) -> Settled:
+        return Settled(screen, reads, round((clock() - start) * 1000), why)
+
+    while True:
+        screen = await read()
+        reads += 1
+        key = screen.content_key()
+        now = clock()
+        if key != before_key:
+            unchanged_since = None
+            if idle_dumps:
+                return done(screen, "changed")
+            if key == last_key:
+                return done(screen, "stable")
+        else:
+            if unchanged_since is None:
+                unchanged_since = now
+            if now - unchanged_since >= quiet_s:
+                return done(screen, "unchanged")
+        last_key = key
+        remaining = deadline - now
+        if remaining <= 0:
+            return done(screen, "cap")
+        await sleep(min(poll_s, remaining))

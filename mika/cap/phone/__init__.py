@@ -156,7 +156,7 @@ class PhoneCapability:
             phone_tools += [PhoneDescribe(vision), PhoneFindVisually(vision)]
         by_name = {t.name: t for t in phone_tools}
         self._tools = [*phone_tools, DoSteps(by_name), PhoneRun(by_name)]
-        self.surface = PhoneSurface(self.session, {t.name: t for t in self._tools})
+        self.surface = PhoneSurface(self.session, {t.name: t for t in self._tools}, pace=pace)
 
     @property
     def serial(self) -> str:
