@@ -19,28 +19,31 @@ from mika.model.errors import ModelError, ModelErrorKind
 from mika.model.messages import ModelRequest
 
 
+def sdk_post_options(headers: Mapping[str, str]) -> dict[str, Any]:
+    """The request options of a prepared-body `client.post`, as the SDKs' own `create`
+    sets them: our headers, and the client's API key as the bearer token."""
+    return {"headers": dict(headers), "security": {"bearer_auth": True}}
+
+
 async def sdk_events(
-    create: Callable[..., Awaitable[Any]],
+    send: Callable[[bool, dict[str, str]], Awaitable[Any]],
     request: ModelRequest,
     endpoint: Endpoint,
     *,
-    body: Callable[[ModelRequest], dict[str, Any]],
     whole: Callable[[dict[str, Any]], AsyncIterator[StreamEvent]],
     pieces: Callable[[Any], AsyncIterator[StreamEvent]],
-    stream_args: Mapping[str, Any] | None = None,
     needs: str = "",
 ) -> AsyncIterator[StreamEvent]:
-    """`create` is the SDK's create method; `whole` reads a complete reply (as a dict),
-    `pieces` the SDK's event stream; `stream_args` go only with a streamed call.
+    """`send(streaming, headers)` makes the SDK call (the reply, or the SDK's event
+    stream); `whole` reads a complete reply (as a dict), `pieces` the event stream.
     `needs`: the list a complete reply must carry (`choices`, `output`, `content`)."""
-    sent = body(request)
     headers = endpoint.request_headers(request.conversation_id)
     started = False
     reading = False
     provider = endpoint.provider
     try:
         if not endpoint.streaming:
-            reply = await create(**sent, stream=False, extra_headers=headers)
+            reply = await send(False, headers)
             data = reply_object(reply, provider, needs) if needs else reply.to_dict(warnings=False)
             if isinstance(data.get("error"), dict):
                 # An error object sent with HTTP 200 (some proxies do this).
@@ -49,7 +52,7 @@ async def sdk_events(
             async for event in whole(data):
                 yield event
             return
-        stream = await create(**sent, stream=True, **(stream_args or {}), extra_headers=headers)
+        stream = await send(True, headers)
         # Headers are in: from here a broken connection means a cut reply.
         started = True
         events = _Events(stream, provider)

@@ -1,0 +1,87 @@
+"""Request bodies as JSON bytes, assembled from pieces each encoded once.
+
+A run's history only grows: step 40 sends the 79 messages of step 39 again, plus one.
+Converting and encoding every message again on every request (and letting the SDK walk
+the whole body once more) made building a request grow with the history, 17 ms at 119
+messages. Here each message's wire form is made and encoded once and remembered by the
+identity of the neutral message it came from; a request's body is the join of those
+texts, which costs about a `bytes.join`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Hashable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+T = TypeVar("T")
+
+# How many requests an entry may go unused before it is dropped. Side calls (judge,
+# summary) share the model with the main loop and interleave with its requests; a few
+# requests of slack keep the main history's entries alive across them.
+KEEP_UNUSED = 4
+
+
+def dumps(value: Any) -> str:
+    """JSON text as the SDKs and httpx send it: compact, UTF-8 left as is, no NaN."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+@dataclass(frozen=True)
+class JsonArray:
+    """A JSON array whose items are already JSON text."""
+
+    items: Sequence[str]
+
+
+def encode_object(fields: Iterable[tuple[str, Any]]) -> bytes:
+    """A JSON object from (key, value) pairs in order; a `JsonArray` value goes in as is.
+    Byte for byte what `dumps` gives for the same dict with the items decoded."""
+    out = []
+    for key, value in fields:
+        text = "[" + ",".join(value.items) + "]" if isinstance(value, JsonArray) else dumps(value)
+        out.append(dumps(key) + ":" + text)
+    return ("{" + ",".join(out) + "}").encode()
+
+
+class _Entry(Generic[T]):
+    __slots__ = ("source", "used", "value")
+
+    def __init__(self, source: object, value: T, used: int) -> None:
+        # Holding the source keeps its id from being reused by another object while cached.
+        self.source = source
+        self.value = value
+        self.used = used
+
+
+class IdentityMemo(Generic[T]):
+    """What `make` gave for an object (and a variant), for as long as requests keep using it.
+
+    Keyed by identity: the neutral messages and tool specs are frozen, and a changed
+    history is made of new objects (a compressed screen is a new message), so the same
+    object always converts to the same wire form."""
+
+    def __init__(self) -> None:
+        self._entries: dict[tuple[int, Hashable], _Entry[T]] = {}
+        self._request = 0
+
+    def get(self, source: object, variant: Hashable, make: Callable[[], T]) -> T:
+        key = (id(source), variant)
+        entry = self._entries.get(key)
+        if entry is None or entry.source is not source:
+            entry = _Entry(source, make(), self._request)
+            self._entries[key] = entry
+        entry.used = self._request
+        return entry.value
+
+    def next_request(self) -> None:
+        """Called once per request, after it is built: forget what recent requests left out."""
+        self._request += 1
+        oldest = self._request - KEEP_UNUSED
+        stale = [key for key, entry in self._entries.items() if entry.used < oldest]
+        for key in stale:
+            del self._entries[key]
+
+    def __len__(self) -> int:
+        return len(self._entries)
