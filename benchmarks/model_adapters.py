@@ -1,12 +1,24 @@
-"""How much time the adapters add per call: each real streaming recording is replayed
-N times over loopback (no delay) through its adapter. Run:
+"""How much time the adapters add per call, and whether building a request grows with the
+history. Run:
 
     uv run python benchmarks/model_adapters.py [N]
+
+1. Whole calls: each real streaming recording is replayed N times over loopback (no
+   delay) through its adapter, the old request path beside the new.
+2. Request building along a run: a run of 120 messages is played step by step (each
+   request the same message objects as the one before, plus the new reply and result, as
+   the loop sends them). Build time is from the call to the moment the HTTP client is
+   handed the finished request (its `request` event hook), so it holds everything our
+   code and the SDK do before a byte is sent; the request then stops there. Beside it:
+   the old path (body rebuilt and handed to the SDK's `create`, `legacy_request=True`) and
+   a `json.dumps` of the same body, all measured in this run.
+   Target (issue 16, 4): at step 40 within 2 ms of step 1, for every adapter.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import statistics
 import sys
 import time
@@ -14,10 +26,23 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "models"))
 
+import anthropic
+import httpx
+import httpx2
+import openai
 from adapters_kit import adapter, ask
+from long_history import history, long_request
 from replay_server import ReplayServer, Reply
 
+from mika.model.adapters import build_adapter
+from mika.model.adapters.anthropic import AnthropicModel
+from mika.model.adapters.client_options import sdk_client_options
+from mika.model.adapters.endpoint import Endpoint, strip_version_suffix
+from mika.model.adapters.gemini import GeminiModel
+from mika.model.adapters.openai_chat import OpenAIChatModel
+from mika.model.adapters.openai_responses import OpenAIResponsesModel
 from mika.model.base import complete
+from mika.model.messages import ModelRequest
 
 RECORDINGS = [
     ("openai-chat", "openai_chat_completions_stream/openai-python__tool_call_stream_2024.sse"),
@@ -26,28 +51,164 @@ RECORDINGS = [
     ("gemini", "gemini_stream/pydantic-ai__functionCall_thought_signature_alt_sse.sse"),
     ("gemini", "gemini_stream/simonw-llm-gemini__functionCall_json_array_stream.json"),
 ]
+KINDS = ["openai-chat", "openai-responses", "anthropic", "gemini"]
+# Messages in the request: the task alone, step 20, step 40 (task + 39 reply/result pairs), step 60.
+SIZES = [1, 2, 40, 79, 120]
+STEP_1, STEP_40 = 1, 79
+TARGET_MS = 2.0
 
 
-async def bench(kind: str, name: str, n: int) -> list[float]:
+# -- 1. whole calls over loopback
+
+
+async def bench_call(kind: str, name: str, n: int) -> tuple[list[float], list[float]]:
+    """Old and new path, call for call in turn against the same server (paired, so a
+    loaded machine slows both alike)."""
     with ReplayServer() as server:
         server.default = Reply.recording(name)
-        model = adapter(kind, server.url)
-        await complete(model, ask())  # warm up: imports, connection setup
-        times = []
-        for _ in range(n):
-            start = time.perf_counter()
-            await complete(model, ask())
-            times.append((time.perf_counter() - start) * 1000)
+        endpoint = adapter(kind, server.url).endpoint
+        models = [build_adapter(kind, endpoint, legacy_request=True), build_adapter(kind, endpoint)]
+        times: tuple[list[float], list[float]] = ([], [])
+        for model in models:
+            await complete(model, ask())  # warm up: imports, connection setup
+        for i in range(n):
+            pairs = list(zip(models, times, strict=True))
+            # Which goes first alternates: the second call of a pair meets the first one's closing connection.
+            for model, out in pairs if i % 2 else pairs[::-1]:
+                start = time.perf_counter()
+                await complete(model, ask())
+                out.append((time.perf_counter() - start) * 1000)
         return times
+
+
+def whole_calls(n: int) -> None:
+    print(f"whole calls over loopback, a short request (paired, {n} each)")
+    print(f"{'adapter':<18} {'recording':<58} {'old median':>10} {'new median':>10} {'new p95':>8}")
+    for kind, name in RECORDINGS:
+        old, new = (sorted(t) for t in asyncio.run(bench_call(kind, name, n)))
+        p95 = new[int(len(new) * 0.95) - 1]
+        print(
+            f"{kind:<18} {Path(name).name:<58} {statistics.median(old):>10.2f} {statistics.median(new):>10.2f} {p95:>8.2f}"
+        )
+
+
+# -- 2. request building along a run
+
+
+class _Sent(Exception):
+    """Raised by the request hook: the request is built, nothing more is measured."""
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.at = 0.0
+        self.body = b""
+
+    async def hook(self, request: object) -> None:
+        self.at = time.perf_counter()
+        self.body = request.content  # type: ignore[attr-defined]
+        raise _Sent
+
+
+def _model(kind: str, clock: _Clock, legacy: bool):
+    """The adapter as `build_adapter` makes it, with a client whose request hook stops the clock."""
+    url = "http://127.0.0.1:9"  # never reached: the hook stops every request first
+    endpoint = Endpoint(
+        "bench", "bench-model", adapter(kind, url).endpoint.base_url, api_key="sk-b", supports_images=True
+    )
+    hooks = {"request": [clock.hook]}
+    if kind == "gemini":
+        return GeminiModel(endpoint, httpx.AsyncClient(event_hooks=hooks), legacy_request=legacy)
+    if kind == "anthropic":
+        client = anthropic.AsyncAnthropic(
+            base_url=strip_version_suffix(endpoint.base_url, "/v1"),
+            http_client=httpx2.AsyncClient(event_hooks=hooks),
+            **sdk_client_options(endpoint, anthropic.Timeout),
+        )
+        return AnthropicModel(endpoint, client, legacy_request=legacy)
+    client = openai.AsyncOpenAI(
+        base_url=endpoint.base_url,
+        http_client=httpx2.AsyncClient(event_hooks=hooks),
+        **sdk_client_options(endpoint, openai.Timeout),
+    )
+    cls = OpenAIChatModel if kind == "openai-chat" else OpenAIResponsesModel
+    return cls(endpoint, client, legacy_request=legacy)
+
+
+async def _build_ms(model, clock: _Clock, request: ModelRequest) -> float:
+    start = time.perf_counter()
+    try:
+        await complete(model, request)
+    except Exception as exc:  # the SDK wraps the hook's stop in its own error types
+        if clock.at < start:
+            raise RuntimeError(f"the request failed before it was sent: {exc!r}") from exc
+    return (clock.at - start) * 1000
+
+
+async def _run(kind: str, legacy: bool) -> dict[int, tuple[float, int]]:
+    """One run, step by step; build time and body size at each of SIZES."""
+    clock = _Clock()
+    model = _model(kind, clock, legacy)
+    messages = history(max(SIZES), model.endpoint.origin)
+    template = long_request(1, model.endpoint.origin)
+    await _build_ms(model, clock, ModelRequest(template.system, messages[:1], tools=template.tools))  # warm up
+    out = {}
+    for n in range(1, max(SIZES) + 1):
+        request = ModelRequest(template.system, messages[:n], tools=template.tools, cache_marks=(0,))
+        ms = await _build_ms(model, clock, request)
+        if n in SIZES:
+            out[n] = (ms, len(clock.body))
+    return out
+
+
+def _dumps_ms(kind: str, n: int, repeats: int) -> float:
+    """`json.dumps` of the same body (the old builder's dict), the cost of encoding it once."""
+    model = build_adapter(kind, adapter(kind, "http://127.0.0.1:9").endpoint)
+    body = model.builder.body(long_request(n, model.endpoint.origin))  # type: ignore[attr-defined]
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
+        times.append((time.perf_counter() - start) * 1000)
+    return statistics.median(times)
+
+
+def request_building(runs: int) -> bool:
+    print()
+    print(f"request building along a run (median of {runs} runs; ms until the HTTP client has the request)")
+    print(
+        f"{'adapter':<18} {'messages':>8} {'body KB':>8} {'json.dumps':>10} {'old path':>9} {'new path':>9} {'old/new':>8}"
+    )
+    ok = True
+    summary = []
+    for kind in KINDS:
+        old_runs = [asyncio.run(_run(kind, True)) for _ in range(runs)]
+        new_runs = [asyncio.run(_run(kind, False)) for _ in range(runs)]
+        old = {n: statistics.median(r[n][0] for r in old_runs) for n in SIZES}
+        new = {n: statistics.median(r[n][0] for r in new_runs) for n in SIZES}
+        assert all(o[n][1] == r[n][1] for o, r in zip(old_runs, new_runs, strict=True) for n in SIZES), kind
+        for n in SIZES:
+            kb = new_runs[0][n][1] / 1024
+            print(
+                f"{kind:<18} {n:>8} {kb:>8.1f} {_dumps_ms(kind, n, 20):>10.3f} {old[n]:>9.3f} {new[n]:>9.3f} "
+                f"{old[n] / new[n]:>7.1f}×"
+            )
+        grew_old, grew_new = old[STEP_40] - old[STEP_1], new[STEP_40] - new[STEP_1]
+        holds = grew_new <= TARGET_MS
+        ok = ok and holds
+        summary.append((kind, grew_old, grew_new, holds))
+    print()
+    print(f"{'adapter':<18} {'step 40 − step 1, old':>22} {'new':>8} {'target':>8}")
+    for kind, grew_old, grew_new, holds in summary:
+        print(f"{kind:<18} {grew_old:>19.2f} ms {grew_new:>5.2f} ms {'≤ 2 ms':>8} {'ok' if holds else 'MISSED'}")
+    return ok
 
 
 def main() -> None:
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 50
-    print(f"{'adapter':<18} {'recording':<58} {'n':>4} {'median ms':>10} {'p95 ms':>8}")
-    for kind, name in RECORDINGS:
-        times = sorted(asyncio.run(bench(kind, name, n)))
-        p95 = times[int(len(times) * 0.95) - 1]
-        print(f"{kind:<18} {Path(name).name:<58} {n:>4} {statistics.median(times):>10.2f} {p95:>8.2f}")
+    whole_calls(n)
+    ok = request_building(runs=5)
+    sys.exit(0 if ok else 1)
 
 
 if __name__ == "__main__":
