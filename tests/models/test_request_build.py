@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import json
+from collections.abc import Iterator
 
 import pytest
 from adapters_kit import adapter, ask
@@ -15,7 +17,7 @@ from replay_server import ReplayServer, Reply
 
 from mika.model.adapters import build_adapter
 from mika.model.base import complete
-from mika.model.messages import Message, ModelRequest, Text, ToolResult
+from mika.model.messages import Message, ModelRequest, Text, ToolCall, ToolResult
 
 # kind, streaming, recording
 RECORDINGS = [
@@ -125,3 +127,58 @@ def test_a_growing_run_sends_the_old_bytes_at_every_step(kind: str) -> None:
         assert new_body == old_body, f"request {step} differs"
     # The compressed screen went out as its placeholder, not as the cached listing.
     assert b"[screen v2: see observation obs-2]" in new[-2]
+
+
+def _strict_json(body: bytes) -> object:
+    def refuse(word: str) -> object:
+        raise AssertionError(f"{word} is not JSON")
+
+    return json.loads(body.decode("utf-8", "strict"), parse_constant=refuse)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_odd_values_a_model_sent_do_not_wedge_the_run(kind: str) -> None:
+    """`json.loads` turns a model's "\\ud800" escape into a lone surrogate and its NaN and
+    Infinity into floats; the history keeps them, and the old path then failed every
+    later request (UTF-8 has no bytes for a lone surrogate, JSON no NaN). Now the request
+    goes out as valid JSON: U+FFFD for the surrogate, null for the numbers."""
+    raw = '{"element": NaN, "x": Infinity, "note": "\\udc80"}'
+    odd = (
+        Message.user("打开设置"),
+        Message(
+            "assistant",
+            (
+                Text(json.loads('"half \\ud800 of a pair"')),
+                ToolCall("c1", "tap", json.loads(raw), raw_arguments=raw),
+            ),
+        ),
+        Message("user", (ToolResult("c1", "tap", json.loads('"screen \\udfff"')),)),
+    )
+
+    async def run() -> tuple[bytes, object]:
+        with ReplayServer() as server:
+            server.default = Reply.recording({k: n for k, s, n in RECORDINGS if s}[kind])
+            model = _adapter(kind, server.url, streaming=True, legacy=False)
+            reply = await complete(model, ModelRequest("system", odd, tools=long_request(1, "").tools))
+            return server.requests[-1].body, reply
+
+    body, reply = asyncio.run(run())
+    sent = _strict_json(body)
+    assert reply is not None
+    strings = list(_walk(sent, str))
+    assert any("half \ufffd of a pair" in t for t in strings)
+    assert any("screen \ufffd" in t for t in strings)
+    if kind in ("anthropic", "gemini"):
+        # These wires send the arguments as an object: the numbers went as null.
+        assert {"element": None, "x": None, "note": "\ufffd"} in list(_walk(sent, dict))
+    else:
+        # These send the argument text as received, inside a JSON string.
+        assert raw in strings
+
+
+def _walk(value: object, kind: type) -> Iterator[object]:
+    if isinstance(value, kind):
+        yield value
+    children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+    for child in children:
+        yield from _walk(child, kind)

@@ -11,6 +11,8 @@ texts, which costs about a `bytes.join`.
 from __future__ import annotations
 
 import json
+import math
+import re
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
@@ -23,9 +25,38 @@ T = TypeVar("T")
 KEEP_UNUSED = 4
 
 
+# A UTF-16 half on its own: `json.loads` makes one from a "\\ud800" escape in a model's
+# reply, and UTF-8 has no bytes for it.
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def dumps(value: Any) -> str:
     """JSON text as the SDKs and httpx send it: compact, UTF-8 left as is, no NaN."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    try:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    except ValueError:
+        # `json.loads` reads NaN and Infinity in a model's tool arguments, but JSON has no
+        # such numbers and servers refuse them; as null the history can still be sent.
+        return json.dumps(_finite(value), ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value
+
+
+def utf8(text: str) -> bytes:
+    """The text's UTF-8 bytes; a lone surrogate becomes U+FFFD rather than failing the
+    request (and every later one, as the history keeps it)."""
+    try:
+        return text.encode()
+    except UnicodeEncodeError:
+        return _LONE_SURROGATE.sub("\ufffd", text).encode()
 
 
 @dataclass(frozen=True)
@@ -42,7 +73,7 @@ def encode_object(fields: Iterable[tuple[str, Any]]) -> bytes:
     for key, value in fields:
         text = "[" + ",".join(value.items) + "]" if isinstance(value, JsonArray) else dumps(value)
         out.append(dumps(key) + ":" + text)
-    return ("{" + ",".join(out) + "}").encode()
+    return utf8("{" + ",".join(out) + "}")
 
 
 class _Entry(Generic[T]):
