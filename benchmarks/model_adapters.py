@@ -5,9 +5,9 @@ history. Run:
 
 1. Whole calls: each real streaming recording is replayed N times over loopback (no
    delay) through its adapter, the old request path beside the new.
-2. Request building along a run: a run of 120 messages is played step by step (each
-   request the same message objects as the one before, plus the new reply and result, as
-   the loop sends them). Build time is from the call to the moment the HTTP client is
+2. Request building along a run: a run of 120 messages is played step by step, each
+   request made as the agent's context makes it (the same history objects as the request
+   before plus the new reply and result, older screenshots turned into a line of text). Build time is from the call to the moment the HTTP client is
    handed the finished request (its `request` event hook), so it holds everything our
    code and the SDK do before a byte is sent; the request then stops there. Beside it:
    the old path (body rebuilt and handed to the SDK's `create`, `legacy_request=True`) and
@@ -31,7 +31,7 @@ import httpx
 import httpx2
 import openai
 from adapters_kit import adapter, ask
-from long_history import history, long_request
+from long_history import as_sent, history
 from replay_server import ReplayServer, Reply
 
 from mika.model.adapters import build_adapter
@@ -150,12 +150,10 @@ async def _run(kind: str, legacy: bool) -> dict[int, tuple[float, int]]:
     clock = _Clock()
     model = _model(kind, clock, legacy)
     messages = history(max(SIZES), model.endpoint.origin)
-    template = long_request(1, model.endpoint.origin)
-    await _build_ms(model, clock, ModelRequest(template.system, messages[:1], tools=template.tools))  # warm up
+    await _build_ms(model, clock, as_sent(messages[:1]))  # warm up
     out = {}
     for n in range(1, max(SIZES) + 1):
-        request = ModelRequest(template.system, messages[:n], tools=template.tools, cache_marks=(0,))
-        ms = await _build_ms(model, clock, request)
+        ms = await _build_ms(model, clock, as_sent(messages[:n]))
         if n in SIZES:
             out[n] = (ms, len(clock.body))
     return out
@@ -164,7 +162,7 @@ async def _run(kind: str, legacy: bool) -> dict[int, tuple[float, int]]:
 def _dumps_ms(kind: str, n: int, repeats: int) -> float:
     """`json.dumps` of the same body (the old builder's dict), the cost of encoding it once."""
     model = build_adapter(kind, adapter(kind, "http://127.0.0.1:9").endpoint)
-    body = model.builder.body(long_request(n, model.endpoint.origin))  # type: ignore[attr-defined]
+    body = model.builder.body(as_sent(history(n, model.endpoint.origin)))  # type: ignore[attr-defined]
     times = []
     for _ in range(repeats):
         start = time.perf_counter()

@@ -2,9 +2,11 @@
 
 Every step is the model's reply (reasoning from this address, a short note, one tool call
 with its argument text as streamed) and the tool's result (a screen listing of about a
-kilobyte, Chinese and English, as the phone tools return). Every fifth result carries a
-screenshot, one ends in an error, and the opening turn has the user's own picture, so each
-kind of part each adapter converts is in it.
+kilobyte, Chinese and English, as the phone tools return) with the runtime line. Every
+fifth step has a screenshot, every seventh result a picture of its own and an error, and
+the opening turn the user's own picture, so each kind of part each adapter converts is in
+it. `as_sent` makes a request the way the agent's context does (older screenshots as a
+line of text, rebuilt for every request).
 """
 
 from __future__ import annotations
@@ -13,7 +15,8 @@ import json
 
 from adapters_kit import WEATHER
 
-from mika.model.messages import Image, Message, ModelRequest, Text, Thinking, ToolCall, ToolResult, ToolSpec
+from mika.agent.history import only_last_image
+from mika.model.messages import Image, Message, ModelRequest, Part, Text, Thinking, ToolCall, ToolResult, ToolSpec
 
 TAP = ToolSpec(
     "tap",
@@ -73,12 +76,26 @@ def history(messages: int, origin: str) -> tuple[Message, ...]:
         )
         if len(out) >= messages:
             break
-        image = Image(_PNG + bytes([step % 256]), ref=f"obs-{step}") if step % 5 == 0 else None
-        result = ToolResult(call_id, "tap", _listing(step), image=image, is_error=step % 7 == 0)
-        out.append(Message("user", (result,)))
+        # As the loop adds it: the results, this step's screenshot (every fifth step), the
+        # runtime line. A result's own picture (every seventh) is the other way images come.
+        own = Image(_PNG + bytes([step % 256]), ref=f"tool-{step}") if step % 7 == 0 else None
+        parts: list[Part] = [ToolResult(call_id, "tap", _listing(step), image=own, is_error=step % 7 == 0)]
+        if step % 5 == 0:
+            parts.append(Image(_PNG + bytes([step % 256]), ref=f"obs-{step}"))
+        parts.append(Text(f"[step {step} · on Settings · local time 2026-12-02 02:{step % 60:02d} Wed]"))
+        out.append(Message("user", tuple(parts)))
     return tuple(out)
+
+
+SYSTEM = "You operate an Android phone. 你在操作一部安卓手机。"
+
+
+def as_sent(messages: tuple[Message, ...] | list[Message], **kw: object) -> ModelRequest:
+    """The request the agent's context builds from these history messages."""
+    settings: dict[str, object] = {"tools": TOOLS, "cache_marks": (0,), **kw}
+    return ModelRequest(SYSTEM, tuple(only_last_image(list(messages))), **settings)  # type: ignore[arg-type]
 
 
 def long_request(messages: int, origin: str, **kw: object) -> ModelRequest:
     settings: dict[str, object] = {"tools": TOOLS, "cache_marks": (0,), **kw}
-    return ModelRequest("You operate an Android phone. 你在操作一部安卓手机。", history(messages, origin), **settings)  # type: ignore[arg-type]
+    return ModelRequest(SYSTEM, history(messages, origin), **settings)  # type: ignore[arg-type]

@@ -12,10 +12,11 @@ from collections.abc import Iterator
 
 import pytest
 from adapters_kit import adapter, ask
-from long_history import history, long_request
+from long_history import as_sent, history, long_request
 from replay_server import ReplayServer, Reply
 
 from mika.model.adapters import build_adapter
+from mika.model.adapters.wire_json import KEEP_UNUSED, IdentityMemo
 from mika.model.base import complete
 from mika.model.messages import Message, ModelRequest, Text, ToolCall, ToolResult
 
@@ -98,7 +99,7 @@ def test_bytes_sent_are_the_old_paths(kind: str, streaming: bool, name: str, ima
 
 async def _growing_run(kind: str, legacy: bool) -> list[bytes]:
     """A run as the loop makes it: the same message objects again each step plus the new
-    ones, a side call (judge) between steps, an old screen compressed to a placeholder (a
+    ones (older screenshots rebuilt as equal text-line copies), a side call (judge) between steps, an old screen compressed to a placeholder (a
     new object at an old index) midway, and a last step without tools."""
     with ReplayServer() as server:
         server.default = Reply.recording({k: n for k, s, n in RECORDINGS if s}[kind])
@@ -112,7 +113,7 @@ async def _growing_run(kind: str, legacy: bool) -> list[bytes]:
                     "user", (ToolResult(old.call_id, old.name, "[screen v2: see observation obs-2]"),)
                 )
             tools = () if n >= len(messages) - 2 else long_request(1, "").tools
-            await complete(model, ModelRequest("system", tuple(messages[:n]), tools=tools, cache_marks=(0,)))
+            await complete(model, as_sent(messages[:n], tools=tools))
             judge = Message("user", (Text(f"Did step {n} do what was asked?"),))
             await complete(model, ModelRequest("judge", (judge,), purpose="judge"))
         return [s.body for s in server.requests]
@@ -182,3 +183,35 @@ def _walk(value: object, kind: type) -> Iterator[object]:
     children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
     for child in children:
         yield from _walk(child, kind)
+
+
+def test_the_memo_converts_once_forgets_what_requests_dropped_and_reuses_equal_copies() -> None:
+    memo: IdentityMemo[str] = IdentityMemo()
+    made: list[str] = []
+
+    def make(message: Message) -> str:
+        made.append(message.text)
+        return message.text.upper()
+
+    kept, dropped = Message.user("kept"), Message.user("dropped")
+    assert memo.get(kept, None, lambda: make(kept), slot=0) == "KEPT"
+    assert memo.get(dropped, None, lambda: make(dropped), slot=1) == "DROPPED"
+    memo.next_request()
+    # An equal copy at the same place (as an older screenshot's text line is, each request).
+    copy = Message.user("kept")
+    assert memo.get(copy, None, lambda: make(copy), slot=0) == "KEPT"
+    # A different variant is another conversion (chat sends reasoning only with tools).
+    assert memo.get(copy, True, lambda: make(copy), slot=0) == "KEPT"
+    # An equal message somewhere else is not taken for it.
+    moved = Message.user("dropped")
+    assert memo.get(moved, None, lambda: make(moved), slot=5) == "DROPPED"
+    assert made == ["kept", "dropped", "kept", "dropped"]
+    memo.next_request()
+    for _ in range(KEEP_UNUSED + 1):
+        assert memo.get(kept, None, lambda: make(kept), slot=0) == "KEPT"
+        memo.next_request()
+    # Only what recent requests still carried is held (with the object, so its id is not reused).
+    assert len(memo) == 1
+    assert made == ["kept", "dropped", "kept", "dropped"]
+    assert memo.get(dropped, None, lambda: make(dropped), slot=1) == "DROPPED"
+    assert made[-1] == "dropped" and len(made) == 5

@@ -105,7 +105,10 @@ class AnthropicRequestBuilder:
     def encoded(self, request: ModelRequest, *, stream: bool) -> bytes:
         """The body as sent, from messages converted once each. Fields in the order the
         SDK's `create` sends them, so the bytes are the old path's exactly."""
-        converted = [self._messages.get(m, None, lambda m=m: _with_text(self._message(m))) for m in request.messages]
+        converted = [
+            self._messages.get(m, None, lambda m=m: _with_text(self._message(m)), slot=i)
+            for i, m in enumerate(request.messages)
+        ]
         items = [text for _, text in converted]
         head = bool(request.system) or self._tools_of(request)
         for index in _breakpoints(request, [bool(wire["content"]) for wire, _ in converted], head=head):

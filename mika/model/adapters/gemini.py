@@ -88,7 +88,10 @@ class GeminiRequestBuilder:
         fields: list[tuple[str, Any]] = []
         if request.system:
             fields.append(("systemInstruction", self._system(request.system)))
-        contents = [self._messages.get(m, None, lambda m=m: dumps(self._content(m))) for m in request.messages]
+        contents = [
+            self._messages.get(m, None, lambda m=m: dumps(self._content(m)), slot=i)
+            for i, m in enumerate(request.messages)
+        ]
         fields.append(("contents", JsonArray(contents)))
         if request.tools and self.endpoint.supports_tools:
             declarations = [self._tools.get(t, None, lambda t=t: self._declaration(t)) for t in request.tools]

@@ -74,10 +74,13 @@ class ChatRequestBuilder:
         SDK's `create` sends them, so the bytes are the old path's exactly."""
         send_reasoning = bool(request.tools)
         items: list[str] = [dumps(self._system(request.system))] if request.system else []
-        for message in request.messages:
+        for index, message in enumerate(request.messages):
             items.extend(
                 self._messages.get(
-                    message, send_reasoning, lambda m=message: [dumps(e) for e in self._message(m, send_reasoning)]
+                    message,
+                    send_reasoning,
+                    lambda m=message: [dumps(e) for e in self._message(m, send_reasoning)],
+                    slot=index,
                 )
             )
         fields: list[tuple[str, Any]] = [

@@ -76,8 +76,10 @@ class ResponsesRequestBuilder:
         """The body as sent, from messages converted once each. Fields in the order the
         SDK's `create` sends them, so the bytes are the old path's exactly."""
         items: list[str] = []
-        for message in request.messages:
-            items.extend(self._messages.get(message, None, lambda m=message: [dumps(i) for i in self._items(m)]))
+        for index, message in enumerate(request.messages):
+            items.extend(
+                self._messages.get(message, None, lambda m=message: [dumps(i) for i in self._items(m)], slot=index)
+            )
         fields: list[tuple[str, Any]] = [("model", self.endpoint.model), ("stream", stream)]
         if include:
             fields.append(("include", list(_INCLUDE)))

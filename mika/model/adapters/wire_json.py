@@ -91,18 +91,26 @@ class IdentityMemo(Generic[T]):
 
     Keyed by identity: the neutral messages and tool specs are frozen, and a changed
     history is made of new objects (a compressed screen is a new message), so the same
-    object always converts to the same wire form."""
+    object always converts to the same wire form. Some messages are rebuilt as equal
+    copies for every request (an older screenshot becomes a line of text each time);
+    given its `slot` (its index in the request), a copy equal to what that slot held last
+    time is a hit too."""
 
     def __init__(self) -> None:
         self._entries: dict[tuple[int, Hashable], _Entry[T]] = {}
+        self._slots: dict[tuple[int, Hashable], _Entry[T]] = {}
         self._request = 0
 
-    def get(self, source: object, variant: Hashable, make: Callable[[], T]) -> T:
+    def get(self, source: object, variant: Hashable, make: Callable[[], T], slot: int | None = None) -> T:
         key = (id(source), variant)
         entry = self._entries.get(key)
         if entry is None or entry.source is not source:
-            entry = _Entry(source, make(), self._request)
+            near = self._slots.get((slot, variant)) if slot is not None else None
+            value = near.value if near is not None and near.source == source else make()
+            entry = _Entry(source, value, self._request)
             self._entries[key] = entry
+        if slot is not None:
+            self._slots[(slot, variant)] = entry
         entry.used = self._request
         return entry.value
 
@@ -110,9 +118,10 @@ class IdentityMemo(Generic[T]):
         """Called once per request, after it is built: forget what recent requests left out."""
         self._request += 1
         oldest = self._request - KEEP_UNUSED
-        stale = [key for key, entry in self._entries.items() if entry.used < oldest]
-        for key in stale:
-            del self._entries[key]
+        for table in (self._entries, self._slots):
+            stale = [key for key, entry in table.items() if entry.used < oldest]
+            for key in stale:
+                del table[key]
 
     def __len__(self) -> int:
         return len(self._entries)
