@@ -186,32 +186,34 @@ def _walk(value: object, kind: type) -> Iterator[object]:
 
 
 def test_the_memo_converts_once_forgets_what_requests_dropped_and_reuses_equal_copies() -> None:
-    memo: IdentityMemo[str] = IdentityMemo()
     made: list[str] = []
 
     def make(message: Message) -> str:
         made.append(message.text)
         return message.text.upper()
 
+    memo: IdentityMemo[Message, str] = IdentityMemo(make)
     kept, dropped = Message.user("kept"), Message.user("dropped")
-    assert memo.get(kept, None, lambda: make(kept), slot=0) == "KEPT"
-    assert memo.get(dropped, None, lambda: make(dropped), slot=1) == "DROPPED"
+    assert memo.get(kept, slot=0) == "KEPT"
+    assert memo.get(dropped, slot=1) == "DROPPED"
     memo.next_request()
+    assert memo.get(kept, slot=0) == "KEPT"
     # An equal copy at the same place (as an older screenshot's text line is, each request).
     copy = Message.user("kept")
-    assert memo.get(copy, None, lambda: make(copy), slot=0) == "KEPT"
-    # A different variant is another conversion (chat sends reasoning only with tools).
-    assert memo.get(copy, True, lambda: make(copy), slot=0) == "KEPT"
+    assert memo.get(copy, slot=0) == "KEPT"
+    assert made == ["kept", "dropped"]
+    # A different variant is another conversion.
+    assert memo.get(copy, "other", slot=0) == "KEPT"
     # An equal message somewhere else is not taken for it.
     moved = Message.user("dropped")
-    assert memo.get(moved, None, lambda: make(moved), slot=5) == "DROPPED"
+    assert memo.get(moved, slot=5) == "DROPPED"
     assert made == ["kept", "dropped", "kept", "dropped"]
     memo.next_request()
     for _ in range(KEEP_UNUSED + 1):
-        assert memo.get(kept, None, lambda: make(kept), slot=0) == "KEPT"
+        assert memo.get(kept, slot=0) == "KEPT"
         memo.next_request()
     # Only what recent requests still carried is held (with the object, so its id is not reused).
     assert len(memo) == 1
     assert made == ["kept", "dropped", "kept", "dropped"]
-    assert memo.get(dropped, None, lambda: make(dropped), slot=1) == "DROPPED"
-    assert made[-1] == "dropped" and len(made) == 5
+    assert memo.get(dropped, slot=1) == "DROPPED"
+    assert len(made) == 5

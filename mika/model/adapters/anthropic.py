@@ -8,7 +8,7 @@ prefix is billed as a cache read.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import anthropic
@@ -75,8 +75,12 @@ class AnthropicRequestBuilder:
     def __init__(self, endpoint: Endpoint) -> None:
         self.endpoint = endpoint
         # Each message's wire form and its JSON text (the form is copied to add a breakpoint).
-        self._messages: IdentityMemo[tuple[dict[str, Any], str]] = IdentityMemo()
-        self._tools: IdentityMemo[tuple[dict[str, Any], str]] = IdentityMemo()
+        self._messages: IdentityMemo[Message, tuple[dict[str, Any], str]] = IdentityMemo(
+            lambda m: _with_text(self._message(m))
+        )
+        self._tools: IdentityMemo[ToolSpec, tuple[dict[str, Any], str]] = IdentityMemo(
+            lambda t: _with_text(self._tool(t))
+        )
 
     def _max_tokens(self, request: ModelRequest) -> int:
         return request.max_output_tokens or self.endpoint.max_output_tokens or DEFAULT_MAX_TOKENS
@@ -105,10 +109,7 @@ class AnthropicRequestBuilder:
     def encoded(self, request: ModelRequest, *, stream: bool) -> bytes:
         """The body as sent, from messages converted once each. Fields in the order the
         SDK's `create` sends them, so the bytes are the old path's exactly."""
-        converted = [
-            self._messages.get(m, None, lambda m=m: _with_text(self._message(m)), slot=i)
-            for i, m in enumerate(request.messages)
-        ]
+        converted = [self._messages.get(m, slot=i) for i, m in enumerate(request.messages)]
         items = [text for _, text in converted]
         head = bool(request.system) or self._tools_of(request)
         for index in _breakpoints(request, [bool(wire["content"]) for wire, _ in converted], head=head):
@@ -122,7 +123,7 @@ class AnthropicRequestBuilder:
         if request.system:
             fields.append(("system", self._system(request.system)))
         if self._tools_of(request):
-            tools = [self._tools.get(t, None, lambda t=t: _with_text(self._tool(t))) for t in request.tools]
+            tools = [self._tools.get(t) for t in request.tools]
             texts = [text for _, text in tools]
             if not request.system:
                 last = tools[-1][0]
@@ -287,9 +288,8 @@ class AnthropicModel(EndpointModel):
 
     async def _send(self, request: ModelRequest, streaming: bool, headers: dict[str, str]) -> Any:
         if self.legacy_request:
-            return await self._client.messages.create(
-                **self.builder.body(request), stream=streaming, extra_headers=headers
-            )
+            create: Callable[..., Awaitable[Any]] = self._client.messages.create
+            return await create(**self.builder.body(request), stream=streaming, extra_headers=headers)
         # The SDK's documented call for a prepared body: same client, auth, stream and errors.
         return await self._client.post(
             "/v1/messages",

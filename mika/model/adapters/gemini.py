@@ -68,8 +68,8 @@ def _schema(value: Any) -> Any:
 class GeminiRequestBuilder:
     def __init__(self, endpoint: Endpoint) -> None:
         self.endpoint = endpoint
-        self._messages: IdentityMemo[str] = IdentityMemo()
-        self._tools: IdentityMemo[dict[str, Any]] = IdentityMemo()
+        self._messages: IdentityMemo[Message, str] = IdentityMemo(lambda m: dumps(self._content(m)))
+        self._tools: IdentityMemo[ToolSpec, dict[str, Any]] = IdentityMemo(self._declaration)
 
     def body(self, request: ModelRequest) -> dict[str, Any]:
         """The body as a dict, built afresh (the old path)."""
@@ -88,13 +88,10 @@ class GeminiRequestBuilder:
         fields: list[tuple[str, Any]] = []
         if request.system:
             fields.append(("systemInstruction", self._system(request.system)))
-        contents = [
-            self._messages.get(m, None, lambda m=m: dumps(self._content(m)), slot=i)
-            for i, m in enumerate(request.messages)
-        ]
+        contents = [self._messages.get(m, slot=i) for i, m in enumerate(request.messages)]
         fields.append(("contents", JsonArray(contents)))
         if request.tools and self.endpoint.supports_tools:
-            declarations = [self._tools.get(t, None, lambda t=t: self._declaration(t)) for t in request.tools]
+            declarations = [self._tools.get(t) for t in request.tools]
             fields.append(("tools", [{"functionDeclarations": declarations}]))
         if budget := self._budget(request):
             fields.append(("generationConfig", {"maxOutputTokens": budget}))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import openai
@@ -14,7 +14,7 @@ from mika.model.adapters.endpoint_model import EndpointModel
 from mika.model.adapters.images import NO_VISION_PLACEHOLDER, data_url
 from mika.model.adapters.openai_usage import openai_usage
 from mika.model.adapters.own_reasoning import own_thinking
-from mika.model.adapters.sdk_call import sdk_events, sdk_post_options
+from mika.model.adapters.sdk_call import sdk_events
 from mika.model.adapters.tool_calls import ToolCallAssembler, arguments_text
 from mika.model.adapters.user_turn import split_user_turn
 from mika.model.adapters.wire_json import IdentityMemo, JsonArray, dumps, encode_object
@@ -51,8 +51,12 @@ class ChatRequestBuilder:
 
     def __init__(self, endpoint: Endpoint) -> None:
         self.endpoint = endpoint
-        self._messages: IdentityMemo[list[str]] = IdentityMemo()
-        self._tools: IdentityMemo[str] = IdentityMemo()
+        # Reasoning goes back only with tools, so the same message has two forms.
+        self._messages: dict[bool, IdentityMemo[Message, list[str]]] = {
+            False: IdentityMemo(self._texts_without_reasoning),
+            True: IdentityMemo(self._texts_with_reasoning),
+        }
+        self._tools: IdentityMemo[ToolSpec, str] = IdentityMemo(lambda t: dumps(self._tool(t)))
 
     def body(self, request: ModelRequest) -> dict[str, Any]:
         """The body as a dict, built afresh (the old path, which the SDK then transforms)."""
@@ -74,15 +78,9 @@ class ChatRequestBuilder:
         SDK's `create` sends them, so the bytes are the old path's exactly."""
         send_reasoning = bool(request.tools)
         items: list[str] = [dumps(self._system(request.system))] if request.system else []
+        memo = self._messages[send_reasoning]
         for index, message in enumerate(request.messages):
-            items.extend(
-                self._messages.get(
-                    message,
-                    send_reasoning,
-                    lambda m=message: [dumps(e) for e in self._message(m, send_reasoning)],
-                    slot=index,
-                )
-            )
+            items.extend(memo.get(message, slot=index))
         fields: list[tuple[str, Any]] = [
             ("model", self.endpoint.model),
             ("stream", stream),
@@ -91,11 +89,18 @@ class ChatRequestBuilder:
         if stream:
             fields.append(("stream_options", dict(STREAM_OPTIONS)))
         if request.tools and self.endpoint.supports_tools:
-            tools = [self._tools.get(t, None, lambda t=t: dumps(self._tool(t))) for t in request.tools]
+            tools = [self._tools.get(t) for t in request.tools]
             fields.append(("tools", JsonArray(tools)))
-        self._messages.next_request()
+        self._messages[False].next_request()
+        self._messages[True].next_request()
         self._tools.next_request()
         return encode_object(fields)
+
+    def _texts_without_reasoning(self, message: Message) -> list[str]:
+        return [dumps(e) for e in self._message(message, False)]
+
+    def _texts_with_reasoning(self, message: Message) -> list[str]:
+        return [dumps(e) for e in self._message(message, True)]
 
     @staticmethod
     def _system(text: str) -> dict[str, Any]:
@@ -209,9 +214,8 @@ class OpenAIChatModel(EndpointModel):
     async def _send(self, request: ModelRequest, streaming: bool, headers: dict[str, str]) -> Any:
         if self.legacy_request:
             extra = {"stream_options": dict(STREAM_OPTIONS)} if streaming else {}
-            return await self._client.chat.completions.create(
-                **self.builder.body(request), stream=streaming, **extra, extra_headers=headers
-            )
+            create: Callable[..., Awaitable[Any]] = self._client.chat.completions.create
+            return await create(**self.builder.body(request), stream=streaming, **extra, extra_headers=headers)
         # The SDK's documented call for a prepared body: same client, auth, stream and errors.
         return await self._client.post(
             "/chat/completions",
@@ -219,7 +223,8 @@ class OpenAIChatModel(EndpointModel):
             cast_to=ChatCompletion,
             stream=streaming,
             stream_cls=openai.AsyncStream[ChatCompletionChunk],
-            options=sdk_post_options(headers),
+            # As `create` sets them: our headers, the client's API key as the bearer token.
+            options={"headers": headers, "security": {"bearer_auth": True}},
         )
 
     async def _from_stream(self, stream: Any) -> AsyncIterator[StreamEvent]:

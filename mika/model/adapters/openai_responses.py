@@ -8,7 +8,7 @@ of the tool calls it preceded, to the same address only.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import openai
@@ -20,7 +20,7 @@ from mika.model.adapters.endpoint_model import EndpointModel
 from mika.model.adapters.images import NO_VISION_PLACEHOLDER, data_url
 from mika.model.adapters.openai_usage import openai_usage
 from mika.model.adapters.own_reasoning import own_thinking
-from mika.model.adapters.sdk_call import sdk_events, sdk_post_options
+from mika.model.adapters.sdk_call import sdk_events
 from mika.model.adapters.tool_calls import ToolCallAssembler, arguments_text
 from mika.model.adapters.user_turn import split_user_turn
 from mika.model.adapters.wire_json import IdentityMemo, JsonArray, dumps, encode_object
@@ -52,8 +52,8 @@ def usage_of(raw: Any) -> Usage:
 class ResponsesRequestBuilder:
     def __init__(self, endpoint: Endpoint) -> None:
         self.endpoint = endpoint
-        self._messages: IdentityMemo[list[str]] = IdentityMemo()
-        self._tools: IdentityMemo[str] = IdentityMemo()
+        self._messages: IdentityMemo[Message, list[str]] = IdentityMemo(lambda m: [dumps(i) for i in self._items(m)])
+        self._tools: IdentityMemo[ToolSpec, str] = IdentityMemo(lambda t: dumps(self._tool(t)))
 
     def body(self, request: ModelRequest, *, include: bool = True) -> dict[str, Any]:
         """The body as a dict, built afresh (the old path, which the SDK then transforms)."""
@@ -77,15 +77,13 @@ class ResponsesRequestBuilder:
         SDK's `create` sends them, so the bytes are the old path's exactly."""
         items: list[str] = []
         for index, message in enumerate(request.messages):
-            items.extend(
-                self._messages.get(message, None, lambda m=message: [dumps(i) for i in self._items(m)], slot=index)
-            )
+            items.extend(self._messages.get(message, slot=index))
         fields: list[tuple[str, Any]] = [("model", self.endpoint.model), ("stream", stream)]
         if include:
             fields.append(("include", list(_INCLUDE)))
         fields += [("input", JsonArray(items)), ("instructions", request.system), ("store", False)]
         if request.tools and self.endpoint.supports_tools:
-            tools = [self._tools.get(t, None, lambda t=t: dumps(self._tool(t))) for t in request.tools]
+            tools = [self._tools.get(t) for t in request.tools]
             fields.append(("tools", JsonArray(tools)))
         self._messages.next_request()
         self._tools.next_request()
@@ -179,7 +177,8 @@ class OpenAIResponsesModel(EndpointModel):
 
     async def _send(self, request: ModelRequest, streaming: bool, headers: dict[str, str]) -> Any:
         if self.legacy_request:
-            return await self._client.responses.create(
+            create: Callable[..., Awaitable[Any]] = self._client.responses.create
+            return await create(
                 **self.builder.body(request, include=self._include), stream=streaming, extra_headers=headers
             )
         # The SDK's documented call for a prepared body: same client, auth, stream and errors.
@@ -189,7 +188,8 @@ class OpenAIResponsesModel(EndpointModel):
             cast_to=Response,
             stream=streaming,
             stream_cls=openai.AsyncStream[ResponseStreamEvent],
-            options=sdk_post_options(headers),
+            # As `create` sets them: our headers, the client's API key as the bearer token.
+            options={"headers": headers, "security": {"bearer_auth": True}},
         )
 
     async def _from_stream(self, stream: Any) -> AsyncIterator[StreamEvent]:

@@ -7,7 +7,7 @@ failures become `ModelError` are the same for all of them, and live here.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from mika.model.adapters.bad_reply import bad_reply, reply_object
@@ -17,12 +17,6 @@ from mika.model.base import StreamEvent
 from mika.model.classify import classify_http
 from mika.model.errors import ModelError, ModelErrorKind
 from mika.model.messages import ModelRequest
-
-
-def sdk_post_options(headers: Mapping[str, str]) -> dict[str, Any]:
-    """The request options of a prepared-body `client.post`, as the SDKs' own `create`
-    sets them: our headers, and the client's API key as the bearer token."""
-    return {"headers": dict(headers), "security": {"bearer_auth": True}}
 
 
 async def sdk_events(

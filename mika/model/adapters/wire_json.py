@@ -17,6 +17,7 @@ from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
+S = TypeVar("S")
 T = TypeVar("T")
 
 # How many requests an entry may go unused before it is dropped. Side calls (judge,
@@ -86,8 +87,8 @@ class _Entry(Generic[T]):
         self.used = used
 
 
-class IdentityMemo(Generic[T]):
-    """What `make` gave for an object (and a variant), for as long as requests keep using it.
+class IdentityMemo(Generic[S, T]):
+    """What `make` gave for an object, for as long as requests keep using it.
 
     Keyed by identity: the neutral messages and tool specs are frozen, and a changed
     history is made of new objects (a compressed screen is a new message), so the same
@@ -96,17 +97,19 @@ class IdentityMemo(Generic[T]):
     given its `slot` (its index in the request), a copy equal to what that slot held last
     time is a hit too."""
 
-    def __init__(self) -> None:
+    def __init__(self, make: Callable[[S], T]) -> None:
+        self._make = make
         self._entries: dict[tuple[int, Hashable], _Entry[T]] = {}
         self._slots: dict[tuple[int, Hashable], _Entry[T]] = {}
         self._request = 0
 
-    def get(self, source: object, variant: Hashable, make: Callable[[], T], slot: int | None = None) -> T:
+    def get(self, source: S, variant: Hashable = None, slot: int | None = None) -> T:
+        """`variant`: anything else the conversion depends on (part of the key)."""
         key = (id(source), variant)
         entry = self._entries.get(key)
         if entry is None or entry.source is not source:
             near = self._slots.get((slot, variant)) if slot is not None else None
-            value = near.value if near is not None and near.source == source else make()
+            value = near.value if near is not None and near.source == source else self._make(source)
             entry = _Entry(source, value, self._request)
             self._entries[key] = entry
         if slot is not None:
