@@ -8,10 +8,12 @@ prefix is billed as a cache read.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import anthropic
+from anthropic.types import Message as AnthropicMessage
+from anthropic.types import RawMessageStreamEvent
 
 from mika.model.adapters.client_options import sdk_client_options
 from mika.model.adapters.endpoint import Endpoint, strip_version_suffix
@@ -20,6 +22,7 @@ from mika.model.adapters.images import NO_VISION_PLACEHOLDER, b64
 from mika.model.adapters.own_reasoning import own_thinking
 from mika.model.adapters.sdk_call import sdk_events
 from mika.model.adapters.tool_calls import ToolCallAssembler, arguments_json
+from mika.model.adapters.wire_json import IdentityMemo, JsonArray, dumps, encode_object
 from mika.model.base import Done, StreamEvent, TextDelta, ThinkingDelta
 from mika.model.classify import classify_http
 from mika.model.errors import ModelError, ModelErrorKind
@@ -35,6 +38,7 @@ from mika.model.messages import (
     Thinking,
     ToolCall,
     ToolResult,
+    ToolSpec,
     Usage,
 )
 
@@ -70,40 +74,72 @@ def usage_of(start: dict[str, Any] | None, delta: dict[str, Any] | None = None) 
 class AnthropicRequestBuilder:
     def __init__(self, endpoint: Endpoint) -> None:
         self.endpoint = endpoint
+        # Each message's wire form and its JSON text (the form is copied to add a breakpoint).
+        self._messages: IdentityMemo[Message, tuple[dict[str, Any], str]] = IdentityMemo(
+            lambda m: _with_text(self._message(m))
+        )
+        self._tools: IdentityMemo[ToolSpec, tuple[dict[str, Any], str]] = IdentityMemo(
+            lambda t: _with_text(self._tool(t))
+        )
+
+    def _max_tokens(self, request: ModelRequest) -> int:
+        return request.max_output_tokens or self.endpoint.max_output_tokens or DEFAULT_MAX_TOKENS
+
+    def _tools_of(self, request: ModelRequest) -> bool:
+        return bool(request.tools and self.endpoint.supports_tools)
 
     def body(self, request: ModelRequest) -> dict[str, Any]:
+        """The body as a dict, built afresh (the old path, which the SDK then copies)."""
         messages = [self._message(m) for m in request.messages]
-        budget = _MAX_BREAKPOINTS
-        body: dict[str, Any] = {
-            "model": self.endpoint.model,
-            "max_tokens": request.max_output_tokens or self.endpoint.max_output_tokens or DEFAULT_MAX_TOKENS,
-        }
+        body: dict[str, Any] = {"model": self.endpoint.model, "max_tokens": self._max_tokens(request)}
         tools = []
-        if request.tools and self.endpoint.supports_tools:
-            tools = [
-                {"name": t.name, "description": t.description, "input_schema": t.parameters} for t in request.tools
-            ]
+        if self._tools_of(request):
+            tools = [self._tool(t) for t in request.tools]
             body["tools"] = tools
         if request.system:
-            body["system"] = [{"type": "text", "text": request.system, "cache_control": dict(_EPHEMERAL)}]
-            budget -= 1
+            body["system"] = self._system(request.system)
         elif tools:
             tools[-1]["cache_control"] = dict(_EPHEMERAL)
-            budget -= 1
-        # Newest message first: it makes the next request a cache read; then the opening
-        # context marks, latest first, while breakpoints remain.
-        wanted = []
-        if messages:
-            wanted.append(len(messages) - 1)
-        wanted += sorted((i for i in request.cache_marks if 0 <= i < len(messages)), reverse=True)
-        for index in dict.fromkeys(wanted):
-            if budget <= 0:
-                break
-            if messages[index]["content"]:
-                messages[index]["content"][-1]["cache_control"] = dict(_EPHEMERAL)
-                budget -= 1
+        head = bool(request.system or tools)
+        for index in _breakpoints(request, [bool(m["content"]) for m in messages], head=head):
+            messages[index]["content"][-1]["cache_control"] = dict(_EPHEMERAL)
         body["messages"] = messages
         return body
+
+    def encoded(self, request: ModelRequest, *, stream: bool) -> bytes:
+        """The body as sent, from messages converted once each. Fields in the order the
+        SDK's `create` sends them, so the bytes are the old path's exactly."""
+        converted = [self._messages.get(m, slot=i) for i, m in enumerate(request.messages)]
+        items = [text for _, text in converted]
+        head = bool(request.system) or self._tools_of(request)
+        for index in _breakpoints(request, [bool(wire["content"]) for wire, _ in converted], head=head):
+            items[index] = dumps(_marked(converted[index][0]))
+        fields: list[tuple[str, Any]] = [
+            ("max_tokens", self._max_tokens(request)),
+            ("messages", JsonArray(items)),
+            ("model", self.endpoint.model),
+            ("stream", stream),
+        ]
+        if request.system:
+            fields.append(("system", self._system(request.system)))
+        if self._tools_of(request):
+            tools = [self._tools.get(t) for t in request.tools]
+            texts = [text for _, text in tools]
+            if not request.system:
+                last = tools[-1][0]
+                texts[-1] = dumps({**last, "cache_control": dict(_EPHEMERAL)})
+            fields.append(("tools", JsonArray(texts)))
+        self._messages.next_request()
+        self._tools.next_request()
+        return encode_object(fields)
+
+    @staticmethod
+    def _system(text: str) -> list[dict[str, Any]]:
+        return [{"type": "text", "text": text, "cache_control": dict(_EPHEMERAL)}]
+
+    @staticmethod
+    def _tool(t: ToolSpec) -> dict[str, Any]:
+        return {"name": t.name, "description": t.description, "input_schema": t.parameters}
 
     def _image(self, image: Image) -> dict[str, Any]:
         if not self.endpoint.supports_images:
@@ -141,6 +177,36 @@ class AnthropicRequestBuilder:
             elif isinstance(p, ToolCall):
                 blocks.append({"type": "tool_use", "id": p.id, "name": p.name, "input": p.arguments})
         return {"role": "assistant", "content": blocks}
+
+
+def _breakpoints(request: ModelRequest, has_content: list[bool], *, head: bool) -> list[int]:
+    """The messages whose last block gets a cache breakpoint. One breakpoint closes the
+    tools+system block (`head`: there is one); newest message next (it makes the next
+    request a cache read); then the opening context marks, latest first, while
+    breakpoints remain."""
+    budget = _MAX_BREAKPOINTS - (1 if head else 0)
+    wanted = []
+    if has_content:
+        wanted.append(len(has_content) - 1)
+    wanted += sorted((i for i in request.cache_marks if 0 <= i < len(has_content)), reverse=True)
+    chosen = []
+    for index in dict.fromkeys(wanted):
+        if budget <= 0:
+            break
+        if has_content[index]:
+            chosen.append(index)
+            budget -= 1
+    return chosen
+
+
+def _with_text(wire: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    return wire, dumps(wire)
+
+
+def _marked(message: dict[str, Any]) -> dict[str, Any]:
+    """A copy of a wire message with a breakpoint on its last block (the cached one stays as is)."""
+    content = message["content"]
+    return {**message, "content": [*content[:-1], {**content[-1], "cache_control": dict(_EPHEMERAL)}]}
 
 
 class _Reply:
@@ -194,9 +260,14 @@ class _Reply:
 class AnthropicModel(EndpointModel):
     kind = "anthropic"
 
-    def __init__(self, endpoint: Endpoint, client: anthropic.AsyncAnthropic | None = None) -> None:
+    def __init__(
+        self, endpoint: Endpoint, client: anthropic.AsyncAnthropic | None = None, *, legacy_request: bool = False
+    ) -> None:
+        """`legacy_request`: build the body afresh and hand it to the SDK's `create`, which
+        copies it again (the old path, kept to measure against and to prove the bytes equal)."""
         super().__init__(endpoint)
         self.builder = AnthropicRequestBuilder(endpoint)
+        self.legacy_request = legacy_request
         self._client = client or anthropic.AsyncAnthropic(
             base_url=strip_version_suffix(endpoint.base_url, "/v1"),
             **sdk_client_options(endpoint, anthropic.Timeout),
@@ -207,13 +278,26 @@ class AnthropicModel(EndpointModel):
 
     def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         return sdk_events(
-            self._client.messages.create,
+            lambda streaming, headers: self._send(request, streaming, headers),
             request,
             self.endpoint,
-            body=self.builder.body,
             whole=self._from_message,
             pieces=self._from_stream,
             needs="content",
+        )
+
+    async def _send(self, request: ModelRequest, streaming: bool, headers: dict[str, str]) -> Any:
+        if self.legacy_request:
+            create: Callable[..., Awaitable[Any]] = self._client.messages.create
+            return await create(**self.builder.body(request), stream=streaming, extra_headers=headers)
+        # The SDK's documented call for a prepared body: same client, auth, stream and errors.
+        return await self._client.post(
+            "/v1/messages",
+            content=self.builder.encoded(request, stream=streaming),
+            cast_to=AnthropicMessage,
+            stream=streaming,
+            stream_cls=anthropic.AsyncStream[RawMessageStreamEvent],
+            options={"headers": dict(headers)},
         )
 
     async def _from_stream(self, stream: Any) -> AsyncIterator[StreamEvent]:

@@ -21,6 +21,7 @@ from mika.model.adapters.images import NO_VISION_PLACEHOLDER, b64
 from mika.model.adapters.own_reasoning import made_here
 from mika.model.adapters.sdk_errors import translate
 from mika.model.adapters.tool_calls import ToolCallAssembler, arguments_json
+from mika.model.adapters.wire_json import IdentityMemo, JsonArray, dumps, encode_object
 from mika.model.base import Done, StreamEvent, TextDelta, ThinkingDelta
 from mika.model.classify import classify_http
 from mika.model.errors import ModelError, ModelErrorKind
@@ -36,6 +37,7 @@ from mika.model.messages import (
     Thinking,
     ToolCall,
     ToolResult,
+    ToolSpec,
     Usage,
 )
 
@@ -66,24 +68,50 @@ def _schema(value: Any) -> Any:
 class GeminiRequestBuilder:
     def __init__(self, endpoint: Endpoint) -> None:
         self.endpoint = endpoint
+        self._messages: IdentityMemo[Message, str] = IdentityMemo(lambda m: dumps(self._content(m)))
+        self._tools: IdentityMemo[ToolSpec, dict[str, Any]] = IdentityMemo(self._declaration)
 
     def body(self, request: ModelRequest) -> dict[str, Any]:
+        """The body as a dict, built afresh (the old path)."""
         body: dict[str, Any] = {}
         if request.system:
-            body["systemInstruction"] = {"parts": [{"text": request.system}]}
+            body["systemInstruction"] = self._system(request.system)
         body["contents"] = [self._content(m) for m in request.messages]
         if request.tools and self.endpoint.supports_tools:
-            declarations = []
-            for t in request.tools:
-                decl: dict[str, Any] = {"name": t.name, "description": t.description}
-                if (t.parameters or {}).get("properties"):
-                    decl["parameters"] = _schema(t.parameters)
-                declarations.append(decl)
-            body["tools"] = [{"functionDeclarations": declarations}]
-        budget = request.max_output_tokens or self.endpoint.max_output_tokens
-        if budget:
+            body["tools"] = [{"functionDeclarations": [self._declaration(t) for t in request.tools]}]
+        if budget := self._budget(request):
             body["generationConfig"] = {"maxOutputTokens": budget}
         return body
+
+    def encoded(self, request: ModelRequest) -> bytes:
+        """The body as sent, from messages converted once each: the old path's bytes."""
+        fields: list[tuple[str, Any]] = []
+        if request.system:
+            fields.append(("systemInstruction", self._system(request.system)))
+        contents = [self._messages.get(m, slot=i) for i, m in enumerate(request.messages)]
+        fields.append(("contents", JsonArray(contents)))
+        if request.tools and self.endpoint.supports_tools:
+            declarations = [self._tools.get(t) for t in request.tools]
+            fields.append(("tools", [{"functionDeclarations": declarations}]))
+        if budget := self._budget(request):
+            fields.append(("generationConfig", {"maxOutputTokens": budget}))
+        self._messages.next_request()
+        self._tools.next_request()
+        return encode_object(fields)
+
+    def _budget(self, request: ModelRequest) -> int | None:
+        return request.max_output_tokens or self.endpoint.max_output_tokens
+
+    @staticmethod
+    def _system(text: str) -> dict[str, Any]:
+        return {"parts": [{"text": text}]}
+
+    @staticmethod
+    def _declaration(t: ToolSpec) -> dict[str, Any]:
+        decl: dict[str, Any] = {"name": t.name, "description": t.description}
+        if (t.parameters or {}).get("properties"):
+            decl["parameters"] = _schema(t.parameters)
+        return decl
 
     def _image(self, image: Image) -> dict[str, Any]:
         if not self.endpoint.supports_images:
@@ -227,9 +255,14 @@ async def _json_array_items(response: httpx.Response, seen: list[str]) -> AsyncI
 class GeminiModel(EndpointModel):
     kind = "gemini"
 
-    def __init__(self, endpoint: Endpoint, client: httpx.AsyncClient | None = None) -> None:
+    def __init__(
+        self, endpoint: Endpoint, client: httpx.AsyncClient | None = None, *, legacy_request: bool = False
+    ) -> None:
+        """`legacy_request`: build and encode the whole body afresh each time (the old
+        path, kept to measure against and to prove the bytes equal)."""
         super().__init__(endpoint)
         self.builder = GeminiRequestBuilder(endpoint)
+        self.legacy_request = legacy_request
         self._root = strip_version_suffix(endpoint.base_url, "/v1beta", "/v1")
         self._client = client or httpx.AsyncClient(timeout=client_timeout(endpoint, httpx.Timeout))
 
@@ -244,7 +277,10 @@ class GeminiModel(EndpointModel):
         headers["Content-Type"] = "application/json"
         if self.endpoint.api_key:
             headers["x-goog-api-key"] = self.endpoint.api_key
-        body = json.dumps(self.builder.body(request), ensure_ascii=False, separators=(",", ":")).encode()
+        if self.legacy_request:
+            body = json.dumps(self.builder.body(request), ensure_ascii=False, separators=(",", ":")).encode()
+        else:
+            body = self.builder.encoded(request)
         reply = _Reply(self.endpoint)
         started = False
         try:

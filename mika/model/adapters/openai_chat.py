@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import openai
+from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
 from mika.model.adapters.client_options import sdk_client_options
 from mika.model.adapters.endpoint import Endpoint
@@ -16,6 +17,7 @@ from mika.model.adapters.own_reasoning import own_thinking
 from mika.model.adapters.sdk_call import sdk_events
 from mika.model.adapters.tool_calls import ToolCallAssembler, arguments_text
 from mika.model.adapters.user_turn import split_user_turn
+from mika.model.adapters.wire_json import IdentityMemo, JsonArray, dumps, encode_object
 from mika.model.base import Done, StreamEvent, TextDelta, ThinkingDelta
 from mika.model.errors import ModelError, ModelErrorKind
 from mika.model.messages import (
@@ -29,6 +31,7 @@ from mika.model.messages import (
     Text,
     Thinking,
     ToolCall,
+    ToolSpec,
     Usage,
 )
 
@@ -36,6 +39,8 @@ from mika.model.messages import (
 REASONING_FIELDS = ("reasoning_content", "reasoning")
 # Reasoning that arrived as `thinking` blocks inside a `content` array goes back the same way.
 BLOCKS = "content_blocks"
+
+STREAM_OPTIONS = {"include_usage": True}
 
 _STOP = {"stop": "end", "tool_calls": "tool_calls", "function_call": "tool_calls", "length": "max_tokens"}
 
@@ -46,26 +51,67 @@ class ChatRequestBuilder:
 
     def __init__(self, endpoint: Endpoint) -> None:
         self.endpoint = endpoint
+        # Reasoning goes back only with tools, so the same message has two forms.
+        self._messages: dict[bool, IdentityMemo[Message, list[str]]] = {
+            False: IdentityMemo(self._texts_without_reasoning),
+            True: IdentityMemo(self._texts_with_reasoning),
+        }
+        self._tools: IdentityMemo[ToolSpec, str] = IdentityMemo(lambda t: dumps(self._tool(t)))
 
     def body(self, request: ModelRequest) -> dict[str, Any]:
+        """The body as a dict, built afresh (the old path, which the SDK then transforms)."""
         messages: list[dict[str, Any]] = []
         if request.system:
-            messages.append({"role": "system", "content": request.system})
+            messages.append(self._system(request.system))
         send_reasoning = bool(request.tools)
         for message in request.messages:
             messages.extend(self._message(message, send_reasoning))
         body: dict[str, Any] = {"model": self.endpoint.model, "messages": messages}
         if request.tools and self.endpoint.supports_tools:
-            body["tools"] = [
-                {
-                    "type": "function",
-                    "function": {"name": t.name, "description": t.description, "parameters": t.parameters},
-                }
-                for t in request.tools
-            ]
+            body["tools"] = [self._tool(t) for t in request.tools]
         # No max_tokens: servers disagree on max_tokens vs max_completion_tokens and reject
         # the one they don't know, which would fail the whole request.
         return body
+
+    def encoded(self, request: ModelRequest, *, stream: bool) -> bytes:
+        """The body as sent, from messages converted once each. Fields in the order the
+        SDK's `create` sends them, so the bytes are the old path's exactly."""
+        send_reasoning = bool(request.tools)
+        items: list[str] = [dumps(self._system(request.system))] if request.system else []
+        memo = self._messages[send_reasoning]
+        for index, message in enumerate(request.messages):
+            items.extend(memo.get(message, slot=index))
+        fields: list[tuple[str, Any]] = [
+            ("model", self.endpoint.model),
+            ("stream", stream),
+            ("messages", JsonArray(items)),
+        ]
+        if stream:
+            fields.append(("stream_options", dict(STREAM_OPTIONS)))
+        if request.tools and self.endpoint.supports_tools:
+            tools = [self._tools.get(t) for t in request.tools]
+            fields.append(("tools", JsonArray(tools)))
+        self._messages[False].next_request()
+        self._messages[True].next_request()
+        self._tools.next_request()
+        return encode_object(fields)
+
+    def _texts_without_reasoning(self, message: Message) -> list[str]:
+        return [dumps(e) for e in self._message(message, False)]
+
+    def _texts_with_reasoning(self, message: Message) -> list[str]:
+        return [dumps(e) for e in self._message(message, True)]
+
+    @staticmethod
+    def _system(text: str) -> dict[str, Any]:
+        return {"role": "system", "content": text}
+
+    @staticmethod
+    def _tool(t: ToolSpec) -> dict[str, Any]:
+        return {
+            "type": "function",
+            "function": {"name": t.name, "description": t.description, "parameters": t.parameters},
+        }
 
     def _image_part(self, image: Image) -> dict[str, Any]:
         if not self.endpoint.supports_images:
@@ -143,23 +189,42 @@ def _usage(raw: Any) -> Usage:
 class OpenAIChatModel(EndpointModel):
     kind = "openai-chat"
 
-    def __init__(self, endpoint: Endpoint, client: openai.AsyncOpenAI | None = None) -> None:
+    def __init__(
+        self, endpoint: Endpoint, client: openai.AsyncOpenAI | None = None, *, legacy_request: bool = False
+    ) -> None:
+        """`legacy_request`: build the body afresh and hand it to the SDK's `create`, which
+        walks it again (the old path, kept to measure against and to prove the bytes equal)."""
         super().__init__(endpoint)
         self.builder = ChatRequestBuilder(endpoint)
+        self.legacy_request = legacy_request
         self._client = client or openai.AsyncOpenAI(
             base_url=endpoint.base_url, **sdk_client_options(endpoint, openai.Timeout)
         )
 
     def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         return sdk_events(
-            self._client.chat.completions.create,
+            lambda streaming, headers: self._send(request, streaming, headers),
             request,
             self.endpoint,
-            body=self.builder.body,
             whole=self._from_completion,
             pieces=self._from_stream,
-            stream_args={"stream_options": {"include_usage": True}},
             needs="choices",
+        )
+
+    async def _send(self, request: ModelRequest, streaming: bool, headers: dict[str, str]) -> Any:
+        if self.legacy_request:
+            extra = {"stream_options": dict(STREAM_OPTIONS)} if streaming else {}
+            create: Callable[..., Awaitable[Any]] = self._client.chat.completions.create
+            return await create(**self.builder.body(request), stream=streaming, **extra, extra_headers=headers)
+        # The SDK's documented call for a prepared body: same client, auth, stream and errors.
+        return await self._client.post(
+            "/chat/completions",
+            content=self.builder.encoded(request, stream=streaming),
+            cast_to=ChatCompletion,
+            stream=streaming,
+            stream_cls=openai.AsyncStream[ChatCompletionChunk],
+            # As `create` sets them: our headers, the client's API key as the bearer token.
+            options={"headers": headers, "security": {"bearer_auth": True}},
         )
 
     async def _from_stream(self, stream: Any) -> AsyncIterator[StreamEvent]:

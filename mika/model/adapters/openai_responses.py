@@ -8,10 +8,11 @@ of the tool calls it preceded, to the same address only.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import openai
+from openai.types.responses import Response, ResponseStreamEvent
 
 from mika.model.adapters.client_options import sdk_client_options
 from mika.model.adapters.endpoint import Endpoint
@@ -22,6 +23,7 @@ from mika.model.adapters.own_reasoning import own_thinking
 from mika.model.adapters.sdk_call import sdk_events
 from mika.model.adapters.tool_calls import ToolCallAssembler, arguments_text
 from mika.model.adapters.user_turn import split_user_turn
+from mika.model.adapters.wire_json import IdentityMemo, JsonArray, dumps, encode_object
 from mika.model.base import Done, StreamEvent, TextDelta, ThinkingDelta
 from mika.model.classify import classify_http
 from mika.model.errors import ModelError, ModelErrorKind
@@ -35,6 +37,7 @@ from mika.model.messages import (
     Text,
     Thinking,
     ToolCall,
+    ToolSpec,
     Usage,
 )
 
@@ -49,8 +52,11 @@ def usage_of(raw: Any) -> Usage:
 class ResponsesRequestBuilder:
     def __init__(self, endpoint: Endpoint) -> None:
         self.endpoint = endpoint
+        self._messages: IdentityMemo[Message, list[str]] = IdentityMemo(lambda m: [dumps(i) for i in self._items(m)])
+        self._tools: IdentityMemo[ToolSpec, str] = IdentityMemo(lambda t: dumps(self._tool(t)))
 
     def body(self, request: ModelRequest, *, include: bool = True) -> dict[str, Any]:
+        """The body as a dict, built afresh (the old path, which the SDK then transforms)."""
         items: list[dict[str, Any]] = []
         for message in request.messages:
             items.extend(self._items(message))
@@ -60,20 +66,38 @@ class ResponsesRequestBuilder:
             "input": items,
         }
         if request.tools and self.endpoint.supports_tools:
-            body["tools"] = [
-                {
-                    "type": "function",
-                    "name": t.name,
-                    "description": t.description,
-                    "parameters": t.parameters,
-                    "strict": False,
-                }
-                for t in request.tools
-            ]
+            body["tools"] = [self._tool(t) for t in request.tools]
         body["store"] = False
         if include:
             body["include"] = list(_INCLUDE)
         return body
+
+    def encoded(self, request: ModelRequest, *, stream: bool, include: bool = True) -> bytes:
+        """The body as sent, from messages converted once each. Fields in the order the
+        SDK's `create` sends them, so the bytes are the old path's exactly."""
+        items: list[str] = []
+        for index, message in enumerate(request.messages):
+            items.extend(self._messages.get(message, slot=index))
+        fields: list[tuple[str, Any]] = [("model", self.endpoint.model), ("stream", stream)]
+        if include:
+            fields.append(("include", list(_INCLUDE)))
+        fields += [("input", JsonArray(items)), ("instructions", request.system), ("store", False)]
+        if request.tools and self.endpoint.supports_tools:
+            tools = [self._tools.get(t) for t in request.tools]
+            fields.append(("tools", JsonArray(tools)))
+        self._messages.next_request()
+        self._tools.next_request()
+        return encode_object(fields)
+
+    @staticmethod
+    def _tool(t: ToolSpec) -> dict[str, Any]:
+        return {
+            "type": "function",
+            "name": t.name,
+            "description": t.description,
+            "parameters": t.parameters,
+            "strict": False,
+        }
 
     def _content(self, parts: list[Part]) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
@@ -116,9 +140,14 @@ class ResponsesRequestBuilder:
 class OpenAIResponsesModel(EndpointModel):
     kind = "openai-responses"
 
-    def __init__(self, endpoint: Endpoint, client: openai.AsyncOpenAI | None = None) -> None:
+    def __init__(
+        self, endpoint: Endpoint, client: openai.AsyncOpenAI | None = None, *, legacy_request: bool = False
+    ) -> None:
+        """`legacy_request`: build the body afresh and hand it to the SDK's `create`, which
+        walks it again (the old path, kept to measure against and to prove the bytes equal)."""
         super().__init__(endpoint)
         self.builder = ResponsesRequestBuilder(endpoint)
+        self.legacy_request = legacy_request
         # Some compatible servers refuse `include`; once told, we stop sending it.
         self._include = True
         self._client = client or openai.AsyncOpenAI(
@@ -138,13 +167,29 @@ class OpenAIResponsesModel(EndpointModel):
 
     def _attempt(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         return sdk_events(
-            self._client.responses.create,
+            lambda streaming, headers: self._send(request, streaming, headers),
             request,
             self.endpoint,
-            body=lambda r: self.builder.body(r, include=self._include),
             whole=self._from_response,
             pieces=self._from_stream,
             needs="output",
+        )
+
+    async def _send(self, request: ModelRequest, streaming: bool, headers: dict[str, str]) -> Any:
+        if self.legacy_request:
+            create: Callable[..., Awaitable[Any]] = self._client.responses.create
+            return await create(
+                **self.builder.body(request, include=self._include), stream=streaming, extra_headers=headers
+            )
+        # The SDK's documented call for a prepared body: same client, auth, stream and errors.
+        return await self._client.post(
+            "/responses",
+            content=self.builder.encoded(request, stream=streaming, include=self._include),
+            cast_to=Response,
+            stream=streaming,
+            stream_cls=openai.AsyncStream[ResponseStreamEvent],
+            # As `create` sets them: our headers, the client's API key as the bearer token.
+            options={"headers": headers, "security": {"bearer_auth": True}},
         )
 
     async def _from_stream(self, stream: Any) -> AsyncIterator[StreamEvent]:

@@ -7,7 +7,7 @@ failures become `ModelError` are the same for all of them, and live here.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from mika.model.adapters.bad_reply import bad_reply, reply_object
@@ -20,27 +20,24 @@ from mika.model.messages import ModelRequest
 
 
 async def sdk_events(
-    create: Callable[..., Awaitable[Any]],
+    send: Callable[[bool, dict[str, str]], Awaitable[Any]],
     request: ModelRequest,
     endpoint: Endpoint,
     *,
-    body: Callable[[ModelRequest], dict[str, Any]],
     whole: Callable[[dict[str, Any]], AsyncIterator[StreamEvent]],
     pieces: Callable[[Any], AsyncIterator[StreamEvent]],
-    stream_args: Mapping[str, Any] | None = None,
     needs: str = "",
 ) -> AsyncIterator[StreamEvent]:
-    """`create` is the SDK's create method; `whole` reads a complete reply (as a dict),
-    `pieces` the SDK's event stream; `stream_args` go only with a streamed call.
+    """`send(streaming, headers)` makes the SDK call (the reply, or the SDK's event
+    stream); `whole` reads a complete reply (as a dict), `pieces` the event stream.
     `needs`: the list a complete reply must carry (`choices`, `output`, `content`)."""
-    sent = body(request)
     headers = endpoint.request_headers(request.conversation_id)
     started = False
     reading = False
     provider = endpoint.provider
     try:
         if not endpoint.streaming:
-            reply = await create(**sent, stream=False, extra_headers=headers)
+            reply = await send(False, headers)
             data = reply_object(reply, provider, needs) if needs else reply.to_dict(warnings=False)
             if isinstance(data.get("error"), dict):
                 # An error object sent with HTTP 200 (some proxies do this).
@@ -49,7 +46,7 @@ async def sdk_events(
             async for event in whole(data):
                 yield event
             return
-        stream = await create(**sent, stream=True, **(stream_args or {}), extra_headers=headers)
+        stream = await send(True, headers)
         # Headers are in: from here a broken connection means a cut reply.
         started = True
         events = _Events(stream, provider)
