@@ -93,12 +93,21 @@ def main() -> None:
             kinds: list[tuple[str, Callable[[], object], Callable[[], object]]] = [
                 ("shell echo", lambda: dev.shell2("echo hi"), lambda: wire.shell_v2("echo hi", 20)),
                 ("input tap", lambda: dev.shell2("input tap 5 5"), lambda: wire.shell_v2("input tap 5 5", 20)),
-                ("foreground (dumpsys window)", lambda: dev.shell2("dumpsys window"),
-                 lambda: wire.shell_v2("dumpsys window", 20)),
-                ("uiautomator dump + cat", lambda: (dev.shell2(dumped), dev.shell("cat /sdcard/window_dump.xml")),
-                 lambda: (wire.shell_v2(dumped, 20), wire.exec_out("cat /sdcard/window_dump.xml", 20))),
-                ("u2 dump (JSON-RPC)", lambda: stock_u2.jsonrpc.dumpWindowHierarchy(False, 50),
-                 lambda: kept.call("dumpWindowHierarchy", [False, 50], 20)),
+                (
+                    "foreground (dumpsys window)",
+                    lambda: dev.shell2("dumpsys window"),
+                    lambda: wire.shell_v2("dumpsys window", 20),
+                ),
+                (
+                    "uiautomator dump + cat",
+                    lambda: (dev.shell2(dumped), dev.shell("cat /sdcard/window_dump.xml")),
+                    lambda: (wire.shell_v2(dumped, 20), wire.exec_out("cat /sdcard/window_dump.xml", 20)),
+                ),
+                (
+                    "u2 dump (JSON-RPC)",
+                    lambda: stock_u2.jsonrpc.dumpWindowHierarchy(False, 50),
+                    lambda: kept.call("dumpWindowHierarchy", [False, 50], 20),
+                ),
             ]
             rows = []
             for name, base, ours in kinds:
@@ -117,10 +126,17 @@ def main() -> None:
                 dev.shell2("dumpsys window")
 
             loop.run_until_complete(aport.info())
-            rows.append(("screen read (dump + foreground)", _stats(_times(old_read, rounds)),
-                         _stats(_times(lambda: loop.run_until_complete(port_read()), rounds))))
-            floor = [("raw: host:version, fresh connection", _stats(_times(raw_version, rounds))),
-                     ("raw: GET /ping on a kept tcp: stream", _stats(_times(raw_ping, rounds)))]
+            rows.append(
+                (
+                    "screen read (dump + foreground)",
+                    _stats(_times(old_read, rounds)),
+                    _stats(_times(lambda: loop.run_until_complete(port_read()), rounds)),
+                )
+            )
+            floor = [
+                ("raw: host:version, fresh connection", _stats(_times(raw_version, rounds))),
+                ("raw: GET /ping on a kept tcp: stream", _stats(_times(raw_ping, rounds))),
+            ]
             loop.run_until_complete(aport.close())
             loop.close()
             raw_stream.close()
