@@ -3,10 +3,12 @@
 adbutils (2.12) costs ≥ 21 ms per shell call on any phone: `AdbDevice.open_transport()`
 first asks the server its version on a connection of its own, and every
 `AdbConnection.close()` sleeps 10 ms after shutting the write side ("make sure the
-shutdown is processed"), so a call pays two sleeps plus a round trip. No upstream fix
-exists as of adbutils 2.12.0: the sleep is still in `AdbConnection.close` and
-`open_transport` still asks `server_version()` each time (adbutils issue #169 only dropped
-the close from `__del__`). Here a call is one connection: `host:transport:SERIAL`, then
+shutdown is processed"), so a call pays two sleeps plus a round trip. The sleep came with
+openatx/adbutils#154 (shut the write side before closing, so uiautomator2's
+`stop_uiautomator` really ends its stream); no upstream change removes it or caches the
+version as of adbutils 2.12.0 (its issues searched: none asks), so this is ours, not an
+upstream fix. `host:transport:` also works on the old servers of openatx/adbutils#145.
+Here a call is one connection: `host:transport:SERIAL`, then
 the service, read to its end, closed at once. Closing without a wait is safe because we
 only close after the service has told its end (shell v2's exit packet, or the stream's
 EOF); nothing is left in flight for the server to lose.
