@@ -22,7 +22,8 @@ set-text on the focused field, but only when that field is the one display N's d
 shows focused (else it could be a field on the user's screen); otherwise by paste.
 
 Shell: over shell protocol v2 when the phone announces `shell_v2` (the exit code and
-stderr come framed), else v1 with adbutils' `; echo $?` trailer.
+stderr come framed), else v1 with an `; echo $?` trailer — both through our own small
+client (`shell_client.py`), which does not pay adbutils' sleeps on every close.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from mika.cap.phone.adb.devices import transport_of
 from mika.cap.phone.adb.nodelay import NoDelayDevice
 from mika.cap.phone.adb.parse import parse_getprop, parse_window_focus, parse_wm_size, sdk_level
 from mika.cap.phone.adb.reconnect import ReconnectPolicy, wait_until
+from mika.cap.phone.adb.shell_client import ShellClient
 from mika.cap.phone.adb.text_input import (
     ADB_KEYBOARD,
     ADB_KEYBOARD_CLEAR,
@@ -63,9 +65,6 @@ DUMP_RETRIES = 4
 _BUSY_DUMP = ("null root node", "could not get idle state")
 U2_START_TIMEOUT = 10.0
 GESTURE_STEP_MS = 16  # one finger move per frame of a swipe on the control socket
-# Shell protocol v2 packet ids (adbd's shell_protocol.h).
-_V2_STDOUT, _V2_STDERR, _V2_EXIT = 1, 2, 3
-_V2_CLOSE_STDIN = bytes([4, 0, 0, 0, 0])
 U2_MAX_ERRORS = 2
 U2_RETRIES = 3
 # uiautomator2's message when UiAutomation waited for an idle app in vain: nothing was done.
@@ -76,6 +75,12 @@ def _move(channel: ControlChannel, *, x: int, y: int) -> None:
     from mika.cap.phone.display.control import TOUCH_MOVE
 
     channel.touch(TOUCH_MOVE, x, y)
+
+
+def _quietly(task: asyncio.Future[Any]) -> None:
+    """A side read nobody waits for any more: its failure is not worth a warning."""
+    if not task.cancelled():
+        task.exception()
 
 
 def _u2_busy(exc: BaseException) -> bool:
@@ -174,6 +179,9 @@ class AdbPort:
         self._borrowed_ime: tuple[str, str] | None = None  # (ledger id, previous ime)
         self._borrowed_clip: tuple[str, str] | None = None  # (ledger id, the user's clipboard text)
         self.reconnects = 0
+        self.wire = ShellClient(client.host, client.port, serial)
+        # (display, task) of the `dumpsys window` read alongside the last dump.
+        self._focus_read: tuple[int, asyncio.Future[ShellResult]] | None = None
         # The run's DisplayKeeper (mika.cap.phone.display.life) when it has a display of
         # its own; `channel(display)` finds its control socket.
         self.displays: Any = None
@@ -190,6 +198,7 @@ class AdbPort:
         return channel
 
     async def _send(self, channel: ControlChannel, fn: Callable[[ControlChannel], None], what: str) -> None:
+        self._drop_focus()
         try:
             await asyncio.to_thread(fn, channel)
         except ControlError as exc:
@@ -232,7 +241,7 @@ class AdbPort:
                     f"{self.reconnect.total:g} s. Check the cable or Wi-Fi and `mika devices`, then start again."
                 ) from None
             self.reconnects += 1
-            self._u2 = None  # its forward died with the connection
+            self._drop_u2()  # its stream died with the connection
             if not repeat:
                 raise DeviceReconnected(
                     f"The phone {self.serial} dropped during this action and is back now; the action may or may "
@@ -246,6 +255,8 @@ class AdbPort:
                 ) from None
 
     async def _run(self, fn: Callable[[], T], *, repeat: bool = True) -> T:
+        if not repeat:
+            self._drop_focus()  # an action: the foreground read with the last dump may be old now
         return await asyncio.to_thread(lambda: self._with_reconnect(fn, repeat=repeat))
 
     async def _act(self, command: str, timeout: float = 20.0) -> ShellResult:
@@ -253,42 +264,16 @@ class AdbPort:
         return await self._run(lambda: self._shell_sync(command, timeout), repeat=False)
 
     def _shell_sync(self, command: str, timeout: float = 20.0) -> ShellResult:
+        # Our own client (shell_client.py): adbutils pays two 10 ms sleeps per call.
         if self._info is not None and "shell_v2" in self._info.features:
-            return self._shell_v2(command, timeout)
-        # Shell v1 has no exit code on the wire: adbutils appends `; echo X4EXIT:$?`.
-        r = self.device.shell2(command, timeout=timeout)
-        return ShellResult(r.returncode, r.output)
-
-    def _shell_v2(self, command: str, timeout: float) -> ShellResult:
-        """`shell,v2,raw:` (adbd's shell_protocol.h): packets of id byte + u32 LE length +
-        data; stdout 1 and stderr 2 are kept in the order they came, exit 3 ends it. The
-        exit code is the command's own, with nothing appended to the command line."""
-        conn = self.device.open_transport(timeout=timeout)
-        try:
-            conn.send_command("shell,v2,raw:" + command)
-            conn.check_okay()
-            conn.send(_V2_CLOSE_STDIN)  # nothing to feed: a command reading stdin sees its end
-            out = bytearray()
-            while True:
-                head = conn.read_exact(5)
-                length = int.from_bytes(head[1:5], "little")
-                data = conn.read_exact(length) if length else b""
-                if head[0] in (_V2_STDOUT, _V2_STDERR):
-                    out += data
-                elif head[0] == _V2_EXIT:
-                    return ShellResult(data[0] if data else 255, out.decode("utf-8", errors="replace"))
-        finally:
-            conn.close()
+            code, output = self.wire.shell_v2(command, timeout)
+        else:
+            code, output = self.wire.shell_v1(command, timeout)
+        return ShellResult(code, output)
 
     def _exec_out(self, command: str, timeout: float = 20.0) -> bytes:
         """`exec:` gives the command's bytes untouched (no pty, no CR LF)."""
-        conn = self.device.open_transport(timeout=timeout)
-        try:
-            conn.send_command("exec:" + command)
-            conn.check_okay()
-            return conn.read_until_close(encoding=None)
-        finally:
-            conn.close()
+        return self.wire.exec_out(command, timeout)
 
     def _display_args(self, display: int) -> str:
         if display == 0:
@@ -327,8 +312,26 @@ class AdbPort:
     # hierarchy
 
     async def dump_hierarchy(self, display: int) -> str:
+        """The screen's hierarchy. The foreground (`dumpsys window`, which the reader asks
+        for right after every dump) is read at the same time, over a connection of its
+        own, so its round trip hides behind the dump's instead of following it."""
         await self.info()
-        return await self._run(lambda: self._dump(display))
+        self._drop_focus()
+        focus = asyncio.ensure_future(asyncio.to_thread(self._shell_sync, "dumpsys window", 20))
+        try:
+            xml = await self._run(lambda: self._dump(display))
+        except BaseException:
+            focus.cancel()
+            focus.add_done_callback(_quietly)
+            raise
+        self._focus_read = (display, focus)
+        return xml
+
+    def _drop_focus(self) -> None:
+        """Forget the foreground read with the last dump: something may have moved since."""
+        if self._focus_read is not None:
+            self._focus_read[1].add_done_callback(_quietly)
+            self._focus_read = None
 
     def _dump(self, display: int) -> str:
         if not self._u2_failed:
@@ -357,8 +360,15 @@ class AdbPort:
                 raise PortError(f"uiautomator2 could not be started on the phone: {exc}") from None
             log.info("uiautomator2 unavailable on %s (%s); using uiautomator dump", self.serial, exc)
             self._u2_failed = True
-            self._u2 = None
+            self._drop_u2()
             return None
+
+    def _drop_u2(self) -> None:
+        """Forget the uiautomator2 device, closing its kept stream (started afresh on next use)."""
+        u2, self._u2 = self._u2, None
+        rpc = getattr(u2, "rpc", None)
+        if rpc is not None:
+            rpc.close()
 
     def _u2_dump(self) -> str | None:
         """The all-windows dump over uiautomator2's JSON-RPC, with the same bounded retries
@@ -405,19 +415,21 @@ class AdbPort:
             ) from None
         self._u2_errors += 1
         log.info("uiautomator2 could not %s on %s (%s); using uiautomator dump", doing, self.serial, reason)
-        self._u2 = None
+        self._drop_u2()
         if self._u2_errors >= U2_MAX_ERRORS:
             self._u2_failed = True
         return None
 
     def _start_u2(self) -> Any:
-        import uiautomator2
+        from mika.cap.phone.adb.u2_transport import KeptDevice
 
         box: dict[str, Any] = {}
 
         def start() -> None:
             try:
-                d = uiautomator2.connect(NoDelayDevice(self.client, serial=self.serial))
+                # Every JSON-RPC call over one kept `tcp:` stream (u2_transport.py);
+                # uiautomator2's own start-up and restart still use its NoDelay sockets.
+                d = KeptDevice(NoDelayDevice(self.client, serial=self.serial), self.wire)
                 # Any call starts the on-device server; deviceInfo touches no node, so a
                 # busy screen (pending dump faults) can't fail the start.
                 d.jsonrpc.deviceInfo()
@@ -472,13 +484,29 @@ class AdbPort:
     # foreground
 
     async def foreground(self, display: int) -> Foreground:
-        out = await self.shell("dumpsys window", timeout=20)
+        out = await self._focus_with_dump(display)
+        if out is None:
+            out = await self.shell("dumpsys window", timeout=20)
         focus = parse_window_focus(out.output).for_display(display)
         if focus is None:
             return Foreground()
         component = focus.focus or focus.focused_app
         activity = str(component) if component is not None and component.activity else ""
         return Foreground(focus.package, activity)
+
+    async def _focus_with_dump(self, display: int) -> ShellResult | None:
+        """The `dumpsys window` read alongside the last dump of this display, once; None
+        when there is none (another display, an action since, or it failed: then it is
+        asked afresh, with the reconnect rules)."""
+        pending, self._focus_read = self._focus_read, None
+        if pending is None or pending[0] != display:
+            if pending is not None:
+                pending[1].add_done_callback(_quietly)
+            return None
+        try:
+            return await pending[1]
+        except Exception:
+            return None
 
     # input
 
@@ -714,7 +742,7 @@ class AdbPort:
                 if _u2_busy(exc) and attempt + 1 < U2_RETRIES:
                     self._sleep(0.3 * (attempt + 1))
                     continue
-                self._u2 = None  # start it afresh next time
+                self._drop_u2()  # start it afresh next time
                 tries = f" after {attempt + 1} tries" if attempt else ""
                 raise PortError(
                     f"uiautomator2 could not {doing} on the phone{tries} ({_u2_reason(exc)}). "
@@ -863,3 +891,6 @@ class AdbPort:
                 await asyncio.to_thread(give_back)
             except Exception as exc:  # the ledger keeps it; the next start gives it back
                 log.warning("could not give back what was borrowed on %s: %s", self.serial, exc)
+        rpc = getattr(self._u2, "rpc", None)
+        if rpc is not None:
+            rpc.close()  # the kept stream; the on-device server stays for the next run
