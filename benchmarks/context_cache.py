@@ -12,7 +12,8 @@ with the previous request, the share of this request's input a provider could se
 cache (`cacheable`), and the share of the previous request that came back byte-identical
 (`stable`; the previous step's screenshot, sent once by design, is not counted as
 lost). The stable share must stay ≥ 0.9 except where the prefix is allowed to break:
-the first request, a compression, a tool group unfolding. The cacheable share is lower
+the first request, a compression, a tool group unfolding, a batch of old screens folded
+into placeholders. The cacheable share is lower
 on small requests, where this step's new content (never cacheable) weighs more.
 
     uv run python benchmarks/context_cache.py [--window 24000] [--steps 40]
@@ -30,6 +31,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from mika.agent.compressor import IMAGE_TOKENS, estimate_text
+from mika.agent.history import PLACEHOLDER_MARK
 from mika.assembly import RunEnvironment, capabilities_for
 from mika.model.messages import Image, ModelRequest, Text, Thinking, ToolResult, Usage
 from mika.model.testing import FunctionModel, Reply
@@ -188,9 +190,11 @@ async def run(window: int, steps: int, real_surface: bool = False) -> list[dict]
     opened_before = {e.step + 1 for e in events if isinstance(e, ToolsOpened)}
     rows = []
     prev = None
-    prev_total = prev_images = 0
+    prev_total = prev_images = prev_folded = 0
     for n, request in enumerate(requests, 1):
         body, images = openai_chat_body(request)
+        # Old screens become placeholders a batch at a time: a planned break, like a compression.
+        folded = body.count(PLACEHOLDER_MARK)
         total = tokens(body, images)
         shared = tokens(body, images, common_prefix(prev, body)) if prev is not None else 0
         note = []
@@ -200,6 +204,8 @@ async def run(window: int, steps: int, real_surface: bool = False) -> list[dict]
             note.append("compressed")
         if n in opened_before:
             note.append("group opened")
+        if folded > prev_folded and n not in compressed_before:
+            note.append("screens folded")
         # The screenshot of the previous step was only ever meant for that one request
         # ("only the current step's screenshot is sent"): it is not counted as lost.
         kept = prev_total - prev_images * IMAGE_TOKENS
@@ -215,7 +221,7 @@ async def run(window: int, steps: int, real_surface: bool = False) -> list[dict]
             }
         )
         last_images = sum(isinstance(p, Image) for p in request.messages[-1].parts) if request.messages else 0
-        prev, prev_total, prev_images = body, total, last_images
+        prev, prev_total, prev_images, prev_folded = body, total, last_images, folded
     return rows
 
 
@@ -242,11 +248,12 @@ def main() -> int:
     total_shared = sum(r["shared"] for r in rows)
     print(
         f"requests {len(rows)} · compressions {sum('compressed' in r['note'] for r in rows)} · "
+        f"screen folds {sum('screens folded' in r['note'] for r in rows)} · "
         f"input {total_in:,} tok · cacheable overall {total_shared / total_in:.1%}"
     )
     if worst:
         print(
-            f"stable share (previous request reused byte-identically) outside first/compression/unfold: "
+            f"stable share (previous request reused byte-identically) outside first/compression/unfold/fold: "
             f"worst {worst['stable']:.1%} (request {worst['n']}); below {STABLE_SHARE:.0%}: {below or 'none'}"
         )
     print("cacheable = shared prefix / this request's input; the rest is this step's new content, never cacheable")

@@ -21,7 +21,7 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from mika.agent.history import History, ResultInfo, ResultKind, image_line
+from mika.agent.history import History, ResultInfo, ResultKind, image_line, observation_ids_text, screen_placeholder
 from mika.model.messages import Image, Message, ModelRequest, Part, Text, Thinking, ToolCall, ToolResult, ToolSpec
 from mika.resources import prompt
 
@@ -108,20 +108,15 @@ def turn_starts(messages: list[Message]) -> list[int]:
     return [i for i, m in enumerate(messages) if m.role == "assistant"]
 
 
-def _ids_text(ids: tuple[str, ...]) -> str:
-    return f"observation {', '.join(ids)}" if ids else "no observation"
-
-
 def shrink_result(result: ToolResult, info: ResultInfo | None, cut_chars: int) -> ToolResult:
     if info is not None and info.protected:
         return result
     if info is not None and info.kind is ResultKind.SCREEN:
-        text = f"[screen read at step {info.step} omitted; {_ids_text(info.observation_ids)}]"
-        return ToolResult(result.call_id, result.name, text, None, result.is_error)
+        return screen_placeholder(result, info)
     if len(result.text) > cut_chars:
         ids = info.observation_ids if info else ()
         omitted = len(result.text) - cut_chars
-        text = f"{result.text[:cut_chars]}\n[… {omitted} more characters cut; {_ids_text(ids)}]"
+        text = f"{result.text[:cut_chars]}\n[… {omitted} more characters cut; {observation_ids_text(ids)}]"
         return ToolResult(result.call_id, result.name, text, None, result.is_error)
     if result.image is not None:
         return ToolResult(result.call_id, result.name, result.text, None, result.is_error)
