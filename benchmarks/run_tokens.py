@@ -4,8 +4,10 @@
 
 A scripted model drives the real TaskRun, the real phone capability and a real adb server
 against the simulated phone (scenario `market`): launch the Market, open Home & Living →
-Lighting, then scroll the shelf down and back up until the step budget is spent, and
-answer the Aurora Desk Lamp's price (checked with the task's own check). The same script
+Lighting, scroll the shelf down until the Aurora Desk Lamp shows, then keep looking (up,
+a fresh look, down, a fresh look) until the step budget is spent, and answer the lamp's
+price (checked with the task's own check). Scrolls move every element number, so they
+go out as full listings; a fresh look at an unchanged screen goes out as a delta. The same script
 runs twice in the same process:
 
 - before: every screen stays whole in the history and every screen is a full listing
@@ -15,7 +17,9 @@ runs twice in the same process:
 
 Per run it prints the summed estimated input tokens over all main requests
 (`mika.agent.compressor.estimate_request`, what the compressor counts; a 128k window, so
-no compression happens in either run), the last request's size, and the share of all
+no compression happens in either run), split into zone 0 (system prompt and tool
+definitions, which this part does not change) and the history, the last request's size,
+how many screens went out as deltas, and the share of all
 input a provider could serve from its prompt cache (the byte-identical prefix shared
 with the previous request, as benchmarks/context_cache.py measures it).
 """
@@ -34,27 +38,29 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.context_cache import common_prefix, openai_chat_body, tokens
 from benchmarks.knowledge_routes import _free_port, _price, _state
-from mika.agent.compressor import estimate_request
+from mika.agent.compressor import estimate_fixed, estimate_request
 from mika.model.messages import ToolResult
 from mika.model.testing import FunctionModel, Reply
 from mika.runtypes.result import OutcomeStatus
 from mika.sim.tasks import get_task
-from tests.phone.driver import number_for
+from tests.phone.driver import current_listing, number_for
 
 TASK = "market_price_aurora_lamp"
 GOAL_40 = 200_000
 
 
 def _script(steps: int):
-    """A reply function: the first steps by the listing, then scroll down/up, then answer."""
+    """A reply function: open the shelf, scroll down until the lamp shows, then go on
+    looking (scroll up / down, each followed by a fresh look, as a careful model checks a
+    screen again), and answer on the last step."""
     seen: list[str] = []
-    state = {"n": 0, "down": True, "price": None, "moves": 0}
+    state = {"n": 0, "price": None, "cycle": 0}
 
     def reply(request) -> Reply | str:
         for part in request.messages[-1].parts if request.messages else ():
             if isinstance(part, ToolResult):
                 seen.append(part.text)
-        listing = next((r for r in reversed(seen) if "Screen v" in r), "")
+        listing = current_listing(seen)
         state["price"] = state["price"] or _price(listing)
         n = state["n"]
         state["n"] += 1
@@ -66,11 +72,15 @@ def _script(steps: int):
             return Reply.call("phone_tap", element=number_for(listing, "Lighting"))
         if n >= steps - 1:
             return f"The Market charges {state['price']} for the Aurora Desk Lamp."
-        # Down the shelf five times, back up five times, and again.
-        state["moves"] += 1
-        if state["moves"] > 5:
-            state["down"], state["moves"] = not state["down"], 1
-        return Reply.call("phone_scroll", direction="down" if state["down"] else "up")
+        if state["price"] is None:
+            return Reply.call("phone_scroll", direction="down")
+        state["cycle"] += 1
+        return [
+            Reply.call("phone_observe"),
+            Reply.call("phone_scroll", direction="up"),
+            Reply.call("phone_observe"),
+            Reply.call("phone_scroll", direction="down"),
+        ][state["cycle"] % 4]
 
     return reply
 
@@ -91,6 +101,12 @@ async def _one(steps: int, serial: str, client, tmp: Path) -> dict:
     result = await run.run()
     answered = result.status is OutcomeStatus.ANSWERED and task.succeeded(_state(client, serial), result.answer)
     totals = [estimate_request(r) for r in model.requests]
+    fixed = sum(estimate_fixed(r.system, r.tools) for r in model.requests)
+    deltas = sum(
+        "Changed since screen v" in p.text or "Nothing changed since screen v" in p.text
+        for m in model.requests[-1].messages
+        for p in m.tool_results
+    )
     shared = 0
     prev_body = None
     for r in model.requests:
@@ -102,6 +118,8 @@ async def _one(steps: int, serial: str, client, tmp: Path) -> dict:
     return {
         "requests": len(model.requests),
         "total": sum(totals),
+        "fixed": fixed,
+        "deltas": deltas,
         "last": totals[-1],
         "cacheable": shared / cache_total if cache_total else 0.0,
         "answered": answered,
@@ -113,7 +131,7 @@ def _modes():
     import mika.agent.history as history
     import mika.cap.phone.fenced as fenced
 
-    shipped = (history.SCREEN_WINDOW, getattr(fenced, "DELTAS", False))
+    shipped = (history.SCREEN_WINDOW, fenced.DELTAS)
 
     def before() -> None:
         history.SCREEN_WINDOW = None
@@ -155,21 +173,27 @@ def main() -> int:
 
     print(f"run tokens · scripted Market run on the simulated phone · task {TASK}")
     head = (
-        f"{'steps':>5} {'mode':<7} {'requests':>8} {'input tok':>10} {'vs before':>9} "
-        f"{'last req':>9} {'cacheable':>9}  answer"
+        f"{'steps':>5} {'mode':<7} {'requests':>8} {'input tok':>10} {'vs before':>9} {'zone 0':>8} "
+        f"{'history':>8} {'vs before':>9} {'last req':>9} {'deltas':>6} {'cacheable':>9}  answer"
     )
     print(head)
     print("-" * len(head))
-    base = {}
+    base: dict[int, dict] = {}
     for steps, mode, r in rows:
         if mode == "before":
-            base[steps] = r["total"]
-        ratio = r["total"] / base[steps] if base.get(steps) else 1.0
+            base[steps] = r
+        b = base.get(steps, r)
+        history = r["total"] - r["fixed"]
+        ratio, h_ratio = r["total"] / b["total"], history / (b["total"] - b["fixed"])
         ok = "correct" if r["answered"] else f"WRONG: {r['answer']!r}"
         print(
-            f"{steps:>5} {mode:<7} {r['requests']:>8} {r['total']:>10,} {ratio:>8.2f}x "
-            f"{r['last']:>9,} {r['cacheable']:>8.1%}  {ok}"
+            f"{steps:>5} {mode:<7} {r['requests']:>8} {r['total']:>10,} {ratio:>8.2f}x {r['fixed']:>8,} "
+            f"{history:>8,} {h_ratio:>8.2f}x {r['last']:>9,} {r['deltas']:>6} {r['cacheable']:>8.1%}  {ok}"
         )
+    print(
+        "zone 0 = system prompt + tool definitions, summed over the requests (the same in both modes); "
+        "history = the rest; deltas = screens sent as a delta in the last request"
+    )
     for steps, mode, r in rows:
         if steps == 40 and mode == "after":
             verdict = "meets" if r["total"] <= GOAL_40 else "misses"

@@ -14,12 +14,14 @@ only the latest few are worth reading again, so all but the last `recent` screen
 out as placeholders with their observation ids (the run's record keeps each observation whole).
 Replacing an old result rewrites a message the provider has cached, so the cut moves
 `batch` screens at a time: the cached prefix breaks once every `batch` screens, not on
-every step.
+every step. A screen that a whole one still builds on (a delta names its base as
+"(observation o12)" in Mika's words, outside any fence) is never folded before it.
 """
 
 from __future__ import annotations
 
 import enum
+import re
 from dataclasses import dataclass, field
 
 from mika.model.messages import Image, Message, Part, Text, ToolResult
@@ -133,8 +135,29 @@ def screen_placeholder(result: ToolResult, info: ResultInfo) -> ToolResult:
     return ToolResult(result.call_id, result.name, text, None, result.is_error)
 
 
+# Mika's own words naming the observation a result builds on; fenced app text is cut out
+# first, so a screen cannot name one (it could only keep a screen whole, but still).
+_BASE = re.compile(r"\(observation ([A-Za-z0-9_-]+)\)")
+_FENCED = re.compile(r"<untrusted[^>]*>.*?</untrusted>", re.S)
+
+
+def _still_needed(messages: list[Message], history: History, old: set[str]) -> set[str]:
+    """Of the `old` screens, those a result sent whole names as its base."""
+    by_obs = {o: cid for cid in old for o in history.results[cid].observation_ids}
+    needed: set[str] = set()
+    for m in messages:
+        for p in m.parts:
+            if isinstance(p, ToolResult) and p.call_id not in old and "(observation " in p.text:
+                for obs_id in _BASE.findall(_FENCED.sub("", p.text)):
+                    if obs_id in by_obs:
+                        needed.add(by_obs[obs_id])
+    return needed
+
+
 def without_old_screens(messages: list[Message], history: History) -> list[Message]:
     old = history.old_screens()
+    if old:
+        old -= _still_needed(messages, history, old)
     if not old:
         return list(messages)
     out = []
