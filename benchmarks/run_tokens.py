@@ -122,6 +122,7 @@ async def _one(steps: int, serial: str, client, tmp: Path) -> dict:
         "deltas": deltas,
         "last": totals[-1],
         "cacheable": shared / cache_total if cache_total else 0.0,
+        "uncached": cache_total - shared,
         "answered": answered,
         "answer": result.answer,
     }
@@ -174,7 +175,7 @@ def main() -> int:
     print(f"run tokens · scripted Market run on the simulated phone · task {TASK}")
     head = (
         f"{'steps':>5} {'mode':<7} {'requests':>8} {'input tok':>10} {'vs before':>9} {'zone 0':>8} "
-        f"{'history':>8} {'vs before':>9} {'last req':>9} {'deltas':>6} {'cacheable':>9}  answer"
+        f"{'history':>8} {'vs before':>9} {'last req':>9} {'deltas':>6} {'cacheable':>9} {'uncached':>9}  answer"
     )
     print(head)
     print("-" * len(head))
@@ -188,11 +189,12 @@ def main() -> int:
         ok = "correct" if r["answered"] else f"WRONG: {r['answer']!r}"
         print(
             f"{steps:>5} {mode:<7} {r['requests']:>8} {r['total']:>10,} {ratio:>8.2f}x {r['fixed']:>8,} "
-            f"{history:>8,} {h_ratio:>8.2f}x {r['last']:>9,} {r['deltas']:>6} {r['cacheable']:>8.1%}  {ok}"
+            f"{history:>8,} {h_ratio:>8.2f}x {r['last']:>9,} {r['deltas']:>6} {r['cacheable']:>8.1%} {r['uncached']:>9,}  {ok}"
         )
     print(
         "zone 0 = system prompt + tool definitions, summed over the requests (the same in both modes); "
-        "history = the rest; deltas = screens sent as a delta in the last request"
+        "history = the rest; deltas = screens sent as a delta in the last request; "
+        "uncached = input not in the prefix shared with the previous request (what a prompt cache cannot serve)"
     )
     for steps, mode, r in rows:
         if steps == 40 and mode == "after":

@@ -24,8 +24,11 @@ whole (mika.agent.history.ScreenWindow keeps at least the last three).
 
 from __future__ import annotations
 
+import contextvars
 import weakref
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from mika.observe.observation import Observation, ObsKind, Place
 from mika.observe.untrusted import fence
@@ -89,6 +92,26 @@ class _Keyframe:
 
 # Per reader (one per phone session), gone with it.
 _keyframes: weakref.WeakKeyDictionary[object, _Keyframe] = weakref.WeakKeyDictionary()
+# Set while steps run whose results the model does not read one by one.
+_unseen: contextvars.ContextVar[bool] = contextvars.ContextVar("mika_phone_unseen_steps", default=False)
+
+T = TypeVar("T")
+
+
+def unseen_steps(perform: Callable[..., Awaitable[T]], shown_by: object) -> Callable[..., Awaitable[T]]:
+    """`perform` for the steps of do_steps / phone_run, whose results the model never reads
+    one by one: their listings are whole and none becomes a delta's base, and the next
+    listing the model gets is whole too (a delta must name a screen the model has)."""
+
+    async def run(*args: Any, **kw: Any) -> T:
+        token = _unseen.set(True)
+        try:
+            return await perform(*args, **kw)
+        finally:
+            _unseen.reset(token)
+            _keyframes.pop(shown_by, None)
+
+    return run
 
 
 def listing_observation(screen: Screen, step: int, shown_by: object) -> tuple[Observation, str]:
@@ -96,6 +119,8 @@ def listing_observation(screen: Screen, step: int, shown_by: object) -> tuple[Ob
     the same text, or a delta against the last full listing `shown_by` (the session's
     reader) gave, when the screen changed little."""
     obs = screen_observation(screen, step)
+    if _unseen.get():
+        return obs, obs.text
     head, elements, tail = _listing_pieces(screen)
     base = _keyframes.get(shown_by)
     delta = None
