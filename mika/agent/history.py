@@ -141,9 +141,9 @@ _BASE = re.compile(r"\(observation ([A-Za-z0-9_-]+)\)")
 _FENCED = re.compile(r"<untrusted[^>]*>.*?</untrusted>", re.S)
 
 
-def _still_needed(messages: list[Message], history: History, old: set[str]) -> set[str]:
-    """Of the `old` screens, those a result sent whole names as its base."""
-    by_obs = {o: cid for cid in old for o in history.results[cid].observation_ids}
+def still_needed(messages: list[Message], history: History, old: set[str]) -> set[str]:
+    """Of the `old` screens (call ids), those a result in `messages` sent whole names as its base."""
+    by_obs = {o: cid for cid in old if cid in history.results for o in history.results[cid].observation_ids}
     needed: set[str] = set()
     for m in messages:
         for p in m.parts:
@@ -157,7 +157,7 @@ def _still_needed(messages: list[Message], history: History, old: set[str]) -> s
 def without_old_screens(messages: list[Message], history: History) -> list[Message]:
     old = history.old_screens()
     if old:
-        old -= _still_needed(messages, history, old)
+        old -= still_needed(messages, history, old)
     if not old:
         return list(messages)
     out = []

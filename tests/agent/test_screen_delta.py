@@ -238,3 +238,31 @@ def test_a_delta_keeps_its_base_whole_whatever_the_window():
     assert "since screen v1" in sent["c1"]
     assert not sent["c0"].startswith(PLACEHOLDER_MARK), "the delta's base was folded"
     assert "Chat with person 1" in unfence(sent["c0"])
+
+
+@pytest.mark.parametrize("level", [1, 3, 5])
+def test_compression_keeps_the_screen_a_live_delta_builds_on(level):
+    from mika.agent.compressor import ContextCompressor
+
+    spec = RunSpec(goal="g", provenance=RunProvenance(RunOrigin.CLI, Attendance.UNATTENDED))
+    b = ContextBuilder(spec, SystemPrompt({}), ToolGroups([]))
+    listing = 'Screen v{n} · x\n<untrusted source="screen">\n' + "\n".join(
+        f'{i} button "Row {i}"' for i in range(1, 30)
+    )
+    for i in range(20):
+        cid = f"c{i}"
+        if i == 19:
+            text = 'Screen v20 · x\nChanged since screen v5 (observation o5); all other lines of v5 stand, same numbers.\n<untrusted source="screen">\n3 button "Row 3 · new"\n</untrusted>'
+        else:
+            text = listing.format(n=i + 1) + "\n</untrusted>"
+        b.history.add_assistant(Message("assistant", (ToolCall(cid, "phone_observe", {}),)))
+        b.history.note_result(ResultInfo(cid, "phone_observe", i + 1, ResultKind.SCREEN, (f"o{i + 1}",)))
+        b.history.add_user(ToolResult(cid, "phone_observe", f"{text}\n[observation o{i + 1}]"))
+    c = ContextCompressor().compress(b.history, level)
+    view = list(c.head) + b.history.messages[c.cut :]
+    sent = {r.call_id: r.text for m in view for r in m.tool_results}
+    assert "Row 1" in sent["c4"], "the delta's base was shrunk or folded away"
+    assert sent.get("c3", "").startswith(PLACEHOLDER_MARK) or "c3" not in sent  # the others did go
+    # And the builder's own window does not fold it either.
+    b.history.screen_window = ScreenWindow(recent=1, batch=1)
+    assert "Row 1" in {r.call_id: r.text for m in b.build().messages for r in m.tool_results}["c4"]
