@@ -19,7 +19,7 @@ Per run it prints the summed estimated input tokens over all main requests
 (`mika.agent.compressor.estimate_request`, what the compressor counts; a 128k window, so
 no compression happens in either run), split into zone 0 (system prompt and tool
 definitions, which this part does not change) and the history, the last request's size,
-how many screens went out as deltas, and the share of all
+how many screens went out as deltas over the run, and the share of all
 input a provider could serve from its prompt cache (the byte-identical prefix shared
 with the previous request, as benchmarks/context_cache.py measures it).
 """
@@ -43,6 +43,7 @@ from mika.model.messages import ToolResult
 from mika.model.testing import FunctionModel, Reply
 from mika.runtypes.result import OutcomeStatus
 from mika.sim.tasks import get_task
+from mika.uistate.delta import delta_base
 from tests.phone.driver import current_listing, number_for
 
 TASK = "market_price_aurora_lamp"
@@ -102,10 +103,9 @@ async def _one(steps: int, serial: str, client, tmp: Path) -> dict:
     answered = result.status is OutcomeStatus.ANSWERED and task.succeeded(_state(client, serial), result.answer)
     totals = [estimate_request(r) for r in model.requests]
     fixed = sum(estimate_fixed(r.system, r.tools) for r in model.requests)
+    # Each step's new results sit in its request's last message: count the screens sent as deltas.
     deltas = sum(
-        "Changed since screen v" in p.text or "Nothing changed since screen v" in p.text
-        for m in model.requests[-1].messages
-        for p in m.tool_results
+        delta_base(p.text) is not None for r in model.requests if r.messages for p in r.messages[-1].tool_results
     )
     shared = 0
     prev_body = None
@@ -193,7 +193,7 @@ def main() -> int:
         )
     print(
         "zone 0 = system prompt + tool definitions, summed over the requests (the same in both modes); "
-        "history = the rest; deltas = screens sent as a delta in the last request; "
+        "history = the rest; deltas = screens sent as a delta over the run; "
         "uncached = input not in the prefix shared with the previous request (what a prompt cache cannot serve)"
     )
     for steps, mode, r in rows:
