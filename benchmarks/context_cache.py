@@ -19,9 +19,10 @@ with the previous request, the share of this request's input a provider could se
 cache (`cacheable`), and the share of the previous request that came back byte-identical
 (`stable`; the previous step's screenshot, sent once by design, is not counted as
 lost). Nothing is discounted in the totals: the first, compressed and unfold requests
-count as they are. The stable share must stay ≥ 0.9 except where the prefix is allowed
-to break: the first request, a compression, a tool group unfolding. The cacheable share
-is lower on small requests, where this step's new content (never cacheable) weighs more.
+count as they are. The stable share must stay >= 0.9 except where the prefix is allowed
+to break: the first request, a compression, a tool group unfolding, a batch of old
+screens folded into placeholders. The cacheable share is lower on small requests, where
+this step's new content (never cacheable) weighs more.
 
     uv run python benchmarks/context_cache.py [--window 24000] [--steps 40] [--real-surface]
 """
@@ -38,6 +39,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from mika.agent.compressor import IMAGE_TOKENS, estimate_text
+from mika.agent.history import PLACEHOLDER_MARK
 from mika.assembly import RunEnvironment, capabilities_for
 from mika.cap.phone.preload import phone_reason
 from mika.model.messages import Image, ModelRequest, Text, Thinking, ToolResult, Usage
@@ -213,9 +215,11 @@ async def run(window: int, steps: int, real_surface: bool = False, baseline: boo
     preloaded = any(isinstance(e, ToolsOpened) and e.preloaded for e in events)
     rows = []
     prev = None
-    prev_total = prev_images = 0
+    prev_total = prev_images = prev_folded = 0
     for n, request in enumerate(requests, 1):
         body, images = openai_chat_body(request)
+        # Old screens become placeholders a batch at a time: a planned break, like a compression.
+        folded = body.count(PLACEHOLDER_MARK)
         total = tokens(body, images)
         shared = tokens(body, images, common_prefix(prev, body)) if prev is not None else 0
         note = []
@@ -227,6 +231,8 @@ async def run(window: int, steps: int, real_surface: bool = False, baseline: boo
             note.append("group opened")
         if n > 1 and tools_of(request) != tools_of(requests[n - 2]) and n not in opened_before:
             note.append("tools changed")
+        if folded > prev_folded and n not in compressed_before:
+            note.append("screens folded")
         # The screenshot of the previous step was only ever meant for that one request
         # ("only the current step's screenshot is sent"): it is not counted as lost.
         kept = prev_total - prev_images * IMAGE_TOKENS
@@ -242,7 +248,7 @@ async def run(window: int, steps: int, real_surface: bool = False, baseline: boo
             }
         )
         last_images = sum(isinstance(p, Image) for p in request.messages[-1].parts) if request.messages else 0
-        prev, prev_total, prev_images = body, total, last_images
+        prev, prev_total, prev_images, prev_folded = body, total, last_images, folded
     return rows
 
 

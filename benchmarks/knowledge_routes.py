@@ -50,7 +50,7 @@ from mika.model.messages import ToolResult
 from mika.model.testing import FunctionModel, Reply
 from mika.runtypes.result import OutcomeStatus
 from mika.sim.tasks import get_task
-from tests.phone.driver import elements_in, number_for
+from tests.phone.driver import current_listing, elements_in, number_for
 
 TASK = "market_price_aurora_lamp"
 PRODUCT = "Aurora Desk Lamp"
@@ -157,7 +157,7 @@ def _scripted(steps: list[Step]) -> FunctionModel:
         for part in request.messages[-1].parts if request.messages else ():
             if isinstance(part, ToolResult):
                 seen.append(part.text)
-        listing = next((r for r in reversed(seen) if "Screen v" in r), "")
+        listing = current_listing(seen)
         return steps.pop(0)(listing)
 
     return FunctionModel(reply)

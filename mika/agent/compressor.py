@@ -12,7 +12,8 @@ Levels tighten step by step:
 3–5. fold everything but the last 6, 3, 1 turns; at 5 the folded lines are shortest.
 
 Never trimmed: the user's own words (kept verbatim inside the fold), the opening
-context, and turns that asked the user (ask / confirm / takeover), which stay whole.
+context, turns that asked the user (ask / confirm / takeover), which stay whole, and a
+screen a delta in the live tail builds on (its turn stays whole too).
 """
 
 from __future__ import annotations
@@ -21,7 +22,15 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from mika.agent.history import History, ResultInfo, ResultKind, image_line
+from mika.agent.history import (
+    History,
+    ResultInfo,
+    ResultKind,
+    image_line,
+    observation_ids_text,
+    screen_placeholder,
+    still_needed,
+)
 from mika.model.messages import Image, Message, ModelRequest, Part, Text, Thinking, ToolCall, ToolResult, ToolSpec
 from mika.resources import prompt
 
@@ -108,20 +117,15 @@ def turn_starts(messages: list[Message]) -> list[int]:
     return [i for i, m in enumerate(messages) if m.role == "assistant"]
 
 
-def _ids_text(ids: tuple[str, ...]) -> str:
-    return f"observation {', '.join(ids)}" if ids else "no observation"
-
-
 def shrink_result(result: ToolResult, info: ResultInfo | None, cut_chars: int) -> ToolResult:
     if info is not None and info.protected:
         return result
     if info is not None and info.kind is ResultKind.SCREEN:
-        text = f"[screen read at step {info.step} omitted; {_ids_text(info.observation_ids)}]"
-        return ToolResult(result.call_id, result.name, text, None, result.is_error)
+        return screen_placeholder(result, info)
     if len(result.text) > cut_chars:
         ids = info.observation_ids if info else ()
         omitted = len(result.text) - cut_chars
-        text = f"{result.text[:cut_chars]}\n[… {omitted} more characters cut; {_ids_text(ids)}]"
+        text = f"{result.text[:cut_chars]}\n[… {omitted} more characters cut; {observation_ids_text(ids)}]"
         return ToolResult(result.call_id, result.name, text, None, result.is_error)
     if result.image is not None:
         return ToolResult(result.call_id, result.name, result.text, None, result.is_error)
@@ -131,6 +135,7 @@ def shrink_result(result: ToolResult, info: ResultInfo | None, cut_chars: int) -
 class ContextCompressor:
     def __init__(self, levels: dict[int, Level] | None = None) -> None:
         self.levels = levels or LEVELS
+        self._needed: set[str] = set()
 
     def compress(self, history: History, level: int) -> Compressed:
         lv = self.levels[max(1, min(level, MAX_LEVEL))]
@@ -154,10 +159,19 @@ class ContextCompressor:
             head[-1] = Message(last.role, (*last.parts, Text(block)))
 
         turn_bounds = [(s, e) for s, e in zip(starts, [*starts[1:], len(msgs)], strict=False) if s < cut]
+        # A screen the live tail builds on (a delta names it as its base) stays whole, turn and all.
+        head_screens = {
+            r.call_id
+            for m in msgs[:cut]
+            for r in m.tool_results
+            if (info := history.results.get(r.call_id)) is not None and info.kind is ResultKind.SCREEN
+        }
+        self._needed = still_needed(msgs[cut:], history, head_screens)
         for start, end in turn_bounds:
             assistant = msgs[start]
             users = msgs[start + 1 : end]
-            if not lv.fold or start in history.exchanges:
+            needed = any(r.call_id in self._needed for m in users for r in m.tool_results)
+            if not lv.fold or start in history.exchanges or needed:
                 flush()
                 head.append(self._shrink_message(assistant, history, lv))
                 head.extend(self._shrink_message(m, history, lv) for m in users)
@@ -172,7 +186,9 @@ class ContextCompressor:
     def _shrink_message(self, message: Message, history: History, lv: Level) -> Message:
         parts: list[Part] = []
         for p in message.parts:
-            if isinstance(p, ToolResult):
+            if isinstance(p, ToolResult) and p.call_id in self._needed:
+                parts.append(p)
+            elif isinstance(p, ToolResult):
                 parts.append(shrink_result(p, history.results.get(p.call_id), lv.cut_chars))
             elif isinstance(p, Image):
                 parts.append(image_line(p))

@@ -32,7 +32,7 @@ from mika.agent.compressor import (
     estimate_messages,
     estimate_text,
 )
-from mika.agent.history import History, only_last_image
+from mika.agent.history import History, sent_messages
 from mika.agent.recovery import ContextRecovery
 from mika.agent.system_prompt import SystemPrompt
 from mika.model.messages import Message, ModelRequest, Text, Usage
@@ -133,7 +133,7 @@ class ContextBuilder:
     def _request(self, messages: list[Message], purpose: str) -> ModelRequest:
         return ModelRequest(
             system=self.system.build(self.groups.open),
-            messages=tuple(only_last_image(messages)),
+            messages=tuple(sent_messages(messages, self.history)),
             tools=self.groups.specs(),
             cache_marks=(self.opening_index,),
             conversation_id=self.spec.conversation_id or None,
@@ -187,7 +187,7 @@ class ContextBuilder:
         return int(estimate_fixed(self.system.build(self.groups.open), self.groups.specs()) * self.ratio)
 
     def _estimate_view(self, messages: list[Message] | None = None) -> int:
-        msgs = only_last_image(self.view() if messages is None else messages)
+        msgs = sent_messages(self.view() if messages is None else messages, self.history)
         return int(estimate_messages(msgs) * self.ratio)
 
     def estimate(self, request: ModelRequest) -> int:

@@ -8,14 +8,23 @@ text: which texts are the user's own words (never trimmed), which assistant turn
 the user something (never folded), and what each tool result came from (observation
 ids, whether it was a screen read). The full history is never rewritten; compression
 works on a copy.
+
+What is sent also leaves out old screens (`sent_messages`): a listing is ~270 tokens and
+only the latest few are worth reading again, so all but the last `recent` screen reads go
+out as placeholders with their observation ids (the run's record keeps each observation whole).
+Replacing an old result rewrites a message the provider has cached, so the cut moves
+`batch` screens at a time: the cached prefix breaks once every `batch` screens, not on
+every step. A screen that a whole one still builds on (a delta names its base as
+"(observation o12)" in Mika's words, outside any fence) is never folded before it.
 """
 
 from __future__ import annotations
 
 import enum
+import re
 from dataclasses import dataclass, field
 
-from mika.model.messages import Image, Message, Part, Text
+from mika.model.messages import Image, Message, Part, Text, ToolResult
 
 
 class ResultKind(enum.Enum):
@@ -36,6 +45,23 @@ class ResultInfo:
     code: str = ""
 
 
+@dataclass(frozen=True)
+class ScreenWindow:
+    """Which screen reads are sent whole: the last `recent` to `recent + batch - 1`."""
+
+    recent: int = 3
+    batch: int = 8
+
+    def __post_init__(self) -> None:
+        if self.recent < 1 or self.batch < 1:
+            raise ValueError("a screen window keeps at least the current screen and moves by at least one")
+
+
+# The default for new histories; None sends every screen whole (the behaviour before
+# issue 16, kept for the benchmark's baseline).
+SCREEN_WINDOW: ScreenWindow | None = ScreenWindow()
+
+
 @dataclass
 class History:
     messages: list[Message] = field(default_factory=list)
@@ -51,6 +77,9 @@ class History:
     results: dict[str, ResultInfo] = field(default_factory=dict)
     # Bumped on every append: "new input since the last compression" is a change here.
     version: int = 0
+    screen_window: ScreenWindow | None = field(default_factory=lambda: SCREEN_WINDOW)
+    # Call ids of screen reads in the order they were noted (the window counts from the end).
+    screen_calls: list[str] = field(default_factory=list)
 
     def add_assistant(self, message: Message, *, exchange: bool = False) -> None:
         if not message.parts:
@@ -74,10 +103,79 @@ class History:
         self.version += 1
 
     def note_result(self, info: ResultInfo) -> None:
+        if info.kind is ResultKind.SCREEN and not info.protected and info.call_id not in self.results:
+            self.screen_calls.append(info.call_id)
         self.results[info.call_id] = info
+
+    def old_screens(self) -> set[str]:
+        """Call ids of the screen reads that are sent as placeholders now."""
+        window = self.screen_window
+        if window is None:
+            return set()
+        over = len(self.screen_calls) - window.recent
+        if over < window.batch:
+            return set()
+        return set(self.screen_calls[: over // window.batch * window.batch])
 
     def __len__(self) -> int:
         return len(self.messages)
+
+
+def observation_ids_text(ids: tuple[str, ...]) -> str:
+    return f"observation {', '.join(ids)}" if ids else "no observation"
+
+
+# How every screen placeholder starts (a benchmark counts them to see where screens were folded).
+PLACEHOLDER_MARK = "[screen read at step "
+
+
+def screen_placeholder(result: ToolResult, info: ResultInfo) -> ToolResult:
+    """An old screen read as one line that keeps its observation ids."""
+    text = f"{PLACEHOLDER_MARK}{info.step} omitted; {observation_ids_text(info.observation_ids)}]"
+    return ToolResult(result.call_id, result.name, text, None, result.is_error)
+
+
+# Mika's own words naming the observation a result builds on; fenced app text is cut out
+# first, so a screen cannot name one (it could only keep a screen whole, but still).
+_BASE = re.compile(r"\(observation ([A-Za-z0-9_-]+)\)")
+_FENCED = re.compile(r"<untrusted[^>]*>.*?</untrusted>", re.S)
+
+
+def still_needed(messages: list[Message], history: History, old: set[str]) -> set[str]:
+    """Of the `old` screens (call ids), those a result in `messages` sent whole names as its base."""
+    by_obs = {o: cid for cid in old if cid in history.results for o in history.results[cid].observation_ids}
+    needed: set[str] = set()
+    for m in messages:
+        for p in m.parts:
+            if isinstance(p, ToolResult) and p.call_id not in old and "(observation " in p.text:
+                for obs_id in _BASE.findall(_FENCED.sub("", p.text)):
+                    if obs_id in by_obs:
+                        needed.add(by_obs[obs_id])
+    return needed
+
+
+def without_old_screens(messages: list[Message], history: History) -> list[Message]:
+    old = history.old_screens()
+    if old:
+        old -= still_needed(messages, history, old)
+    if not old:
+        return list(messages)
+    out = []
+    for m in messages:
+        if not any(isinstance(p, ToolResult) and p.call_id in old for p in m.parts):
+            out.append(m)
+            continue
+        parts = tuple(
+            screen_placeholder(p, history.results[p.call_id]) if isinstance(p, ToolResult) and p.call_id in old else p
+            for p in m.parts
+        )
+        out.append(Message(m.role, parts))
+    return out
+
+
+def sent_messages(messages: list[Message], history: History) -> list[Message]:
+    """The messages as a request carries them: old screens as placeholders, only the last image."""
+    return only_last_image(without_old_screens(messages, history))
 
 
 def image_line(image: Image) -> Text:

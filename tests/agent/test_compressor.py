@@ -129,7 +129,11 @@ class TestRecovery:
 
 def make_builder(window: int) -> ContextBuilder:
     spec = RunSpec(goal="Find order 7731", provenance=RunProvenance(RunOrigin.CLI, Attendance.UNATTENDED))
-    return ContextBuilder(spec, SystemPrompt({}), ToolGroups([]), window=window)
+    builder = ContextBuilder(spec, SystemPrompt({}), ToolGroups([]), window=window)
+    # The policy is tested on a history that grows with every read: old screens stay
+    # whole here (placeholders outside compression are tested in test_screen_delta.py).
+    builder.history.screen_window = None
+    return builder
 
 
 def grow(builder: ContextBuilder, turns: int, start: int = 0) -> None:

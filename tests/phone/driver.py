@@ -15,6 +15,7 @@ from typing import Any
 
 from mika.model.messages import ToolResult
 from mika.model.testing import FunctionModel, Reply
+from mika.uistate.delta import delta_base, rebuild
 
 _LINE = re.compile(r'^(\d+) (\S+) ("(?:[^"\\]|\\.)*"|#\S+|@\d+,\d+)(.*)$')
 
@@ -29,6 +30,29 @@ def elements_in(text: str) -> list[tuple[int, str, str, str]]:
             raw = m.group(3)
             out.append((int(m.group(1)), m.group(2), json.loads(raw) if raw.startswith('"') else raw, m.group(4)))
     return out
+
+
+_OBS = re.compile(r"\[observation ([^\]\s,]+)")
+
+
+def current_listing(results: list[str]) -> str:
+    """The latest listing in `results`, whole: a screen sent as what changed is read over
+    the listing it names as its base, as a model does."""
+    whole: dict[str, str] = {}
+    latest = ""
+    for r in results:
+        at = r.rfind("Screen v")
+        if at < 0:
+            continue
+        text = r[at:]
+        base = delta_base(text)
+        if base is not None and base in whole:
+            text = rebuild(whole[base], text)
+        m = _OBS.search(r[at:])
+        if m:
+            whole[m.group(1)] = text
+        latest = text
+    return latest
 
 
 def number_for(text: str, label: str, role: str | None = None) -> int:
@@ -72,6 +96,6 @@ class ListingDriver:
             return nxt
         args = dict(nxt.args)
         if "pick" in args:
-            listing = next((r for r in reversed(self.results) if "Screen v" in r), "")
+            listing = current_listing(self.results)
             args["element"] = number_for(listing, args.pop("pick"), args.pop("role", None))
         return Reply.call(nxt.tool, **args)

@@ -5,7 +5,7 @@ at that step, says why, and the reply is never typed after the fact."""
 from __future__ import annotations
 
 from mika.model.testing import Reply
-from tests.phone.driver import ListingDriver, number_for, step
+from tests.phone.driver import ListingDriver, current_listing, number_for, step
 from tests.phone.test_runs import make_run, record, results_of, world_state
 
 
@@ -15,7 +15,7 @@ class BatchDriver(ListingDriver):
     def reply(self, request):
         out = super().reply(request)
         if isinstance(out, Reply) and out.tool_calls and out.tool_calls[0][0] == "do_steps":
-            listing = next((r for r in reversed(self.results) if "Screen v" in r), "")
+            listing = current_listing(self.results)
             for s in out.tool_calls[0][1]["steps"]:
                 args = s.setdefault("args", {})
                 if "pick" in args:

@@ -24,7 +24,7 @@ from mika.runtypes.result import OutcomeStatus
 from mika.sim.apps.registry import load_apps
 from mika.sim.tasks import get_task
 from mika.uistate import build_screen, parse_hierarchy
-from tests.phone.driver import elements_in, number_for
+from tests.phone.driver import current_listing, elements_in, number_for
 from tests.phone.test_runs import make_run, world_state
 from tests.sim_world.driver import OverAdb, find, scroll_to, state, tap, texts
 
@@ -208,7 +208,7 @@ def _scripted(steps: list[Step]) -> tuple[FunctionModel, list[str]]:
         for part in request.messages[-1].parts if request.messages else ():
             if isinstance(part, ToolResult):
                 seen.append(part.text)
-        listing = next((r for r in reversed(seen) if "Screen v" in r), "")
+        listing = current_listing(seen)
         return steps.pop(0)(listing)
 
     return FunctionModel(reply), seen

@@ -27,9 +27,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
-from mika.cap.phone.fenced import screen_observation
+from mika.cap.phone.fenced import listing_observation
 from mika.cap.phone.session import PhoneSession
-from mika.observe.observation import Observation
 from mika.observe.untrusted import fence, seal
 from mika.tool.declaration import AgentTool, ToolOutcome
 from mika.tool.errors import ToolFault
@@ -149,7 +148,8 @@ class PhoneSurface:
         effect = ActionEffect.judge(before, after, tuple(point) if point else None)
         reader = self.session.reader
         reader.mark_shown(after)
-        obs: Observation = screen_observation(after, 0)
+        # The model reads the full listing, or what changed since the last one (fenced alike).
+        obs, shown = listing_observation(after, 0, reader)
         note = (
             "\nThe phone's connection dropped and came back during this call; the screen below was read again."
             if reconnected
@@ -157,7 +157,7 @@ class PhoneSurface:
         )
         # The tool's sentence may quote the app (`Tapped button "…"`): seal() keeps the real
         # fences and defuses any fence spelling that came in with such a quote.
-        text = seal(f"{outcome.text}\n{effect_line(effect)}{note}\n\n{obs.text}")
+        text = seal(f"{outcome.text}\n{effect_line(effect)}{note}\n\n{shown}")
         data = {
             **outcome.data,
             **effect.as_dict(),

@@ -8,6 +8,7 @@ from typing import Any
 
 from mika.action.origin import Origin
 from mika.agent.batch import BatchRunner, BatchSpecError, BatchStep, Performed, parse_steps, summary
+from mika.cap.phone.fenced import unseen_steps
 from mika.cap.phone.tools.base import PhoneTool
 from mika.cap.phone.tools.wait import until_wait
 from mika.model.messages import ToolCall
@@ -69,7 +70,8 @@ class DoSteps(PhoneTool):
         start = session.reader.current or await session.reader.read()
         baseline = {"package": start.foreground_package, "dialog": start.has_dialog}
         batch_id = secrets.token_hex(3)
-        perform = ctx.perform
+        # The model reads only what the whole batch hands back: no step's listing is a delta's base.
+        perform = unseen_steps(ctx.perform, session.reader)
 
         async def run_step(index: int, step: BatchStep) -> Performed:
             call = ToolCall(f"batch-{batch_id}-{index}", step.tool, dict(step.args))

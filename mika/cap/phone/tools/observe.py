@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from mika.cap.phone.fenced import screen_observation
+from mika.cap.phone.fenced import listing_observation, screen_observation
 from mika.cap.phone.screenshot import ScreenshotError, SecureScreen, is_black
 from mika.cap.phone.tools.base import PhoneTool
 from mika.model.messages import Image
@@ -69,8 +69,8 @@ class PhoneObserve(PhoneTool):
         session = self.session(ctx)
         screen = await session.reader.read()
         session.reader.mark_shown(screen)
-        obs = screen_observation(screen, ctx.step)
-        return ToolOutcome(text=obs.text, observations=(obs,), tree_blind=screen.tree_blind, data=screen_data(screen))
+        obs, shown = listing_observation(screen, ctx.step, session.reader)
+        return ToolOutcome(text=shown, observations=(obs,), tree_blind=screen.tree_blind, data=screen_data(screen))
 
 
 class PhoneListElements(PhoneTool):

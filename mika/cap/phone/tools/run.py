@@ -20,6 +20,7 @@ from typing import Any
 
 from mika.action.origin import Origin
 from mika.agent.batch import BatchResult, BatchRunner, BatchStep, Performed
+from mika.cap.phone.fenced import unseen_steps
 from mika.cap.phone.tools.base import PhoneTool
 from mika.model.messages import ToolCall
 from mika.observe.untrusted import defuse
@@ -263,7 +264,8 @@ class PhoneRun(PhoneTool):
         start = await session.reader.read()
         baseline = {"package": start.foreground_package}
         run_id = secrets.token_hex(3)
-        perform = ctx.perform
+        # The model reads only what the whole batch hands back: no step's listing is a delta's base.
+        perform = unseen_steps(ctx.perform, session.reader)
         # Which command each BatchStep is (the runner only sees tool names and args).
         by_index = dict(enumerate(commands, 1))
         stops: dict[int, str] = {}
