@@ -136,6 +136,7 @@ def listing_observation(screen: Screen, step: int, shown_by: object) -> tuple[Ob
     if delta is None:
         _keyframes[shown_by] = _Keyframe(screen.version, screen.display_id, screen.foreground_package, elements, obs.id)
         return obs, obs.text
+    assert base is not None  # a delta is only made against a base
     base.deltas += 1
     if delta.lines or delta.gone:
         said = prompt("feedback/screen_delta.md").format(version=delta.base_version, observation=base.observation_id)
