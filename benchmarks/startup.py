@@ -9,13 +9,16 @@ Rows:
 - `mika --help`, `mika --version`: until the process exits;
 - headless first model request: `mika --no-ui` on the simulated phone (`--device sim`,
   the adb server already running, as it usually is), until its first request reaches a
-  loopback OpenAI-compatible server, which answers at once; and without a phone
-  (`--device none`) for the share the phone takes. The run's exit is timed too.
+  loopback OpenAI-compatible server, which answers at once; again with no adb server
+  running (the run starts it: a cold first start); and without a phone (`--device none`)
+  for the share the phone takes. The run's exit is timed too.
 
-The old import path cannot be run beside the new one in the same tree, so the baseline
-column is the issue's figure (issue 16) and the target the issue's goal.
+The old code cannot run beside the new one in the same tree; `--baseline-tree DIR` (a
+plain export of an older commit: `git archive COMMIT | tar -x -C DIR`) runs every row on
+that tree too (first on sys.path), in the same run, for the baseline column. Without it
+the baseline is the old eager start-up emulated here (--help) or issue 16's figure.
 
-    uv run python benchmarks/startup.py [--rounds N]
+    uv run python benchmarks/startup.py [--rounds N] [--baseline-tree DIR]
 """
 
 from __future__ import annotations
@@ -44,7 +47,7 @@ BARE = [sys.executable, "-c", "pass"]
 EAGER = [
     sys.executable,
     "-c",
-    "from mika import cli\nfor n in cli.SUBCOMMANDS: cli.load_subcommand(n)\n"
+    "from mika import cli\nfor n in getattr(cli, 'SUBCOMMANDS', ()): cli.load_subcommand(n)\n"
     "from mika_tui.launcher import main; main()",
 ]
 
@@ -94,7 +97,7 @@ def _free_port() -> int:
 
 
 class Bench:
-    def __init__(self, work: Path, adb_port: int) -> None:
+    def __init__(self, work: Path, adb_port: int, tree: Path | None = None) -> None:
         self.work = work
         self.provider = _Provider()
         cfg_home = work / "cfg"
@@ -111,6 +114,8 @@ class Bench:
             ADB_MDNS="0",
             MIKA_BENCH_KEY="sk-bench",
         )
+        if tree is not None:  # the baseline's code, ahead of the working tree's
+            self.env["PYTHONPATH"] = str(tree)
         self.pycache = PycacheStates(work, self.env)
 
     def state_env(self, state: str) -> dict[str, str]:
@@ -146,6 +151,55 @@ class Bench:
         return self.provider.arrivals[0] - t0, t_exit - t0
 
 
+def _measure(
+    benches: list[Bench], adb: str, adb_port: int, rounds: int
+) -> list[list[tuple[str, str, list[float], str, str]]]:
+    """The rows of each bench; every measure's rounds alternate between the benches, so a
+    change in the machine's load falls on both alike."""
+    for bench in benches:
+        bench.pycache.warm([*MIKA, "--no-ui", "--device", "sim", "warm the caches"])
+        bench.pycache.warm([*EAGER, "--help"])
+
+    def cold_sim(bench: Bench, state: str) -> tuple[float, float]:
+        # No adb server yet: the run starts one (the cold first start).
+        subprocess.run([adb, "-P", str(adb_port), "kill-server"], capture_output=True, timeout=30)
+        return bench.first_request("sim", state)
+
+    measures = {
+        "bare": lambda b, st: b.exit_time([], st, BARE),
+        "eager": lambda b, st: b.exit_time(["--help"], st, EAGER),
+        "help": lambda b, st: b.exit_time(["--help"], st),
+        "version": lambda b, st: b.exit_time(["--version"], st),
+        "sim": lambda b, st: b.first_request("sim", st),
+        "none": lambda b, st: b.first_request("none", st),
+        "cold": cold_sim,
+    }
+    out: list[list[tuple[str, str, list[float], str, str]]] = [[] for _ in benches]
+    for state in STATES:
+        got: dict[str, list[list]] = {}
+        for key, fn in measures.items():
+            got[key] = [[] for _ in benches]
+            for _ in range(rounds):
+                for i, bench in enumerate(benches):
+                    got[key][i].append(fn(bench, state))
+            if key == "cold":
+                subprocess.run([adb, "-P", str(adb_port), "start-server"], check=True, capture_output=True, timeout=60)
+        for i in range(len(benches)):
+            g = {k: v[i] for k, v in got.items()}
+            out[i] += [
+                ("python -c pass (reference)", state, g["bare"], "", ""),
+                ("old: every command imported, --help", state, g["eager"], "330", ""),
+                ("mika --help (exit)", state, g["help"], f"{statistics.median(g['eager']) * 1000:.0f}", "120"),
+                ("mika --version (exit)", state, g["version"], "", "120"),
+                ("headless, sim: first model request", state, [a for a, _ in g["sim"]], "", "600"),
+                ("headless, sim: process exit", state, [b for _, b in g["sim"]], "", ""),
+                ("headless, sim, adb server cold: 1st request", state, [a for a, _ in g["cold"]], "", ""),
+                ("headless, no phone: first model request", state, [a for a, _ in g["none"]], "", ""),
+                ("headless, no phone: process exit", state, [b for _, b in g["none"]], "", ""),
+            ]
+    return out
+
+
 def _start_adb(port: int) -> str:
     sys.path.insert(0, str(ROOT))
     from mika.sim.launch import bundled_adb
@@ -159,45 +213,32 @@ def _start_adb(port: int) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=5)
-    rounds = ap.parse_args().rounds
+    ap.add_argument("--baseline-tree", type=Path, default=None, help="an export of the old code")
+    args = ap.parse_args()
+    rounds, tree = args.rounds, args.baseline_tree
     adb_port = _free_port()
     adb = _start_adb(adb_port)
     work = Path(tempfile.mkdtemp(prefix="mika-startup-"))
     try:
-        bench = Bench(work, adb_port)
-        bench.pycache.warm([*MIKA, "--no-ui", "--device", "sim", "warm the caches"])
-        bench.pycache.warm([*EAGER, "--help"])
-        rows: list[tuple[str, str, list[float], str, str]] = []
-        for state in STATES:
-            bare = [bench.exit_time([], state, BARE) for _ in range(rounds)]
-            eager = [bench.exit_time(["--help"], state, EAGER) for _ in range(rounds)]
-            help_t = [bench.exit_time(["--help"], state) for _ in range(rounds)]
-            version_t = [bench.exit_time(["--version"], state) for _ in range(rounds)]
-            sim = [bench.first_request("sim", state) for _ in range(rounds)]
-            none = [bench.first_request("none", state) for _ in range(rounds)]
-            rows += [
-                ("python -c pass (reference)", state, bare, "", ""),
-                ("old: every command imported, --help", state, eager, "330", ""),
-                ("mika --help (exit)", state, help_t, f"{statistics.median(eager) * 1000:.0f}", "120"),
-                ("mika --version (exit)", state, version_t, "", "120"),
-                ("headless, sim: first model request", state, [a for a, _ in sim], "", "600"),
-                ("headless, sim: process exit", state, [b for _, b in sim], "", ""),
-                ("headless, no phone: first model request", state, [a for a, _ in none], "", ""),
-                ("headless, no phone: process exit", state, [b for _, b in none], "", ""),
-            ]
+        benches = [Bench(work / "new", adb_port)] + ([Bench(work / "old", adb_port, tree)] if tree else [])
+        measured = _measure(benches, adb, adb_port, rounds)
+        rows, old = measured[0], (measured[1] if tree else None)
     finally:
         subprocess.run([adb, "-P", str(adb_port), "kill-server"], capture_output=True, timeout=30)
         shutil.rmtree(work, ignore_errors=True)
     print(
         f"start-up, ms from process spawn; {rounds} rounds each; load average {os.getloadavg()[0]:.1f}; "
-        "baseline: the old start-up measured in this run (--help) or issue 16's figure"
+        "baseline: the --baseline-tree's figure, paired round by round, else the old eager start-up "
+        "emulated in this run (--help) or issue 16's figure"
     )
-    print(f"{'measure':<42}{'state':>10}{'median':>9}{'min':>9}{'max':>9}{'baseline':>10}{'target':>8}{'ok':>5}")
-    for name, state, vals, base, target in rows:
+    print(f"{'measure':<46}{'state':>10}{'median':>9}{'min':>9}{'max':>9}{'baseline':>10}{'target':>8}{'ok':>5}")
+    for i, (name, state, vals, base, target) in enumerate(rows):
         med = statistics.median(vals) * 1000
+        if old is not None:
+            base = f"{statistics.median(old[i][2]) * 1000:.0f}"
         ok = ("yes" if med <= float(target) else "NO") if target else ""
         print(
-            f"{name:<42}{state:>10}{med:>9.0f}{min(vals) * 1000:>9.0f}{max(vals) * 1000:>9.0f}"
+            f"{name:<46}{state:>10}{med:>9.0f}{min(vals) * 1000:>9.0f}{max(vals) * 1000:>9.0f}"
             f"{base:>10}{target:>8}{ok:>5}"
         )
 
