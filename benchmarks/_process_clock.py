@@ -39,7 +39,7 @@ class PycacheStates:
         for state in STATES:
             env = self.env_for(state)
             env.pop("PYTHONDONTWRITEBYTECODE", None)
-            subprocess.run(argv, env=env, capture_output=True, timeout=300, stdin=subprocess.DEVNULL)
+            subprocess.run(argv, env=env, capture_output=True, timeout=300, stdin=subprocess.DEVNULL, cwd=self.work)
         source = self.work / "pycache-source"
         stdlib = Path(sys.base_prefix).resolve()
         kept = source / stdlib.relative_to(stdlib.anchor)

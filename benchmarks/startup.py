@@ -124,7 +124,9 @@ class Bench:
     def exit_time(self, args: list[str], state: str, argv: list[str] = MIKA) -> float:
         env = self.state_env(state)
         t0 = time.perf_counter()
-        r = subprocess.run([*argv, *args], env=env, capture_output=True, timeout=120, stdin=subprocess.DEVNULL)
+        r = subprocess.run(
+            [*argv, *args], env=env, capture_output=True, timeout=120, stdin=subprocess.DEVNULL, cwd=self.work
+        )
         took = time.perf_counter() - t0
         if r.returncode != 0:
             sys.exit(f"mika {' '.join(args)} failed ({r.returncode}): {r.stderr.decode()[-2000:]}")
@@ -141,6 +143,7 @@ class Bench:
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             stdin=subprocess.DEVNULL,
+            cwd=self.work,  # `-c` puts the working directory first on sys.path: not this tree
         )
         out, err = proc.communicate(timeout=120)
         t_exit = time.perf_counter()
