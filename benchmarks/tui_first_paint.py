@@ -11,10 +11,11 @@ Two launches:
   build_deps returns (the phone is picked there); the first frame is also shown from then.
 
 Targets (issue 16): first paint ≤ 500 ms, first phone frame ≤ 1000 ms after the device is
-chosen. The old launch cannot be run beside this one; the issue's figure (6–14 s on a cold
-first start) is the baseline.
+chosen. `--baseline-tree DIR` (an export of older code: `git archive COMMIT | tar -x -C
+DIR`) runs the real launch on that code too, round by round with the new one; else the
+issue's figure (6–14 s on a cold first start) is the baseline.
 
-    uv run python benchmarks/tui_first_paint.py [--rounds N]
+    uv run python benchmarks/tui_first_paint.py [--rounds N] [--baseline-tree DIR]
 """
 
 from __future__ import annotations
@@ -78,10 +79,16 @@ def _sim_png(path: Path) -> None:
     path.write_bytes(sim_png())
 
 
-def _launch(code: str, env: dict[str, str]) -> tuple[float, float, float]:
+def _launch(code: str, env: dict[str, str], cwd: Path) -> tuple[float, float, float]:
     t0 = time.perf_counter()
     out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=180, env=env, stdin=subprocess.DEVNULL
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        cwd=cwd,  # not this tree: `-c` puts the working directory first on sys.path
     )
     if out.returncode != 0:
         sys.exit(out.stderr[-3000:])
@@ -92,7 +99,9 @@ def _launch(code: str, env: dict[str, str]) -> tuple[float, float, float]:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=5)
-    rounds = ap.parse_args().rounds
+    ap.add_argument("--baseline-tree", type=Path, default=None, help="an export of the old code")
+    args = ap.parse_args()
+    rounds, tree = args.rounds, args.baseline_tree
     sys.path.insert(0, str(ROOT))
     from startup import _free_port
 
@@ -114,16 +123,23 @@ def main() -> None:
             ANDROID_ADB_SERVER_PORT=str(adb_port),
             ADB_MDNS="0",
         )
-        caches = PycacheStates(work, env)
         bench = BENCH_CHILD.format(root=str(ROOT), png=str(png))
         real = REAL_CHILD.format(model=f"script:{script}")
-        caches.warm([sys.executable, "-c", bench])
-        caches.warm([sys.executable, "-c", real])
+        launches = [("bench app", bench, work / "new", {}), ("real, --device sim", real, work / "new", {})]
+        if tree is not None:
+            launches.append(("real, baseline tree", real, work / "old", {"PYTHONPATH": str(tree)}))
+        caches = {}
+        for _, code, where, extra in launches:
+            where.mkdir(exist_ok=True)
+            caches[where] = caches.get(where) or PycacheStates(where, {**env, **extra})
+            caches[where].warm([sys.executable, "-c", code])
         rows = []
-        for launch, code in (("bench app", bench), ("real, --device sim", real)):
-            for state in STATES:
-                runs = [_launch(code, caches.env_for(state)) for _ in range(rounds)]
-                rows.append((launch, state, runs))
+        for state in STATES:
+            runs: list[list] = [[] for _ in launches]
+            for _ in range(rounds):  # round by round, so the machine's load falls on all alike
+                for i, (_, code, where, _extra) in enumerate(launches):
+                    runs[i].append(_launch(code, caches[where].env_for(state), where))
+            rows += [(launch[0], state, r) for launch, r in zip(launches, runs, strict=True)]
     finally:
         subprocess.run([adb, "-P", str(adb_port), "kill-server"], capture_output=True, timeout=30)
         shutil.rmtree(work, ignore_errors=True)
