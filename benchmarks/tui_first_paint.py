@@ -33,6 +33,7 @@ from pathlib import Path
 from _process_clock import STATES, PycacheStates
 
 ROOT = Path(__file__).resolve().parents[1]
+COLD = "BENCH_ADB_COLD"  # a marker in a launch's settings, not read by the child
 
 BENCH_CHILD = r"""
 import asyncio, sys, time
@@ -125,20 +126,33 @@ def main() -> None:
         )
         bench = BENCH_CHILD.format(root=str(ROOT), png=str(png))
         real = REAL_CHILD.format(model=f"script:{script}")
+        old = {"PYTHONPATH": str(tree)}
         launches = [("bench app", bench, work / "new", {}), ("real, --device sim", real, work / "new", {})]
         if tree is not None:
-            launches.append(("real, baseline tree", real, work / "old", {"PYTHONPATH": str(tree)}))
-        caches = {}
+            launches.append(("real, baseline tree", real, work / "old", old))
+        # With no adb server running (the app starts one): the cold first start.
+        launches.append(("real, adb cold", real, work / "new", {COLD: "1"}))
+        if tree is not None:
+            launches.append(("real, adb cold, baseline", real, work / "old", {**old, COLD: "1"}))
+        caches: dict[Path, PycacheStates] = {}
+        warmed: set[tuple[Path, str]] = set()
         for _, code, where, extra in launches:
             where.mkdir(exist_ok=True)
-            caches[where] = caches.get(where) or PycacheStates(where, {**env, **extra})
-            caches[where].warm([sys.executable, "-c", code])
+            child_env = {**env, **{k: v for k, v in extra.items() if k != COLD}}
+            caches[where] = caches.get(where) or PycacheStates(where, child_env)
+            if (where, code) not in warmed:
+                warmed.add((where, code))
+                caches[where].warm([sys.executable, "-c", code])
         rows = []
         for state in STATES:
             runs: list[list] = [[] for _ in launches]
             for _ in range(rounds):  # round by round, so the machine's load falls on all alike
-                for i, (_, code, where, _extra) in enumerate(launches):
+                for i, (_, code, where, extra) in enumerate(launches):
+                    if extra.get(COLD):
+                        subprocess.run([adb, "-P", str(adb_port), "kill-server"], capture_output=True, timeout=30)
                     runs[i].append(_launch(code, caches[where].env_for(state), where))
+                    if extra.get(COLD):  # the warm launches find it running again
+                        subprocess.run([adb, "-P", str(adb_port), "start-server"], capture_output=True, timeout=60)
             rows += [(launch[0], state, r) for launch, r in zip(launches, runs, strict=True)]
     finally:
         subprocess.run([adb, "-P", str(adb_port), "kill-server"], capture_output=True, timeout=30)
@@ -147,7 +161,7 @@ def main() -> None:
         f"TUI launch, ms from process spawn; {rounds} launches each; load average {os.getloadavg()[0]:.1f}; "
         "baseline: issue 16 (6-14 s cold first start)"
     )
-    head = f"{'launch':<20}{'state':>10}{'measure':>34}{'median':>9}{'min':>9}{'max':>9}{'target':>8}{'ok':>5}"
+    head = f"{'launch':<26}{'state':>10}{'measure':>34}{'median':>9}{'min':>9}{'max':>9}{'target':>8}{'ok':>5}"
     print(head)
     for launch, state, runs in rows:
         chosen = [r[0] for r in runs]
@@ -162,7 +176,7 @@ def main() -> None:
             med = statistics.median(vals)
             ok = ("yes" if med <= target else "NO") if target else ""
             print(
-                f"{launch:<20}{state:>10}{name:>34}{med:>9.0f}{min(vals):>9.0f}{max(vals):>9.0f}"
+                f"{launch:<26}{state:>10}{name:>34}{med:>9.0f}{min(vals):>9.0f}{max(vals):>9.0f}"
                 f"{target or '':>8}{ok:>5}"
             )
 
