@@ -18,28 +18,103 @@ from typing import Any, NoReturn
 import click
 
 from mika import __version__
-from mika.commands.config import config_group
-from mika.commands.conversations import conversations_group
-from mika.commands.devices import (
-    connect_command,
-    devices_command,
-    disconnect_command,
-    pair_command,
-)
-from mika.commands.inspect import inspect_live_command
-from mika.commands.knowledge import knowledge_group
-from mika.commands.memory import memory_group
-from mika.commands.models import models_group
-from mika.commands.run import run_command
-from mika.commands.runs import runs_group
-from mika.commands.sim import sim_group
-from mika.commands.skills import skills_group
-from mika.commands.usage import usage_command
 from mika.config.errors import ConfigError
-from mika.config.paths import state_dir
 from mika.config.secret_streams import guard_std_streams
 from mika.exit_codes import ExitCode
 from mika.terminal_text import echo
+
+# Every subcommand, by name: where it lives and the first paragraph of its help. `mika
+# --help` prints these without importing any command module (each pulls in its own part
+# of Mika: models, conversations, asyncio, tomlkit …, ~100 ms together); a command's module
+# is imported only when that command runs or shows its own help.
+# tests/core/test_cli_imports.py checks each summary against the command's own help.
+SUBCOMMANDS: dict[str, tuple[str, str]] = {
+    "run": (
+        "mika.commands.run:run_command",
+        "Run one task headless and print its answer (also: mika --no-ui GOAL).",
+    ),
+    "runs": ("mika.commands.runs:runs_group", "Read the records of past runs."),
+    "conversations": (
+        "mika.commands.conversations:conversations_group",
+        "List, show, rename and delete conversations.",
+    ),
+    "models": ("mika.commands.models:models_group", "Providers, presets and model roles."),
+    "usage": (
+        "mika.commands.usage:usage_command",
+        "Show how many tokens the models used, by time, provider and model.",
+    ),
+    "config": ("mika.commands.config:config_group", "Check the config file."),
+    "knowledge": (
+        "mika.commands.knowledge:knowledge_group",
+        "App and site knowledge: the shipped files and your own (which win).",
+    ),
+    "skills": (
+        "mika.commands.skills:skills_group",
+        "Skills: shipped, your own (they win) and learned ones.",
+    ),
+    "devices": (
+        "mika.commands.devices:devices_command",
+        "Phones the adb server sees: serial, model, Android version, transport, state.",
+    ),
+    "connect": (
+        "mika.commands.devices:connect_command",
+        "Connect to a phone over Wi-Fi: HOST:PORT (from its wireless debugging page).",
+    ),
+    "disconnect": (
+        "mika.commands.devices:disconnect_command",
+        "Disconnect one Wi-Fi phone (HOST:PORT), or all of them.",
+    ),
+    "pair": (
+        "mika.commands.devices:pair_command",
+        "Pair with a phone's wireless debugging: HOST:PORT CODE, or --qr.",
+    ),
+    "inspect": (
+        "mika.commands.inspect:inspect_live_command",
+        "Show the screen listing Mika's model reads: for a saved dump, or a phone's live screen.",
+    ),
+    "sim": (
+        "mika.commands.sim:sim_group",
+        "Run a simulated Android phone that a real adb server can `adb connect` to.",
+    ),
+    "memory": (
+        "mika.commands.memory:memory_group",
+        "What Mika remembers about you: list, add, forget, approve.",
+    ),
+}
+
+
+def load_subcommand(name: str) -> click.Command:
+    """The real command object behind `name` (imports its module)."""
+    from importlib import import_module
+
+    module, attr = SUBCOMMANDS[name][0].split(":")
+    return getattr(import_module(module), attr)
+
+
+class LazyGroup(click.Group):
+    """A group whose subcommands are imported on first use, not at start-up."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*SUBCOMMANDS, *self.commands})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in self.commands:
+            return self.commands[cmd_name]
+        if cmd_name not in SUBCOMMANDS:
+            return None
+        command = load_subcommand(cmd_name)
+        self.commands[cmd_name] = command  # imported once per process
+        return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        # The listing from the summaries: a stand-in command per name formats its short
+        # help exactly as the real one would, and imports nothing.
+        stand_ins = {name: click.Command(name, help=summary) for name, (_, summary) in SUBCOMMANDS.items()}
+        saved, self.commands = self.commands, {**stand_ins, **self.commands}
+        try:
+            super().format_commands(ctx, formatter)
+        finally:
+            self.commands = saved
 
 
 def _fail(message: str, code: ExitCode) -> NoReturn:
@@ -47,7 +122,7 @@ def _fail(message: str, code: ExitCode) -> NoReturn:
     sys.exit(int(code))
 
 
-@click.group(invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=LazyGroup, invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="mika")
 @click.option(
     "--config",
@@ -119,24 +194,6 @@ def _settings(path: str | None):
         _fail(str(exc), ExitCode.USAGE)
 
 
-# Each group lives in its own module under mika/commands/ (cheap to import: see there).
-cli.add_command(run_command)
-cli.add_command(runs_group)
-cli.add_command(conversations_group)
-cli.add_command(models_group)
-cli.add_command(usage_command)
-cli.add_command(config_group)
-cli.add_command(knowledge_group)
-cli.add_command(skills_group)
-cli.add_command(devices_command)
-cli.add_command(connect_command)
-cli.add_command(disconnect_command)
-cli.add_command(pair_command)
-cli.add_command(inspect_live_command)
-cli.add_command(sim_group)
-cli.add_command(memory_group)
-
-
 def main(argv: list[str] | None = None) -> None:
     guard_std_streams()  # every configured secret is masked on stdout and stderr, whatever prints
     args = list(sys.argv[1:] if argv is None else argv)
@@ -158,6 +215,7 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def _write_crash_log(exc: BaseException) -> str:
+    from mika.config.paths import state_dir
     from mika.crash_log import write_crash_log
 
     return write_crash_log(state_dir(), exc, who=f"mika {__version__}")

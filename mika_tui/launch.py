@@ -4,7 +4,9 @@ shows, never tracebacks.
 
 The assembly is lenient here: a first run without a model, or without a phone, still
 opens the app, which says how to set them up. The simulated phone is started by the
-assembly (in-process, like headless mode); the TUI never imports mika.sim.
+assembly (in-process, like headless mode); the TUI never imports mika.sim. It attaches
+in the background: the app paints first, and the preview's first grab (in its worker
+thread) waits for the phone.
 """
 
 from __future__ import annotations
@@ -14,10 +16,10 @@ from collections.abc import Callable
 from typing import Any
 
 from mika.assembly import Assembly
-from mika.assembly.device import ChosenPhone
+from mika.assembly.device import ChosenPhone, DeviceChoice
 from mika.config.errors import ConfigError
 from mika_tui.deps import AppDeps, DeviceInfo
-from mika_tui.frames import AdbFrameSource
+from mika_tui.frames import AdbFrameSource, FrameError
 
 MODEL_MISSING = "model_missing"  # an i18n key: the app says it in the user's language
 
@@ -35,6 +37,26 @@ def model_error_line(problem: Exception | None) -> str:
     if isinstance(problem, ModelError):
         return problem.user_message()
     return str(problem) if problem is not None else ""
+
+
+class FramesWhenReady:
+    """The chosen phone's frames, once it can be used: the wait for a simulated phone
+    still attaching happens in the preview's worker, not before the first paint; an
+    attach that failed is the preview's error line (the same sentence, every grab)."""
+
+    def __init__(self, device: DeviceChoice, serial: str) -> None:
+        self.serial = serial
+        self._device = device
+        self._frames = AdbFrameSource(serial)
+
+    def grab(self, display: int = 0) -> bytes:
+        from mika.cap.phone import PhoneOpenError
+
+        try:
+            self._device.wait_ready()
+        except PhoneOpenError as exc:
+            raise FrameError(str(exc)) from None
+        return self._frames.grab(display)
 
 
 def _start_sim(asm: Assembly) -> DeviceInfo:
@@ -64,7 +86,7 @@ def build_deps(
         model_label=f"{models.main.provider}/{models.main.name}" if models is not None else "",
         model_error=model_error_line(asm.model_problem) or asm.device_problem,
         device=info,
-        frames=AdbFrameSource(info.serial) if info.serial else None,
+        frames=FramesWhenReady(asm.device, info.serial) if info.serial else None,
         graphics=graphics or settings.graphics,
         clock=time.time,
         devices_port=AdbDevices(),

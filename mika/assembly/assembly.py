@@ -137,19 +137,35 @@ class Assembly:
         register_configured_secrets(settings)
         set_language(settings.ui_language)  # texts the core writes into runs (stop, recovery)
         sdir = state_dir or default_state_dir()
+        wanted = device or settings.device or None
+        # The simulated phone attaches in the background while the models load; its
+        # errors are still told after the models' (wait_ready below, or the first run).
+        early: DeviceChoice | None = None
+        if wanted == "sim":
+            try:
+                early = DeviceChoice.open(wanted, sdir, lenient=lenient, start_sim=start_sim)
+            except PhoneOpenError:
+                early = None  # raised again, in its usual place, by the open below
         models: SelectedModels | None = None
         problem: Exception | None = None
         try:
             models = select_models(settings, model, sdir)
         except (ConfigError, ModelError) as exc:
             if not lenient:
+                if early is not None:
+                    early.close()
                 raise
             problem = exc
-        wanted = device or settings.device or None
+        phone: DeviceChoice | None = early
         try:
-            phone = DeviceChoice.open(wanted, sdir, lenient=lenient, start_sim=start_sim)
+            if phone is None:
+                phone = DeviceChoice.open(wanted, sdir, lenient=lenient, start_sim=start_sim)
             device_problem = ""
+            if not lenient:  # headless: a phone that cannot be had is its exit code, before the run
+                phone.wait_ready()
         except PhoneOpenError as exc:
+            if phone is not None:
+                phone.close()
             if not lenient:
                 if models is not None:
                     models.close()

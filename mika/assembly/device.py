@@ -14,6 +14,12 @@ benchmarks drive; it waits until the adb server reports the phone as `device`; a
 dies with the process, so a killed Mika leaves no orphan `mika sim` behind (the TUI's
 former child process outlived a SIGKILL). The phone's server runs in its own thread and
 is reached over the adb server like any phone, so nothing above the wire changes.
+
+Chosen at start-up (`open`), the simulated phone is attached in the background
+(`mika.sim.launch.begin_sim`): its serial is known at once, so the app paints and the
+models load while the adb server starts and connects; whatever needs the phone itself
+(`capability`, `wait_ready`) waits for it, and an attach that failed is raised there as
+the same PhoneOpenError sentence a blocking start gave.
 """
 
 from __future__ import annotations
@@ -43,6 +49,8 @@ class DeviceChoice:
         self.current = ChosenPhone()
         self._start_sim = start_sim or _start_sim_in_process
         self._sim: Any = None  # mika.sim.launch.RunningSim
+        self._pending: Any = None  # mika.sim.launch.PendingSim, until wait_ready has its answer
+        self._background = start_sim is None  # a caller's own starter is run as it is, blocking
         self._lock = threading.Lock()  # the TUI starts the sim from a worker thread
 
     @classmethod
@@ -59,11 +67,11 @@ class DeviceChoice:
         if wanted == "none":
             return choice
         if wanted == "sim":
-            choice.use_sim()
+            choice.begin_sim()
             return choice
         choice.current = _attached(wanted or None, lenient=lenient) or ChosenPhone()
         if not choice.current.serial:  # lenient, and no phone attached: the simulated one
-            choice.use_sim()
+            choice.begin_sim()
         return choice
 
     @property
@@ -75,11 +83,41 @@ class DeviceChoice:
 
     def use_sim(self) -> ChosenPhone:
         """Start the simulated phone (once) and make it the current phone. Blocking."""
+        self.begin_sim()
+        self.wait_ready()
+        return self.current
+
+    def begin_sim(self) -> ChosenPhone:
+        """Make the simulated phone the current one, attaching it in the background (the
+        default starter; a caller's own starter runs here, blocking). Raises
+        PhoneOpenError only for what is wrong before anything starts."""
         with self._lock:
-            if self._sim is None:
-                self._sim = self._start_sim()
-            self.current = ChosenPhone(self._sim.serial, "simulated phone", "sim", is_sim=True)
+            if self._sim is None and self._pending is None:
+                if self._background:
+                    self._pending = _begin_sim_in_process()
+                else:
+                    self._sim = self._start_sim()
+            serial = self._sim.serial if self._sim is not None else self._pending.serial
+            self.current = ChosenPhone(serial, "simulated phone", "sim", is_sim=True)
             return self.current
+
+    def wait_ready(self, timeout: float | None = None) -> None:
+        """Return once the current phone can be used: at once for a real phone or an
+        attached simulated one; else when the background attach ends. Raises
+        PhoneOpenError (the attach's sentence) when it failed, every time it is asked."""
+        with self._lock:
+            pending = self._pending
+        if pending is None or not self.current.is_sim:
+            return
+        from mika.sim.launch import SimLaunchError
+
+        try:
+            sim = pending.wait(timeout)
+        except SimLaunchError as exc:
+            raise PhoneOpenError(str(exc)) from None
+        with self._lock:
+            if self._pending is pending:
+                self._sim, self._pending = sim, None
 
     def capability(
         self,
@@ -92,6 +130,7 @@ class DeviceChoice:
         """A fresh phone capability for one run, on the phone chosen now; `display` is
         `[phone] display` ("virtual": a display of the run's own); `keep_apps` is
         `[phone] keep_apps_after_run`; `vision`: the vision model, if any."""
+        self.wait_ready()
         return open_phone(
             self.current.serial,
             state_dir=self.state_dir,
@@ -105,6 +144,9 @@ class DeviceChoice:
     def close(self) -> None:
         with self._lock:
             sim, self._sim = self._sim, None
+            pending, self._pending = self._pending, None
+        if pending is not None:
+            pending.close()
         if sim is not None:
             sim.close()
 
@@ -139,5 +181,14 @@ def _start_sim_in_process() -> Any:
 
     try:
         return start_sim()
+    except SimLaunchError as exc:
+        raise PhoneOpenError(str(exc)) from None
+
+
+def _begin_sim_in_process() -> Any:
+    from mika.sim.launch import SimLaunchError, begin_sim
+
+    try:
+        return begin_sim()
     except SimLaunchError as exc:
         raise PhoneOpenError(str(exc)) from None

@@ -8,6 +8,7 @@ the phone is an ordinary adb device called "127.0.0.1:PORT".
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 
 import adbutils
@@ -105,27 +106,82 @@ def start_sim(
     lets a caller (tests) bring its own SimDevice instead of a fresh world. Raises
     SimLaunchError (a sentence for the user) when anything is wrong.
     """
+    return begin_sim(serial, scenario, faults, device=device, adb_address=adb_address, timeout=timeout).wait()
+
+
+class PendingSim:
+    """A simulated phone being attached in the background (`begin_sim`): its serial is
+    known at once; `wait()` is the RunningSim once the adb server reports it `device`."""
+
+    def __init__(self, threaded: ThreadedSimServer, dev: SimDevice, address: AdbServerAddress, timeout: float) -> None:
+        self.serial = f"127.0.0.1:{threaded.port}"
+        self.port = threaded.port
+        self._threaded = threaded
+        self._running = RunningSim(self.serial, threaded.port, dev, address, threaded)
+        self._error: BaseException | None = None
+        self._connected = False  # the adb server was told to connect: closing disconnects
+        self._thread = threading.Thread(target=self._attach, args=(timeout,), name="mika-sim-attach", daemon=True)
+        self._thread.start()
+
+    def _attach(self, timeout: float) -> None:
+        address = self._running.adb_address
+        try:
+            ensure_adb_server(address)
+            client = adbutils.AdbClient(host=address.host, port=address.port)
+            answer = client.connect(self.serial, timeout=timeout)
+            self._connected = True
+            if "connected to" not in answer:
+                raise SimLaunchError(f"the adb server could not connect to the simulated phone: {answer}")
+            client.wait_for(self.serial, transport="any", state="device", timeout=timeout)
+        except SimLaunchError as exc:
+            self._error = exc
+        except (adbutils.AdbError, OSError) as exc:
+            self._error = SimLaunchError(
+                f"the simulated phone at {self.serial} did not come online in the adb server at "
+                f"{address.host}:{address.port}: {exc}"
+            )
+        except BaseException as exc:  # handed to the waiting thread as it is
+            self._error = exc
+        if self._error is not None:
+            self._threaded.stop()
+
+    @property
+    def attached(self) -> bool:
+        """True once the attempt is over (then `wait()` returns or raises at once)."""
+        return not self._thread.is_alive()
+
+    def wait(self, timeout: float | None = None) -> RunningSim:
+        """The attached phone; raises SimLaunchError when it could not be attached."""
+        self._thread.join(timeout)
+        if self._thread.is_alive():
+            raise SimLaunchError(f"the simulated phone at {self.serial} is still being attached; try again")
+        if self._error is not None:
+            raise self._error
+        return self._running
+
+    def close(self) -> None:
+        """Stop the phone, attached or not (an attach still under way fails and ends)."""
+        self._threaded.stop()
+        self._thread.join()
+        if self._connected:
+            self._running.close()
+
+
+def begin_sim(
+    serial: str | None = None,
+    scenario: str | None = None,
+    faults: object = None,
+    *,
+    device: SimDevice | None = None,
+    adb_address: AdbServerAddress | None = None,
+    timeout: float = 20.0,
+) -> PendingSim:
+    """The non-blocking start: the phone listens on its port before this returns, and the
+    adb server is started (if need be) and told to connect in a background thread. A
+    wrong fault spec, scenario or adb address raises SimLaunchError here."""
     try:
         address = adb_address or AdbServerAddress.from_env()
     except AdbHostError as exc:
         raise SimLaunchError(str(exc)) from exc
     dev = device if device is not None else _make_device(serial or DEFAULT_SIM_SERIAL, scenario, faults)
-    ensure_adb_server(address)
-    threaded = SimServer.start_in_thread(dev)
-    adb_serial = f"127.0.0.1:{threaded.port}"
-    client = adbutils.AdbClient(host=address.host, port=address.port)
-    try:
-        answer = client.connect(adb_serial, timeout=timeout)
-        if "connected to" not in answer:
-            raise SimLaunchError(f"the adb server could not connect to the simulated phone: {answer}")
-        client.wait_for(adb_serial, transport="any", state="device", timeout=timeout)
-    except (adbutils.AdbError, OSError) as exc:
-        threaded.stop()
-        raise SimLaunchError(
-            f"the simulated phone at {adb_serial} did not come online in the adb server at "
-            f"{address.host}:{address.port}: {exc}"
-        ) from exc
-    except BaseException:
-        threaded.stop()
-        raise
-    return RunningSim(adb_serial, threaded.port, dev, address, threaded)
+    return PendingSim(SimServer.start_in_thread(dev), dev, address, timeout)

@@ -116,6 +116,7 @@ def _serials(adb_server) -> list[str]:
 def test_the_simulated_phone_is_started_once_in_process_and_stopped_with_the_choice(tmp_path, adb_server):
     choice = DeviceChoice.open("sim", tmp_path)
     try:
+        choice.wait_ready()  # it attaches in the background (tests/assembly/test_sim_background.py)
         first = choice.current
         assert first.is_sim and first.transport == "sim" and first.serial in _serials(adb_server)
         assert choice.use_sim() == first  # asked again (the Devices screen): the same phone
@@ -143,6 +144,7 @@ def test_the_lenient_face_falls_back_to_the_simulated_phone_when_none_is_attache
         pytest.fail(f"this test needs an adb server without phones; it has {_serials(adb_server)}")
     choice = DeviceChoice.open(None, tmp_path, lenient=True)
     try:
+        choice.wait_ready()
         assert choice.current.is_sim and choice.serial in _serials(adb_server)
     finally:
         choice.close()

@@ -10,9 +10,35 @@ import json
 import subprocess
 import sys
 
+import click
 import pytest
+from click.testing import CliRunner
+
+from mika import cli
 
 HEAVY = ["adbutils", "requests", "httpx", "PIL", "openai", "anthropic", "uiautomator2", "textual"]
+# What `mika --help` and `mika --version` must not load either: every subcommand's module and
+# the parts of Mika and the standard library they pull in (~100 ms on a cold start together).
+START_UP_HEAVY = [
+    *HEAVY,
+    "mika.commands",
+    "mika.model",
+    "mika.run",
+    "mika.usage",
+    "mika.config.settings",
+    "mika.config.paths",
+    "mika.assembly",
+    "mika.cap",
+    "mika.sim",
+    "asyncio",
+    "tomlkit",
+    "platformdirs",
+    "ssl",
+    "socket",
+    "subprocess",
+    "logging",
+    "concurrent",
+]
 
 _PROBE = """
 import json, sys
@@ -24,12 +50,14 @@ except SystemExit as exc:
     code = exc.code
 else:
     code = 0
-print(json.dumps({"code": code, "loaded": sorted(m for m in sys.modules if m.split('.')[0] in HEAVY)}), file=sys.stderr)
+heavy = [m for m in sys.modules if m.split('.')[0] in HEAVY]
+startup = [m for m in sys.modules if any(m == h or m.startswith(h + ".") for h in START_UP_HEAVY)]
+print(json.dumps({"code": code, "loaded": sorted(heavy), "startup": sorted(startup)}), file=sys.stderr)
 """
 
 
 def _help(*args: str) -> tuple[str, dict]:
-    code = _PROBE.replace("HEAVY", repr(set(HEAVY)))
+    code = _PROBE.replace("START_UP_HEAVY", repr(START_UP_HEAVY)).replace("HEAVY", repr(set(HEAVY)))
     r = subprocess.run([sys.executable, "-c", code, json.dumps(list(args))], capture_output=True, text=True, timeout=60)
     report = json.loads(r.stderr.strip().splitlines()[-1])
     return r.stdout, report
@@ -75,3 +103,68 @@ def test_top_help_lists_every_group():
         "skills",
     ]:
         assert f"  {name} " in out, f"{name} missing from mika --help:\n{out}"
+
+
+@pytest.mark.parametrize("args", [["--help"], ["-h"], ["--version"]])
+def test_top_level_help_and_version_import_no_subcommand(args):
+    """`mika --help` lists the commands from cli.SUBCOMMANDS: no command module is imported."""
+    out, report = _help(*args)
+    assert report["code"] in (0, None), out
+    assert report["startup"] == [], f"`mika {' '.join(args)}` imported {report['startup']}"
+    assert out.strip(), "printed nothing"
+
+
+def test_version_prints_the_version():
+    from mika import __version__
+
+    out, _ = _help("--version")
+    assert out.strip() == f"mika, version {__version__}"
+
+
+@pytest.mark.parametrize("name", sorted(cli.SUBCOMMANDS))
+def test_summary_is_the_commands_own_help(name):
+    """The summary `mika --help` shows is the command's own first help paragraph, so the
+    listing cannot drift from the commands: compared at every width click may cut it to."""
+    real = cli.load_subcommand(name)
+    assert real.name == name
+    assert not real.hidden
+    stand_in = click.Command(name, help=cli.SUBCOMMANDS[name][1])
+    for limit in (20, 45, 60, 80, 200):
+        assert stand_in.get_short_help_str(limit) == real.get_short_help_str(limit), (name, limit)
+
+
+def test_lazy_help_equals_the_eager_listing():
+    """The lazy group's `--help` is byte for byte the one a group with every command
+    imported and registered prints."""
+    lazy = CliRunner().invoke(cli.cli, ["--help"], terminal_width=100)
+    eager_group = click.Group(
+        name=cli.cli.name,
+        params=cli.cli.params,
+        help=cli.cli.help,
+        invoke_without_command=True,
+        context_settings=cli.cli.context_settings,
+        commands={name: cli.load_subcommand(name) for name in cli.SUBCOMMANDS},
+    )
+    eager = CliRunner().invoke(eager_group, ["--help"], terminal_width=100, prog_name="mika")
+    assert lazy.exit_code == eager.exit_code == 0
+    assert lazy.output.replace("Usage: cli", "Usage: mika") == eager.output
+
+
+def test_every_subcommand_runs_through_the_lazy_group():
+    """Each name resolves to its real command (its own --help), and an unknown name is
+    still click's usage error naming it."""
+    for name in cli.SUBCOMMANDS:
+        r = CliRunner().invoke(cli.cli, [name, "--help"])
+        assert r.exit_code == 0, (name, r.output)
+        assert f"Usage: cli {name}" in r.output, r.output
+    r = CliRunner().invoke(cli.cli, ["no-such-command"])
+    assert r.exit_code == 2
+    assert "No such command 'no-such-command'" in r.output
+
+
+def test_subcommand_is_imported_once_and_only_its_own():
+    """`mika runs --help` imports the runs module, not the models or sim one."""
+    out, report = _help("runs", "--help")
+    assert "Usage: mika runs" in out
+    assert "mika.commands.runs" in report["startup"]
+    assert not any(m.startswith(("mika.commands.models", "mika.commands.sim")) for m in report["startup"])
