@@ -39,6 +39,11 @@ _KIND_WORDS = {
 }
 
 
+# A state the role word already says: every `list` scrolls and every `input` takes text
+# (mika.uistate.roles), so the line need not say it twice.
+_IMPLIED = {"list": "scrollable", "input": "editable"}
+
+
 # The fixed sentences of a listing live in prompts/feedback/ with every other text the model reads.
 def _note(name: str) -> str:
     return prompt(f"feedback/listing_{name}.md")
@@ -57,7 +62,7 @@ def element_line(e: Element) -> str:
     else:
         x, y = e.centre
         label = f"@{x},{y}"
-    parts = [str(e.number), e.role, label, *e.states]
+    parts = [str(e.number), e.role, label, *(s for s in e.states if s != _IMPLIED.get(e.role))]
     return " ".join(parts)
 
 
@@ -100,6 +105,9 @@ def listing_parts(screen: Screen) -> ListingParts:
         info = screen.window(index)
         kind = _KIND_WORDS.get(info.kind, info.kind) if info else "window"
         package = info.package if info else ""
+        # The head names the foreground app already; a window of another app is named.
+        if package == screen.foreground_package:
+            package = ""
         lines.append(f"== {kind} {package}".rstrip())
         lines.extend(element_line(e) for e in elements)
     remarks: list[str] = []  # Mika's sentences between the elements and the text read from pixels
