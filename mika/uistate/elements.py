@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from mika.uistate.roles import role_of
 from mika.uistate.tree import Bounds, UiNode, UiTree, UiWindow
@@ -33,6 +33,9 @@ class Element:
     package: str
     window: int
     node: UiNode
+    # Texts of nodes that have no line of their own because this element's label says them
+    # (a row's texts, a clock's digits under the clock): part of what the screen shows.
+    folded: tuple[str, ...] = ()
 
     @property
     def centre(self) -> tuple[int, int]:
@@ -155,14 +158,19 @@ class _Pending:
     label: str
     source: str
     window: UiWindow
+    # Texts of nodes not listed on their own because this element's label says them; kept so
+    # a change in one of them still changes the screen (Screen.content_key).
+    folded: list[str] = field(default_factory=list)
+    bounds: Bounds | None = None  # where the element is, when not its node's bounds
 
 
 class _Collector:
     def __init__(self, frame: Bounds) -> None:
         self.frame = frame
         self.out: list[_Pending] = []
+        self._loud: dict[int, bool] = {}
 
-    def inner_texts(self, node: UiNode, consumed: set[int]) -> list[str]:
+    def inner_texts(self, node: UiNode, consumed: set[int], boxes: list[Bounds] | None = None) -> list[str]:
         """Texts of non-actionable descendants, in reading order, marking them used."""
         texts: list[str] = []
         for child in node.children:
@@ -172,47 +180,114 @@ class _Collector:
             if label and label not in texts:
                 texts.append(label)
                 consumed.add(child.order)
-            texts.extend(t for t in self.inner_texts(child, consumed) if t not in texts)
+                if boxes is not None:
+                    boxes.append(child.bounds)
+            texts.extend(t for t in self.inner_texts(child, consumed, boxes) if t not in texts)
         return texts
 
-    def visit(self, node: UiNode, window: UiWindow, consumed: set[int], above: tuple[str, ...] = ()) -> None:
-        """`above`: labels of listed ancestors; a text repeating one of them says nothing new."""
-        added = None
-        if _visible(node, self.frame) and node.order not in consumed:
-            added = self.consider(node, window, consumed, above)
-        inner_above = (*above, added.label) if added is not None and added.label else above
-        for child in node.children:
-            self.visit(child, window, consumed, inner_above)
+    def loud(self, node: UiNode) -> bool:
+        """Something under (or at) the node is more than text to read: a control, a WebView,
+        a wheel, or a text with a state (selected, focused, disabled) a merged line would lose."""
+        known = self._loud.get(node.order)
+        if known is None:
+            own = _visible(node, self.frame) and (
+                _is_actionable(node) or role_of(node) == "webview" or bool(states_of(node))
+            )
+            known = own or any(self.loud(c) for c in node.children)
+            self._loud[node.order] = known
+        return known
 
-    def consider(self, node: UiNode, window: UiWindow, consumed: set[int], above: tuple[str, ...]) -> _Pending | None:
+    def visit(
+        self, node: UiNode, window: UiWindow, consumed: set[int], above: tuple[_Pending, ...] = (), web: bool = False
+    ) -> None:
+        """`above`: the listed ancestors; a text inside one of their labels as the listing
+        shows them (cut at LABEL_MAX) — "87.0" under "87.0KB/s", a row's name under its
+        description — says nothing new and is folded into that ancestor.
+
+        `web`: inside a WebView, where pages take taps on text that no flag marks as
+        clickable; there every text keeps its own line and its own spot."""
+        added = None
+        web = web or role_of(node) == "webview"
+        if _visible(node, self.frame) and node.order not in consumed:
+            added = self.consider(node, window, consumed, above, web)
+        inner_above = (*above, added) if added is not None and added.label else above
+        for child in node.children:
+            self.visit(child, window, consumed, inner_above, web)
+
+    def consider(
+        self, node: UiNode, window: UiWindow, consumed: set[int], above: tuple[_Pending, ...], web: bool = False
+    ) -> _Pending | None:
         role = role_of(node)
         label, source = own_label(node)
-        if not _is_actionable(node) and role != "webview" and label in above:
-            return None  # a tab's text inside a tab labelled the same
-        pending = self._pending(node, window, consumed, role, label, source)
+        if label and not _is_actionable(node) and role != "webview":
+            owner = _owner(label, above)
+            # Inside a page only a text repeating its ancestor's whole label goes (a tab's text
+            # inside a tab labelled the same); elsewhere a clock's digits under the clock too.
+            if owner is not None and (not web or label == shorten(owner.label)):
+                owner.folded.append(label)
+                return None
+        pending = self._pending(node, window, consumed, role, label, source, () if web else above, web)
         if pending is not None:
             self.out.append(pending)
         return pending
 
     def _pending(
-        self, node: UiNode, window: UiWindow, consumed: set[int], role: str, label: str, source: str
+        self,
+        node: UiNode,
+        window: UiWindow,
+        consumed: set[int],
+        role: str,
+        label: str,
+        source: str,
+        above: tuple[_Pending, ...],
+        web: bool = False,
     ) -> _Pending | None:
         if _is_actionable(node):
+            folded: list[str] = []
             if not label and not node.scrollable:
                 inner: set[int] = set()
                 texts = self.inner_texts(node, inner)
                 if texts:
-                    label, source = _JOIN.join(texts), "inner"
+                    label, source, folded = _JOIN.join(texts), "inner", texts
                     consumed.update(inner)
             if not label:
                 label = id_label(node)
                 source = "id" if label else ""
-            return _Pending(node, role, label, source, window)
+            return _Pending(node, role, label, source, window, folded)
         if role == "webview":
             return _Pending(node, role, label or id_label(node), source or ("id" if id_label(node) else ""), window)
         if label:
             return _Pending(node, role if role != "view" else "text", label, source, window)
-        return None
+        return None if web else self._merged(node, window, consumed, above)
+
+    def _merged(
+        self, node: UiNode, window: UiWindow, consumed: set[int], above: tuple[_Pending, ...]
+    ) -> _Pending | None:
+        """The texts of a part of the screen with nothing to act on (a post's author and
+        words, an app row's name and package) as one line, when that line is short enough
+        to show whole: one number and one pair of quotes instead of one per text."""
+        if self.loud(node):
+            return None
+        inner: set[int] = set()
+        boxes: list[Bounds] = []
+        texts = self.inner_texts(node, inner, boxes)
+        fresh = [t for t in texts if _owner(t, above) is None]
+        if len(fresh) < 2 or len(fresh) != len(texts) or len(_JOIN.join(fresh)) > LABEL_MAX:
+            return None  # its texts are listed (or folded) one by one as they come
+        box = boxes[0]
+        for b in boxes[1:]:
+            box = box.union(b)
+        # Where the texts are, not the whole container: a tap lands on them, and a big empty
+        # container does not read as text everywhere (TreeAdequacy's blank share).
+        if box.area * 10 > self.frame.area:
+            return None
+        consumed.update(inner)
+        return _Pending(node, "text", _JOIN.join(fresh), "inner", window, list(fresh), box)
+
+
+def _owner(label: str, above: tuple[_Pending, ...]) -> _Pending | None:
+    """The nearest listed ancestor whose shown label holds `label` whole."""
+    return next((a for a in reversed(above) if label in shorten(a.label)), None)
 
 
 def _drop_shadows(pending: list[_Pending]) -> list[_Pending]:
@@ -254,10 +329,11 @@ def extract_elements(
             label=shorten(p.label),
             label_source=p.source,
             states=states_of(p.node),
-            bounds=p.node.bounds,
+            bounds=p.bounds or p.node.bounds,
             package=p.node.package or p.window.package,
             window=p.window.index,
             node=p.node,
+            folded=tuple(p.folded),
         )
         for i, p in enumerate(_drop_shadows(collector.out), start=1)
     )

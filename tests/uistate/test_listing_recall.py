@@ -187,3 +187,82 @@ def test_implied_states_are_left_off_and_the_rest_kept() -> None:
     assert lines[3].startswith("4 webview") and lines[3].endswith(" scrollable")
     # The elements keep every state for the code that reads them (observe's JSON, effects).
     assert "editable" in screen.element(1).states and "scrollable" in screen.element(2).states
+
+
+# --- texts folded into one line: shorter, and every change still seen ----------------------
+
+
+def _group(*texts: str, at: int = 0, cls: str = "android.widget.LinearLayout", **attrs: str) -> str:
+    kids = "".join(
+        f'<node class="android.widget.TextView" package="p" text="{t}" visible-to-user="true" enabled="true"'
+        f' bounds="[0,{at + i * 40}][400,{at + i * 40 + 40}]"/>'
+        for i, t in enumerate(texts)
+    )
+    extra = " ".join(f'{k}="{v}"' for k, v in attrs.items())
+    return (
+        f'<node class="{cls}" package="p" visible-to-user="true" enabled="true" {extra}'
+        f' bounds="[0,{at}][1000,{at + 40 * len(texts)}]">{kids}</node>'
+    )
+
+
+def test_texts_with_nothing_to_act_on_share_one_line_where_they_are() -> None:
+    screen = _screen(_group("Linen Throw Pillow", "Out for delivery", "¥68.00", at=100))
+    (row,) = screen.elements
+    assert (row.role, row.label, row.label_source) == (
+        "text",
+        "Linen Throw Pillow · Out for delivery · ¥68.00",
+        "inner",
+    )
+    assert row.bounds.top == 100 and row.bounds.right == 400  # the texts' box, not the container's
+    assert screen.element_at(*row.centre) is row
+
+
+@pytest.mark.parametrize(
+    ("why", "xml"),
+    [
+        (
+            "a control inside",
+            _group("Alice", "Hi").replace(
+                '<node class="android.widget.TextView" package="p" text="Hi"',
+                '<node class="android.widget.TextView" package="p" clickable="true" text="Hi"',
+            ),
+        ),
+        ("a selected text inside", _group("Alice", "Hi").replace('text="Hi"', 'text="Hi" selected="true"')),
+        ("a page's texts", _group("Chapter 1", "Done", cls="android.webkit.WebView")),
+        ("too long to show whole", _group("x" * 50, "y" * 40)),
+        ("spread over the screen", _group("top", "bottom").replace("[0,40][400,80]", "[0,1900][1000,2000]")),
+    ],
+)
+def test_texts_keep_their_own_lines_when_one_line_would_lose_something(why: str, xml: str) -> None:
+    screen = _screen(xml)
+    assert not any(e.label_source == "inner" and e.role == "text" for e in screen.elements), why
+    labels = [e.label for e in screen.elements if e.label]
+    assert len(labels) == 2 and " · " not in "".join(labels), (why, labels)
+
+
+def _key_changes(before_xml: str, after_xml: str) -> bool:
+    return _screen(before_xml).content_key() != _screen(after_xml).content_key()
+
+
+def test_a_change_inside_one_line_is_still_a_change() -> None:
+    # Any text of a merged line, a text folded into its ancestor's label, or one only in
+    # the part of a long label the cut hides: the screen reads as changed.
+    assert _key_changes(_group("Pillow", "Shipped"), _group("Pillow", "Out for delivery"))
+    folded = '<node class="android.widget.FrameLayout" package="p" content-desc="Volume 5 of 10" clickable="true" bounds="[0,0][500,100]">{}</node>'
+    inner = '<node class="android.widget.TextView" package="p" text="{}" bounds="[0,0][100,100]"/>'
+    before, after = folded.format(inner.format("5")), folded.format(inner.format("10"))
+    assert [e.label for e in _screen(before).elements] == ["Volume 5 of 10"]  # "5" is said by the row
+    assert [e.label for e in _screen(after).elements] == ["Volume 5 of 10"]
+    assert _key_changes(before, after)
+
+
+def test_a_text_past_a_cut_label_keeps_its_line() -> None:
+    long_desc = "Sender, Subject, " + "z" * LABEL_MAX
+    row = f'<node class="android.widget.FrameLayout" package="p" content-desc="{long_desc}" clickable="true" bounds="[0,0][1000,200]">{{}}</node>'
+    kids = (
+        '<node class="android.widget.TextView" package="p" text="Sender" bounds="[0,0][500,100]"/>'
+        f'<node class="android.widget.TextView" package="p" text="{"z" * LABEL_MAX}" bounds="[0,100][500,200]"/>'
+    )
+    labels = [e.label for e in _screen(row.format(kids)).elements]
+    assert labels[0].endswith("…") and "Sender" not in labels[1:]  # shown in the row's cut label
+    assert any(label.startswith("zzz") for label in labels[1:])  # the cut hides it: its own line
