@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from mika.uistate.roles import role_of
 from mika.uistate.tree import Bounds, UiNode, UiTree, UiWindow
-from mika.uistate.wheel_shape import looks_like_wheel
+from mika.uistate.wheel_shape import MIN_ITEMS, SHORT_VALUE, looks_like_wheel
 
 LABEL_MAX = 80  # characters of a label shown in the listing; the full text stays in the tree
 _JOIN = " · "
@@ -274,6 +274,10 @@ class _Collector:
         fresh = [t for t in texts if _owner(t, above) is None]
         if len(fresh) < 2 or len(fresh) != len(texts) or len(_JOIN.join(fresh)) > LABEL_MAX:
             return None  # its texts are listed (or folded) one by one as they come
+        if len(fresh) >= MIN_ITEMS and all(len(t) <= SHORT_VALUE for t in fresh):
+            # Three or more short values side by side are things to pick, not a sentence: a
+            # drawn wheel's rows, a keypad, a calendar's days take taps no flag announces.
+            return None
         box = boxes[0]
         for b in boxes[1:]:
             box = box.union(b)

@@ -266,3 +266,11 @@ def test_a_text_past_a_cut_label_keeps_its_line() -> None:
     labels = [e.label for e in _screen(row.format(kids)).elements]
     assert labels[0].endswith("…") and "Sender" not in labels[1:]  # shown in the row's cut label
     assert any(label.startswith("zzz") for label in labels[1:])  # the cut hides it: its own line
+
+
+def test_a_drawn_column_of_values_keeps_a_line_per_value() -> None:
+    # A drawn day wheel (a plain View, no flags): each day is picked by its own number.
+    screen = _screen(_group("18", "19", "20", "21", "22", cls="android.view.View"))
+    assert [e.label for e in screen.elements] == ["18", "19", "20", "21", "22"]
+    # Two texts that read as one row still share a line.
+    assert [e.label for e in _screen(_group("Pillow", "Out for delivery")).elements] == ["Pillow · Out for delivery"]
