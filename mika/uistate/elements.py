@@ -168,31 +168,69 @@ class _Collector:
     def __init__(self, frame: Bounds) -> None:
         self.frame = frame
         self.out: list[_Pending] = []
+        # Each asked of a node several times (by its own visit, and by every ancestor that
+        # gathers or merges texts): worked out once per read.
         self._loud: dict[int, bool] = {}
+        self._seen: dict[int, bool] = {}
+        self._roles: dict[int, str] = {}
+        self._labels: dict[int, tuple[str, str]] = {}
+        self._gathered: dict[int, tuple[list[str], list[int], list[Bounds]]] = {}
+
+    def visible(self, node: UiNode) -> bool:
+        known = self._seen.get(node.order)
+        if known is None:
+            known = self._seen[node.order] = _visible(node, self.frame)
+        return known
+
+    def role(self, node: UiNode) -> str:
+        known = self._roles.get(node.order)
+        if known is None:
+            known = self._roles[node.order] = role_of(node)
+        return known
+
+    def label(self, node: UiNode) -> tuple[str, str]:
+        known = self._labels.get(node.order)
+        if known is None:
+            known = self._labels[node.order] = own_label(node)
+        return known
 
     def inner_texts(self, node: UiNode, consumed: set[int], boxes: list[Bounds] | None = None) -> list[str]:
         """Texts of non-actionable descendants, in reading order, marking them used."""
+        texts, orders, found = self._gather(node)
+        consumed.update(orders)
+        if boxes is not None:
+            boxes.extend(found)
+        return list(texts)
+
+    def _gather(self, node: UiNode) -> tuple[list[str], list[int], list[Bounds]]:
+        """(texts without repeats, the nodes they come from, where those are) under `node`."""
+        known = self._gathered.get(node.order)
+        if known is not None:
+            return known
         texts: list[str] = []
+        orders: list[int] = []
+        boxes: list[Bounds] = []
         for child in node.children:
-            if not _visible(child, self.frame) or _is_actionable(child):
+            if not self.visible(child) or _is_actionable(child):
                 continue
-            label, _ = own_label(child)
+            label, _ = self.label(child)
             if label and label not in texts:
                 texts.append(label)
-                consumed.add(child.order)
-                if boxes is not None:
-                    boxes.append(child.bounds)
-            texts.extend(t for t in self.inner_texts(child, consumed, boxes) if t not in texts)
-        return texts
+                orders.append(child.order)
+                boxes.append(child.bounds)
+            below, below_orders, below_boxes = self._gather(child)
+            texts.extend(t for t in below if t not in texts)
+            orders.extend(below_orders)
+            boxes.extend(below_boxes)
+        known = self._gathered[node.order] = (texts, orders, boxes)
+        return known
 
     def loud(self, node: UiNode) -> bool:
         """Something under (or at) the node is more than text to read: a control, a WebView,
         a wheel, or a text with a state (selected, focused, disabled) a merged line would lose."""
         known = self._loud.get(node.order)
         if known is None:
-            own = _visible(node, self.frame) and (
-                _is_actionable(node) or role_of(node) == "webview" or bool(states_of(node))
-            )
+            own = self.visible(node) and (_is_actionable(node) or self.role(node) == "webview" or bool(states_of(node)))
             known = own or any(self.loud(c) for c in node.children)
             self._loud[node.order] = known
         return known
@@ -207,8 +245,8 @@ class _Collector:
         `web`: inside a WebView, where pages take taps on text that no flag marks as
         clickable; there every text keeps its own line and its own spot."""
         added = None
-        web = web or role_of(node) == "webview"
-        if _visible(node, self.frame) and node.order not in consumed:
+        web = web or self.role(node) == "webview"
+        if self.visible(node) and node.order not in consumed:
             added = self.consider(node, window, consumed, above, web)
         inner_above = (*above, added) if added is not None and added.label else above
         for child in node.children:
@@ -217,8 +255,8 @@ class _Collector:
     def consider(
         self, node: UiNode, window: UiWindow, consumed: set[int], above: tuple[_Pending, ...], web: bool = False
     ) -> _Pending | None:
-        role = role_of(node)
-        label, source = own_label(node)
+        role = self.role(node)
+        label, source = self.label(node)
         if label and not _is_actionable(node) and role != "webview":
             owner = _owner(label, above)
             # Inside a page only a text repeating its ancestor's whole label goes (a tab's text
