@@ -1,17 +1,25 @@
 """The compact text the model reads for a screen: one line per element, never XML.
 
     Screen v3 · com.tencent.mm · 720x1608
-    == app com.tencent.mm
+    == app
     1 button "搜索"
     2 item "张三 · 你好 · 12:01"
-    3 input "Search" (hint) focused editable
-    4 list #chat_list scrollable
+    3 input "Search" (hint) focused
+    4 list #chat_list
+    5 text "Orders · Out for delivery · ¥68.00"
     == status bar com.android.systemui
     9 text "12:30"
 
 Labels come from text, then content-desc, then hint (marked), then a readable
 resource-id (`#name`); an element with none of these shows where it is (`@x,y`).
 Password text never appears: a password field shows its hint and `password filled`.
+
+What a line leaves out because it is said already (benchmarks/listing_tokens.py measures
+it, mika.uistate.recall checks nothing the model can act on is lost): a window header
+names its package only when it is not the foreground app the head names; a `list`
+line does not add `scrollable`, an `input` line not `editable` (the role says it; the
+Element keeps every state); texts with nothing to act on between them share a line
+(mika.uistate.elements).
 
 Its fixed sentences (prompts/feedback/listing_*.md) are format, not instructions; short on purpose.
 """
