@@ -12,7 +12,7 @@ from mika.cap.phone.fenced import fenced_listing
 from mika.sim.apps.frame import build_frame
 from mika.sim.apps.registry import dialog_names, load_apps
 from mika.sim.world import make_device
-from mika.sim.world.hierarchy import dump_plain
+from mika.sim.world.hierarchy import dump_plain, dump_u2
 from mika.uistate import Bounds, build_screen, estimate_tokens, parse_hierarchy
 from mika.uistate.elements import LABEL_MAX
 from mika.uistate.recall import listed_labels, listing_recall, owed_controls
@@ -42,7 +42,10 @@ def test_every_named_control_of_a_simulated_screen_is_listed_within_the_bar(pack
     world = make_device("recall").world
     world.launch(package, 0, screen=name)
     world.clock.jump(5)  # past any loading state
-    _check(dump_plain(build_frame(world, 0)).encode(), f"{package} {name}", SIM_SIZE)
+    frame = build_frame(world, 0)
+    _check(dump_plain(frame).encode(), f"{package} {name}", SIM_SIZE)
+    # As uiautomator2 dumps it (the route a run reads by default): every window, display ids.
+    _check(dump_u2([(0, frame)]).encode(), f"{package} {name} (u2)", SIM_SIZE)
 
 
 @pytest.mark.parametrize("name", SIM_DIALOGS)
