@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from mika.uistate.roles import role_of
@@ -174,7 +175,7 @@ class _Collector:
         self._seen: dict[int, bool] = {}
         self._roles: dict[int, str] = {}
         self._labels: dict[int, tuple[str, str]] = {}
-        self._gathered: dict[int, tuple[list[str], list[int], list[Bounds]]] = {}
+        self._gathered: dict[int, list[tuple[str, int, Bounds]]] = {}
 
     def visible(self, node: UiNode) -> bool:
         known = self._seen.get(node.order)
@@ -194,36 +195,22 @@ class _Collector:
             known = self._labels[node.order] = own_label(node)
         return known
 
-    def inner_texts(self, node: UiNode, consumed: set[int], boxes: list[Bounds] | None = None) -> list[str]:
-        """Texts of non-actionable descendants, in reading order, marking them used."""
-        texts, orders, found = self._gather(node)
-        consumed.update(orders)
-        if boxes is not None:
-            boxes.extend(found)
-        return list(texts)
-
-    def _gather(self, node: UiNode) -> tuple[list[str], list[int], list[Bounds]]:
-        """(texts without repeats, the nodes they come from, where those are) under `node`."""
+    def inner_texts(self, node: UiNode) -> list[tuple[str, int, Bounds]]:
+        """(text, node order, bounds) of every named non-actionable node under `node` that
+        no control stands between, in reading order, repeats included."""
         known = self._gathered.get(node.order)
         if known is not None:
             return known
-        texts: list[str] = []
-        orders: list[int] = []
-        boxes: list[Bounds] = []
+        found: list[tuple[str, int, Bounds]] = []
         for child in node.children:
             if not self.visible(child) or _is_actionable(child):
                 continue
             label, _ = self.label(child)
-            if label and label not in texts:
-                texts.append(label)
-                orders.append(child.order)
-                boxes.append(child.bounds)
-            below, below_orders, below_boxes = self._gather(child)
-            texts.extend(t for t in below if t not in texts)
-            orders.extend(below_orders)
-            boxes.extend(below_boxes)
-        known = self._gathered[node.order] = (texts, orders, boxes)
-        return known
+            if label:
+                found.append((label, child.order, child.bounds))
+            found.extend(self.inner_texts(child))
+        self._gathered[node.order] = found
+        return found
 
     def loud(self, node: UiNode) -> bool:
         """Something under (or at) the node is more than text to read: a control, a WebView,
@@ -283,11 +270,14 @@ class _Collector:
         if _is_actionable(node):
             folded: list[str] = []
             if not label and not node.scrollable:
-                inner: set[int] = set()
-                texts = self.inner_texts(node, inner)
-                if texts:
+                inner = self.inner_texts(node)
+                if inner:
+                    texts = _unique(t for t, _, _ in inner)
                     label, source, folded = _JOIN.join(texts), "inner", texts
-                    consumed.update(inner)
+                    # A text the cut label no longer shows keeps a line of its own (a fare
+                    # after a long address): only what the row's line says is used up.
+                    shown = shorten(label)
+                    consumed.update(order for t, order, _ in inner if t in shown)
             if not label:
                 label = id_label(node)
                 source = "id" if label else ""
@@ -306,9 +296,10 @@ class _Collector:
         to show whole: one number and one pair of quotes instead of one per text."""
         if self.loud(node):
             return None
-        inner: set[int] = set()
-        boxes: list[Bounds] = []
-        texts = self.inner_texts(node, inner, boxes)
+        inner = self.inner_texts(node)
+        if any(order in consumed for _, order, _ in inner):
+            return None  # some are said by a row around them; the rest go one by one
+        texts = _unique(t for t, _, _ in inner)
         fresh = [t for t in texts if _owner(t, above) is None]
         if len(fresh) < 2 or len(fresh) != len(texts) or len(_JOIN.join(fresh)) > LABEL_MAX:
             return None  # its texts are listed (or folded) one by one as they come
@@ -316,15 +307,19 @@ class _Collector:
             # Three or more short values side by side are things to pick, not a sentence: a
             # drawn wheel's rows, a keypad, a calendar's days take taps no flag announces.
             return None
-        box = boxes[0]
-        for b in boxes[1:]:
+        box = inner[0][2]
+        for _, _, b in inner[1:]:
             box = box.union(b)
         # Where the texts are, not the whole container: a tap lands on them, and a big empty
         # container does not read as text everywhere (TreeAdequacy's blank share).
         if box.area * 10 > self.frame.area:
             return None
-        consumed.update(inner)
+        consumed.update(order for _, order, _ in inner)
         return _Pending(node, "text", _JOIN.join(fresh), "inner", window, list(fresh), box)
+
+
+def _unique(texts: Iterable[str]) -> list[str]:
+    return list(dict.fromkeys(texts))
 
 
 def _owner(label: str, above: tuple[_Pending, ...]) -> _Pending | None:

@@ -277,3 +277,20 @@ def test_a_drawn_column_of_values_keeps_a_line_per_value() -> None:
     assert [e.label for e in screen.elements] == ["18", "19", "20", "21", "22"]
     # Two texts that read as one row still share a line.
     assert [e.label for e in _screen(_group("Pillow", "Out for delivery")).elements] == ["Pillow · Out for delivery"]
+
+
+def test_a_row_whose_label_is_cut_leaves_the_hidden_texts_their_own_lines() -> None:
+    # A ride request: a long address fills the row's line; the fare after it must still show.
+    address = "Manco Capac & Av. San Valentín " * 3
+    row = (
+        '<node class="android.view.ViewGroup" package="p" clickable="true" bounds="[0,0][1000,300]">'
+        f'<node class="android.widget.TextView" package="p" text="{address.strip()}" bounds="[0,0][1000,100]"/>'
+        '<node class="android.widget.TextView" package="p" text="S/ 23" bounds="[0,100][300,200]"/>'
+        "</node>"
+    )
+    screen = _screen(row)
+    assert screen.element(1).label.endswith("…") and "S/ 23" not in screen.element(1).label
+    assert any(e.label == "S/ 23" for e in screen.elements[1:])
+    # A row whose line holds all its texts uses them up, as before.
+    short = row.replace(address.strip(), "1 min.")
+    assert [e.label for e in _screen(short).elements] == ["1 min. · S/ 23"]
