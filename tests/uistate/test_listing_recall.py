@@ -281,7 +281,7 @@ def test_a_drawn_column_of_values_keeps_a_line_per_value() -> None:
 
 def test_a_row_whose_label_is_cut_leaves_the_hidden_texts_their_own_lines() -> None:
     # A ride request: a long address fills the row's line; the fare after it must still show.
-    address = "Manco Capac & Av. San Valentín " * 3
+    address = "Manco Capac y Av. San Valentín " * 3
     row = (
         '<node class="android.view.ViewGroup" package="p" clickable="true" bounds="[0,0][1000,300]">'
         f'<node class="android.widget.TextView" package="p" text="{address.strip()}" bounds="[0,0][1000,100]"/>'
