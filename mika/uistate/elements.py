@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 
 from mika.uistate.roles import role_of
 from mika.uistate.tree import Bounds, UiNode, UiTree, UiWindow
-from mika.uistate.wheel_shape import looks_like_wheel
+from mika.uistate.wheel_shape import MIN_ITEMS, SHORT_VALUE, looks_like_wheel
 
 LABEL_MAX = 80  # characters of a label shown in the listing; the full text stays in the tree
 _JOIN = " · "
@@ -33,6 +34,9 @@ class Element:
     package: str
     window: int
     node: UiNode
+    # Texts of nodes that have no line of their own because this element's label says them
+    # (a row's texts, a clock's digits under the clock): part of what the screen shows.
+    folded: tuple[str, ...] = ()
 
     @property
     def centre(self) -> tuple[int, int]:
@@ -155,64 +159,172 @@ class _Pending:
     label: str
     source: str
     window: UiWindow
+    # Texts of nodes not listed on their own because this element's label says them; kept so
+    # a change in one of them still changes the screen (Screen.content_key).
+    folded: list[str] = field(default_factory=list)
+    bounds: Bounds | None = None  # where the element is, when not its node's bounds
 
 
 class _Collector:
     def __init__(self, frame: Bounds) -> None:
         self.frame = frame
         self.out: list[_Pending] = []
+        # Each asked of a node several times (by its own visit, and by every ancestor that
+        # gathers or merges texts): worked out once per read.
+        self._loud: dict[int, bool] = {}
+        self._seen: dict[int, bool] = {}
+        self._roles: dict[int, str] = {}
+        self._labels: dict[int, tuple[str, str]] = {}
+        self._gathered: dict[int, list[tuple[str, int, Bounds]]] = {}
 
-    def inner_texts(self, node: UiNode, consumed: set[int]) -> list[str]:
-        """Texts of non-actionable descendants, in reading order, marking them used."""
-        texts: list[str] = []
+    def visible(self, node: UiNode) -> bool:
+        known = self._seen.get(node.order)
+        if known is None:
+            known = self._seen[node.order] = _visible(node, self.frame)
+        return known
+
+    def role(self, node: UiNode) -> str:
+        known = self._roles.get(node.order)
+        if known is None:
+            known = self._roles[node.order] = role_of(node)
+        return known
+
+    def label(self, node: UiNode) -> tuple[str, str]:
+        known = self._labels.get(node.order)
+        if known is None:
+            known = self._labels[node.order] = own_label(node)
+        return known
+
+    def inner_texts(self, node: UiNode) -> list[tuple[str, int, Bounds]]:
+        """(text, node order, bounds) of every named non-actionable node under `node` that
+        no control stands between, in reading order, repeats included."""
+        known = self._gathered.get(node.order)
+        if known is not None:
+            return known
+        found: list[tuple[str, int, Bounds]] = []
         for child in node.children:
-            if not _visible(child, self.frame) or _is_actionable(child):
+            if not self.visible(child) or _is_actionable(child):
                 continue
-            label, _ = own_label(child)
-            if label and label not in texts:
-                texts.append(label)
-                consumed.add(child.order)
-            texts.extend(t for t in self.inner_texts(child, consumed) if t not in texts)
-        return texts
+            label, _ = self.label(child)
+            if label:
+                found.append((label, child.order, child.bounds))
+            found.extend(self.inner_texts(child))
+        self._gathered[node.order] = found
+        return found
 
-    def visit(self, node: UiNode, window: UiWindow, consumed: set[int], above: tuple[str, ...] = ()) -> None:
-        """`above`: labels of listed ancestors; a text repeating one of them says nothing new."""
+    def loud(self, node: UiNode) -> bool:
+        """Something under (or at) the node is more than text to read: a control, a WebView,
+        a wheel, or a text with a state (selected, focused, disabled) a merged line would lose."""
+        known = self._loud.get(node.order)
+        if known is None:
+            own = self.visible(node) and (_is_actionable(node) or self.role(node) == "webview" or bool(states_of(node)))
+            known = own or any(self.loud(c) for c in node.children)
+            self._loud[node.order] = known
+        return known
+
+    def visit(
+        self, node: UiNode, window: UiWindow, consumed: set[int], above: tuple[_Pending, ...] = (), web: bool = False
+    ) -> None:
+        """`above`: the listed ancestors; a text inside one of their labels as the listing
+        shows them (cut at LABEL_MAX) — "87.0" under "87.0KB/s", a row's name under its
+        description — says nothing new and is folded into that ancestor.
+
+        `web`: inside a WebView, where pages take taps on text that no flag marks as
+        clickable; there every text keeps its own line and its own spot."""
         added = None
-        if _visible(node, self.frame) and node.order not in consumed:
-            added = self.consider(node, window, consumed, above)
-        inner_above = (*above, added.label) if added is not None and added.label else above
+        web = web or self.role(node) == "webview"
+        if self.visible(node) and node.order not in consumed:
+            added = self.consider(node, window, consumed, above, web)
+        inner_above = (*above, added) if added is not None and added.label else above
         for child in node.children:
-            self.visit(child, window, consumed, inner_above)
+            self.visit(child, window, consumed, inner_above, web)
 
-    def consider(self, node: UiNode, window: UiWindow, consumed: set[int], above: tuple[str, ...]) -> _Pending | None:
-        role = role_of(node)
-        label, source = own_label(node)
-        if not _is_actionable(node) and role != "webview" and label in above:
-            return None  # a tab's text inside a tab labelled the same
-        pending = self._pending(node, window, consumed, role, label, source)
+    def consider(
+        self, node: UiNode, window: UiWindow, consumed: set[int], above: tuple[_Pending, ...], web: bool = False
+    ) -> _Pending | None:
+        role = self.role(node)
+        label, source = self.label(node)
+        if label and not _is_actionable(node) and role != "webview":
+            owner = _owner(label, above)
+            # Inside a page only a text repeating its ancestor's whole label goes (a tab's text
+            # inside a tab labelled the same); elsewhere a clock's digits under the clock too.
+            if owner is not None and (not web or label == shorten(owner.label)):
+                owner.folded.append(label)
+                return None
+        pending = self._pending(node, window, consumed, role, label, source, () if web else above, web)
         if pending is not None:
             self.out.append(pending)
         return pending
 
     def _pending(
-        self, node: UiNode, window: UiWindow, consumed: set[int], role: str, label: str, source: str
+        self,
+        node: UiNode,
+        window: UiWindow,
+        consumed: set[int],
+        role: str,
+        label: str,
+        source: str,
+        above: tuple[_Pending, ...],
+        web: bool = False,
     ) -> _Pending | None:
         if _is_actionable(node):
+            folded: list[str] = []
             if not label and not node.scrollable:
-                inner: set[int] = set()
-                texts = self.inner_texts(node, inner)
-                if texts:
-                    label, source = _JOIN.join(texts), "inner"
-                    consumed.update(inner)
+                inner = self.inner_texts(node)
+                if inner:
+                    texts = _unique(t for t, _, _ in inner)
+                    label, source, folded = _JOIN.join(texts), "inner", texts
+                    # A text the cut label no longer shows keeps a line of its own (a fare
+                    # after a long address): only what the row's line says is used up.
+                    shown = shorten(label)
+                    consumed.update(order for t, order, _ in inner if t in shown)
             if not label:
                 label = id_label(node)
                 source = "id" if label else ""
-            return _Pending(node, role, label, source, window)
+            return _Pending(node, role, label, source, window, folded)
         if role == "webview":
             return _Pending(node, role, label or id_label(node), source or ("id" if id_label(node) else ""), window)
         if label:
             return _Pending(node, role if role != "view" else "text", label, source, window)
-        return None
+        return None if web else self._merged(node, window, consumed, above)
+
+    def _merged(
+        self, node: UiNode, window: UiWindow, consumed: set[int], above: tuple[_Pending, ...]
+    ) -> _Pending | None:
+        """The texts of a part of the screen with nothing to act on (a post's author and
+        words, an app row's name and package) as one line, when that line is short enough
+        to show whole: one number and one pair of quotes instead of one per text."""
+        if self.loud(node):
+            return None
+        inner = self.inner_texts(node)
+        if any(order in consumed for _, order, _ in inner):
+            return None  # some are said by a row around them; the rest go one by one
+        texts = _unique(t for t, _, _ in inner)
+        fresh = [t for t in texts if _owner(t, above) is None]
+        if len(fresh) < 2 or len(fresh) != len(texts) or len(_JOIN.join(fresh)) > LABEL_MAX:
+            return None  # its texts are listed (or folded) one by one as they come
+        if len(fresh) >= MIN_ITEMS and all(len(t) <= SHORT_VALUE for t in fresh):
+            # Three or more short values side by side are things to pick, not a sentence: a
+            # drawn wheel's rows, a keypad, a calendar's days take taps no flag announces.
+            return None
+        box = inner[0][2]
+        for _, _, b in inner[1:]:
+            box = box.union(b)
+        # Where the texts are, not the whole container: a tap lands on them, and a big empty
+        # container does not read as text everywhere (TreeAdequacy's blank share).
+        if box.area * 10 > self.frame.area:
+            return None
+        consumed.update(order for _, order, _ in inner)
+        return _Pending(node, "text", _JOIN.join(fresh), "inner", window, list(fresh), box)
+
+
+def _unique(texts: Iterable[str]) -> list[str]:
+    return list(dict.fromkeys(texts))
+
+
+def _owner(label: str, above: tuple[_Pending, ...]) -> _Pending | None:
+    """The nearest listed ancestor whose shown label holds `label` whole."""
+    return next((a for a in reversed(above) if label in shorten(a.label)), None)
 
 
 def _drop_shadows(pending: list[_Pending]) -> list[_Pending]:
@@ -254,10 +366,11 @@ def extract_elements(
             label=shorten(p.label),
             label_source=p.source,
             states=states_of(p.node),
-            bounds=p.node.bounds,
+            bounds=p.bounds or p.node.bounds,
             package=p.node.package or p.window.package,
             window=p.window.index,
             node=p.node,
+            folded=tuple(p.folded),
         )
         for i, p in enumerate(_drop_shadows(collector.out), start=1)
     )

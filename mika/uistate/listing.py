@@ -1,17 +1,25 @@
 """The compact text the model reads for a screen: one line per element, never XML.
 
     Screen v3 · com.tencent.mm · 720x1608
-    == app com.tencent.mm
+    == app
     1 button "搜索"
     2 item "张三 · 你好 · 12:01"
-    3 input "Search" (hint) focused editable
-    4 list #chat_list scrollable
+    3 input "Search" (hint) focused
+    4 list #chat_list
+    5 text "Orders · Out for delivery · ¥68.00"
     == status bar com.android.systemui
     9 text "12:30"
 
 Labels come from text, then content-desc, then hint (marked), then a readable
 resource-id (`#name`); an element with none of these shows where it is (`@x,y`).
 Password text never appears: a password field shows its hint and `password filled`.
+
+What a line leaves out because it is said already (benchmarks/listing_tokens.py measures
+it, mika.uistate.recall checks nothing the model can act on is lost): a window header
+names its package only when it is not the foreground app the head names; a `list`
+line does not add `scrollable`, an `input` line not `editable` (the role says it; the
+Element keeps every state); texts with nothing to act on between them share a line
+(mika.uistate.elements).
 
 Its fixed sentences (prompts/feedback/listing_*.md) are format, not instructions; short on purpose.
 """
@@ -39,6 +47,11 @@ _KIND_WORDS = {
 }
 
 
+# A state the role word already says: every `list` scrolls and every `input` takes text
+# (mika.uistate.roles), so the line need not say it twice.
+_IMPLIED = {"list": "scrollable", "input": "editable"}
+
+
 # The fixed sentences of a listing live in prompts/feedback/ with every other text the model reads.
 def _note(name: str) -> str:
     return prompt(f"feedback/listing_{name}.md")
@@ -57,7 +70,7 @@ def element_line(e: Element) -> str:
     else:
         x, y = e.centre
         label = f"@{x},{y}"
-    parts = [str(e.number), e.role, label, *e.states]
+    parts = [str(e.number), e.role, label, *(s for s in e.states if s != _IMPLIED.get(e.role))]
     return " ".join(parts)
 
 
@@ -100,6 +113,9 @@ def listing_parts(screen: Screen) -> ListingParts:
         info = screen.window(index)
         kind = _KIND_WORDS.get(info.kind, info.kind) if info else "window"
         package = info.package if info else ""
+        # The head names the foreground app already; a window of another app is named.
+        if package == screen.foreground_package:
+            package = ""
         lines.append(f"== {kind} {package}".rstrip())
         lines.extend(element_line(e) for e in elements)
     remarks: list[str] = []  # Mika's sentences between the elements and the text read from pixels

@@ -108,7 +108,7 @@ class Screen:
         for e in self.elements:
             if e.window in skip:
                 continue
-            h.update(repr((e.identity(), e.states, e.node.safe_text)).encode("utf-8", "replace"))
+            h.update(repr((e.identity(), e.states, e.node.safe_text, e.folded)).encode("utf-8", "replace"))
         for s in self.seen_text:
             h.update(repr((s.text, s.box)).encode())
         h.update(self.activity.encode())

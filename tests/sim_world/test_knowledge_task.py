@@ -286,9 +286,10 @@ async def test_informed_order_run_opens_the_deep_link_without_a_payment_question
     task = get_task("market_order_status_pillow")
 
     def status(listing: str) -> str:
-        rows = elements_in(listing)
-        at = next(i for i, (_, _, label, _) in enumerate(rows) if label == "Linen Throw Pillow")
-        return f"It is {rows[at + 1][2].split(' · ')[0].lower()}."
+        # An order's name, status, date and price are one line (texts with nothing to act on
+        # between them share a line in the listing).
+        row = next(label for _, _, label, _ in elements_in(listing) if label.startswith("Linen Throw Pillow · "))
+        return f"It is {row.split(' · ')[1].lower()}."
 
     model, seen = _scripted(
         [lambda _: Reply.call("phone_open_link", url="mikamarket://history", app="com.mika.market"), status]

@@ -66,8 +66,12 @@ def test_numbers_run_from_one_and_lines_carry_them(path) -> None:
 
 def test_listing_is_grouped_by_window_app_first() -> None:
     screen = _screen("wechat__chat_list__u2_multiwindow")
-    headers = [line for line in screen.listing().splitlines() if line.startswith("== ")]
-    assert headers[0] == "== app com.tencent.mm"
+    lines = screen.listing().splitlines()
+    headers = [line for line in lines if line.startswith("== ")]
+    # The head names the foreground app, so its window's header does not repeat it; a
+    # window of another app names its package.
+    assert lines[0].startswith("Screen v0 · com.tencent.mm ·")
+    assert headers[0] == "== app"
     assert headers[-1] == "== status bar com.android.systemui"
     assert screen.foreground_package == "com.tencent.mm"
     assert screen.element(1).package == "com.tencent.mm"
@@ -123,7 +127,8 @@ def test_landscape_frame_and_dialog_only_dump() -> None:
     assert landscape.listing().splitlines()[0].endswith("1920x1080")
     dialog = _screen("kakaotalk__delete_message_dialog_partial_bounds")
     assert dialog.has_dialog
-    assert dialog.listing().splitlines()[1].startswith("== dialog com.kakao.talk")
+    assert dialog.foreground_package == "com.kakao.talk"
+    assert dialog.listing().splitlines()[1] == "== dialog"  # its app is named in the head above
     assert all(e.bounds.top >= 583 for e in dialog.elements)
 
 
