@@ -35,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from mika.model.messages import ToolResult
 from mika.model.testing import FunctionModel, Reply
-from tests.phone.driver import number_for
+from tests.phone.driver import current_listing, number_for
 
 TARGET_MS = 120.0
 TARGET_RATIO = 1.3
@@ -77,7 +77,7 @@ class Script:
             if self.left <= 0:
                 return "done"
             self.left -= 1
-            listing = next(r for r in reversed(self.results) if "Screen v" in r)
+            listing = current_listing(self.results)  # a delta is read over its base
             label = "Timer" if self.left % 2 else "Alarm"
             return Reply.call("phone_tap", element=number_for(listing, label, role="button"))
         finally:
