@@ -9,7 +9,6 @@ locking), a phone call in between, a person having had the device, a reconnect.
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 
 from mika.cap.phone import PhoneCapability
@@ -34,7 +33,8 @@ def screen(text: str):
 
 
 class FakeTime:
-    """The clock moves only when settle sleeps or reads (each read costs `read_s`)."""
+    """The clock moves only when settle sleeps or reads (each read costs `read_s`): a
+    sleep advances it and returns, so nothing waits on the wall clock."""
 
     def __init__(self, read_s: float = 0.02) -> None:
         self.now = 10.0
@@ -47,7 +47,6 @@ class FakeTime:
     async def sleep(self, seconds: float) -> None:
         self.sleeps.append(seconds)
         self.now += seconds
-        await asyncio.sleep(0)
 
 
 def scripted(screens, t: FakeTime):
