@@ -83,10 +83,7 @@ class _Handler(BaseHTTPRequestHandler):
         req = self._request()
         self.server.seen.append(req)  # type: ignore[attr-defined]
         handler = ROUTES.get(req.path)
-        if handler is not None:
-            resp = handler(req)
-        else:
-            resp = _static(req.path)
+        resp = handler(req) if handler is not None else _static(req.path)
         try:
             self.send_response(resp.status)
             self.send_header("Content-Type", resp.content_type)
