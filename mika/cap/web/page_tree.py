@@ -478,6 +478,31 @@ def layout_from_snapshot(
     }
 
 
+def scrub_snapshot(snapshot: dict[str, Any]) -> dict[str, Any]:
+    """Drop what fields hold from a DOM snapshot before anything reads it: the input values,
+    and the `value` attribute of password inputs (a page may write a password there)."""
+    strings = snapshot.get("strings")
+    strings = strings if isinstance(strings, list) else []
+
+    def s(i: Any) -> str:
+        return str(strings[i]) if isinstance(i, int) and 0 <= i < len(strings) else ""
+
+    for doc in snapshot.get("documents") or ():
+        nodes = doc.get("nodes") or {}
+        nodes.pop("inputValue", None)
+        nodes.pop("textValue", None)
+        names = nodes.get("nodeName") or []
+        attrs = nodes.get("attributes") or []
+        for ni in range(min(len(names), len(attrs))):
+            if not _is_password(ni, names, attrs, s):
+                continue
+            flat = attrs[ni] or []
+            for k in range(0, len(flat) - 1, 2):
+                if s(flat[k]).lower() == "value" and isinstance(flat[k + 1], int) and 0 <= flat[k + 1] < len(strings):
+                    strings[flat[k + 1]] = ""
+    return snapshot
+
+
 def _attr(ni: int, names: list[Any], attrs: list[Any], s: Any, wanted: str) -> str:
     if ni >= len(names) or s(names[ni]) not in ("INPUT", "TEXTAREA") or ni >= len(attrs):
         return ""

@@ -39,7 +39,7 @@ from mika.action.pace import GesturePacing, TypingPacing, graphemes
 from mika.atomic_write import ensure_dir
 from mika.cap.web import language
 from mika.cap.web.options import TABS_IN_ALL, WebOptions
-from mika.cap.web.page_tree import build_tree, layout_from_snapshot
+from mika.cap.web.page_tree import build_tree, layout_from_snapshot, scrub_snapshot
 from mika.cap.web.playwright.browser import find_browser, playwright_chromium_path
 from mika.cap.web.playwright.tab_budget import PROCESS_TABS, TabBudget
 from mika.cap.web.port import (
@@ -434,8 +434,7 @@ class PlaywrightWebPort:
             )
         except Exception as exc:
             raise WebError(f"The page in {tab.id} could not be read: {_first_line(exc)}", code="page_closed") from None
-        for doc in snapshot.get("documents") or ():
-            (doc.get("nodes") or {}).pop("inputValue", None)  # field values are not read (passwords)
+        scrub_snapshot(snapshot)  # field values are not read (passwords)
         nodes = list(ax.get("nodes") or [])
         children = _descendant_frames(frame_tree.get("frameTree", {}))
         frames_urls = tuple(str(f.url) for f in tab.page.frames[1:])
