@@ -137,6 +137,7 @@ class PlaywrightWebPort:
         self._tasks: set[asyncio.Task[Any]] = set()
         self._closed = False
         self._popups: list[str] = []
+        self._blocked_pages: set[int] = set()  # id() of pages whose navigation was just refused
         self._popups_closed = 0  # popups closed at once for the tab limit
         self._changed = asyncio.Condition()  # a popup became a tab, a download ended
         self._rng = random.Random()
@@ -243,13 +244,37 @@ class PlaywrightWebPort:
             return
         self.notes.append(f"A page tried to load {url[:120]!r}; it was blocked (only http and https are opened).")
         with contextlib.suppress(Exception):
+            request = route.request
+            page = request.frame.page
+            if request.is_navigation_request() and request.frame == page.main_frame:
+                # Its error page is undone when it shows (a popup may not be a tab yet);
+                # marked before the abort, whose error page can show before abort returns.
+                self._blocked_pages.add(id(page))
+        with contextlib.suppress(Exception):
             await route.abort("blockedbyclient")
+
+    async def _undo_blocked(self, tab: _Tab) -> None:
+        """A page sent itself (or a popup) to a refused address and Chromium shows its
+        error page: a popup that never showed a page is closed, a tab goes back."""
+        with contextlib.suppress(Exception):
+            if tab.id in self._popups and tab.status is None:
+                self.notes.append(
+                    f"The new tab {tab.id} the page opened was closed: its address was refused or did not load."
+                )
+                await tab.page.close()
+                return
+            await tab.page.go_back(wait_until="domcontentloaded", timeout=NAV_TIMEOUT_MS)
 
     def _on_frame_navigated(self, tab: _Tab, frame: Any) -> None:
         if frame != tab.page.main_frame:
             return
         tab.loading = True
         url = frame.url
+        never_shown = tab.id in self._popups and tab.status is None  # a popup whose first load failed
+        if url.startswith("chrome-error:") and (id(tab.page) in self._blocked_pages or never_shown):
+            self._blocked_pages.discard(id(tab.page))
+            self._spawn(self._undo_blocked(tab))
+            return
         if url == "about:blank" or url.startswith("chrome-error:") or is_allowed(url):
             return
         self.notes.append(f"The page in {tab.id} went to {url[:120]!r}; it was sent back to a blank page.")
@@ -293,6 +318,8 @@ class PlaywrightWebPort:
             return
         self._popups.append(tab.id)
         self.notes.append(f"The page opened a new tab {tab.id}.")
+        if str(page.url).startswith("chrome-error:"):
+            self._spawn(self._undo_blocked(tab))  # refused before it became a tab
         self._spawn(self._notify())
 
     async def _notify(self) -> None:
@@ -335,6 +362,7 @@ class PlaywrightWebPort:
     def _on_close(self, tab: _Tab) -> None:
         if self._tabs.pop(tab.id, None) is not None:
             self.budget.give_back()
+            self._spawn(self._notify())
         if self._cast_tab == tab.id:
             self._cast_tab = None
         if self._current == tab.id:
