@@ -203,6 +203,17 @@ async def test_dialog_is_kept_pending_and_answered(make_port: MakePort, site: Lo
     assert await port.answer_dialog(True) == "Delete the draft?"
     assert (await port.wait_for(text="yes", timeout_s=5)).met
     assert (await port.read()).dialog == ""
+    # Enter accepts and Escape dismisses, as in a browser window; other input waits for it.
+    await tap(port, node(await port.read(), "Ask", "web.button"))
+    assert (await port.read()).dialog == "confirm: Delete the draft?"
+    with pytest.raises(WebError) as err:
+        await port.click(1, 1)
+    assert err.value.code == "dialog" and "Delete the draft?" in str(err.value)
+    await port.press_key("Escape")
+    assert (await port.wait_for(text="no", timeout_s=5)).met
+    await tap(port, node(await port.read(), "Ask", "web.button"))
+    await port.press_key("Enter")
+    assert (await port.wait_for(text="yes", timeout_s=5)).met
 
 
 async def test_screenshot_and_screencast(make_port: MakePort, site: LocalSite) -> None:

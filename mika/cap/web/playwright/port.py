@@ -702,7 +702,12 @@ class PlaywrightWebPort:
         return value if isinstance(value, str) else None
 
     async def press_key(self, key: str) -> None:
+        """With a JavaScript dialog showing, Enter accepts it and Escape dismisses it (as
+        in a browser window); other keys wait for the dialog to be answered."""
         tab = await self._tab()
+        if tab.dialog is not None and key in ("Enter", "Escape"):
+            await self.answer_dialog(key == "Enter")
+            return
         try:
             await self._input(tab, tab.page.keyboard.press(key))
         except WebError:
