@@ -11,7 +11,6 @@ can observe changed (its HTML, its counters, its address, its history, storage, 
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -69,12 +68,12 @@ class Probe:
 
 
 @pytest.fixture
-async def probe(raw_page: Any, site: LocalSite) -> AsyncIterator[Probe]:
+async def probe(raw_page: Any, site: LocalSite) -> Probe:
     await raw_page.goto(site.url("/page/readonly.html"))
     await raw_page.wait_for_function("document.getElementById('frame').contentDocument.readyState === 'complete'")
     await raw_page.fill("#pw", "typed-secret")
     cdp = await raw_page.context.new_cdp_session(raw_page)
-    yield Probe(raw_page, cdp, site)
+    return Probe(raw_page, cdp, site)
 
 
 # ---------------------------------------------------------------- reading works
@@ -89,13 +88,19 @@ async def test_reads_the_page_and_returns_values(probe: Probe) -> None:
         {"text": "Next page", "href": probe.site.url("/page/target.html")}
     ]
     assert await probe.run("const r = document.querySelector('#h').getBoundingClientRect(); return r.width > 0") is True
-    assert await probe.run("await new Promise(r => setTimeout(r, 10)); return location.pathname") == "/page/readonly.html"
+    assert (
+        await probe.run("await new Promise(r => setTimeout(r, 10)); return location.pathname") == "/page/readonly.html"
+    )
     assert await probe.run("document.querySelector('#h')") == {"node": "h1", "text": "Order 42"}
     assert await probe.run("document.querySelectorAll('input').length") == 3
     assert await probe.run("localStorage.getItem('k') + document.cookie") == "vc=1"
     assert await probe.run("Array.from(document.forms[0].elements, e => e.name)") == ["user", "pw", ""]
     assert await probe.run("undefined") is None
-    assert await probe.run("({a: 1, b: [1, 'x', null], c: {d: true}})") == {"a": 1, "b": [1, "x", None], "c": {"d": True}}
+    assert await probe.run("({a: 1, b: [1, 'x', null], c: {d: true}})") == {
+        "a": 1,
+        "b": [1, "x", None],
+        "c": {"d": True},
+    }
     assert await probe.run("NaN") == "NaN"
     await probe.unchanged("reads")
 
@@ -323,11 +328,17 @@ async def test_the_network_watch_sees_requests_from_our_code_only(probe: Probe) 
         await probe.cdp.send("Network.enable")
         await probe.cdp.send(
             "Runtime.evaluate",
-            {"expression": "fetch('/page/watched').then(() => 1)\n//# sourceURL=mika-readonly-script.js", "awaitPromise": True},
+            {
+                "expression": "fetch('/page/watched').then(() => 1)\n//# sourceURL=mika-readonly-script.js",
+                "awaitPromise": True,
+            },
         )
         await probe.cdp.send(
             "Runtime.evaluate",
-            {"expression": "fetch('/page/own').then(() => 1)\n//# sourceURL=https://shop.example/app.js", "awaitPromise": True},
+            {
+                "expression": "fetch('/page/own').then(() => 1)\n//# sourceURL=https://shop.example/app.js",
+                "awaitPromise": True,
+            },
         )
     assert [u.rsplit("/", 1)[-1] for u in ours.urls] == ["watched"]
 

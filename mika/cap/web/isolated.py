@@ -120,14 +120,16 @@ async def _evaluate(cdp: CdpSession, w: _World, expression: str, *, timeout_s: f
         # stop whatever JavaScript the renderer is running, then report.
         try:
             await asyncio.wait_for(cdp.send("Runtime.terminateExecution"), 5.0)
-        except Exception:  # noqa: BLE001 — the page may be gone; the timeout is what we report
+        except Exception:  # the page may be gone; the timeout is what we report
             pass
         raise WebError(prompt("feedback/web_script_timeout.md").format(seconds=f"{timeout_s:g}"), "timeout") from None
     except Exception as e:
         if _context_gone(e):
             raise
         if time.monotonic() - started >= timeout_s * 0.9:
-            raise WebError(prompt("feedback/web_script_timeout.md").format(seconds=f"{timeout_s:g}"), "timeout") from None
+            raise WebError(
+                prompt("feedback/web_script_timeout.md").format(seconds=f"{timeout_s:g}"), "timeout"
+            ) from None
         raise WebError(f"The page could not run the script: {e}", "script_error") from None
     details = answer.get("exceptionDetails")
     if details:
