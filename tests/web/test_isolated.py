@@ -243,6 +243,9 @@ BLOCKED = [
     "document.querySelector('#frame').contentDocument.body.innerHTML = 'x'",
     "Object.getOwnPropertyDescriptor(HTMLIFrameElement.prototype, 'contentWindow').get.call(document.querySelector('#frame'))",
     "document.querySelector('#frame').src = '/page/target.html'",
+    # document.all answers typeof "undefined": it must be wrapped all the same
+    "document.all[0].ownerDocument.location.href = '/page/target.html'",
+    "document.all.btn.click()",
     # messages, storage, cookies, globals
     "postMessage('hi', '*')",
     "window.postMessage('hi', '*')",
@@ -325,7 +328,6 @@ async def test_the_network_watch_sees_requests_from_our_code_only(probe: Probe) 
     # evaluated. Evaluate a fetch straight in the page (outside the wrapper, tagged like our
     # code) and one tagged like the page's own: only the first is reported.
     async with _NetworkWatch(probe.cdp) as ours:
-        await probe.cdp.send("Network.enable")
         await probe.cdp.send(
             "Runtime.evaluate",
             {
@@ -453,3 +455,14 @@ async def test_call_apply_bind_chains_are_judged_by_the_function_they_run(probe:
         "fetch.bind(null)('/page/leak')",
     ]:
         await probe.refused(script, ("blocked", "blocked_network"))
+
+
+async def test_a_lost_context_is_made_anew(probe: Probe) -> None:
+    # The world's context can vanish under a cached id (a document swapped between the
+    # frame-tree check and the evaluation): "Cannot find context" → a new world, same answer.
+    w = await world(probe.cdp)
+    w.context_id = 987654
+    assert await probe.run("document.title") == "Read-only probe"
+    fresh = await world(probe.cdp)
+    assert fresh.context_id != 987654
+    await probe.refused("document.querySelector('#btn').click()", ("blocked",))  # the new world is locked too

@@ -29,6 +29,7 @@
 
   // ------------------------------------------------------------ primordials
   const R = Reflect;
+  const ObjectCtor = Object;
   const apply = R.apply;
   const construct = R.construct;
   const ObjectCreate = Object.create;
@@ -109,6 +110,9 @@
     "requestStorageAccess", "registerProtocolHandler", "setCapture", "transferControlToOffscreen",
     "requestPermission", "deleteDatabase", "setSinkId", "setMediaKeys", "captureStream",
     "find", "cloneContents", "traverseTo", "updateCurrentEntry", "speak",
+    // the user's devices and clipboard: not the page's to read for a script
+    "readText", "getCurrentPosition", "watchPosition", "getUserMedia", "getDisplayMedia",
+    "requestDevice", "requestPort", "showOpenFilePicker", "showSaveFilePicker", "showDirectoryPicker",
   ]);
   const NET_METHODS = new RealSet([
     "fetch", "fetchLater", "sendBeacon", "send", "register", "addModule", "addAll",
@@ -307,6 +311,8 @@
     lockPrototype(value.prototype);
   }
 
+  if (G.Clipboard) patchValue(Clipboard.prototype, "read", blocker("read", false));
+
   // Other frames: their windows belong to their own worlds, which this lock does not reach.
   for (const [ctor, keys] of [
     [G.HTMLIFrameElement, ["contentWindow", "contentDocument"]],
@@ -428,7 +434,8 @@
     SHARED.add(v);
   }
 
-  const isObj = (v) => v !== null && (typeof v === "object" || typeof v === "function");
+  // Any non-primitive — document.all too, whose typeof is "undefined".
+  const isObj = (v) => v !== null && v !== undefined && ObjectCtor(v) === v;
   const isWindow = (v) => {
     const t = tagOf(v);
     return t === "[object Window]" || t === "[object global]";
