@@ -466,3 +466,20 @@ async def test_a_lost_context_is_made_anew(probe: Probe) -> None:
     fresh = await world(probe.cdp)
     assert fresh.context_id != 987654
     await probe.refused("document.querySelector('#btn').click()", ("blocked",))  # the new world is locked too
+
+
+async def test_value_attribute_selectors_are_no_oracle_for_a_password(probe: Probe, raw_page: Any) -> None:
+    for script in [
+        "document.querySelector('input[value^=\"a\"]')",
+        "document.querySelectorAll('[value*=secret]').length",
+        "document.forms[0].querySelector('[value$=t]')",
+        "document.forms[0].matches(':has(input[value^=a])')",
+        "document.getElementById('pw').closest('form:has([value^=attr])')",
+        "document.evaluate(\"//input[starts-with(@value,'a')]\", document, null, 9, null).singleNodeValue",
+        "new XPathEvaluator().evaluate(\"count(//input[@value='attr-secret'])\", document, null, 1, null).numberValue",
+    ]:
+        await probe.refused(script, ("blocked",))
+    # Other selectors work, and value selectors work on a page with no password in an attribute.
+    assert await probe.run("document.querySelectorAll('input[type=password]').length") == 1
+    await raw_page.goto(probe.site.url("/page/article.html"))
+    assert await probe.run("document.querySelectorAll('[value=\"x\"]').length") == 0

@@ -313,6 +313,38 @@
 
   if (G.Clipboard) patchValue(Clipboard.prototype, "read", blocker("read", false));
 
+  // A selector or XPath that tests a value attribute is an oracle for a password standing in
+  // one (`input[value^="a"]`, one letter at a time; React keeps the attribute in step with
+  // what was typed): refused while the page has such a field.
+  const VALUE_SELECTOR = /\[\s*value\s*[~|^$*]?=|@value/i;
+  const pagePasswordAttr = () => {
+    try {
+      const found = apply(docQueryAll, realDocument, ['input[type="password" i][value]']);
+      for (let i = 0; i < found.length; i++) if (apply(realGetAttribute, found[i], ["value"])) return true;
+    } catch (_) {}
+    return false;
+  };
+  for (const [proto, names] of [
+    [Element.prototype, ["querySelector", "querySelectorAll", "matches", "closest", "webkitMatchesSelector"]],
+    [Document.prototype, ["querySelector", "querySelectorAll", "evaluate", "createExpression"]],
+    [DocumentFragment.prototype, ["querySelector", "querySelectorAll"]],
+    [G.XPathEvaluator ? XPathEvaluator.prototype : null, ["evaluate", "createExpression"]],
+  ]) {
+    if (!proto) continue;
+    for (const name of names) {
+      const original = proto[name];
+      if (typeof original !== "function") continue;
+      const guarded = function (query) {
+        if (VALUE_SELECTOR.test(String(query)) && pagePasswordAttr()) {
+          return blocked("selecting by value attributes while the page has a password in one");
+        }
+        return apply(original, this, arguments);
+      };
+      defineProperty(guarded, "name", { value: name });
+      patchValue(proto, name, guarded);
+    }
+  }
+
   // Other frames: their windows belong to their own worlds, which this lock does not reach.
   for (const [ctor, keys] of [
     [G.HTMLIFrameElement, ["contentWindow", "contentDocument"]],
