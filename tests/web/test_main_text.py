@@ -141,3 +141,14 @@ def test_cut_keeps_short_text_whole() -> None:
     assert cut_to_budget("short", 100) == ("short", False)
     assert cut_to_budget("", 10) == ("", False)
     assert cut_to_budget("abc", 0) == ("", True)
+
+
+async def test_open_shadow_roots_are_read_as_rendered(raw_page: Any, site: LocalSite) -> None:
+    cdp = await open_page(raw_page, site, "/page/shadow.html")
+    text, _ = await read_main_text(cdp, 2000)
+    assert text.split("\n") == [
+        "# Product notes",
+        "Shadow text before the slot.",
+        "Light child in the slot.",
+        "After the component.",
+    ]

@@ -36,6 +36,8 @@
 
   const visible = (el) => {
     if (el.hidden || el.getAttribute("aria-hidden") === "true") return false;
+    // No box of its own (a slot, display: contents): its children are judged one by one.
+    if (getComputedStyle(el).display === "contents") return true;
     if (typeof el.checkVisibility === "function") {
       return el.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true });
     }
@@ -205,8 +207,18 @@
       block = d === "block" || d === "flex" || d === "grid" || d === "list-item" || d === "table";
     }
     if (block) flush();
-    for (const c of el.childNodes) walk(c);
+    for (const c of composedChildren(el)) walk(c);
     if (block) flush();
+  }
+
+  // What is rendered inside `el`: an open shadow root's content (with its slots filled by
+  // the light children), else the children.
+  function composedChildren(el) {
+    if (String(el.tagName).toUpperCase() === "SLOT" && typeof el.assignedNodes === "function") {
+      const assigned = el.assignedNodes({ flatten: true });
+      if (assigned.length) return assigned;
+    }
+    return el.shadowRoot ? el.shadowRoot.childNodes : el.childNodes;
   }
 
   walk(root);
