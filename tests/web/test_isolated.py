@@ -483,3 +483,17 @@ async def test_value_attribute_selectors_are_no_oracle_for_a_password(probe: Pro
     assert await probe.run("document.querySelectorAll('input[type=password]').length") == 1
     await raw_page.goto(probe.site.url("/page/article.html"))
     assert await probe.run("document.querySelectorAll('[value=\"x\"]').length") == 0
+
+
+async def test_works_under_a_page_policy_that_forbids_eval(raw_page: Any, site: LocalSite) -> None:
+    # The wrapper compiles scripts with eval inside Mika's world; the page's own CSP
+    # (no 'unsafe-eval', no connections) governs the page's world, not ours.
+    await raw_page.goto(site.url("/page/csp.html"))
+    cdp = await raw_page.context.new_cdp_session(raw_page)
+    assert await evaluate_isolated(cdp, "document.querySelector('h1').textContent", timeout_s=3) == (
+        "A page that forbids eval"
+    )
+    assert await evaluate_isolated(cdp, "eval('1 + 1')", timeout_s=3) == 2
+    with pytest.raises(WebError) as caught:
+        await evaluate_isolated(cdp, "fetch('/page/leak')", timeout_s=3)
+    assert caught.value.code == "blocked_network"
