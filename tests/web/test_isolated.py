@@ -102,6 +102,19 @@ async def test_reads_the_page_and_returns_values(probe: Probe) -> None:
         "c": {"d": True},
     }
     assert await probe.run("NaN") == "NaN"
+    # the language's and the window's own helpers, called by their bare names
+    assert await probe.run("structuredClone({a: 1})") == {"a": 1}
+    assert await probe.run("atob(btoa('ok'))") == "ok"
+    assert await probe.run("queueMicrotask(() => 1); clearTimeout(0); return 'fine'") == "fine"
+    assert await probe.run("getSelection().rangeCount >= 0 && getComputedStyle(document.body).display") == "block"
+    assert await probe.run("Object.keys(window).includes('0')") is False  # frames by number are not listed
+    assert await probe.run("Object.keys(window).length > 10") is True
+    assert await probe.run("new URL(document.links[0].href).pathname") == "/page/target.html"
+    assert await probe.run("Array.prototype.map.call(document.forms[0].elements, e => e.type)") == [
+        "text",
+        "password",
+        "submit",
+    ]
     await probe.unchanged("reads")
 
 

@@ -648,16 +648,18 @@
         return true;
       },
       has(_t, key) {
-        if (isWindow(real) && key === "__mikaRO") return false;
+        if (isWindow(real) && (key === "__mikaRO" || (typeof key === "string" && /^\d+$/.test(key)))) return false;
         return R.has(real, key);
       },
       ownKeys(t) {
-        const keys = R.ownKeys(real).filter((k) => !(isWindow(real) && k === "__mikaRO"));
+        // A window's own keys name its frames by number ("0", "1" …): left out, as the frames are.
+        const hidden = (k) => isWindow(real) && (k === "__mikaRO" || (typeof k === "string" && /^\d+$/.test(k)));
+        const keys = R.ownKeys(real).filter((k) => !hidden(k));
         if (Array.isArray(t) && !keys.includes("length")) keys.push("length");
         return keys;
       },
       getOwnPropertyDescriptor(t, key) {
-        if (isWindow(real) && key === "__mikaRO") return undefined;
+        if (isWindow(real) && (key === "__mikaRO" || (typeof key === "string" && /^\d+$/.test(key)))) return undefined;
         let d;
         try {
           d = R.getOwnPropertyDescriptor(real, key);
@@ -741,13 +743,15 @@
   OWN.setTimeout = track("setTimeout");
   OWN.setInterval = track("setInterval");
   OWN.requestAnimationFrame = track("requestAnimationFrame");
-  OWN.clearTimeout = realClearTimeout;
-  OWN.clearInterval = realClearInterval;
-  OWN.cancelAnimationFrame = realCancelRaf;
-  OWN.queueMicrotask = G.queueMicrotask;
-  OWN.structuredClone = G.structuredClone;
-  OWN.atob = G.atob;
-  OWN.btoa = G.btoa;
+  // Bound to the window: called by a bare name inside `with`, `this` would be the scope.
+  const onWindow = (fn) => (typeof fn === "function" ? apply(FN_BIND, fn, [G]) : fn);
+  OWN.clearTimeout = onWindow(realClearTimeout);
+  OWN.clearInterval = onWindow(realClearInterval);
+  OWN.cancelAnimationFrame = onWindow(realCancelRaf);
+  OWN.queueMicrotask = onWindow(G.queueMicrotask);
+  OWN.structuredClone = onWindow(G.structuredClone);
+  OWN.atob = onWindow(G.atob);
+  OWN.btoa = onWindow(G.btoa);
   OWN.URL = G.URL;
   OWN.URLSearchParams = G.URLSearchParams;
   OWN.TextEncoder = G.TextEncoder;
