@@ -175,8 +175,12 @@ class PlaywrightWebPort:
                 "viewport": {"width": opts.viewport[0], "height": opts.viewport[1]},
                 "accept_downloads": True,
             }
-            loc = language.locale(opts.language)
-            accept = language.accept_language(opts.language)
+            try:
+                loc = language.locale(opts.language)
+                accept = language.accept_language(opts.language)
+            except ValueError as exc:
+                loc = accept = None
+                self.notes.append(f"The page language was left to the system: {exc}.")
             if loc and accept:
                 # Chromium's own language flags: the header and navigator.languages both
                 # say "zh-CN,zh" (Playwright's `locale` would narrow them to "zh-CN").
