@@ -513,17 +513,16 @@ class PlaywrightWebPort:
             tree = build_tree([], {"viewport": [w, h], "host": urlsplit(tab.page.url).hostname or ""})
             return PageRead(state=state, tree=tree, viewport=(w, h), dialog=_dialog_text(tab.dialog))
         try:
-            ax, snapshot, metrics, frame_tree = await asyncio.gather(
-                cdp.send("Accessibility.getFullAXTree"),
-                cdp.send(
-                    "DOMSnapshot.captureSnapshot",
-                    {"computedStyles": ["overflow-x", "overflow-y"], "includeDOMRects": True},
-                ),
-                cdp.send("Page.getLayoutMetrics"),
-                cdp.send("Page.getFrameTree"),
-            )
-        except Exception as exc:
-            raise WebError(f"The page in {tab.id} could not be read: {_first_line(exc)}", code="page_closed") from None
+            ax, snapshot, metrics, frame_tree = await self._capture(cdp)
+        except Exception:  # a document being replaced answers nothing: once more when it stands
+            try:
+                with contextlib.suppress(Exception):
+                    await tab.page.wait_for_load_state("domcontentloaded", timeout=NAV_TIMEOUT_MS)
+                ax, snapshot, metrics, frame_tree = await self._capture(cdp)
+            except Exception as exc:
+                raise WebError(
+                    f"The page in {tab.id} could not be read: {_first_line(exc)}", code="page_closed"
+                ) from None
         scrub_snapshot(snapshot)  # field values are not read (passwords)
         nodes = list(ax.get("nodes") or [])
         children = _descendant_frames(frame_tree.get("frameTree", {}))
@@ -551,6 +550,20 @@ class PlaywrightWebPort:
             dialog=dialog,
             document=str(main.get("loaderId", "")),
         )
+
+    @staticmethod
+    async def _capture(cdp: Any) -> tuple[Any, Any, Any, Any]:
+        """The four CDP answers one read is made of, asked together."""
+        ax, snapshot, metrics, frame_tree = await asyncio.gather(
+            cdp.send("Accessibility.getFullAXTree"),
+            cdp.send(
+                "DOMSnapshot.captureSnapshot",
+                {"computedStyles": ["overflow-x", "overflow-y"], "includeDOMRects": True},
+            ),
+            cdp.send("Page.getLayoutMetrics"),
+            cdp.send("Page.getFrameTree"),
+        )
+        return ax, snapshot, metrics, frame_tree
 
     async def answer_dialog(self, accept: bool, text: str | None = None) -> str:
         """Answer the current tab's pending JavaScript dialog (OK / Cancel, a prompt's
