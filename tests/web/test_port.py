@@ -209,6 +209,9 @@ async def test_dialog_is_kept_pending_and_answered(make_port: MakePort, site: Lo
     with pytest.raises(WebError) as err:
         await port.click(1, 1)
     assert err.value.code == "dialog" and "Delete the draft?" in str(err.value)
+    for blocked in (port.screenshot(), port.element_box("web:1"), port.field_value("web:1"), port.scroll(0, 100)):
+        with pytest.raises(WebError, match="answer it first"):
+            await blocked
     await port.press_key("Escape")
     assert (await port.wait_for(text="no", timeout_s=5)).met
     await tap(port, node(await port.read(), "Ask", "web.button"))
@@ -233,6 +236,13 @@ async def test_screenshot_and_screencast(make_port: MakePort, site: LocalSite) -
     await asyncio.wait_for(got.wait(), 10)
     data, tab, size = frames[0]
     assert data.startswith(b"\xff\xd8") and tab == "t1" and size[0] > 0
+    # The pictures follow the run to a new tab.
+    got.clear()
+    frames.clear()
+    await port.open(site.url("/engine/second.html"), new_tab=True)
+    while not any(t == "t2" for _, t, _ in frames):
+        await asyncio.wait_for(got.wait(), 10)
+        got.clear()
     port.screencast(None)
 
 

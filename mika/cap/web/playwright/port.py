@@ -402,6 +402,8 @@ class PlaywrightWebPort:
             await page.close()
             raise self._limit_error()
         self._current = tab.id
+        if self._sink is not None:
+            await self._start_cast()  # the preview follows the run to its new tab
         return tab
 
     async def _tab(self, *, create: bool = True) -> _Tab:
@@ -414,6 +416,18 @@ class PlaywrightWebPort:
         if not create:
             raise WebError("No tab is open; open a page with web_navigate first.", code="page_closed")
         return await self._new_tab()
+
+    async def _tab_free(self) -> _Tab:
+        """The current tab, for a call its renderer must answer: with a JavaScript dialog
+        showing it answers nothing, so the dialog is answered first."""
+        tab = await self._tab()
+        if tab.dialog is not None:
+            raise WebError(
+                f"The page in {tab.id} shows a dialog ({_dialog_text(tab.dialog)[:120]!r}); "
+                "answer it first (Enter accepts, Escape dismisses).",
+                code="dialog",
+            )
+        return tab
 
     async def _cdp(self, tab: _Tab) -> Any:
         if tab.cdp is None:
@@ -584,13 +598,13 @@ class PlaywrightWebPort:
     async def main_text(self, budget_chars: int) -> tuple[str, bool]:
         from mika.cap.web.main_text import read_main_text
 
-        tab = await self._tab()
+        tab = await self._tab_free()
         return await read_main_text(await self._cdp(tab), budget_chars)
 
     async def evaluate_readonly(self, script: str, *, timeout_s: float = 5.0) -> Any:
         from mika.cap.web.isolated import evaluate_isolated
 
-        tab = await self._tab()
+        tab = await self._tab_free()
         return await evaluate_isolated(await self._cdp(tab), script, timeout_s=timeout_s)
 
     # ------------------------------------------------------------ acting
@@ -608,7 +622,7 @@ class PlaywrightWebPort:
         bid = self._backend_id(handle)
         if bid is None:
             return None
-        cdp = await self._cdp(await self._tab())
+        cdp = await self._cdp(await self._tab_free())
         try:
             with contextlib.suppress(Exception):
                 await cdp.send("DOM.scrollIntoViewIfNeeded", {"backendNodeId": bid})
@@ -663,7 +677,7 @@ class PlaywrightWebPort:
         bid = self._backend_id(handle)
         if bid is None:
             return False
-        cdp = await self._cdp(await self._tab())
+        cdp = await self._cdp(await self._tab_free())
         try:
             await cdp.send("DOM.focus", {"backendNodeId": bid})
         except Exception:
@@ -684,7 +698,7 @@ class PlaywrightWebPort:
             written = chunk.prefix
 
     async def clear_focused(self) -> None:
-        page = (await self._tab()).page
+        page = (await self._tab_free()).page
         await page.keyboard.press("ControlOrMeta+A")
         await page.keyboard.press("Backspace")
 
@@ -692,7 +706,7 @@ class PlaywrightWebPort:
         bid = self._backend_id(handle)
         if bid is None:
             return None
-        cdp = await self._cdp(await self._tab())
+        cdp = await self._cdp(await self._tab_free())
         try:
             node = (await cdp.send("DOM.describeNode", {"backendNodeId": bid})).get("node", {})
             attrs = node.get("attributes") or []
@@ -733,7 +747,7 @@ class PlaywrightWebPort:
             raise WebError(f"The key {key!r} is not known: {_first_line(exc)}", code="bad_key") from None
 
     async def scroll(self, dx: float, dy: float, at: tuple[float, float] | None = None) -> None:
-        page = (await self._tab()).page
+        page = (await self._tab_free()).page
         if at is None:
             size = page.viewport_size or {"width": self.options.viewport[0], "height": self.options.viewport[1]}
             at = (size["width"] / 2, size["height"] / 2)
@@ -825,7 +839,7 @@ class PlaywrightWebPort:
         return WaitResult(met=True, waited_s=round(time.monotonic() - start, 3), what=" and ".join(w for w, _ in waits))
 
     async def screenshot(self, *, full_page: bool = False) -> bytes:
-        page = (await self._tab()).page
+        page = (await self._tab_free()).page
         try:
             data: bytes = await page.screenshot(full_page=full_page, type="png")
         except Exception as exc:
