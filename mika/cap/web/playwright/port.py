@@ -495,7 +495,7 @@ class PlaywrightWebPort:
         (the page is reloaded when it shows that site). Returns the site name."""
         site = self.site_modes.set(url, mode)
         if self._context is not None and self._current in self._tabs:
-            tab = self._tabs[self._current]  # type: ignore[index]
+            tab = self._tabs[self._current]
             await self._apply_mode(tab, tab.page.url)
             if is_allowed(tab.page.url):
                 with contextlib.suppress(Exception):
@@ -557,9 +557,9 @@ class PlaywrightWebPort:
         return PageRead(
             state=state,
             tree=tree,
-            viewport=tuple(layout["viewport"]),  # type: ignore[arg-type]
-            scroll=tuple(layout["scroll"]),  # type: ignore[arg-type]
-            page_size=tuple(layout["page_size"]),  # type: ignore[arg-type]
+            viewport=tuple(layout["viewport"]),
+            scroll=tuple(layout["scroll"]),
+            page_size=tuple(layout["page_size"]),
             frames=frames_urls,
             dialog=dialog,
             document=str(main.get("loaderId", "")),
@@ -819,9 +819,9 @@ class PlaywrightWebPort:
             waits.append((f"text {text!r}", page.get_by_text(text).first.wait_for(state="visible", timeout=timeout_ms)))
         if role or name:
             if role:
-                loc = page.get_by_role(role, name=name) if name else page.get_by_role(role)  # type: ignore[arg-type]
+                loc = page.get_by_role(role, name=name) if name else page.get_by_role(role)
             else:
-                loc = page.get_by_label(name).or_(page.get_by_text(name))  # type: ignore[arg-type]
+                loc = page.get_by_label(name).or_(page.get_by_text(name))
             what = f"element {role or ''} {name or ''}".replace("  ", " ").strip()
             waits.append((what, loc.first.wait_for(state="visible", timeout=timeout_ms)))
         if network_quiet:
