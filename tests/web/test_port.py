@@ -345,3 +345,15 @@ async def test_refused_address_does_not_even_start_the_browser(make_port: MakePo
     with pytest.raises(UrlRefused):
         await port.open("file:///etc/passwd")
     assert port._context is None
+
+
+async def test_read_boxes_match_the_browsers_own_boxes_in_nested_frames(make_port: MakePort, site: LocalSite) -> None:
+    port = make_port()
+    await port.open(site.url("/engine/world.html"))
+    read = await port.read()
+    for text in ("加入购物车", "框内按钮", "深层链接"):
+        n = node(read, text)
+        box = await port.element_box(n.resource_id)
+        assert box is not None
+        got = (n.bounds.left, n.bounds.top, n.bounds.right, n.bounds.bottom)
+        assert all(abs(a - b) <= 1.5 for a, b in zip(got, box, strict=True)), (text, got, box)

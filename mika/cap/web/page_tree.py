@@ -434,7 +434,14 @@ def layout_from_snapshot(
                     x, y, w, h = (float(v) for v in (lay.get("bounds") or [])[j])
                 except (IndexError, TypeError, ValueError):
                     continue
-                boxes[ni] = (x, y, w, h)
+                # An <iframe>'s document starts inside its border (clientLeft/Top).
+                client = (lay.get("clientRects") or [])[j] if j < len(lay.get("clientRects") or []) else []
+                inset = (
+                    (float(client[0]), float(client[1]))
+                    if isinstance(client, list) and len(client) == 4
+                    else (0.0, 0.0)
+                )
+                boxes[ni] = (x + inset[0], y + inset[1], w, h)
                 fact: dict[str, Any] = {"bounds": [x + ox, y + oy, x + ox + w, y + oy + h]}
                 style = lay.get("styles") or []
                 if j < len(style) and len(style[j]) >= 2 and ni < len(names) and s(names[ni]) not in ("HTML", "BODY"):

@@ -73,6 +73,7 @@ MOBILE_UA = (
     "Chrome/124.0.0.0 Mobile Safari/537.36"
 )
 NAV_TIMEOUT_MS = 30_000
+LOAD_GRACE_MS = 3_000  # after the DOM, how long `open` waits for the load event
 MAX_CHILD_FRAMES = 8  # child frames whose accessibility trees are read with the page
 _SAFE_NAME = re.compile(r"[^\w.\- ()\[\]+,@=]+", re.UNICODE)
 
@@ -462,6 +463,10 @@ class PlaywrightWebPort:
             raise WebError(f"The page {url} could not be loaded: {text}", code="navigation_failed") from None
         if response is not None:
             tab.status = response.status
+        # Frames and images finish after the DOM: a short wait for the load event (not an
+        # error when it does not come — a slow page is read as it stands).
+        with contextlib.suppress(Exception):
+            await tab.page.wait_for_load_state("load", timeout=LOAD_GRACE_MS)
         return await self._state(tab)
 
     async def _apply_mode(self, tab: _Tab, url: str) -> None:
