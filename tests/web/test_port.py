@@ -357,3 +357,21 @@ async def test_read_boxes_match_the_browsers_own_boxes_in_nested_frames(make_por
         assert box is not None
         got = (n.bounds.left, n.bounds.top, n.bounds.right, n.bounds.bottom)
         assert all(abs(a - b) <= 1.5 for a, b in zip(got, box, strict=True)), (text, got, box)
+
+
+async def test_a_screencast_asked_for_before_the_browser_starts(
+    make_port: MakePort, site: LocalSite, tmp_path: Path
+) -> None:
+    port = make_port(profile_dir=tmp_path / "profile")  # a persistent profile opens with its own first tab
+    got = asyncio.Event()
+    frames: list[str] = []
+
+    def on_frame(data: bytes, tab: str, size: tuple[int, int]) -> None:
+        if data.startswith(b"\xff\xd8"):
+            frames.append(tab)
+            got.set()
+
+    port.screencast(ScreencastSink(on_frame=on_frame))
+    await port.open(site.url("/engine/button.html"))
+    await asyncio.wait_for(got.wait(), 10)
+    assert frames[0] == "t1"

@@ -441,6 +441,8 @@ class PlaywrightWebPort:
         check_url(url)
         await self._ensure()
         tab = await self._new_tab() if new_tab else await self._tab()
+        if self._sink is not None and self._cast_tab != tab.id:
+            await self._start_cast()  # asked for before the browser started
         await self._apply_mode(tab, url)
         from playwright.async_api import Error as PlaywrightError
 
