@@ -375,3 +375,12 @@ async def test_a_screencast_asked_for_before_the_browser_starts(
     await port.open(site.url("/engine/button.html"))
     await asyncio.wait_for(got.wait(), 10)
     assert frames[0] == "t1"
+
+
+async def test_typed_text_is_read_back_past_a_page_that_redefines_value(make_port: MakePort, site: LocalSite) -> None:
+    port = make_port()
+    await port.open(site.url("/engine/liar.html"))
+    field = node(await port.read(), "Lying field")
+    assert await port.focus(field.resource_id)
+    await port.type_text("real words")
+    assert await port.field_value(field.resource_id) == "real words"

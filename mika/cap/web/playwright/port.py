@@ -720,7 +720,7 @@ class PlaywrightWebPort:
             pairs = dict(zip(attrs[0::2], attrs[1::2], strict=False))
             if str(node.get("nodeName", "")).upper() == "INPUT" and pairs.get("type", "").strip().lower() == "password":
                 return "***"  # a password's value is never read
-            obj = (await cdp.send("DOM.resolveNode", {"backendNodeId": bid})).get("object", {})
+            obj = await _resolve_isolated(cdp, bid)
             result = await cdp.send(
                 "Runtime.callFunctionOn",
                 {
@@ -1094,6 +1094,22 @@ def _over_cap(active: _Active, cap_mb: int) -> Download:
 async def _ack(cdp: Any, session_id: Any) -> None:
     with contextlib.suppress(Exception):
         await cdp.send("Page.screencastFrameAck", {"sessionId": session_id})
+
+
+async def _resolve_isolated(cdp: Any, bid: int) -> dict[str, Any]:
+    """The element as an object of an isolated world of the main frame, where the page's
+    own scripts cannot redefine `value` or notice the read; a node of a child frame (not
+    in that world's document) is resolved in its own frame's page world instead."""
+    try:
+        frame_id = (await cdp.send("Page.getFrameTree"))["frameTree"]["frame"]["id"]
+        world = await cdp.send("Page.createIsolatedWorld", {"frameId": frame_id, "worldName": "mika-field"})
+        resolved = await cdp.send(
+            "DOM.resolveNode", {"backendNodeId": bid, "executionContextId": world["executionContextId"]}
+        )
+        return dict(resolved.get("object", {}))
+    except Exception:
+        resolved = await cdp.send("DOM.resolveNode", {"backendNodeId": bid})
+        return dict(resolved.get("object", {}))
 
 
 def _descendant_frames(tree: dict[str, Any]) -> list[dict[str, Any]]:
