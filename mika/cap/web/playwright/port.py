@@ -340,18 +340,16 @@ class PlaywrightWebPort:
             return
         tab = self._adopt(page, popup=True)
         if tab is None:
-            self.notes.append(
-                "A page opened a new window past the tab limit; it was closed (close a tab with web_tabs to make room)."
-            )
             self._popups_closed += 1
             self._spawn(page.close())
-            self._spawn(self._notify())
+            self._note(
+                "A page opened a new window past the tab limit; it was closed (close a tab with web_tabs to make room)."
+            )
             return
         self._popups.append(tab.id)
-        self.notes.append(f"The page opened a new tab {tab.id}.")
+        self._note(f"The page opened a new tab {tab.id}.")
         if str(page.url).startswith("chrome-error:"):
             self._spawn(self._undo_blocked(tab))  # refused before it became a tab
-        self._spawn(self._notify())
 
     async def _notify(self) -> None:
         async with self._changed:
