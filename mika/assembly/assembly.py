@@ -372,8 +372,12 @@ def bind_phone(caps: list[Any], run: TaskRun, spec: RunSpec) -> LiveDisplay | No
     from mika.cap.phone import PhoneCapability
 
     live = None
+    # A read-only run with Mika's browser reads web links there instead of on the phone.
+    browser = any(getattr(cap, "id", "") == "web" for cap in caps)
     for cap in caps:
         if isinstance(cap, PhoneCapability):
-            cap.bind_run(run.emit, spec.id, spec.conversation_id, read_only=spec.read_only)
+            cap.bind_run(
+                run.emit, spec.id, spec.conversation_id, read_only=spec.read_only, links_in_browser=browser
+            )
             live = LiveDisplay(cap)
     return live
