@@ -140,6 +140,10 @@ class WebSurface:
         screen = await reader.read(page=read)
         after = PageFacts.of(read)
         effect = judge(before, after) if before is not None else ActionEffect(EffectKind.PLACE_CHANGED)
+        if effect.kind is EffectKind.NO_EFFECT and outcome.data.get("verified"):
+            # Typed text read back from the field is the evidence (a password field's
+            # value never shows in the tree).
+            effect = ActionEffect(EffectKind.DONE, reason="the field holds the text")
         if self.session.pacing is not None:
             self.session.pacing.page_seen(read.state.url)
         notes = [effect_line(effect)]
