@@ -20,7 +20,9 @@ async def test_navigate_then_observe_gives_a_fenced_listing_and_no_html(tmp_path
     outside, inside = untrusted_parts(opened)
     # The page's words (its title, its labels) are inside the fence, never in Mika's lines.
     assert "Tools page" not in outside and "Click me" not in outside
-    assert '== page "Tools page"' in inside and 'button "Click me"' in inside and 'link "Go to the second page"' in inside
+    assert (
+        '== page "Tools page"' in inside and 'button "Click me"' in inside and 'link "Go to the second page"' in inside
+    )
     assert f'<untrusted source="page" url="{url}">' in opened
     for text in (opened, observed):
         assert "<button" not in text and "<input" not in text and "onclick" not in text and "<script" not in text
