@@ -33,7 +33,9 @@ def login(req: Request) -> Response:
     sid = secrets.token_hex(16)
     with _lock:
         SESSIONS[sid] = user
-    return Response("", status=303, headers={"Location": "/account/", "Set-Cookie": f"sid={sid}; Path=/; HttpOnly; SameSite=Lax"})
+    return Response(
+        "", status=303, headers={"Location": "/account/", "Set-Cookie": f"sid={sid}; Path=/; HttpOnly; SameSite=Lax"}
+    )
 
 
 @route("/logout")

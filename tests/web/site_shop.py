@@ -52,10 +52,10 @@ def _redirect(location: str, headers: dict[str, str] | None = None) -> Response:
 
 
 def _result_item(p: dict) -> str:
-    return f"""<li class="result" data-id="{p['id']}">
-  <h2><a href="/product/{p['id']}/">{esc(p['name'])}</a></h2>
-  <p><span class="price">{esc(price_text(p))}</span> · {esc(p['origin'])} · {esc(p['roast'])} roast</p>
-  <p>{esc(p['description'])}</p>
+    return f"""<li class="result" data-id="{p["id"]}">
+  <h2><a href="/product/{p["id"]}/">{esc(p["name"])}</a></h2>
+  <p><span class="price">{esc(price_text(p))}</span> · {esc(p["origin"])} · {esc(p["roast"])} roast</p>
+  <p>{esc(p["description"])}</p>
 </li>"""
 
 
@@ -78,10 +78,17 @@ def _pager(q: str, current: int, pages: int) -> str:
 def search_page(req: Request) -> Response:
     q = req.query.get("q", "").strip()
     if not q:
-        return Response(page("Search · Bean & Leaf", "<h1>Search</h1><p>Type what you are looking for in the box above.</p>"))
+        return Response(
+            page("Search · Bean & Leaf", "<h1>Search</h1><p>Type what you are looking for in the box above.</p>")
+        )
     found = search(q)
     if not found:
-        return Response(page(f"No results for {q} · Bean & Leaf", f"<h1>No results for “{esc(q)}”</h1><p>Try another word, like coffee or 茶.</p>"))
+        return Response(
+            page(
+                f"No results for {q} · Bean & Leaf",
+                f"<h1>No results for “{esc(q)}”</h1><p>Try another word, like coffee or 茶.</p>",
+            )
+        )
     pages = (len(found) + PER_PAGE - 1) // PER_PAGE
     current = min(max(_int(req.query.get("page"), 1), 1), pages)
     start = (current - 1) * PER_PAGE
@@ -110,12 +117,12 @@ def lazy_search_page(req: Request) -> Response:
 {first}
 </ol>
 <p id="status" role="status" aria-live="polite"></p>
-<button type="button" id="more"{'' if more else ' hidden'}>Load more</button>
+<button type="button" id="more"{"" if more else " hidden"}>Load more</button>
 <script>
 (() => {{
   const q = {json.dumps(q)};
   const total = {len(found)};
-  let next = {2 if more else 'null'};
+  let next = {2 if more else "null"};
   let busy = false;
   const list = document.getElementById("results");
   const button = document.getElementById("more");
@@ -164,7 +171,14 @@ def more_results(req: Request) -> Response:
     n = max(_int(req.query.get("page"), 1), 1)
     shown = found[(n - 1) * PER_PAGE : n * PER_PAGE]
     items = [
-        {"id": p["id"], "name": p["name"], "price": price_text(p), "origin": p["origin"], "roast": p["roast"], "url": f"/product/{p['id']}/"}
+        {
+            "id": p["id"],
+            "name": p["name"],
+            "price": price_text(p),
+            "origin": p["origin"],
+            "roast": p["roast"],
+            "url": f"/product/{p['id']}/",
+        }
         for p in shown
     ]
     following = n + 1 if n * PER_PAGE < len(found) else None
@@ -180,24 +194,24 @@ def _product_page(product: dict):
         buy_label = "立即购买 Buy now" if zh else "Buy now"
         added = '<p class="notice" role="status">Added to your cart.</p>' if req.query.get("added") else ""
         facts = "\n".join(f"<li>{esc(f)}</li>" for f in p["facts"])
-        body = f"""<nav aria-label="Breadcrumb"><a href="/">Home</a> › <a href="/search/?q={quote(p['kind'])}">{esc(p['kind'].title())}</a> › {esc(p['name'])}</nav>
+        body = f"""<nav aria-label="Breadcrumb"><a href="/">Home</a> › <a href="/search/?q={quote(p["kind"])}">{esc(p["kind"].title())}</a> › {esc(p["name"])}</nav>
 <article class="product" itemscope itemtype="https://schema.org/Product">
-  <h1 itemprop="name">{esc(p['name'])}</h1>
+  <h1 itemprop="name">{esc(p["name"])}</h1>
   <p class="price" itemprop="price">{esc(price_text(p))}</p>
-  <p>Origin: {esc(p['origin'])} · Roast: {esc(p['roast'])}</p>
-  <p itemprop="description">{esc(p['description'])}</p>
+  <p>Origin: {esc(p["origin"])} · Roast: {esc(p["roast"])}</p>
+  <p itemprop="description">{esc(p["description"])}</p>
   <h2>Facts</h2>
   <ul class="facts">
 {facts}
   </ul>
   <div class="buy-box">
     <form method="post" action="/cart/add">
-      <input type="hidden" name="id" value="{p['id']}">
+      <input type="hidden" name="id" value="{p["id"]}">
       <label>Quantity <input type="number" name="qty" value="1" min="1" max="9"></label>
       <button type="submit">{add_label}</button>
     </form>
     <form method="post" action="/checkout/">
-      <input type="hidden" name="id" value="{p['id']}">
+      <input type="hidden" name="id" value="{p["id"]}">
       <button type="submit" class="buy-now">{buy_label}</button>
     </form>
   </div>
@@ -259,7 +273,7 @@ def cart_add(req: Request) -> Response:
     pid = _int(form.get("id"), 0)
     if pid not in BY_ID:
         return Response(page("Not found", "<h1>No such product</h1>"), status=404)
-    lines = _cart(req) + [(pid, max(_int(form.get("qty"), 1), 1))]
+    lines = [*_cart(req), (pid, max(_int(form.get("qty"), 1), 1))]
     return _redirect(f"/product/{pid}/?added=1", {"Set-Cookie": _cart_cookie(lines)})
 
 
@@ -284,7 +298,9 @@ def cart_page(req: Request) -> Response:
 
 def _checkout_form(lines: list[tuple[int, int]]) -> Response:
     total = Order(0, lines).totals()
-    items = "".join(f"<li>{esc(BY_ID[pid]['name'])} × {qty} — {esc(price_text(BY_ID[pid], qty))}</li>" for pid, qty in lines)
+    items = "".join(
+        f"<li>{esc(BY_ID[pid]['name'])} × {qty} — {esc(price_text(BY_ID[pid], qty))}</li>" for pid, qty in lines
+    )
     hidden = "".join(f'<input type="hidden" name="line" value="{pid}x{qty}">' for pid, qty in lines)
     body = f"""<h1>Checkout 结算</h1>
 <ul class="order-lines">{items}</ul>
@@ -365,7 +381,8 @@ def _order_page(number: int):
     def show(req: Request) -> Response:
         order = ORDERS[number]
         rows = "".join(
-            f"<tr><td>{esc(BY_ID[pid]['name'])}</td><td>{qty}</td><td>{esc(price_text(BY_ID[pid], qty))}</td></tr>" for pid, qty in order.lines
+            f"<tr><td>{esc(BY_ID[pid]['name'])}</td><td>{qty}</td><td>{esc(price_text(BY_ID[pid], qty))}</td></tr>"
+            for pid, qty in order.lines
         )
         if "delivered" in order.history:
             state = "Delivered on 28 November 2026 已签收 · tracking SF1234567890"
@@ -384,5 +401,12 @@ def _order_page(number: int):
 
 
 # A past order to read (delivered): what "read my order page" asks about.
-ORDERS[1001] = Order(1001, [(17, 1), (3, 2)], name="Li Wei", address="88 Wensan Road, Hangzhou", paid=True, history=["placed", "paid", "delivered"])
+ORDERS[1001] = Order(
+    1001,
+    [(17, 1), (3, 2)],
+    name="Li Wei",
+    address="88 Wensan Road, Hangzhou",
+    paid=True,
+    history=["placed", "paid", "delivered"],
+)
 ROUTES["/order/1001/"] = _order_page(1001)

@@ -25,7 +25,7 @@ from mika.cap.web.tools.diagnose import WebDiagnose
 from mika.cap.web.tools.keys import WebPressKey
 from mika.cap.web.tools.navigate import WebBack, WebNavigate
 from mika.cap.web.tools.observe import WebListElements, WebObserve, WebScreenshot
-from mika.cap.web.tools.read import WebReadPage
+from mika.cap.web.tools.read import WebLinkReader, WebReadPage
 from mika.cap.web.tools.script import WebEvaluateJs
 from mika.cap.web.tools.site_mode import WebSiteMode
 from mika.cap.web.tools.tabs import WebTabs
@@ -87,6 +87,8 @@ class WebCapability:
             tools.append(WebScreenshot())
         self._tools = tools
         self.surface = WebSurface(self.session, {t.name: t for t in tools})
+        # phone_open_link hands an http(s) link the run only reads to this browser.
+        self.link_reader = WebLinkReader(self.session)
 
     def tools(self) -> Sequence[AgentTool]:
         return list(self._tools)
@@ -95,7 +97,7 @@ class WebCapability:
         return prompt("capabilities/web.md")
 
     def services(self) -> Sequence[object]:
-        return (self.session,)
+        return (self.session, self.link_reader)
 
     async def close(self) -> None:
         await self.port.close()
