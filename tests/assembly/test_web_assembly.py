@@ -239,15 +239,15 @@ def test_web_only_reads_a_page_with_no_adb_server_touched(tmp_path, no_adb, chro
 
 def test_device_none_runs_offer_the_web_tools(tmp_path, no_adb, chromium_path, site):  # noqa: F811
     trap, env = no_adb
-    url = site.url("/engine/second.html")
-    model = script(tmp_path, [{"tool_calls": [{"name": "web_read_page", "arguments": {"url": url}}]}, "Read."])
+    url = site.url("/engine/button.html")
+    model = script(tmp_path, [{"tool_calls": [{"name": "web_navigate", "arguments": {"url": url}}]}, "Read."])
     cfg = config(tmp_path, f'browser = "{chromium_path}"')
     r = mika(
         ["--no-ui", "--device", "none", "--config", cfg, "--output-format", "json", "--model", model, "read it"], env
     )
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout.splitlines()[-1])["answer"] == "Read."
-    assert any(req.path == "/engine/second.html" for req in site.seen)
+    assert any(req.path == "/engine/button.html" for req in site.seen)
     assert not trap.touched.is_set()
 
 
