@@ -19,18 +19,20 @@ from mika.runtypes.spec import Attendance, RunOrigin, RunProvenance, RunSpec
 from tests.phone.driver import ListingDriver
 
 
-def web_cap(chromium_path: str, **kw) -> WebCapability:
-    options = WebOptions(browser=chromium_path)
+def web_cap(chromium_path: str, *, pace: str = "fast", **kw) -> WebCapability:
+    options = WebOptions(browser=chromium_path, pace=pace)
     return WebCapability(PlaywrightWebPort(options), options, **kw)
 
 
-def make_run(tmp_path: Path, cap, driver: ListingDriver, *, attendance=Attendance.UNATTENDED, goal="do it"):
+def make_run(tmp_path: Path, cap, driver: ListingDriver, *, attendance=Attendance.UNATTENDED, goal="do it", clock=None):
     origin = RunOrigin.UI if attendance is Attendance.PRESENT else RunOrigin.CLI
     spec = RunSpec(goal=goal, provenance=RunProvenance(origin, attendance), conversation_id="c-web")
     caps = capabilities_for(spec, RunEnvironment(extra=[cap]))
     opts = RunOptions(
         pacing=False, state_dir=tmp_path, retry=RetryPolicy(base_delay=0.01, max_delay=0.05, total_wait_cap=1.0)
     )
+    if clock is not None:
+        opts.clock = clock
     return TaskRun(spec, driver.model, caps, opts)
 
 
