@@ -136,3 +136,12 @@ async def test_a_page_that_orders_the_model_to_buy_stays_data(tmp_path, site, ch
     # Nothing was clicked or opened because of it.
     assert [r.path for r in site.seen[since:] if r.method == "POST"] == []
     assert not any(r.path.startswith("/checkout") for r in site.seen[since:])
+
+
+async def test_read_page_is_no_way_around_the_checkout_address(tmp_path, site, chromium_path):
+    driver = WebDriver([step("web_read_page", url=site.url("/checkout/")), "stopped"])
+    run = make_run(tmp_path, web_cap(chromium_path), driver)
+    since = len(site.seen)
+    await run.run()
+    assert driver.results[0].startswith("[payment_address]"), driver.results[0]
+    assert not any(r.path == "/checkout/" for r in site.seen[since:])
