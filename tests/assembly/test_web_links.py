@@ -62,10 +62,6 @@ def foreground(sim_phone) -> str:
     )
 
 
-def fetched(site, path: str) -> bool:  # noqa: F811
-    return any(req.path == path for req in site.seen)
-
-
 async def test_a_read_only_run_reads_the_link_in_mikas_browser_and_leaves_the_phone(
     tmp_path,
     sim_phone,
@@ -82,7 +78,7 @@ async def test_a_read_only_run_reads_the_link_in_mikas_browser_and_leaves_the_ph
     text = driver.results[0]
     assert "Mika's own browser" in text and "not on the phone" in text
     assert "The second page" in text  # what the page says, read from the loopback site
-    assert any(req.path == "/engine/second.html" and "phone-link-ro" in req.query for req in site.seen)
+    assert any(req.path == "/engine/second.html" and req.query.get("from") == "phone-link-ro" for req in site.seen)
     # The phone's screen is untouched: no browser app came up, nothing moved.
     assert foreground(sim_phone) == before
     assert BROWSER_APP not in sim_phone.shell("dumpsys window | grep mCurrentFocus")
@@ -116,7 +112,7 @@ async def test_a_run_that_acts_opens_the_link_on_the_phone_as_before(
     assert result.status is OutcomeStatus.ANSWERED, result.answer
     assert f"Opened {url}" in driver.results[0]
     assert BROWSER_APP in sim_phone.shell("dumpsys window | grep mCurrentFocus")
-    assert not any("phone-link-rw" in req.query for req in site.seen)  # Mika's browser never went there
+    assert not any(req.query.get("from") == "phone-link-rw" for req in site.seen)  # Mika's browser never went there
 
 
 async def test_without_the_web_a_link_opens_on_the_phone(tmp_path, sim_phone, phone_cap, site):  # noqa: F811
@@ -126,7 +122,7 @@ async def test_without_the_web_a_link_opens_on_the_phone(tmp_path, sim_phone, ph
     await run.run()
     assert f"Opened {url}" in driver.results[0]
     assert BROWSER_APP in sim_phone.shell("dumpsys window | grep mCurrentFocus")
-    assert not any("phone-link-noweb" in req.query for req in site.seen)
+    assert not any(req.query.get("from") == "phone-link-noweb" for req in site.seen)
 
 
 async def test_a_read_only_run_without_the_web_is_not_offered_the_link(tmp_path, sim_phone, phone_cap):
