@@ -208,3 +208,13 @@ async def test_a_read_only_run_refuses_links_that_are_no_web_pages(tmp_path, sim
     await run.run()
     assert "[bad_arguments]" in driver.results[0] or "bad_arguments" in driver.results[0], driver.results[0]
     assert foreground(sim_phone) == before
+
+
+@pytest.mark.parametrize("url", ["https://shop.mika.example/%63heckout?item=tea", "mikashop://%2563heckout"])
+async def test_an_escaped_checkout_link_is_still_a_payment_step_on_the_phone(tmp_path, sim_phone, phone_cap, url):
+    before = foreground(sim_phone)
+    driver = ListingDriver([step("phone_open_link", url=url), "Not done."])
+    run = make_run(tmp_path, [phone_cap], driver, read_only=False)  # unattended: nobody to approve
+    await run.run()
+    assert "approval_unavailable" in driver.results[0], driver.results[0]
+    assert foreground(sim_phone) == before

@@ -247,7 +247,11 @@ class PhoneOpenLink(PhoneTool):
         # Where the link leads is the target: a checkout / pay / order link (or an app
         # component named so) is a payment step, checked like the button.
         screen = await current_screen(self.session(ctx))
-        place = " ".join(str(args.get(k) or "") for k in ("url", "app")).strip()
+        url = str(args.get("url") or "")
+        # Percent-escapes undone too: `%63heckout` is a checkout link to whoever opens it.
+        decoded = _decoded(url)
+        parts = (url, decoded if decoded != url else "", str(args.get("app") or ""))
+        place = " ".join(p for p in parts if p).strip()
         return ActionTarget(
             label=place,
             app=str(args.get("app") or _link_host(str(args.get("url", "")))),
