@@ -46,14 +46,15 @@ def web_port_of(capabilities: Iterable[Any]) -> Any:
 
 
 def page_label(state: PageState | None) -> str:
-    """What the preview's title line says for a page: its title and host."""
+    """What the preview's title line says for a page: its host, then its title (the host
+    first: a narrow preview cuts the end, and where the page is matters most)."""
     if state is None:
         return ""
     host = urlsplit(state.url).hostname or ""
     title = " ".join(state.title.split())
     if len(title) > 40:
         title = title[:39] + "…"
-    return " · ".join(p for p in (title, host) if p)
+    return " · ".join(p for p in (host, title) if p)
 
 
 class LivePage:

@@ -362,18 +362,23 @@ class MainScreen(Screen):
             self.pages.ended(e.run_id)
 
     async def _show_page(self, run_id: str) -> None:
-        from mika_tui.frames import PageFrameSource
-
         page = self.live_page(run_id)
         if page is None:
             return
-        preview = self.query_one(PhonePreview)
-        if self.page_run != run_id or not isinstance(preview.page, PageFrameSource) or preview.page.page is not page:
-            preview.show_page(PageFrameSource(page), page.viewport)
-        else:
-            preview.show_page(preview.page, page.viewport)
-        self.page_run, self._shown_page = run_id, page
         await page.refresh_state()
+        self.show_live_page(run_id, page)
+
+    def show_live_page(self, run_id: str, page: LivePage) -> None:
+        """The preview shows `page` (the run's browser), its title line the page's title and host."""
+        from mika_tui.frames import PageFrameSource
+
+        preview = self.query_one(PhonePreview)
+        current = preview.page
+        if isinstance(current, PageFrameSource) and current.page is page:
+            preview.show_page(current, page.viewport)
+        else:
+            preview.show_page(PageFrameSource(page), page.viewport)
+        self.page_run, self._shown_page = run_id, page
         self._preview_title()
 
     def _show_phone(self) -> None:
