@@ -110,6 +110,8 @@ def own_label(node: UiNode) -> tuple[str, str]:
 
 
 def id_label(node: UiNode) -> str:
+    if node.resource_id.startswith("web:"):
+        return ""  # a page element's handle (backendNodeId) names nothing
     short = node.short_id
     # Obfuscated ids (`afy`, `c3`) name nothing; only readable ones are worth a token.
     if (len(short) >= 4 and any(ch in short for ch in "_-")) or len(short) >= 6:

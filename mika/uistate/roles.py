@@ -42,7 +42,51 @@ _LIST_CLASSES = (
 )
 
 
+# Web pages (mika.cap.web.page_tree: class_name "web.<ARIA role>") in the listing's words.
+_WEB_ROLES = {
+    "link": "link",
+    "button": "button",
+    "togglebutton": "button",
+    "popupbutton": "button",
+    "checkbox": "checkbox",
+    "menuitemcheckbox": "checkbox",
+    "radio": "radio",
+    "menuitemradio": "radio",
+    "switch": "switch",
+    "slider": "slider",
+    "tab": "tab",
+    "tablist": "tabs",
+    "menuitem": "menuitem",
+    "option": "option",
+    "heading": "heading",
+    "combobox": "dropdown",
+    "listbox": "list",
+    "progressbar": "progress",
+    "iframe": "webview",
+}
+
+
+def web_role(node: UiNode) -> str:
+    role = node.class_name[4:]
+    if node.editable:
+        return "input"
+    if role in ("image", "img", "figure"):
+        return "image" if (node.text or node.content_desc) else "view"
+    known = _WEB_ROLES.get(role)
+    if known is not None:
+        return known
+    if node.scrollable:
+        return "list"
+    if node.checkable:
+        return "checkbox"
+    if node.clickable:
+        return "button" if node.text and not node.children else "item"
+    return "text" if node.text else "view"
+
+
 def role_of(node: UiNode) -> str:
+    if node.class_name.startswith("web."):
+        return web_role(node)
     name = node.short_class
     if node.editable:
         return "input"
