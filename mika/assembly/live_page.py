@@ -81,14 +81,18 @@ class LivePage:
         self.dropped_same = 0
         self.superseded = 0  # replaced by a newer frame before a watcher took it
         self.state: PageState | None = None
-        self.sink = ScreencastSink(on_frame=self.on_frame, max_fps=self.max_fps)
+        # No cap at the port (max_fps 0): a port that thins frames by time drops the last
+        # of a burst, and the screencast sends no more until the page changes again, so
+        # the preview would keep a stale picture. The thinning is done here instead,
+        # keeping the newest (`wait_newer`).
+        self.sink = ScreencastSink(on_frame=self.on_frame, max_fps=0)
 
     # -- the screencast ---------------------------------------------------------------------
 
     def start(self) -> None:
-        """Ask the port for frames (again after a stop); a port that cannot is said in `error`."""
-        if self.running:
-            return
+        """Ask the port for frames of its current tab. Asked again at each web step: the
+        port starts its screencast only once its browser runs, and follows a new tab
+        when asked again. A port that cannot is said in `error`."""
         try:
             self.port.screencast(self.sink)
         except WebError as exc:
@@ -171,17 +175,14 @@ class LivePage:
 
     @property
     def viewport(self) -> tuple[int, int] | None:
-        """The tab's viewport in CSS px: what a takeover click is mapped into. The run's
-        options say it; a frame of another shape (a mobile page's emulated screen) is
-        taken at its own size, which is CSS px at a device scale of 1."""
+        """The tab's viewport in CSS px: what a takeover click is mapped into. A frame's
+        size is the screencast's device width and height (CSS px, whatever the JPEG's
+        own scale); before the first frame, the run's options say it."""
         frame = self.latest()
+        if frame is not None and frame.size[0] > 0 and frame.size[1] > 0:
+            return frame.size
         wanted = getattr(self.options, "viewport", None)
-        if frame is None:
-            return tuple(wanted) if wanted else None  # type: ignore[return-value]
-        fw, fh = frame.size
-        if wanted and fw > 0 and fh > 0 and abs(wanted[0] / wanted[1] - fw / fh) < 0.02:
-            return int(wanted[0]), int(wanted[1])
-        return fw, fh
+        return (int(wanted[0]), int(wanted[1])) if wanted else None
 
 
 class PageInput:

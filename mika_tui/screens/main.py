@@ -346,12 +346,14 @@ class MainScreen(Screen):
             self.step_places[e.call_id] = e.capability
             self.run_places[e.run_id] = e.capability
             if e.capability == "web":
-                await self._show_page(e.run_id)
+                await self._show_page(e.run_id, ask_state=False)
             elif self.page_run == e.run_id:
                 self._show_phone()
         elif isinstance(e, ev.ToolFinished):
             if self.step_places.pop(e.call_id, "") == "web" and self.page_run == e.run_id:
-                await self._show_page(e.run_id)  # the title line follows the page
+                # The title line follows the page; asked only after a step that worked, so
+                # the question never launches the browser or opens a tab of its own.
+                await self._show_page(e.run_id, ask_state=e.ok)
         elif isinstance(e, ev.RunOutcome):
             self.run_places.pop(e.run_id, None)
             if self.page_run == e.run_id:
@@ -361,11 +363,12 @@ class MainScreen(Screen):
                 asm.page_ended(e.run_id)
             self.pages.ended(e.run_id)
 
-    async def _show_page(self, run_id: str) -> None:
+    async def _show_page(self, run_id: str, *, ask_state: bool = True) -> None:
         page = self.live_page(run_id)
         if page is None:
             return
-        await page.refresh_state()
+        if ask_state:
+            await page.refresh_state()
         self.show_live_page(run_id, page)
 
     def show_live_page(self, run_id: str, page: LivePage) -> None:
