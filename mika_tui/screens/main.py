@@ -16,12 +16,12 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
 
+from mika.assembly.live_page import LivePage, LivePages
 from mika.observe.untrusted import unfence
 from mika.record import events as ev
 from mika.run.conversations import ConversationError, new_conversation_id
 from mika.run.task_center import CenterState, Submitted
 from mika.run.ui_text import t as core_text
-from mika.assembly.live_page import LivePage, LivePages
 from mika_tui.bindings import localize
 from mika_tui.page_takeover import PageTakeover
 from mika_tui.run_view import Card, RunView, format_elapsed
@@ -88,6 +88,8 @@ class MainScreen(Screen):
         self._shown_page: LivePage | None = None
         self.pages = LivePages()
         self._page_takeover: PageTakeover | None = None
+        # A takeover window nobody sees (tests on machines without a desktop only).
+        self.page_window_headless = False
 
     @property
     def mika(self) -> MikaApp:
@@ -563,7 +565,9 @@ class MainScreen(Screen):
             self._reopen_takeover(message.card)
             return
         caps = getattr(self.mika.runs.get(run_id), "capabilities", ())
-        takeover = self._page_takeover = PageTakeover(page, caps, question_id=message.card.question_id)
+        takeover = self._page_takeover = PageTakeover(
+            page, caps, question_id=message.card.question_id, headless_window=self.page_window_headless
+        )
         preview = self.query_one(PhonePreview)
         try:
             if message.way == "window":
@@ -738,7 +742,7 @@ class MainScreen(Screen):
 def page_error(exc: Exception, tr) -> str:
     """A browser fault as one sentence in the user's language where we know its kind."""
     code = getattr(exc, "code", "")
-    key = {"no_display": "page_window_no_display", "no_profile": "page_window_no_profile"}.get(code)
+    key = {"no_display": "page_window_no_display"}.get(code)
     return tr(key) if key else str(exc)
 
 

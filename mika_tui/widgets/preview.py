@@ -406,7 +406,6 @@ class PhonePreview(Widget, can_focus=True):
         event.stop()
         event.prevent_default()
 
-
     def _wheel(self, event: events.MouseScrollDown | events.MouseScrollUp, dy: float) -> None:
         control = self.control
         scroll = getattr(control, "scroll", None)

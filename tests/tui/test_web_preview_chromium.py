@@ -78,6 +78,16 @@ def key(req: Request) -> Response:
     return Response("ok", content_type="text/plain")
 
 
+@route("/tui/login")
+def login(req: Request) -> Response:
+    """The sign-in the user does in the window: it sets the session cookie."""
+    user = req.query.get("user", "")
+    return Response(
+        f"<html><head><title>Signed in</title></head><body>Hello {user}</body></html>",
+        headers={"Set-Cookie": f"sid={user}; Path=/; HttpOnly"},
+    )
+
+
 class WebOpen(AgentTool):
     name = "web_open"
     capability = "web"
@@ -251,5 +261,41 @@ async def test_a_window_without_a_desktop_says_so_and_the_card_stays(
         assert state.url == page_url
         await pilot.press("s")
         await until(lambda: scenes.view(pilot).status != "", 20)
+    for web in opened:
+        await web.close()
+
+
+async def test_a_login_in_the_browser_window_is_the_runs_after_done(
+    tmp_path,
+    chromium_path,  # noqa: F811
+    site,  # noqa: F811
+    page_url,
+):
+    """The window's way end to end. This machine has no desktop, so the window is the same
+    code with Chromium headless (`page_window_headless`); the user's sign-in in it is the
+    test driving the window's own page."""
+    app, opened = web_app(tmp_path, takeover_script(page_url), chromium_path, profile=tmp_path / "profile")
+    async with app.run_test(size=SIZE) as pilot:
+        main = app.main_screen
+        main.page_window_headless = True
+        await scenes.run_to_card(pilot, "sign in to the shop", "takeover")
+        await pilot.press("w")
+        await until(lambda: main._page_takeover is not None and main._page_takeover.window is not None, 20)
+        takeover = main._page_takeover
+        notice = TEXTS["en"]["takeover_window_open"].format(url=page_url)
+        await until(lambda: any(str(w.render()) == notice for w in main.query("#chat .notice")), 10)
+        # The window opened the run's page; the user signs in there.
+        assert takeover.window.page.url == page_url
+        login_url = site.url("/tui/login?user=ada")
+        await takeover.window.page.goto(login_url)
+        assert {c["name"]: c["value"] for c in await takeover.window.cookies()} == {"sid": "ada"}
+        await pilot.press("d")
+        await until(lambda: scenes.view(pilot).status == "answered", 20)
+        # After Done the run's own browser opened the page the user left, with the login.
+        logins = [r for r in list(site.seen) if r.path == "/tui/login"]
+        assert len(logins) == 2 and logins[0].cookies == {} and logins[1].cookies == {"sid": "ada"}
+        state = await opened[0].port.state()
+        assert state.url == login_url and state.title == "Signed in"
+        assert main._page_takeover is None
     for web in opened:
         await web.close()
