@@ -5,27 +5,24 @@ headless Chromium); the preview's pictures are that port's CDP screencast frames
 page records every click and every key it gets (a request to the loopback server, seen
 in `site.seen`), so a click on the preview is asserted where the page received it.
 
-The run's web tool here is `web_open`, a test capability's one tool over the real port
-(id "web", the port under `port` as the web capability has it): the TUI knows a web step
-only by `ToolCalled.capability == "web"` and reaches the browser only through the
-capability's `port`, which is what this exercises.
+The run has the real web capability (`WebCapability` over the port) beside the toy one;
+the scripted model calls `web_navigate`. The TUI knows a web step only by
+`ToolCalled.capability == "web"` and reaches the browser only through the capability's
+`port`.
 """
 
 from __future__ import annotations
-
-from collections.abc import Sequence
-from typing import Any
 
 import pytest
 
 from mika.assembly import RunEnvironment, capabilities_for
 from mika.assembly.live_page import PageInput
+from mika.cap.web import WebCapability
 from mika.cap.web.options import WebOptions
 from mika.cap.web.playwright import PlaywrightWebPort
 from mika.model.retry import RetryPolicy
 from mika.model.testing import Reply, ScriptedModel
 from mika.run.task_run import RunOptions, TaskRun
-from mika.tool.declaration import AgentTool, EntryKind, Risk, ToolOutcome
 from mika_tui.i18n import TEXTS
 from mika_tui.widgets.cards import TakeoverCard
 from mika_tui.widgets.preview import PhonePreview
@@ -88,61 +85,14 @@ def login(req: Request) -> Response:
     )
 
 
-class WebOpen(AgentTool):
-    name = "web_open"
-    capability = "web"
-    group = "web"
-    entry = EntryKind.OPENS
-    risk = Risk.READ
-    parameters = {"type": "object", "properties": {"url": {"type": "string"}}, "required": ["url"]}
-
-    def __init__(self, port: PlaywrightWebPort) -> None:
-        self.port = port
-
-    @classmethod
-    def description(cls) -> str:
-        return "Open a web page."
-
-    @classmethod
-    def entry_description(cls) -> str:
-        return "Open web pages."
-
-    async def run(self, args: dict[str, Any], ctx) -> ToolOutcome:
-        state = await self.port.open(args["url"])
-        return ToolOutcome(text=f"Opened {state.title}", effect="place_changed")
-
-
-class PageCapability:
-    """The run's browser: the real port, under `port` like the web capability's."""
-
-    id = "web"
-    group = "web"
-    surface = None
-
-    def __init__(self, options: WebOptions) -> None:
-        self.options = options
-        self.port = PlaywrightWebPort(options)
-
-    def tools(self) -> Sequence[AgentTool]:
-        return [WebOpen(self.port)]
-
-    def prompt_section(self) -> str | None:
-        return None
-
-    def services(self) -> Sequence[object]:
-        return ()
-
-    async def close(self) -> None:
-        await self.port.close()
-
-
 def web_app(tmp_path, model, chromium: str, profile=None):
     app = make_app(tmp_path, model)
-    opened: list[PageCapability] = []
+    opened: list[WebCapability] = []
     state = tmp_path / "state" / "mika"
 
     def factory(spec):
-        web = PageCapability(WebOptions(browser=chromium, profile_dir=profile, viewport=VIEWPORT))
+        options = WebOptions(browser=chromium, profile_dir=profile, viewport=VIEWPORT)
+        web = WebCapability(PlaywrightWebPort(options), options)
         opened.append(web)
         caps = capabilities_for(spec, RunEnvironment(autonomous=False, extra=[ToyCapability(), web]))
         retry = RetryPolicy(base_delay=0.01, max_delay=0.05, total_wait_cap=1.0)
@@ -155,7 +105,7 @@ def web_app(tmp_path, model, chromium: str, profile=None):
 def takeover_script(url: str) -> ScriptedModel:
     return ScriptedModel(
         [
-            Reply.call("web_open", url=url),
+            Reply.call("web_navigate", url=url),
             Reply.call("hand_to_user", reason="login", message="Sign in on the page, please."),
             "Signed in.",
         ]
