@@ -6,6 +6,8 @@ stream (`VideoFrameSource`, fed by the decoder the assembly keeps for the run:
 `Assembly.display_video(run_id)`). The screencap picture comes from `AdbFrameSource`
 (`screencap -p` through adbutils on the serial); tests and benchmarks hand in
 `StaticFrameSource` with PNGs the simulated phone rendered. Calls block: the preview makes them from a worker thread.
+While a web step runs the picture is the run's browser page instead: `PageFrameSource`,
+the newest JPEG of the port's screencast (`Assembly.page_frames(run_id, capabilities)`).
 """
 
 from __future__ import annotations

@@ -378,6 +378,8 @@ class MainScreen(Screen):
         from mika_tui.frames import PageFrameSource
 
         preview = self.query_one(PhonePreview)
+        if self._shown_page is not None and self._shown_page is not page:
+            self._shown_page.stop()  # another run's page: nobody watches it now
         current = preview.page
         if isinstance(current, PageFrameSource) and current.page is page:
             preview.show_page(current, page.viewport)
@@ -387,6 +389,8 @@ class MainScreen(Screen):
         self._preview_title()
 
     def _show_phone(self) -> None:
+        if self._shown_page is not None:
+            self._shown_page.stop()  # nobody watches the page: its screencast stops until the next web step
         self.page_run, self._shown_page = "", None
         self.query_one(PhonePreview).show_phone()
         self._preview_title()

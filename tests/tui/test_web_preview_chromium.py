@@ -181,6 +181,7 @@ async def test_the_preview_shows_the_page_during_a_web_step_and_a_click_lands_on
         # The run's end stops the screencast and the preview is the phone's again.
         await until(lambda: not preview.showing_page, 5)
         assert main.pages.get(run_id) is None and preview.border_title == "phone"
+        assert not page.running
     for web in opened:
         await web.close()
 
