@@ -40,12 +40,18 @@ class Scripted:
     """A model that answers each request with the next step, given the latest listing and
     every tool result so far (the texts the run really sent back)."""
 
-    def __init__(self, steps: list[Step]) -> None:
+    def __init__(self, steps: list[Step], *, memory_reply: str = "") -> None:
         self.steps = list(steps)
         self.results: list[str] = []
+        # What it proposes when the run asks it to extract memories (a side call).
+        self.memory_reply = memory_reply
+        self.memory_asked = 0
         self.model = FunctionModel(self.reply)
 
     def reply(self, request: Any) -> Reply | str:
+        if getattr(request, "purpose", "") == "memory":
+            self.memory_asked += 1
+            return self.memory_reply
         for part in request.messages[-1].parts if request.messages else ():
             if isinstance(part, ToolResult):
                 self.results.append(part.text)
