@@ -27,10 +27,9 @@ from mika.runtypes.result import OutcomeStatus
 from tests.phone.driver import number_for
 from tests.web import site_shop
 from tests.web.site_server import LocalSite
-from tests.web.test_done_when import Scripted, call, make_run, recorded, requests_to, results_of, tap
+from tests.web.test_done_when import Scripted, call, make_run, recorded, requests_to, results_of, web
 
 __all__ = ["web"]  # the fixture, shared with test_done_when
-from tests.web.test_done_when import web  # noqa: E402
 
 # What the page says that must stay data (each in at least one of the ways it is said).
 INJECTED = (
