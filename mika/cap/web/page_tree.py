@@ -55,7 +55,7 @@ CLICK_ROLES = frozenset(
 CHECK_ROLES = frozenset({"checkbox", "radio", "switch", "menuitemcheckbox", "menuitemradio"})
 EDIT_ROLES = frozenset({"textbox", "searchbox", "combobox", "spinbutton"})
 # Roles that only hold text: their StaticText runs become their own text.
-_SKIP_ROLES = frozenset({"InlineTextBox", "LineBreak"})
+_SKIP_ROLES = frozenset({"InlineTextBox", "LineBreak", "ListMarker"})
 _INTERNAL_NAMES = {
     "RootWebArea": "document",
     "WebArea": "document",
@@ -76,6 +76,7 @@ class _N:
     props: dict[str, Any] = field(default_factory=dict)
     children: list[_N] = field(default_factory=list)
     run: bool = False  # a StaticText run of its parent (joined to its neighbours without a space)
+    more: list[int] = field(default_factory=list)  # backendNodeIds of runs merged into this text
 
 
 def _clean(text: str) -> str:
@@ -167,7 +168,9 @@ class _Builder:
         role = _role(node)
         name = _clean(str(_value(node.get("name")) or ""))
         if role == "text":
-            return [_N("text", bid, name, run=True)] if name else []
+            # Runs keep their edge spaces until joined: "He" + "llo" is one word, "with " + "bold" two.
+            raw = _WS.sub(" ", str(_value(node.get("name")) or ""))[:NAME_MAX]
+            return [_N("text", bid, raw, run=True)] if raw.strip() else []
         props = _props(node)
         hint = ""
         if name and _name_is_placeholder(node):
@@ -178,11 +181,15 @@ class _Builder:
         out = _N(role, bid, name, hint, props)
         if role in EDIT_ROLES or (props.get("editable") and role not in ("generic", "none")):
             kids = []  # what a field holds is its value, not lines of the page (and a password's bullets)
+        kids = _merge_runs(kids)
         texts = [k for k in kids if k.role == "text" and not k.children]
-        if name:
+        if name and role in CLICK_ROLES:
+            # A control's content is its name (an icon, a label's words): no lines of its own.
+            kids = [k for k in kids if k not in texts]
+        elif name:
             # A text saying what the node's name says already is not a line of its own.
             key = name.casefold()
-            kids = [k for k in kids if not (k in texts and k.text.casefold() in key)]
+            kids = [k for k in kids if not (k in texts and _clean(k.text).casefold() in key)]
         elif texts and len(texts) == len(kids) and role not in CLICK_ROLES | {"document", "iframe"}:
             # A paragraph's inline runs ("Some text " + "bold") are one text.
             out.text = _clean(_join(texts))
@@ -199,9 +206,28 @@ class _Builder:
         ):
             kids[0].run = False  # a text lifted out of its own box is not an inline run
             return kids
-        if role in _PLAIN and not name and not kids and not (facts and facts.get("clickable")):
+        if (
+            role in _PLAIN
+            and not out.text
+            and not kids
+            and not (facts and (facts.get("clickable") or facts.get("scrollable")))
+        ):
             return []
         return [out]
+
+
+def _merge_runs(kids: list[_N]) -> list[_N]:
+    """Neighbouring inline runs ("A paragraph with " + "bold" + " and ") are one text; a
+    link between them keeps its own line."""
+    out: list[_N] = []
+    for k in kids:
+        prev = out[-1] if out else None
+        if prev is not None and prev.run and k.run and not prev.children and not k.children:
+            extra = [b for b in (*k.more, k.bid) if b is not None]
+            out[-1] = _N("text", prev.bid, prev.text + k.text, run=True, more=[*prev.more, *extra])
+        else:
+            out.append(k)
+    return out
 
 
 def _join(texts: list[_N]) -> str:
@@ -236,6 +262,8 @@ class _Finisher:
 
     def bounds_of(self, n: _N, kids: Iterable[UiNode]) -> Bounds:
         own = _box(self.b.layout_nodes.get(n.bid)) if n.bid is not None else EMPTY_BOUNDS
+        for more in n.more:
+            own = own.union(_box(self.b.layout_nodes.get(more)))
         if not own.empty:
             return own
         out = EMPTY_BOUNDS
@@ -263,7 +291,7 @@ class _Finisher:
         visible = not bounds.empty and not bounds.intersection(self.viewport).empty
         return UiNode(
             class_name=f"web.{role}",
-            text="" if password or is_root else n.text,
+            text="" if password or is_root else _clean(n.text),
             resource_id=f"web:{n.bid}" if n.bid is not None else "",
             hint=n.hint or (str(facts.get("placeholder") or "") if editable and not n.text else ""),
             package=self.host,
@@ -448,6 +476,31 @@ def layout_from_snapshot(
         "nodes": nodes,
         "frames": frames,
     }
+
+
+def scrub_snapshot(snapshot: dict[str, Any]) -> dict[str, Any]:
+    """Drop what fields hold from a DOM snapshot before anything reads it: the input values,
+    and the `value` attribute of password inputs (a page may write a password there)."""
+    strings = snapshot.get("strings")
+    strings = strings if isinstance(strings, list) else []
+
+    def s(i: Any) -> str:
+        return str(strings[i]) if isinstance(i, int) and 0 <= i < len(strings) else ""
+
+    for doc in snapshot.get("documents") or ():
+        nodes = doc.get("nodes") or {}
+        nodes.pop("inputValue", None)
+        nodes.pop("textValue", None)
+        names = nodes.get("nodeName") or []
+        attrs = nodes.get("attributes") or []
+        for ni in range(min(len(names), len(attrs))):
+            if not _is_password(ni, names, attrs, s):
+                continue
+            flat = attrs[ni] or []
+            for k in range(0, len(flat) - 1, 2):
+                if s(flat[k]).lower() == "value" and isinstance(flat[k + 1], int) and 0 <= flat[k + 1] < len(strings):
+                    strings[flat[k + 1]] = ""
+    return snapshot
 
 
 def _attr(ni: int, names: list[Any], attrs: list[Any], s: Any, wanted: str) -> str:

@@ -39,7 +39,7 @@ from mika.action.pace import GesturePacing, TypingPacing, graphemes
 from mika.atomic_write import ensure_dir
 from mika.cap.web import language
 from mika.cap.web.options import TABS_IN_ALL, WebOptions
-from mika.cap.web.page_tree import build_tree, layout_from_snapshot
+from mika.cap.web.page_tree import build_tree, layout_from_snapshot, scrub_snapshot
 from mika.cap.web.playwright.browser import find_browser, playwright_chromium_path
 from mika.cap.web.playwright.tab_budget import PROCESS_TABS, TabBudget
 from mika.cap.web.port import (
@@ -434,10 +434,9 @@ class PlaywrightWebPort:
             )
         except Exception as exc:
             raise WebError(f"The page in {tab.id} could not be read: {_first_line(exc)}", code="page_closed") from None
-        for doc in snapshot.get("documents") or ():
-            (doc.get("nodes") or {}).pop("inputValue", None)  # field values are not read (passwords)
+        scrub_snapshot(snapshot)  # field values are not read (passwords)
         nodes = list(ax.get("nodes") or [])
-        children = [c.get("frame", {}) for c in frame_tree.get("frameTree", {}).get("childFrames") or []]
+        children = _descendant_frames(frame_tree.get("frameTree", {}))
         frames_urls = tuple(str(f.url) for f in tab.page.frames[1:])
         for k, frame in enumerate(children[:MAX_CHILD_FRAMES]):
             fid = frame.get("id")
@@ -922,6 +921,17 @@ def _over_cap(active: _Active, cap_mb: int) -> Download:
 async def _ack(cdp: Any, session_id: Any) -> None:
     with contextlib.suppress(Exception):
         await cdp.send("Page.screencastFrameAck", {"sessionId": session_id})
+
+
+def _descendant_frames(tree: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every frame below the main one, parents before children."""
+    out: list[dict[str, Any]] = []
+    todo = list(tree.get("childFrames") or [])
+    while todo and len(out) < MAX_CHILD_FRAMES:
+        node = todo.pop(0)
+        out.append(node.get("frame", {}))
+        todo.extend(node.get("childFrames") or [])
+    return out
 
 
 def _prefixed(nodes: list[dict[str, Any]], prefix: str) -> list[dict[str, Any]]:
