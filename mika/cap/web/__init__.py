@@ -25,7 +25,7 @@ from mika.cap.web.tools.diagnose import WebDiagnose
 from mika.cap.web.tools.keys import WebPressKey
 from mika.cap.web.tools.navigate import WebBack, WebNavigate
 from mika.cap.web.tools.observe import WebListElements, WebObserve, WebScreenshot
-from mika.cap.web.tools.read import WebReadPage
+from mika.cap.web.tools.read import WebLinkReader, WebReadPage
 from mika.cap.web.tools.script import WebEvaluateJs
 from mika.cap.web.tools.site_mode import WebSiteMode
 from mika.cap.web.tools.tabs import WebTabs
@@ -38,15 +38,13 @@ from mika.tool.declaration import AgentTool
 __all__ = ["WebCapability", "WebSession", "open_web"]
 
 
-def _pacing(pace: str) -> Any:
-    """wpage's PagePacing for the run's pace: off at "fast" (tests, evaluations)."""
+def _pacing(pace: str, clock: Callable[[], float]) -> Any:
+    """wpage's PagePacing for the run's pace: none at "fast" (tests, evaluations)."""
     if pace == "fast":
         return None
-    try:
-        from mika.cap.web.pacing import PagePacing
-    except ImportError:  # wpage's module; without it pages are not paced
-        return None
-    return PagePacing(clock=time.monotonic, rng=random.Random())
+    from mika.cap.web.pacing import PagePacing
+
+    return PagePacing(clock=clock, rng=random.Random())
 
 
 class WebCapability:
@@ -60,11 +58,14 @@ class WebCapability:
         *,
         redact: Callable[[str], None] | None = None,
         images: bool = True,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.port = port
         self.options = options or WebOptions()
         self.reader = WebReader(port)
-        self.session = WebSession(port, self.reader, self.options, redact=redact, pacing=_pacing(self.options.pace))
+        self.session = WebSession(
+            port, self.reader, self.options, redact=redact, pacing=_pacing(self.options.pace, clock)
+        )
         tools: list[AgentTool] = [
             WebNavigate(),
             WebReadPage(),
@@ -87,6 +88,8 @@ class WebCapability:
             tools.append(WebScreenshot())
         self._tools = tools
         self.surface = WebSurface(self.session, {t.name: t for t in tools})
+        # phone_open_link hands an http(s) link the run only reads to this browser.
+        self.link_reader = WebLinkReader(self.session)
 
     def tools(self) -> Sequence[AgentTool]:
         return list(self._tools)
@@ -95,7 +98,7 @@ class WebCapability:
         return prompt("capabilities/web.md")
 
     def services(self) -> Sequence[object]:
-        return (self.session,)
+        return (self.session, self.link_reader)
 
     async def close(self) -> None:
         await self.port.close()

@@ -37,7 +37,10 @@ from mika.uistate import ActionEffect, EffectKind, Screen
 
 CAPABILITY = "web"
 SETTLE_S = 3.0  # at most this long for the page to settle after an action
-QUIET_S = 0.3  # the page must stay the same this long to be settled
+QUIET_S = 0.3  # after a change, the page must stay the same this long to be settled
+# A page that shows no change is watched this long before it is called no_effect: a click
+# that fetches before it redraws shows nothing for a moment.
+UNCHANGED_S = 0.5
 POLL_S = 0.05  # between reads while waiting for the page to settle
 NETWORK_QUIET_S = 0.5  # asked of a page that showed no change before calling it no_effect
 
@@ -140,6 +143,10 @@ class WebSurface:
         screen = await reader.read(page=read)
         after = PageFacts.of(read)
         effect = judge(before, after) if before is not None else ActionEffect(EffectKind.PLACE_CHANGED)
+        if effect.kind is EffectKind.NO_EFFECT and outcome.data.get("verified"):
+            # Typed text read back from the field is the evidence (a password field's
+            # value never shows in the tree).
+            effect = ActionEffect(EffectKind.DONE, reason="the field holds the text")
         if self.session.pacing is not None:
             self.session.pacing.page_seen(read.state.url)
         notes = [effect_line(effect)]
@@ -202,7 +209,8 @@ class WebSurface:
             if facts != last:
                 last, stable_since = facts, now
                 changed = changed or before is None or facts != before
-            quiet = not facts.loading and now - stable_since >= self.quiet_s
+            window = self.quiet_s if changed else max(self.quiet_s, UNCHANGED_S)
+            quiet = not facts.loading and now - stable_since >= window
             if quiet and not changed and not asked_network:
                 # Nothing yet: a request the action started may still bring the change.
                 asked_network = True

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import re
 import time
+from dataclasses import replace
 from typing import Any
+from urllib.parse import urlsplit
 
 from mika.cap.phone.adb.labels import match_app
 from mika.cap.phone.chooser import Chooser, find_chooser
@@ -13,6 +15,7 @@ from mika.cap.phone.tools.base import PhoneTool, current_screen, screen_text
 from mika.observe.untrusted import fence
 from mika.tool.context import ToolContext
 from mika.tool.declaration import ActionTarget, EntryKind, Risk, ToolOutcome
+from mika.tool.links import LinkReader
 from mika.uistate import UntilWait
 
 LAUNCH_WAIT_S = 8.0
@@ -252,18 +255,67 @@ class PhoneOpenLink(PhoneTool):
         )
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
-        session = self.session(ctx)
         url = str(args["url"]).strip()
-        if not re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:", url):
-            return ToolOutcome.error("bad_arguments", f"{url!r} is not a link (it needs a scheme like https://).")
-        if url.split(":", 1)[0].lower() in ("file", "content", "javascript", "intent"):
-            return ToolOutcome.error("bad_arguments", "Only web and app links can be opened this way.")
+        refused = _bad_link(url)
+        if refused is not None:
+            return refused
+        reader = browser_for(url, ctx)
+        if reader is not None:
+            return await read_in_browser(reader, url)
+        session = self.session(ctx)
         result = await session.port.start_activity(
             session.display, action="android.intent.action.VIEW", data=url, package=args.get("app") or None
         )
         if result.exit_code != 0:
             return ToolOutcome.error("cannot_open", f"No app on the phone opened {url}: {result.output.strip()[:300]}")
         return ToolOutcome(text=f"Opened {url}.")
+
+
+class PhoneReadLink(PhoneOpenLink):
+    """phone_open_link in a read-only run that has Mika's browser: a read, offered where
+    the phone may change nothing. An http(s) link is read in the browser; anything else
+    (an app's deep link) would need the phone to act, and is refused."""
+
+    risk = Risk.READ
+    changes_screen = False
+    opens_app = False
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
+        url = str(args["url"]).strip()
+        refused = _bad_link(url)
+        if refused is not None:
+            return refused
+        reader = browser_for(url, ctx)
+        if reader is None:
+            return ToolOutcome.error(
+                "read_only",
+                f"This run is read-only: {url} is not a web page Mika's browser can read, and the phone "
+                "may not open apps here.",
+            )
+        return await read_in_browser(reader, url)
+
+
+def _bad_link(url: str) -> ToolOutcome | None:
+    if not re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:", url):
+        return ToolOutcome.error("bad_arguments", f"{url!r} is not a link (it needs a scheme like https://).")
+    if url.split(":", 1)[0].lower() in ("file", "content", "javascript", "intent"):
+        return ToolOutcome.error("bad_arguments", "Only web and app links can be opened this way.")
+    return None
+
+
+def browser_for(url: str, ctx: ToolContext) -> LinkReader | None:
+    """Mika's browser, when this link goes there instead of the phone: an http(s) link, a
+    run that only reads (spec.read_only — the one thing the core knows for certain about
+    a run's intent), and the web capability on (it brings the LinkReader)."""
+    if not ctx.spec.read_only or urlsplit(url).scheme.lower() not in ("http", "https"):
+        return None
+    return ctx.service(LinkReader)
+
+
+async def read_in_browser(reader: LinkReader, url: str) -> ToolOutcome:
+    outcome = await reader.read_link(url)
+    note = f"Read {url} in Mika's own browser (this run only reads), not on the phone; the phone's screen is unchanged."
+    return replace(outcome, text=f"{note}\n{outcome.text}", data={**outcome.data, "opened_in": "browser"})
 
 
 class PhoneShareText(PhoneTool):

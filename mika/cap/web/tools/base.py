@@ -10,18 +10,23 @@ from __future__ import annotations
 
 import abc
 import re
+from dataclasses import replace
 from typing import Any, ClassVar
 
 from mika.action.risk import RiskClass, amounts_in, classify, classify_place, reads_as_payment
 from mika.cap.web.port import PageRead, WebError
 from mika.cap.web.reader import site_of
 from mika.cap.web.session import WebSession, session_of
-from mika.tool.context import ToolContext
+from mika.tool.context import SkippedForNewMessage, ToolContext
 from mika.tool.declaration import ActionTarget, AgentTool, Risk, ToolOutcome
+from mika.tool.dispatcher import skipped_outcome
 from mika.tool.errors import BadArguments
-from mika.uistate import Element, Screen, StaleElement, UnknownElement
+from mika.uistate import Element, Screen, StaleElement, UiNode, UnknownElement
 
 PAGE_TEXT_MAX = 4000  # characters of page text handed to the payment check
+# The site's header, menus and footer: their prices ("free shipping over ¥300") are not
+# the amount due of the page's own content, and the payment check takes the last amount.
+_CHROME = frozenset({"web.contentinfo", "web.navigation", "web.banner"})
 
 # Words that say an amount is due (not just a price in a list).
 _DUE = re.compile(r"\b(?:total|amount due|subtotal|to pay|order total)\b|合计|总计|实付|应付|待支付", re.I)
@@ -69,7 +74,12 @@ async def pace(session: WebSession, ctx: ToolContext, kind: str, url: str) -> tu
     if owed <= 0:
         return None, 0
     started = ctx.clock()
-    await ctx.wait_or_steer(owed)
+    try:
+        await ctx.wait_or_steer(owed)
+    except SkippedForNewMessage:
+        # Nothing was done; the record still says how long the page was dwelt on.
+        waited = round((ctx.clock() - started) * 1000)
+        return replace(skipped_outcome(), wait_ms=waited), waited
     return None, round((ctx.clock() - started) * 1000)
 
 
@@ -132,10 +142,18 @@ def page_text(read: PageRead | None) -> str:
     if read is None:
         return ""
     out = [read.state.title.strip()] if read.state.title.strip() else []
-    for n in read.tree.nodes():
-        for value in (n.safe_text, n.content_desc):
+
+    def visit(node: UiNode) -> None:
+        if node.class_name in _CHROME:
+            return
+        for value in (node.safe_text, node.content_desc):
             if value and value.strip():
                 out.append(value.strip())
+        for child in node.children:
+            visit(child)
+
+    for window in read.tree.windows:
+        visit(window.root)
     return " | ".join(out)[:PAGE_TEXT_MAX]
 
 

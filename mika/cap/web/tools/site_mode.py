@@ -23,8 +23,6 @@ class WebSiteMode(WebTool):
     }
 
     async def act(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
-        from mika.cap.web.site_modes import SiteModes
-
         session = self.session(ctx)
         mode = str(args.get("mode") or "")
         if mode not in ("desktop", "mobile"):
@@ -33,10 +31,15 @@ class WebSiteMode(WebTool):
         where = str(args.get("site") or "") or current
         if not where:
             raise BadArguments("web_site_mode: no page is open; give the site.")
+        setter = getattr(session.port, "set_site_mode", None)
+        if setter is not None:
+            # The port remembers it and loads the page again when it shows that site.
+            site = await setter(where, mode)
+            return ToolOutcome(
+                text=f"{site} is shown as its {mode} version from now on.", data={"site": site, "mode": mode}
+            )
+        from mika.cap.web.site_modes import SiteModes
+
         site = SiteModes(session.options.site_modes_file).set(where, mode)
-        said = f"{site} will be shown as its {mode} version from now on."
-        if current and site and site in current:
-            # The choice takes effect on the next load: load the page again now.
-            await session.port.open(current)
-            said += " The page was loaded again."
+        said = f"{site} will be shown as its {mode} version from the next page on."
         return ToolOutcome(text=said, data={"site": site, "mode": mode})
