@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +33,7 @@ from tests.phone.driver import current_listing, elements_in, number_for
 from tests.web import site_shop
 from tests.web.site_server import LocalSite
 
-Step = Callable[[str, list[str]], "Reply | str"]
+Step = Callable[[str, list[str]], "Reply | str | Awaitable[str]"]
 
 
 class Scripted:
@@ -48,7 +48,7 @@ class Scripted:
         self.memory_asked = 0
         self.model = FunctionModel(self.reply)
 
-    def reply(self, request: Any) -> Reply | str:
+    def reply(self, request: Any) -> Reply | str | Awaitable[str]:
         if getattr(request, "purpose", "") == "memory":
             self.memory_asked += 1
             return self.memory_reply

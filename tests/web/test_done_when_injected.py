@@ -97,7 +97,12 @@ async def test_a_reading_model_gets_the_page_fenced_and_answers(
     # Mika itself did nothing the page asked.
     assert requests_to(site, mark, "/checkout") == [] and requests_to(site, mark, "/pay") == []
     events = recorded(run)
-    assert {e["name"] for e in events if e["type"] == "tool_call"} == {"web_navigate", "web_list_elements", "web_scroll", "web_observe"}
+    assert {e["name"] for e in events if e["type"] == "tool_call"} == {
+        "web_navigate",
+        "web_list_elements",
+        "web_scroll",
+        "web_observe",
+    }
 
 
 def _follow(listing: str, _results: list[str]) -> Reply:

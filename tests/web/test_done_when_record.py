@@ -24,6 +24,7 @@ from textual.app import App, ComposeResult
 from mika.cap.web import WebCapability
 from mika.cap.web.port import ScreencastSink
 from mika.model.testing import Reply
+from mika.record.events import ToolCalled
 from mika_tui.run_view import RunView
 from mika_tui.widgets.timeline import Timeline
 from tests.phone.driver import number_for
@@ -50,7 +51,7 @@ async def test_web_steps_are_in_the_record_the_timeline_and_the_preview(
         frames.append((data, tab, size))
         got_frame.set()
 
-    web.port.screencast(ScreencastSink(on_frame=on_frame, max_fps=10))
+    sink = ScreencastSink(on_frame=on_frame, max_fps=10)
     scripted = Scripted(
         [
             call("web_navigate", url=site.url("/login/")),
@@ -58,12 +59,20 @@ async def test_web_steps_are_in_the_record_the_timeline_and_the_preview(
                 "web_type_text", element=number_for(listing, "User name 用户名", role="input"), text="mika-test"
             ),
             tap("Keep me signed in"),
-            lambda _l, _r: "The login page asks for a user name and a password.",
+            lambda _l, _r: answer_once_a_frame_came(),
         ]
     )
 
+    async def answer_once_a_frame_came() -> str:
+        # The model's last turn waits for the preview's first picture (an event, no sleep):
+        # the run closes the browser when it ends.
+        await asyncio.wait_for(got_frame.wait(), 30)
+        return "The login page asks for a user name and a password."
 
     run = make_run(tmp_path, web, scripted, "Open the shop's login page and fill in my user name.")
+    # As the TUI's preview does (mika/assembly/live_page.py): ask the port for frames at
+    # each web step — it starts its screencast once its browser runs.
+    run.subscribe(lambda e: isinstance(e, ToolCalled) and e.capability == "web" and web.port.screencast(sink))
     await asyncio.wait_for(run.run(), 120)
 
     # The record.
