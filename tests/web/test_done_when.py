@@ -281,3 +281,47 @@ async def test_buy_now_asks_with_a_card_consent_releases_one_action_and_pay_is_t
         ("released", "Place order"),
         ("pay_by_user", "Pay $21.50"),
     ]
+
+
+# --- 1b. the same from a lazy-loading list: "Load more", wait for the batch, read ------
+
+
+def _indian_teas(_listing: str, results: list[str]) -> str:
+    """From the whole-page element list the run gave: the lines that say India, with the
+    name on the line above (each loaded result is a name link, then price · origin)."""
+    rows = [json.loads(line) for line in results[-1].splitlines() if line.startswith('{"n"')]
+    found = []
+    for above, row in zip(rows, rows[1:], strict=False):
+        if above["role"] == "link" and "India" in row["label"]:
+            found.append(f"{above['label']} ({row['label'].split(' · ')[0]})")
+    assert found, results[-1]
+    return "The Indian teas are " + " and ".join(found) + "."
+
+
+async def test_a_question_is_answered_from_a_lazy_loading_list(
+    tmp_path: Path, web: WebCapability, site: LocalSite
+) -> None:
+    mark = len(site.seen)
+    total = len(site_shop.search("tea"))  # as the page counts them (a substring match: "plateau" too)
+    scripted = Scripted(
+        [
+            call("web_navigate", url=site.url("/search/lazy/?q=tea")),
+            call("web_scroll", direction="down", pages=3),
+            tap("Load more", role="button"),
+            call("web_wait_for", text=f"Showing 10 of {total} results"),
+            call("web_list_elements"),
+            _indian_teas,
+        ]
+    )
+    run = make_run(tmp_path, web, scripted, "Which Indian teas does the shop sell, and at what price?")
+    result = await asyncio.wait_for(run.run(), 120)
+
+    assert result.status is OutcomeStatus.ANSWERED, result.answer
+    assert result.answer == "The Indian teas are Darjeeling First Flush ($24.00) and Assam Breakfast ($11.50)."
+    more = [r.query for r in site.seen[mark:] if r.path == "/api/more"]
+    assert more == [{"q": "tea", "page": "2"}]  # the second batch, fetched by the page's script
+    events = recorded(run)
+    waits = results_of(events, "web_wait_for")
+    assert [w["ok"] for w in waits] == [True], [(w["code"], w["text"][:600]) for w in waits]
+    sources = [e for e in events if e["type"] == "sources"]
+    assert sources and (sources[-1]["observations"][0].get("place") or {}).get("id") == site.url("/search/lazy/?q=tea")
