@@ -10,6 +10,7 @@ the proof of what was, or was not, bought.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import re
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -291,7 +292,7 @@ def _indian_teas(_listing: str, results: list[str]) -> str:
     name on the line above (each loaded result is a name link, then price · origin)."""
     rows = [json.loads(line) for line in results[-1].splitlines() if line.startswith('{"n"')]
     found = []
-    for above, row in zip(rows, rows[1:], strict=False):
+    for above, row in itertools.pairwise(rows):
         if above["role"] == "link" and "India" in row["label"]:
             found.append(f"{above['label']} ({row['label'].split(' · ')[0]})")
     assert found, results[-1]
