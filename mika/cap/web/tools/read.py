@@ -16,9 +16,9 @@ from mika.cap.web.reader import without_fragment
 from mika.cap.web.session import WebSession
 from mika.cap.web.tools.barrier import barrier_outcome, blocked_refusal, check_barrier
 from mika.cap.web.tools.base import WebTool, pace
+from mika.resources import prompt
 from mika.tool.context import ToolContext
 from mika.tool.declaration import EntryKind, Risk, ToolOutcome
-from mika.resources import prompt
 from mika.tool.links import LinkReader
 
 BUDGET = 6000  # characters of main text by default
