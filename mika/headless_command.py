@@ -8,6 +8,7 @@ import sys
 from mika.assembly import Assembly
 from mika.cap.phone import PhoneOpenError
 from mika.cap.phone.adb.restore import phone_ledger
+from mika.cap.web.port import NoBrowser
 from mika.config.errors import ConfigError
 from mika.config.settings import load_settings
 from mika.exit_codes import ExitCode
@@ -27,6 +28,7 @@ def headless_main(
     max_steps: int | None,
     read_only: bool,
     conversation_id: str | None,
+    web_only: bool = False,
     config_path: str | None,
     device: str | None,
     model: str | None,
@@ -34,15 +36,19 @@ def headless_main(
     if not goal:
         _err('give the task in words, e.g. mika --no-ui "turn on dark mode"')
         return ExitCode.USAGE
+    if web_only and device not in (None, "none"):
+        _err(f"--web-only runs without a phone; drop --device {device} (or drop --web-only to use the phone)")
+        return ExitCode.USAGE
     try:
-        asm = open_assembly(config_path, device=device, model=model)
+        asm = open_assembly(config_path, device=device, model=model, web_only=web_only)
     except ConfigError as exc:
         _err(str(exc))
         return ExitCode.USAGE
     except ModelError as exc:
         _err(exc.user_message())
         return ExitCode.MODEL
-    except PhoneOpenError as exc:
+    except (PhoneOpenError, NoBrowser) as exc:
+        # No phone, or (--web-only) no browser: the device the run needs is unavailable.
         _err(str(exc))
         return ExitCode.DEVICE
     try:
@@ -73,6 +79,8 @@ def headless_main(
     return outcome.exit_code
 
 
-def open_assembly(config_path: str | None, *, device: str | None, model: str | None) -> Assembly:
+def open_assembly(
+    config_path: str | None, *, device: str | None, model: str | None, web_only: bool = False
+) -> Assembly:
     """Headless mode's assembly: strict, so a missing model or phone is an exit code."""
-    return Assembly.open(load_settings(config_path), device=device, model=model)
+    return Assembly.open(load_settings(config_path), device=device, model=model, web_only=web_only)

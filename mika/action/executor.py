@@ -211,6 +211,7 @@ class ActionExecutor:
                 name=call.name,
                 ok=outcome.ok,
                 text=outcome.text,
+                capability=tool.capability if (tool := self.registry.get(call.name)) else "",
                 code=outcome.code,
                 effect=outcome.effect,
                 tree_blind=outcome.tree_blind,

@@ -32,6 +32,7 @@ from mika.runtypes.spec import RunSpec
 if TYPE_CHECKING:
     from mika.assembly.device import DeviceChoice
     from mika.assembly.live_display import DisplayVideo, LiveDisplay
+    from mika.assembly.live_page import LivePage, LivePages
     from mika.cap.phone.display.input import DisplayInput, TaskMover
     from mika.knowledge.catalog import KnowledgeCatalog, SkillCatalog
     from mika.run.conversations import ConversationStore
@@ -109,11 +110,17 @@ class Assembly:
     device_problem: str = ""
     # The live phone of each run made here, by run id: the faces' way to the run's display.
     live: dict[str, LiveDisplay] = field(default_factory=dict, repr=False)
+    # The live browser page of each run with the web capability (its screencast), by run id.
+    pages: LivePages | None = field(default=None, repr=False)
     # App/site knowledge and skills, read once per process (user files before shipped ones).
     knowledge: KnowledgeCatalog | None = field(default=None, repr=False)
     skills: SkillCatalog | None = field(default=None, repr=False)
     # Broken knowledge/skill files are told once, with the first run (then cleared).
     catalog_problems: list[str] = field(default_factory=list, repr=False)
+    # The browser runs drive ("" : no web capability) and, when none could be found, why
+    # (told once, with the first run, as a notice: the web is optional unless --web-only).
+    browser: str = ""
+    web_problem: str = ""
 
     @classmethod
     def open(
@@ -125,9 +132,13 @@ class Assembly:
         state_dir: Path | None = None,
         lenient: bool = False,
         start_sim: Callable[[], Any] | None = None,
+        web_only: bool = False,
     ) -> Assembly:
+        """`web_only` (`--web-only`): runs without a phone (no adb server is touched), and a
+        browser that cannot be found is the error (NoBrowser) instead of a notice."""
         from mika.assembly.device import DeviceChoice
         from mika.cap.phone import PhoneOpenError
+        from mika.cap.web.port import NoBrowser
         from mika.config.language import set_language
         from mika.config.paths import state_dir as default_state_dir
         from mika.config.secret_discovery import register_configured_secrets
@@ -137,7 +148,7 @@ class Assembly:
         register_configured_secrets(settings)
         set_language(settings.ui_language)  # texts the core writes into runs (stop, recovery)
         sdir = state_dir or default_state_dir()
-        wanted = device or settings.device or None
+        wanted = "none" if web_only else (device or settings.device or None)
         # The simulated phone attaches in the background while the models load; its
         # errors are still told after the models' (wait_ready below, or the first run).
         early: DeviceChoice | None = None
@@ -171,8 +182,19 @@ class Assembly:
                     models.close()
                 raise
             phone, device_problem = DeviceChoice(sdir, start_sim=start_sim), str(exc)
-        asm = cls(settings, sdir, models, phone, problem, device_problem)
+        try:
+            browser, web_problem = _browser(settings, web_only=web_only)
+        except NoBrowser:
+            phone.close()
+            if models is not None:
+                models.close()
+            raise
+        asm = cls(settings, sdir, models, phone, problem, device_problem, browser=browser, web_problem=web_problem)
         asm.load_catalogs()
+        if web_problem:
+            from mika.assembly.web import no_browser_notice
+
+            asm.catalog_problems.append(no_browser_notice(web_problem))
         return asm
 
     def load_catalogs(self) -> None:
@@ -220,10 +242,24 @@ class Assembly:
 
         told, self.catalog_problems = tuple(self.catalog_problems), []
         options = replace(self.run_options(), redactor=redactor, start_notices=told)
+        web = None
+        if self.browser:
+            from mika.assembly.web import web_opener
+
+            web = web_opener(
+                self.settings,
+                self.state_dir,
+                browser=self.browser,
+                pace=run_pace(self.settings),
+                redact=redactor.add_secret,
+                vision=vision,
+                images=_sees_images(self.models.main),
+            )
         env = RunEnvironment(
             autonomous=self.settings.autonomous,
             state_dir=self.state_dir,
             phone=opener if phone.serial else None,
+            web=web,
             memory=options.memory,
             knowledge=self.knowledge,
             skills=self.skills,
@@ -271,6 +307,22 @@ class Assembly:
         if live is not None:
             live.close()
 
+    def page_frames(self, run_id: str, capabilities: Any = ()) -> LivePage | None:
+        """The newest screencast picture of the run's browser page (the run's web
+        capability, from `capabilities`; kept by run id after the first ask), its
+        screencast started; None when the run has no web capability. Called on the run's
+        event loop (the port's objects live there). `page_ended` stops it."""
+        from mika.assembly.live_page import LivePages
+
+        if self.pages is None:
+            self.pages = LivePages()
+        return self.pages.frames(run_id, capabilities)
+
+    def page_ended(self, run_id: str) -> None:
+        """The run is over (or no preview watches its page): its screencast stops."""
+        if self.pages is not None:
+            self.pages.ended(run_id)
+
     @property
     def run_factory(self) -> RunFactory | None:
         return self.make_run if self.models is not None else None
@@ -310,6 +362,28 @@ class Assembly:
                 self.models.close()
 
 
+def _browser(settings: Settings, *, web_only: bool) -> tuple[str, str]:
+    """(the browser runs drive, why there is none). `[web] enabled = false` leaves the web
+    out quietly, unless the run asked for the web only; a missing browser is a notice,
+    unless web only, where it is raised (NoBrowser: the headless exit 3)."""
+    if not settings.web_enabled and not web_only:
+        return "", ""
+    from mika.assembly.web import find_run_browser
+    from mika.cap.web.port import NoBrowser
+
+    try:
+        return find_run_browser(settings), ""
+    except NoBrowser as exc:
+        if web_only:
+            raise
+        return "", str(exc)
+
+
+def _sees_images(model: Any) -> bool:
+    # The page's picture (web_screenshot) only for a main model that takes images.
+    return bool(getattr(model, "supports_images", False))
+
+
 def bind_phone(caps: list[Any], run: TaskRun, spec: RunSpec) -> LiveDisplay | None:
     """The phone's display notices and events go into the run's own stream; a read-only
     run works on the main screen and makes no display. Returns the run's live phone."""
@@ -317,8 +391,12 @@ def bind_phone(caps: list[Any], run: TaskRun, spec: RunSpec) -> LiveDisplay | No
     from mika.cap.phone import PhoneCapability
 
     live = None
+    # A read-only run with Mika's browser reads web links there instead of on the phone.
+    browser = any(getattr(cap, "id", "") == "web" for cap in caps)
     for cap in caps:
         if isinstance(cap, PhoneCapability):
-            cap.bind_run(run.emit, spec.id, spec.conversation_id, read_only=spec.read_only)
+            cap.bind_run(
+                run.emit, spec.id, spec.conversation_id, read_only=spec.read_only, links_in_browser=browser
+            )
             live = LiveDisplay(cap)
     return live

@@ -24,6 +24,9 @@ class RunEnvironment:
     # Opens the phone capability for one run (a serial picked once per process), or None
     # when no phone is to be used.
     phone: Callable[[], Capability] | None = None
+    # Builds the web capability (Mika's own browser) for one run; None when the web is
+    # off or no browser can be found. Cheap: the browser starts on the first web tool.
+    web: Callable[[RunSpec], Capability] | None = None
     # Extra capabilities handed in by the caller (tests, embedding programs).
     extra: Sequence[Capability] = field(default_factory=tuple)
     # [memory] use: the store memory_search/memory_save work on; None: no memory tools.
@@ -47,6 +50,8 @@ def capabilities_for(spec: RunSpec, env: RunEnvironment) -> list[Capability]:
     caps: list[Capability] = [general]
     if env.phone is not None and (not wanted or "phone" in wanted):
         caps.append(env.phone())
+    if env.web is not None and (not wanted or "web" in wanted):
+        caps.append(env.web(spec))
     for cap in env.extra:
         if not wanted or cap.id in wanted:
             caps.append(cap)

@@ -16,6 +16,11 @@ import click
     "--max-steps", type=click.IntRange(min=1), default=None, help="End the run after this many steps (exit 6)."
 )
 @click.option("--read-only", is_flag=True, help="Only read: no tool that changes anything is offered.")
+@click.option(
+    "--web-only",
+    is_flag=True,
+    help="Use only Mika's own browser: no phone (the adb server is not touched); no browser is exit 3.",
+)
 @click.option("--conversation", "conversation_id", default=None, help="Continue this conversation.")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None)
 @click.option("--device", default=None, help="Phone serial, 'sim' for the simulated phone, or 'none'.")
@@ -27,6 +32,7 @@ def run_command(
     fmt: str,
     max_steps: int | None,
     read_only: bool,
+    web_only: bool,
     conversation_id: str | None,
     config_path: str | None,
     device: str | None,
@@ -42,6 +48,7 @@ def run_command(
         fmt=fmt,
         max_steps=max_steps,
         read_only=read_only,
+        web_only=web_only,
         conversation_id=conversation_id,
         config_path=config_path or parent.get("config"),
         device=device or parent.get("device"),

@@ -52,6 +52,12 @@ class Settings:
     memory_use: bool = True
     # [memory] auto_extract: after an answered conversation run, remember what the user said (seed: on).
     memory_auto_extract: bool = True
+    # [web]: Mika's own browser. `web_enabled`: offer the web tools when a browser can be
+    # found; `web_browser`: "auto" or the path of a Chromium/Chrome executable.
+    web_enabled: bool = True
+    web_browser: str = "auto"
+    web_headless: bool = True
+    web_download_cap_mb: int = 100
     # [providers.*] and [roles], parsed by mika.model.providers_config.
     raw: dict[str, Any] = field(default_factory=dict)
     # Keys the file has that Mika does not know, each a sentence ("… did you mean …?").
@@ -118,6 +124,14 @@ def parse_settings(data: dict[str, Any], file: Path | None = None) -> Settings:
     keep_apps_after_run = _pick(data, "phone", "keep_apps_after_run", bool, False, file)
     memory_use = _env_bool("MIKA_MEMORY_USE", _pick(data, "memory", "use", bool, True, file))
     memory_auto_extract = _env_bool("MIKA_MEMORY_AUTO_EXTRACT", _pick(data, "memory", "auto_extract", bool, True, file))
+    web_enabled = _pick(data, "web", "enabled", bool, True, file)
+    web_browser = _pick(data, "web", "browser", str, "auto", file).strip()
+    if not web_browser:
+        raise ConfigError(file, "web.browser", '"auto" or the path of a Chromium or Chrome executable', web_browser)
+    web_headless = _pick(data, "web", "headless", bool, True, file)
+    web_download_cap_mb = _pick(data, "web", "download_cap_mb", int, 100, file)
+    if not 1 <= web_download_cap_mb <= 10_000:
+        raise ConfigError(file, "web.download_cap_mb", "a number of megabytes from 1 to 10000", web_download_cap_mb)
     keymap = data.get("keymap", {})
     if not isinstance(keymap, dict) or not all(isinstance(v, str) for v in keymap.values()):
         raise ConfigError(file, "keymap", 'a table of binding id = "key" strings', keymap)
@@ -137,6 +151,10 @@ def parse_settings(data: dict[str, Any], file: Path | None = None) -> Settings:
         keep_apps_after_run=keep_apps_after_run,
         memory_use=memory_use,
         memory_auto_extract=memory_auto_extract,
+        web_enabled=web_enabled,
+        web_browser=web_browser,
+        web_headless=web_headless,
+        web_download_cap_mb=web_download_cap_mb,
         raw=data,
         warnings=tuple(unknown_keys(data)),
     )

@@ -20,6 +20,7 @@ KNOWN: dict[str, frozenset[str] | None] = {
     "learning": frozenset({"skills"}),
     "ui": frozenset({"graphics"}),
     "memory": frozenset({"use", "auto_extract"}),
+    "web": frozenset({"enabled", "browser", "headless", "download_cap_mb"}),
     "keymap": None,
     "providers": None,
     "roles": None,

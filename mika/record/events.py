@@ -134,6 +134,9 @@ class ToolFinished(RunEvent):
     ok: bool
     text: str = ""
     code: str = ""  # machine-readable result code: done, skipped_for_new_message, approval_unavailable…
+    # The capability of the tool (phone, web, general …), as on its ToolCalled: a face
+    # reading only results (stream-json, the timeline) tells a web step from a phone one.
+    capability: str = ""
     effect: str = ""  # done | place_changed | no_effect
     tree_blind: bool = False
     wait_ms: int = 0

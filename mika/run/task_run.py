@@ -62,7 +62,7 @@ from mika.tool.context import AppClaims, ToolContext, services_by_type
 from mika.tool.dispatcher import ToolDispatcher
 from mika.tool.groups import ToolGroups
 from mika.tool.registry import ToolRegistry
-from mika.tool.surface import NoSurface, SurfaceLayer
+from mika.tool.surface import NoSurface, SurfaceLayer, join_surfaces
 
 if TYPE_CHECKING:
     from mika.knowledge.learning.learning import SkillLearning
@@ -262,8 +262,9 @@ class TaskRun:
             section = cap.prompt_section()
             if section and cap.group:
                 sections[cap.group] = section
-        # A capability with a screen may bring its SurfaceLayer (the phone's); an explicit one wins.
-        surface = opts.surface or next((c.surface for c in self.capabilities if c.surface is not None), None)
+        # Each capability with a screen may bring its SurfaceLayer (the phone's, the web's);
+        # several are joined, each call reaching only its own. An explicit one wins.
+        surface = opts.surface or join_surfaces({c.id: c.surface for c in self.capabilities if c.surface is not None})
         ctx = ToolContext(
             spec=self.spec,
             inbox=self.inbox,

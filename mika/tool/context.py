@@ -81,7 +81,11 @@ def services_by_type(objects: Iterable[object]) -> dict[type, object]:
     out: dict[type, object] = {}
     for obj in objects:
         kind = type(obj)
-        if kind in out:
-            raise ValueError(f"two services of class {kind.__name__} in one run; each class may be given once")
-        out[kind] = obj
+        # A base class that declares itself a service protocol (`service_protocol = True`,
+        # e.g. LinkReader) finds its one implementation too: the tool asking for it does
+        # not know which capability brings it.
+        for key in (kind, *(b for b in kind.__mro__[1:] if b.__dict__.get("service_protocol", False))):
+            if key in out:
+                raise ValueError(f"two services of class {key.__name__} in one run; each class may be given once")
+            out[key] = obj
     return out

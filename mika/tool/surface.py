@@ -50,3 +50,45 @@ class NoSurface:
 
     def user_had_device(self) -> None:
         return None
+
+
+class JoinedSurface:
+    """The surfaces of a run with several screens (the phone and the web), joined.
+
+    Each call goes to the layer of the capability it names, and only to it: a web step
+    never reads the phone, a phone step never touches a page. A capability without a
+    layer passes through. `user_had_device` reaches every layer: the person may have used
+    any of the screens while a question or a hand-over waited.
+    """
+
+    def __init__(self, by_capability: dict[str, SurfaceLayer]) -> None:
+        self.by_capability = dict(by_capability)
+
+    async def before(self, capability: str, tool: str, args: dict[str, Any]) -> Any:
+        layer = self.by_capability.get(capability)
+        return None if layer is None else await layer.before(capability, tool, args)
+
+    async def after(
+        self, capability: str, tool: str, args: dict[str, Any], token: Any, outcome: ToolOutcome
+    ) -> ToolOutcome:
+        layer = self.by_capability.get(capability)
+        return outcome if layer is None else await layer.after(capability, tool, args, token, outcome)
+
+    async def is_locked(self, capability: str) -> bool:
+        layer = self.by_capability.get(capability)
+        return False if layer is None else await layer.is_locked(capability)
+
+    def user_had_device(self) -> None:
+        for layer in self.by_capability.values():
+            forget = getattr(layer, "user_had_device", None)
+            if forget is not None:
+                forget()
+
+
+def join_surfaces(by_capability: dict[str, SurfaceLayer]) -> SurfaceLayer | None:
+    """None without any layer, the layer itself when there is one, else them joined."""
+    if not by_capability:
+        return None
+    if len(by_capability) == 1:
+        return next(iter(by_capability.values()))
+    return JoinedSurface(by_capability)

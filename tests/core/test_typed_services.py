@@ -60,3 +60,21 @@ async def test_request_confirmation_finds_the_runs_policy_by_type():
     assert policy.can_ask
     out = await RequestConfirmation().run({"what": "coffee", "amount": "no amount"}, _ctx(policy))
     assert out.code == "amount_required", "the policy was found by its class, so the tool went on to check the amount"
+
+
+def test_a_service_protocol_finds_its_one_implementation_by_the_base_class():
+    from mika.tool.declaration import ToolOutcome
+    from mika.tool.links import LinkReader
+
+    class Browser(LinkReader):
+        async def read_link(self, url: str) -> ToolOutcome:
+            return ToolOutcome(text=url)
+
+    browser = Browser()
+    ctx = _ctx(browser, Desk())
+    assert ctx.service(LinkReader) is browser
+    assert ctx.service(Browser) is browser
+    # A plain base class is not a protocol: an OtherDesk is not found as a Desk.
+    assert _ctx(OtherDesk()).service(Desk) is None
+    with pytest.raises(ValueError, match="two services of class LinkReader"):
+        services_by_type([Browser(), Browser.__new__(type("Other", (Browser,), {}))])

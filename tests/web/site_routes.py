@@ -3,6 +3,9 @@ module of its own imported below."""
 
 from __future__ import annotations
 
+import tests.web.site_login  # (registers /login, /account/ …)
+import tests.web.site_misc  # (/slow/, downloads, captcha frames)
+import tests.web.site_shop  # noqa: F401 (/search/, /product/<id>/, /checkout/ …)
 from tests.web.site_server import Request, Response, route
 
 

@@ -25,7 +25,7 @@ from mika.cap.phone.preload import phone_reason
 from mika.cap.phone.reader import ScreenReader
 from mika.cap.phone.session import PhoneSession
 from mika.cap.phone.surface import PhoneSurface
-from mika.cap.phone.tools.apps import PhoneLaunchApp, PhoneListApps, PhoneOpenLink, PhoneShareText
+from mika.cap.phone.tools.apps import PhoneLaunchApp, PhoneListApps, PhoneOpenLink, PhoneReadLink, PhoneShareText
 from mika.cap.phone.tools.collect import PhoneCollect
 from mika.cap.phone.tools.diagnose import PhoneDiagnose
 from mika.cap.phone.tools.dialog import PhoneDialog
@@ -163,13 +163,24 @@ class PhoneCapability:
         return self.port.serial
 
     def bind_run(
-        self, emit: Callable[[Any], None], run_id: str, conversation_id: str = "", *, read_only: bool = False
+        self,
+        emit: Callable[[Any], None],
+        run_id: str,
+        conversation_id: str = "",
+        *,
+        read_only: bool = False,
+        links_in_browser: bool = False,
     ) -> None:
         """The run this capability serves: its notices and display events go to `emit`;
-        a read-only run works on the main screen and never makes a display."""
+        a read-only run works on the main screen and never makes a display.
+        `links_in_browser`: the run has Mika's browser (a LinkReader), so a read-only run
+        is offered phone_open_link as a read that reads web links there (issue 15)."""
         self._emit = emit
         self._run_ids = (run_id, conversation_id)
         self.session.read_only = read_only
+        if read_only and links_in_browser:
+            self._tools = [PhoneReadLink() if isinstance(t, PhoneOpenLink) else t for t in self._tools]
+            self.surface.tools = {t.name: t for t in self._tools}
 
     @property
     def display_plan(self) -> dict[str, object]:

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import re
 import time
+from dataclasses import replace
 from typing import Any
+from urllib.parse import unquote, urlsplit
 
+from mika.action.risk import RiskClass, classify_place
 from mika.cap.phone.adb.labels import match_app
 from mika.cap.phone.chooser import Chooser, find_chooser
 from mika.cap.phone.session import PhoneSession
@@ -13,6 +16,7 @@ from mika.cap.phone.tools.base import PhoneTool, current_screen, screen_text
 from mika.observe.untrusted import fence
 from mika.tool.context import ToolContext
 from mika.tool.declaration import ActionTarget, EntryKind, Risk, ToolOutcome
+from mika.tool.links import LinkReader
 from mika.uistate import UntilWait
 
 LAUNCH_WAIT_S = 8.0
@@ -243,7 +247,11 @@ class PhoneOpenLink(PhoneTool):
         # Where the link leads is the target: a checkout / pay / order link (or an app
         # component named so) is a payment step, checked like the button.
         screen = await current_screen(self.session(ctx))
-        place = " ".join(str(args.get(k) or "") for k in ("url", "app")).strip()
+        url = str(args.get("url") or "")
+        # Percent-escapes undone too: `%63heckout` is a checkout link to whoever opens it.
+        decoded = _decoded(url)
+        parts = (url, decoded if decoded != url else "", str(args.get("app") or ""))
+        place = " ".join(p for p in parts if p).strip()
         return ActionTarget(
             label=place,
             app=str(args.get("app") or _link_host(str(args.get("url", "")))),
@@ -252,18 +260,90 @@ class PhoneOpenLink(PhoneTool):
         )
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
-        session = self.session(ctx)
         url = str(args["url"]).strip()
-        if not re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:", url):
-            return ToolOutcome.error("bad_arguments", f"{url!r} is not a link (it needs a scheme like https://).")
-        if url.split(":", 1)[0].lower() in ("file", "content", "javascript", "intent"):
-            return ToolOutcome.error("bad_arguments", "Only web and app links can be opened this way.")
+        refused = _bad_link(url)
+        if refused is not None:
+            return refused
+        reader = browser_for(url, ctx)
+        if reader is not None:
+            return await read_in_browser(reader, url)
+        session = self.session(ctx)
         result = await session.port.start_activity(
             session.display, action="android.intent.action.VIEW", data=url, package=args.get("app") or None
         )
         if result.exit_code != 0:
             return ToolOutcome.error("cannot_open", f"No app on the phone opened {url}: {result.output.strip()[:300]}")
         return ToolOutcome(text=f"Opened {url}.")
+
+
+class PhoneReadLink(PhoneOpenLink):
+    """phone_open_link in a read-only run that has Mika's browser: a read, offered where
+    the phone may change nothing. An http(s) link is read in the browser; anything else
+    (an app's deep link) would need the phone to act, and is refused."""
+
+    risk = Risk.READ
+    changes_screen = False
+    opens_app = False
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
+        url = str(args["url"]).strip()
+        refused = _bad_link(url)
+        if refused is not None:
+            return refused
+        reader = browser_for(url, ctx)
+        if reader is None:
+            return ToolOutcome.error(
+                "read_only",
+                f"This run is read-only: {url} is not a web page Mika's browser can read, and the phone "
+                "may not open apps here.",
+            )
+        return await read_in_browser(reader, url)
+
+
+def _bad_link(url: str) -> ToolOutcome | None:
+    if not re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:", url):
+        return ToolOutcome.error("bad_arguments", f"{url!r} is not a link (it needs a scheme like https://).")
+    if url.split(":", 1)[0].lower() in ("file", "content", "javascript", "intent"):
+        return ToolOutcome.error("bad_arguments", "Only web and app links can be opened this way.")
+    return None
+
+
+def browser_for(url: str, ctx: ToolContext) -> LinkReader | None:
+    """Mika's browser, when this link goes there instead of the phone: an http(s) link, a
+    run that only reads (spec.read_only — the one thing the core knows for certain about
+    a run's intent), and the web capability on (it brings the LinkReader)."""
+    if not ctx.spec.read_only or urlsplit(url).scheme.lower() not in ("http", "https"):
+        return None
+    return ctx.service(LinkReader)
+
+
+def _decoded(url: str) -> str:
+    """The address as a person reads it: percent-escapes undone (at most a few layers,
+    so `%2563heckout` is still a checkout)."""
+    for _ in range(4):
+        plain = unquote(url)
+        if plain == url:
+            break
+        url = plain
+    return url
+
+
+async def read_in_browser(reader: LinkReader, url: str) -> ToolOutcome:
+    # A read-only run never takes a payment step: an address that leads to a checkout,
+    # a payment or an order is not opened, however it is spelled (a GET can place one).
+    if any(classify_place(u).risk is not RiskClass.NONE for u in (url, _decoded(url))):
+        return ToolOutcome.error(
+            "read_only",
+            f"This run only reads: {url} leads to a checkout, payment or order step, so it was not opened "
+            "(neither in Mika's browser nor on the phone).",
+        )
+    outcome = await reader.read_link(url)
+    note = (
+        f"Read {url} in Mika's own browser (this run only reads), not on the phone; the phone's screen is unchanged."
+        if outcome.ok
+        else f"Mika's own browser (this run only reads) could not read {url}; the phone was not used."
+    )
+    return replace(outcome, text=f"{note}\n{outcome.text}", data={**outcome.data, "opened_in": "browser"})
 
 
 class PhoneShareText(PhoneTool):

@@ -1,0 +1,1 @@
+"""The web tools, one module per family (seed §6 names)."""
