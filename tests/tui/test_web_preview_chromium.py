@@ -273,3 +273,43 @@ async def test_a_login_in_the_browser_window_is_the_runs_after_done(
         assert main._page_takeover is None
     for web in opened:
         await web.close()
+
+
+async def test_a_window_left_on_a_non_web_address_is_not_opened_by_the_run(
+    tmp_path,
+    chromium_path,  # noqa: F811
+    site,  # noqa: F811
+    page_url,
+):
+    """Only http(s) addresses come back from the window: one left on a data: page (a page
+    can walk a browser there) leaves the run's tab where it was; the cookies still come."""
+    model = ScriptedModel(
+        [
+            Reply.call("web_navigate", url=page_url),
+            Reply.call("hand_to_user", reason="login", message="Sign in on the page, please."),
+            Reply.call("web_observe"),
+            Reply.call("web_navigate", url=site.url("/tui/clicked")),
+            "Signed in.",
+        ]
+    )
+    app, opened = web_app(tmp_path, model, chromium_path)
+    async with app.run_test(size=SIZE) as pilot:
+        main = app.main_screen
+        main.page_window_headless = True
+        await scenes.run_to_card(pilot, "sign in to the shop", "takeover")
+        await pilot.press("w")
+        await until(lambda: main._page_takeover is not None and main._page_takeover.window is not None, 20)
+        window = main._page_takeover.window
+        await window.page.goto(site.url("/tui/login?user=bo"))
+        await window.page.goto("data:text/html,<title>elsewhere</title>")
+        await pilot.press("d")
+        await until(lambda: scenes.view(pilot).status == "answered", 20)
+        # The run's next look was at its own page, not the data: address.
+        observe = next(s for s in scenes.view(pilot).steps if s.name == "web_observe")
+        assert page_url in observe.text and "elsewhere" not in observe.text
+        logins = [r for r in list(site.seen) if r.path == "/tui/login"]
+        assert len(logins) == 1  # the window's own; the run opened nothing from it
+        # The login made in the window is the run's: its next page went with the cookie.
+        assert [r.cookies for r in list(site.seen) if r.path == "/tui/clicked"][-1] == {"sid": "bo"}
+    for web in opened:
+        await web.close()
