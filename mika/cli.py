@@ -80,6 +80,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
         "mika.commands.memory:memory_group",
         "What Mika remembers about you: list, add, forget, approve.",
     ),
+    "web": ("mika.commands.web:web_group", "Mika's own browser: the sites it is logged in to."),
 }
 
 

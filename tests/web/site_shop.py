@@ -106,7 +106,7 @@ def search_page(req: Request) -> Response:
 @route("/search/lazy/")
 def lazy_search_page(req: Request) -> Response:
     """The same search, but later results come in batches from /api/more: a "Load more"
-    button, and infinite scroll once the reader scrolls near the end."""
+    button, then infinite scroll once the reader scrolls near the end."""
     q = req.query.get("q", "").strip()
     found = search(q)
     first = "\n".join(_result_item(p) for p in found[:PER_PAGE])
@@ -153,10 +153,12 @@ def lazy_search_page(req: Request) -> Response:
     if (next === null) button.hidden = true;
     busy = false;
   }}
-  button.addEventListener("click", loadMore);
-  // Infinite scroll: only after the reader scrolls near the end (never on load).
+  // Like many shops: the first batch by the button, then infinite scroll — a scroll
+  // near the end loads the next batch (never on load, never before the first click).
+  let infinite = false;
+  button.addEventListener("click", () => {{ infinite = true; loadMore(); }});
   window.addEventListener("scroll", () => {{
-    if (window.innerHeight + window.scrollY >= document.documentElement.scrollHeight - 200) loadMore();
+    if (infinite && window.innerHeight + window.scrollY >= document.documentElement.scrollHeight - 200) loadMore();
   }});
 }})();
 </script>

@@ -90,12 +90,14 @@ async def test_checkout_form_enter_is_asked_and_the_final_pay_is_the_users(tmp_p
             step("web_navigate", url=site.url("/checkout/")),  # a checkout address: asked
             step("request_confirmation", what=BY_ID[2]["name"], amount=price, app=SITE),
             step("web_navigate", url=site.url("/checkout/")),
+            step("web_press_key", key="Enter"),  # nothing focused on a checkout page: unclear, refused
             step("web_type_text", pick="Full name", role="input", text="李雷 Li Lei"),
             step("web_type_text", pick="Street address", role="input", text="1 Tea Road"),
             step("web_type_text", pick="City 城市", role="input", text="Hangzhou", submit=True),  # Enter: asked
             step("web_press_key", key="Enter"),  # the focus is in the form: asked
             step("request_confirmation", what=BY_ID[2]["name"], amount=price, app=SITE),
             step("web_tap", pick="Place order"),
+            step("web_press_key", key="Enter"),  # nothing focused on the pay page: refused, the user's
             step("web_tap", pick="Pay"),  # the final pay: the user's
             "handed over",
         ]
@@ -106,9 +108,13 @@ async def test_checkout_form_enter_is_asked_and_the_final_pay_is_the_users(tmp_p
     await run.run()
     assert codes(run, "web_navigate")[1:] == ["confirmation_required", "done"]
     assert codes(run, "web_type_text") == ["done", "done", "confirmation_required"]
-    assert codes(run, "web_press_key") == ["confirmation_required"]
+    assert codes(run, "web_press_key") == [
+        "payment_target_unclear",
+        "confirmation_required",
+        "pay_by_user",
+    ]
     assert codes(run, "web_tap") == ["done", "done", "pay_by_user"]
-    assert "Place order" in driver.results[7]
+    assert "Place order" in driver.results[8]
     placed = set(ORDERS) - orders_before
     assert len(placed) == 1 and len(posts(site, since, "/checkout/place")) == 1
     order = ORDERS[placed.pop()]
@@ -130,3 +136,30 @@ async def test_a_page_that_orders_the_model_to_buy_stays_data(tmp_path, site, ch
     # Nothing was clicked or opened because of it.
     assert [r.path for r in site.seen[since:] if r.method == "POST"] == []
     assert not any(r.path.startswith("/checkout") for r in site.seen[since:])
+
+
+async def test_read_page_is_no_way_around_the_checkout_address(tmp_path, site, chromium_path):
+    driver = WebDriver([step("web_read_page", url=site.url("/checkout/")), "stopped"])
+    run = make_run(tmp_path, web_cap(chromium_path), driver)
+    since = len(site.seen)
+    await run.run()
+    assert driver.results[0].startswith("[payment_address]"), driver.results[0]
+    assert not any(r.path == "/checkout/" for r in site.seen[since:])
+
+
+async def test_enter_on_a_dialog_that_asks_to_pay_is_a_payment_step(tmp_path, site, chromium_path):
+    driver = WebDriver(
+        [
+            step("web_navigate", url=site.url("/tools/dialog.html")),
+            step("web_tap", pick="Ask me"),
+            step("web_press_key", key="Enter"),  # OK on "Pay $30.00 now?": refused unattended
+            step("web_press_key", key="Escape"),  # Cancel is no payment
+            "done",
+        ]
+    )
+    run = make_run(tmp_path, web_cap(chromium_path), driver)
+    await run.run()
+    assert "The page shows a dialog box" in driver.results[1] and "Pay $30.00 now?" in driver.results[1]
+    assert driver.results[2].startswith("[approval_unavailable]"), driver.results[2]
+    assert "Dismissed the page's dialog." in driver.results[3]
+    assert 'text "Cancelled"' in untrusted_parts(driver.results[3])[1]

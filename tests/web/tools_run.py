@@ -19,18 +19,20 @@ from mika.runtypes.spec import Attendance, RunOrigin, RunProvenance, RunSpec
 from tests.phone.driver import ListingDriver
 
 
-def web_cap(chromium_path: str, **kw) -> WebCapability:
-    options = WebOptions(browser=chromium_path)
+def web_cap(chromium_path: str, *, pace: str = "fast", **kw) -> WebCapability:
+    options = WebOptions(browser=chromium_path, pace=pace)
     return WebCapability(PlaywrightWebPort(options), options, **kw)
 
 
-def make_run(tmp_path: Path, cap, driver: ListingDriver, *, attendance=Attendance.UNATTENDED, goal="do it"):
+def make_run(tmp_path: Path, cap, driver: ListingDriver, *, attendance=Attendance.UNATTENDED, goal="do it", clock=None):
     origin = RunOrigin.UI if attendance is Attendance.PRESENT else RunOrigin.CLI
     spec = RunSpec(goal=goal, provenance=RunProvenance(origin, attendance), conversation_id="c-web")
     caps = capabilities_for(spec, RunEnvironment(extra=[cap]))
     opts = RunOptions(
         pacing=False, state_dir=tmp_path, retry=RetryPolicy(base_delay=0.01, max_delay=0.05, total_wait_cap=1.0)
     )
+    if clock is not None:
+        opts.clock = clock
     return TaskRun(spec, driver.model, caps, opts)
 
 
@@ -90,6 +92,14 @@ class WebDriver(ListingDriver):
         from mika.model.messages import ToolResult
         from tests.phone.driver import current_listing, elements_in
 
+        if self.steps and not isinstance(self.steps[0], str) and "pick_row" in self.steps[0].args:
+            # A row of web_list_elements (one JSON object a line) by its label.
+            results = list(self.results)
+            if request.messages:
+                results += [p.text for p in request.messages[-1].parts if isinstance(p, ToolResult)]
+            label = self.steps[0].args.pop("pick_row")
+            rows = [json.loads(line) for line in results[-1].splitlines() if line.startswith('{"n"')]
+            self.steps[0].args["element"] = next(r["n"] for r in rows if r["label"] == label)
         if self.steps and not isinstance(self.steps[0], str) and "pick_state" in self.steps[0].args:
             results = list(self.results)
             if request.messages:

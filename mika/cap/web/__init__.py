@@ -38,15 +38,13 @@ from mika.tool.declaration import AgentTool
 __all__ = ["WebCapability", "WebSession", "open_web"]
 
 
-def _pacing(pace: str) -> Any:
-    """wpage's PagePacing for the run's pace: off at "fast" (tests, evaluations)."""
+def _pacing(pace: str, clock: Callable[[], float]) -> Any:
+    """wpage's PagePacing for the run's pace: none at "fast" (tests, evaluations)."""
     if pace == "fast":
         return None
-    try:
-        from mika.cap.web.pacing import PagePacing
-    except ImportError:  # wpage's module; without it pages are not paced
-        return None
-    return PagePacing(clock=time.monotonic, rng=random.Random())
+    from mika.cap.web.pacing import PagePacing
+
+    return PagePacing(clock=clock, rng=random.Random())
 
 
 class WebCapability:
@@ -60,11 +58,14 @@ class WebCapability:
         *,
         redact: Callable[[str], None] | None = None,
         images: bool = True,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.port = port
         self.options = options or WebOptions()
         self.reader = WebReader(port)
-        self.session = WebSession(port, self.reader, self.options, redact=redact, pacing=_pacing(self.options.pace))
+        self.session = WebSession(
+            port, self.reader, self.options, redact=redact, pacing=_pacing(self.options.pace, clock)
+        )
         tools: list[AgentTool] = [
             WebNavigate(),
             WebReadPage(),

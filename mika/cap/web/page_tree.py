@@ -284,6 +284,7 @@ class _Finisher:
         )
         editable = editable and not props.get("readonly")
         password = bool(facts.get("password"))
+        placeholder = str(facts.get("placeholder") or "")
         checked_value = props.get("checked", props.get("pressed"))
         checkable = role in CHECK_ROLES or "pressed" in props
         # A <label> forwards clicks to its field, which has a line of its own.
@@ -293,7 +294,7 @@ class _Finisher:
             class_name=f"web.{role}",
             text="" if password or is_root else _clean(n.text),
             resource_id=f"web:{n.bid}" if n.bid is not None else "",
-            hint=n.hint or (str(facts.get("placeholder") or "") if editable and not n.text else ""),
+            hint=n.hint or (placeholder if editable and placeholder != _clean(n.text) else ""),
             package=self.host,
             bounds=bounds,
             clickable=clickable and not editable and not is_root,

@@ -10,8 +10,9 @@ Choices worth knowing:
   `Emulation.setDeviceMetricsOverride(mobile=True)` with a phone-sized viewport, touch
   emulation, and a mobile user agent through `Emulation.setUserAgentOverride` — and a
   desktop site clears it again.
-- Page language: the context's `locale` (navigator.language) plus an Accept-Language
-  header of "en-US,en" / "zh-CN,zh"; no language set: neither is overridden.
+- Page language: Chromium's `--lang` / `--accept-lang` flags, so the Accept-Language
+  header and navigator.language(s) say "en-US,en" / "zh-CN,zh" (a mobile tab's user-agent
+  override repeats it); no language set: nothing is overridden.
 - Only http(s) (`url_policy`): checked on `open`, and again for every request through
   `context.route` (aborted when refused) and for every main-frame navigation a page makes
   (sent back to about:blank, noted).
@@ -91,6 +92,11 @@ class _Tab:
     mobile: bool = False
     dialog: Any = None
     cast_handler: Any = None
+    dialog_shown: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def on_dialog(self, dialog: Any) -> None:
+        self.dialog = dialog
+        self.dialog_shown.set()
 
 
 @dataclass
@@ -130,11 +136,16 @@ class PlaywrightWebPort:
         self._last_frame = 0.0
         self._tasks: set[asyncio.Task[Any]] = set()
         self._closed = False
+        self._popups: list[str] = []
+        self._blocked_pages: set[int] = set()  # id() of pages whose navigation was just refused
+        self._popups_closed = 0  # popups closed at once for the tab limit
+        self._changed = asyncio.Condition()  # a popup became a tab, a download ended
         self._rng = random.Random()
         self._gesture = GesturePacing.instant() if self.options.pace == "fast" else GesturePacing(self._rng)
         self._mouse = (0.0, 0.0)
         self._desktop_ua = ""
         self.executable = ""
+        self.launch_args: tuple[str, ...] = ()  # the Chromium flags of this port's browser
 
     # ------------------------------------------------------------ launching
 
@@ -166,9 +177,11 @@ class PlaywrightWebPort:
             }
             loc = language.locale(opts.language)
             accept = language.accept_language(opts.language)
-            if loc:
-                common["locale"] = loc
-                common["extra_http_headers"] = {"Accept-Language": accept}
+            if loc and accept:
+                # Chromium's own language flags: the header and navigator.languages both
+                # say "zh-CN,zh" (Playwright's `locale` would narrow them to "zh-CN").
+                args += [f"--lang={loc}", f"--accept-lang={accept}"]
+            self.launch_args = tuple(args)
             launch: dict[str, Any] = {
                 "executable_path": self.executable,
                 "headless": opts.headless,
@@ -231,13 +244,37 @@ class PlaywrightWebPort:
             return
         self.notes.append(f"A page tried to load {url[:120]!r}; it was blocked (only http and https are opened).")
         with contextlib.suppress(Exception):
+            request = route.request
+            page = request.frame.page
+            if request.is_navigation_request() and request.frame == page.main_frame:
+                # Its error page is undone when it shows (a popup may not be a tab yet);
+                # marked before the abort, whose error page can show before abort returns.
+                self._blocked_pages.add(id(page))
+        with contextlib.suppress(Exception):
             await route.abort("blockedbyclient")
+
+    async def _undo_blocked(self, tab: _Tab) -> None:
+        """A page sent itself (or a popup) to a refused address and Chromium shows its
+        error page: a popup that never showed a page is closed, a tab goes back."""
+        with contextlib.suppress(Exception):
+            if tab.id in self._popups and tab.status is None:
+                self.notes.append(
+                    f"The new tab {tab.id} the page opened was closed: its address was refused or did not load."
+                )
+                await tab.page.close()
+                return
+            await tab.page.go_back(wait_until="domcontentloaded", timeout=NAV_TIMEOUT_MS)
 
     def _on_frame_navigated(self, tab: _Tab, frame: Any) -> None:
         if frame != tab.page.main_frame:
             return
         tab.loading = True
         url = frame.url
+        never_shown = tab.id in self._popups and tab.status is None  # a popup whose first load failed
+        if url.startswith("chrome-error:") and (id(tab.page) in self._blocked_pages or never_shown):
+            self._blocked_pages.discard(id(tab.page))
+            self._spawn(self._undo_blocked(tab))
+            return
         if url == "about:blank" or url.startswith("chrome-error:") or is_allowed(url):
             return
         self.notes.append(f"The page in {tab.id} went to {url[:120]!r}; it was sent back to a blank page.")
@@ -257,7 +294,7 @@ class PlaywrightWebPort:
         page.on("framenavigated", lambda frame: self._on_frame_navigated(tab, frame))
         page.on("load", lambda _page: setattr(tab, "loading", False))
         page.on("response", lambda response: self._on_response(tab, response))
-        page.on("dialog", lambda dialog: setattr(tab, "dialog", dialog))
+        page.on("dialog", tab.on_dialog)
         page.on("download", lambda download: self._on_download(download))
         page.on("close", lambda _page: self._on_close(tab))
         if self._current is None:
@@ -275,9 +312,47 @@ class PlaywrightWebPort:
             self.notes.append(
                 "A page opened a new window past the tab limit; it was closed (close a tab with web_tabs to make room)."
             )
+            self._popups_closed += 1
             self._spawn(page.close())
+            self._spawn(self._notify())
             return
+        self._popups.append(tab.id)
         self.notes.append(f"The page opened a new tab {tab.id}.")
+        if str(page.url).startswith("chrome-error:"):
+            self._spawn(self._undo_blocked(tab))  # refused before it became a tab
+        self._spawn(self._notify())
+
+    async def _notify(self) -> None:
+        async with self._changed:
+            self._changed.notify_all()
+
+    async def _wait_change(self, ready: Any, timeout_s: float) -> bool:
+        """Wait (on events, not a clock) until `ready()` holds; False at the timeout."""
+        async with self._changed:
+            try:
+                await asyncio.wait_for(self._changed.wait_for(ready), timeout_s)
+            except TimeoutError:
+                return False
+        return True
+
+    @property
+    def popups(self) -> tuple[str, ...]:
+        """Ids of the tabs pages opened themselves, in order."""
+        return tuple(self._popups)
+
+    async def wait_for_popup(self, after: int | None = None, timeout_s: float = 5.0) -> str | None:
+        """The id of the tab a page opened itself after the first `after` ones (default:
+        the next one from now); None when none opened within the timeout."""
+        seen = len(self._popups) if after is None else after
+        ok = await self._wait_change(lambda: len(self._popups) > seen, timeout_s)
+        return self._popups[seen] if ok else None
+
+    async def wait_for_download(self, after: int | None = None, timeout_s: float = 10.0) -> Download | None:
+        """The download that ended after the first `after` ones (default: the next one from
+        now) — saved, refused or cancelled; None at the timeout."""
+        seen = len(self._downloads) if after is None else after
+        ok = await self._wait_change(lambda: len(self._downloads) > seen, timeout_s)
+        return self._downloads[seen] if ok else None
 
     def _on_response(self, tab: _Tab, response: Any) -> None:
         with contextlib.suppress(Exception):
@@ -287,6 +362,7 @@ class PlaywrightWebPort:
     def _on_close(self, tab: _Tab) -> None:
         if self._tabs.pop(tab.id, None) is not None:
             self.budget.give_back()
+            self._spawn(self._notify())
         if self._cast_tab == tab.id:
             self._cast_tab = None
         if self._current == tab.id:
@@ -358,6 +434,9 @@ class PlaywrightWebPort:
                 raise WebError(
                     f"The page {url} did not load within {NAV_TIMEOUT_MS // 1000} s.", code="timeout"
                 ) from None
+            if "Download is starting" in text:
+                self.notes.append(f"{url} is a download, not a page; it goes to the downloads folder.")
+                return await self._state(tab)
             if "ERR_BLOCKED_BY_CLIENT" in text or "ERR_UNSAFE_REDIRECT" in text:
                 raise UrlRefused(
                     f"The page {url} sent the browser to an address that is not opened (only http and https)."
@@ -422,6 +501,13 @@ class PlaywrightWebPort:
     async def read(self) -> PageRead:
         tab = await self._tab()
         cdp = await self._cdp(tab)
+        if tab.dialog is not None:
+            # The page's renderer waits on the dialog: it answers no DOM or accessibility
+            # call until the dialog is answered, so the read is the dialog alone.
+            state = await asyncio.wait_for(self._state(tab), 5)
+            w, h = self.options.viewport
+            tree = build_tree([], {"viewport": [w, h], "host": urlsplit(tab.page.url).hostname or ""})
+            return PageRead(state=state, tree=tree, viewport=(w, h), dialog=_dialog_text(tab.dialog))
         try:
             ax, snapshot, metrics, frame_tree = await asyncio.gather(
                 cdp.send("Accessibility.getFullAXTree"),
@@ -450,10 +536,7 @@ class PlaywrightWebPort:
         tree = build_tree(nodes, layout)
         state = await self._state(tab)
         main = frame_tree.get("frameTree", {}).get("frame", {})
-        dialog = ""
-        if tab.dialog is not None:
-            with contextlib.suppress(Exception):
-                dialog = f"{tab.dialog.type}: {tab.dialog.message}"
+        dialog = _dialog_text(tab.dialog) if tab.dialog is not None else ""
         return PageRead(
             state=state,
             tree=tree,
@@ -470,6 +553,7 @@ class PlaywrightWebPort:
         text); returns the dialog's text, "" when none was showing."""
         tab = await self._tab()
         dialog, tab.dialog = tab.dialog, None
+        tab.dialog_shown.clear()
         if dialog is None:
             return ""
         message = str(dialog.message)
@@ -520,21 +604,43 @@ class PlaywrightWebPort:
         xs, ys = q[0::2], q[1::2]
         return (min(xs), min(ys), max(xs), max(ys))
 
+    async def _input(self, tab: _Tab, action: Any) -> None:
+        """Run one input action; a JavaScript dialog it opens ends the wait (the browser
+        holds the event until the dialog is answered, and `answer_dialog` does that)."""
+        if tab.dialog is not None:
+            action.close()
+            raise WebError(
+                f"The page in {tab.id} shows a dialog ({tab.dialog.message[:120]!r}); answer it first.", code="dialog"
+            )
+        tab.dialog_shown.clear()
+        task = asyncio.get_running_loop().create_task(action)
+        shown = asyncio.get_running_loop().create_task(tab.dialog_shown.wait())
+        try:
+            done, _ = await asyncio.wait({task, shown}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            shown.cancel()
+        if task in done:
+            task.result()
+            return
+        self._tasks.add(task)  # ends when the dialog is answered
+        task.add_done_callback(self._tasks.discard)
+        task.add_done_callback(lambda t: t.cancelled() or t.exception())
+
     async def click(self, x: float, y: float) -> None:
-        page = (await self._tab()).page
+        tab = await self._tab()
+        await self._input(tab, self._click(tab.page, x, y))
+        self._mouse = (x, y)
+
+    async def _click(self, page: Any, x: float, y: float) -> None:
         if self._gesture.is_instant:
             await page.mouse.click(x, y)
-        else:
-            # A short move from where the pointer was, a pause, a press held like a finger's.
-            sx, sy = self._mouse
-            steps = 6 + self._rng.randint(0, 6)
-            await page.mouse.move(x, y, steps=steps)
-            await asyncio.sleep(self._gesture.pre_touch_ms() / 1000)
-            await page.mouse.down()
-            await asyncio.sleep(self._gesture.tap_hold_ms() / 1000)
-            await page.mouse.up()
-            del sx, sy
-        self._mouse = (x, y)
+            return
+        # A short move from where the pointer was, a pause, a press held like a finger's.
+        await page.mouse.move(x, y, steps=6 + self._rng.randint(0, 6))
+        await asyncio.sleep(self._gesture.pre_touch_ms() / 1000)
+        await page.mouse.down()
+        await asyncio.sleep(self._gesture.tap_hold_ms() / 1000)
+        await page.mouse.up()
 
     async def focus(self, handle: str) -> bool:
         bid = self._backend_id(handle)
@@ -548,7 +654,10 @@ class PlaywrightWebPort:
         return True
 
     async def type_text(self, text: str) -> None:
-        page = (await self._tab()).page
+        tab = await self._tab()
+        await self._input(tab, self._type(tab.page, text))
+
+    async def _type(self, page: Any, text: str) -> None:
         plan = TypingPacing.for_pace(self.options.pace, self._rng).plan(text)
         written = ""
         for chunk in plan:
@@ -593,9 +702,11 @@ class PlaywrightWebPort:
         return value if isinstance(value, str) else None
 
     async def press_key(self, key: str) -> None:
-        page = (await self._tab()).page
+        tab = await self._tab()
         try:
-            await page.keyboard.press(key)
+            await self._input(tab, tab.page.keyboard.press(key))
+        except WebError:
+            raise
         except Exception as exc:
             raise WebError(f"The key {key!r} is not known: {_first_line(exc)}", code="bad_key") from None
 
@@ -769,6 +880,7 @@ class PlaywrightWebPort:
                     await path_task
                 with contextlib.suppress(Exception):
                     await download.delete()
+                self._remove_partial(active)
                 self._downloads.append(_over_cap(active, self.options.download_cap_mb))
                 return
             active.done.set()
@@ -801,6 +913,17 @@ class PlaywrightWebPort:
             active.done.set()
             if active in self._active:
                 self._active.remove(active)
+            await self._notify()
+
+    def _remove_partial(self, active: _Active) -> None:
+        """Chromium leaves a cancelled download's partial file (`<id>.crdownload`): gone."""
+        if self._tmp_downloads is None or not active.claimed:
+            return
+        stem = active.claimed.split(".", 1)[0]
+        for name, _ in _files(Path(self._tmp_downloads.name)):
+            if name.split(".", 1)[0] == stem:
+                with contextlib.suppress(OSError):
+                    (Path(self._tmp_downloads.name) / name).unlink()
 
     async def downloads(self) -> list[Download]:
         pending = [a.task for a in self._active if a.task is not None]
@@ -906,6 +1029,13 @@ def _files(folder: Path) -> list[tuple[str, int]]:
 
 def _size(path: Path) -> int:
     return path.stat().st_size
+
+
+def _dialog_text(dialog: Any) -> str:
+    try:
+        return f"{dialog.type}: {dialog.message}"
+    except Exception:
+        return ""
 
 
 def _over_cap(active: _Active, cap_mb: int) -> Download:

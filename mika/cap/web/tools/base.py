@@ -10,14 +10,16 @@ from __future__ import annotations
 
 import abc
 import re
+from dataclasses import replace
 from typing import Any, ClassVar
 
 from mika.action.risk import RiskClass, amounts_in, classify, classify_place, reads_as_payment
 from mika.cap.web.port import PageRead, WebError
 from mika.cap.web.reader import site_of
 from mika.cap.web.session import WebSession, session_of
-from mika.tool.context import ToolContext
+from mika.tool.context import SkippedForNewMessage, ToolContext
 from mika.tool.declaration import ActionTarget, AgentTool, Risk, ToolOutcome
+from mika.tool.dispatcher import skipped_outcome
 from mika.tool.errors import BadArguments
 from mika.uistate import Element, Screen, StaleElement, UiNode, UnknownElement
 
@@ -72,7 +74,12 @@ async def pace(session: WebSession, ctx: ToolContext, kind: str, url: str) -> tu
     if owed <= 0:
         return None, 0
     started = ctx.clock()
-    await ctx.wait_or_steer(owed)
+    try:
+        await ctx.wait_or_steer(owed)
+    except SkippedForNewMessage:
+        # Nothing was done; the record still says how long the page was dwelt on.
+        waited = round((ctx.clock() - started) * 1000)
+        return replace(skipped_outcome(), wait_ms=waited), waited
     return None, round((ctx.clock() - started) * 1000)
 
 
@@ -135,6 +142,8 @@ def page_text(read: PageRead | None) -> str:
     if read is None:
         return ""
     out = [read.state.title.strip()] if read.state.title.strip() else []
+    if read.dialog:
+        out.append(read.dialog)  # a confirm("Pay $30?") is what an Enter would agree to
 
     def visit(node: UiNode) -> None:
         if node.class_name in _CHROME:
