@@ -123,11 +123,13 @@ def takeover_script(url: str) -> ScriptedModel:
 
 
 def seen(site, path: str) -> list[dict[str, str]]:  # noqa: F811
-    return [r.query for r in list(site.seen) if r.path == path]
+    """What the page told the server since this test began (the site lives for the session)."""
+    return [r.query for r in list(site.seen)[site.mark :] if r.path == path]
 
 
 @pytest.fixture
 def page_url(site) -> str:  # noqa: F811
+    site.mark = len(site.seen)  # this test's requests start here
     return site.url("/tui/click")
 
 
@@ -266,7 +268,7 @@ async def test_a_login_in_the_browser_window_is_the_runs_after_done(
         await pilot.press("d")
         await until(lambda: scenes.view(pilot).status == "answered", 20)
         # After Done the run's own browser opened the page the user left, with the login.
-        logins = [r for r in list(site.seen) if r.path == "/tui/login"]
+        logins = [r for r in list(site.seen)[site.mark :] if r.path == "/tui/login"]
         assert len(logins) == 2 and logins[0].cookies == {} and logins[1].cookies == {"sid": "ada"}
         state = await opened[0].port.state()
         assert state.url == login_url and state.title == "Signed in"
@@ -307,9 +309,9 @@ async def test_a_window_left_on_a_non_web_address_is_not_opened_by_the_run(
         # The run's next look was at its own page, not the data: address.
         observe = next(s for s in scenes.view(pilot).steps if s.name == "web_observe")
         assert page_url in observe.text and "elsewhere" not in observe.text
-        logins = [r for r in list(site.seen) if r.path == "/tui/login"]
+        logins = [r for r in list(site.seen)[site.mark :] if r.path == "/tui/login"]
         assert len(logins) == 1  # the window's own; the run opened nothing from it
         # The login made in the window is the run's: its next page went with the cookie.
-        assert [r.cookies for r in list(site.seen) if r.path == "/tui/clicked"][-1] == {"sid": "bo"}
+        assert [r.cookies for r in list(site.seen)[site.mark :] if r.path == "/tui/clicked"] == [{"sid": "bo"}]
     for web in opened:
         await web.close()
