@@ -24,6 +24,7 @@ from mika.run.task_center import CenterState, Submitted
 from mika.run.ui_text import t as core_text
 from mika_tui.bindings import localize
 from mika_tui.page_takeover import PageTakeover
+from mika_tui.plain import plain_line
 from mika_tui.run_view import Card, RunView, format_elapsed
 from mika_tui.screens.dialogs import ConfirmDialog, PromptDialog, SourceDialog
 from mika_tui.widgets.cards import ApprovalCard, CardAnswered, TakeoverCard, TakeoverChosen, card_widget
@@ -352,7 +353,9 @@ class MainScreen(Screen):
             elif self.page_run == e.run_id:
                 self._show_phone()
         elif isinstance(e, ev.ToolFinished):
-            if self.step_places.pop(e.call_id, "") == "web" and self.page_run == e.run_id:
+            # The event names its capability (recorded runs of before: the call's, kept above).
+            place = self.step_places.pop(e.call_id, "") or getattr(e, "capability", "")
+            if place == "web" and self.page_run == e.run_id:
                 # The title line follows the page; asked only after a step that worked, so
                 # the question never launches the browser or opens a tab of its own.
                 await self._show_page(e.run_id, ask_state=e.ok)
@@ -402,7 +405,8 @@ class MainScreen(Screen):
             preview.border_title = tr("preview_main_title")
         elif preview.showing_page:
             label = self._shown_page.label if self._shown_page is not None else ""
-            preview.border_title = tr("preview_page_title", page=label or tr("preview_page"))
+            # The title is the page's own text: shown as text, never parsed as markup.
+            preview.border_title = plain_line(tr("preview_page_title", page=label or tr("preview_page")))
         else:
             preview.border_title = tr("preview_title")
 

@@ -160,3 +160,33 @@ class TestPageTakeoverCard:
             main._show_phone()
             await until(lambda: preview.picture_size == phone_size, 10)
             assert not preview.showing_page and preview.border_title == "phone"
+
+
+EVIL_TITLES = [
+    "[@click=app.quit]Sign in[/]",  # a live action if parsed as markup
+    "[/b] broken [b",  # crashed the app when parsed
+    "\x1b]0;owned\x07Sign in\x1b[2J",  # terminal controls: title change, clear screen
+    "Sign\nin\r\n\u202eni ngiS",  # line breaks and a right-to-left override
+]
+
+
+async def test_a_page_title_is_shown_as_text_whatever_it_holds(tmp_path):
+    """The title line is the page's own words: never markup, never terminal controls."""
+    app = make_app(tmp_path, ScriptedModel(["hi"]))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        main = app.main_screen
+        preview = main.query_one(PhonePreview)
+        page = LivePage(None)
+        for title in EVIL_TITLES:
+            page.state = PageState("t1", "http://127.0.0.1:8000/x", title)
+            main.show_live_page("r1", page)
+            await pilot.pause()
+            shown = str(preview.border_title)
+            assert app.is_running  # nothing in it was an action
+            assert "\x1b" not in shown and "\x07" not in shown and "\n" not in shown and "\u202e" not in shown
+            assert "127.0.0.1" in shown
+            if title.startswith("[@click"):
+                assert "[@click=app.quit]" in shown  # the brackets are text
+        # Drawn to the screen without a control byte reaching the terminal.
+        assert "\x1b]0;owned" not in app.export_screenshot()
