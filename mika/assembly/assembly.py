@@ -395,8 +395,6 @@ def bind_phone(caps: list[Any], run: TaskRun, spec: RunSpec) -> LiveDisplay | No
     browser = any(getattr(cap, "id", "") == "web" for cap in caps)
     for cap in caps:
         if isinstance(cap, PhoneCapability):
-            cap.bind_run(
-                run.emit, spec.id, spec.conversation_id, read_only=spec.read_only, links_in_browser=browser
-            )
+            cap.bind_run(run.emit, spec.id, spec.conversation_id, read_only=spec.read_only, links_in_browser=browser)
             live = LiveDisplay(cap)
     return live

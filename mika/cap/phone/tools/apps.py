@@ -314,7 +314,10 @@ def browser_for(url: str, ctx: ToolContext) -> LinkReader | None:
     a run's intent), and the web capability on (it brings the LinkReader)."""
     if not ctx.spec.read_only or urlsplit(url).scheme.lower() not in ("http", "https"):
         return None
-    return ctx.service(LinkReader)
+    # Looked up directly, not through ctx.service: that one takes a concrete class and
+    # LinkReader is an abstract base (its implementation lives in the web capability).
+    found = ctx.services.get(LinkReader)
+    return found if isinstance(found, LinkReader) else None
 
 
 def _decoded(url: str) -> str:
