@@ -169,8 +169,14 @@ def _real_phone_tools() -> list:
     from mika.tool.declaration import AgentTool
 
     out = []
+    names: set[str] = set()
     for _, cls in inspect.getmembers(phone, inspect.isclass):
         if issubclass(cls, AgentTool) and getattr(cls, "capability", "") == "phone" and not inspect.isabstract(cls):
+            # One tool per name: PhoneReadLink stands in for phone_open_link in read-only
+            # runs with Mika's browser, never beside it.
+            if cls.name in names:
+                continue
+            names.add(cls.name)
             try:
                 out.append(cls())
             except TypeError:  # a tool that needs its siblings (do_steps) is left out
