@@ -10,6 +10,7 @@ from __future__ import annotations
 import enum
 import re
 from dataclasses import dataclass
+from urllib.parse import unquote
 
 
 class RiskClass(enum.Enum):
@@ -220,9 +221,23 @@ def place_words(place: str) -> list[str]:
     return [w.lower() for w in re.split(r"[^A-Za-z0-9\u4e00-\u9fff]+", spaced) if w]
 
 
+def plain_place(place: str) -> str:
+    """`place` with its percent-escapes undone, a few layers deep (a link escaped twice
+    still names the page it opens); a few layers are enough for any real link."""
+    for _ in range(4):
+        plain = unquote(place or "")
+        if plain == place:
+            break
+        place = plain
+    return place
+
+
 def classify_place(place: str, screen_text: str = "") -> Classified:
     """Where a link, an intent or an activity leads: PAYMENT when its host, path or name
-    reads as checkout / pay / order (`mikashop://checkout`, `.pay.PasswordActivity`)."""
+    reads as checkout / pay / order (`mikashop://checkout`, `.pay.PasswordActivity`).
+    The address is read as a person reads it: percent-escapes undone first, so
+    `/%63heckout` or `/%2563heckout` is still a checkout."""
+    place = plain_place(place)
     amounts = amounts_in(screen_text)
     due = amounts[-1] if amounts else ""
     by_label = classify(place)  # no screen text: an "ok" in a link is no assent to a spend

@@ -87,6 +87,13 @@ PLACES = [
     ("https://example.com/news/today", RiskClass.NONE),
     ("https://display.example.com/ok", RiskClass.NONE),
     ("com.mika.notes", RiskClass.NONE),
+    # Escaped spellings of the same places: the page they open is what counts.
+    ("https://shop.mika.example/%63heckout/", RiskClass.PAYMENT),
+    ("https://shop.mika.example/%2563heckout/", RiskClass.PAYMENT),
+    ("https://shop.mika.example/%63%68%65%63%6B%6F%75%74", RiskClass.PAYMENT),
+    ("https://shop.mika.example/x?next=%2Fpay%2Fnow", RiskClass.PAYMENT),
+    ("https://shop.mika.example/%252563heckout", RiskClass.PAYMENT),
+    ("https://example.com/news/%74oday", RiskClass.NONE),
 ]
 
 

@@ -6,6 +6,8 @@ loopback shop, a scripted model; what the shop received is the proof."""
 
 from __future__ import annotations
 
+import pytest
+
 from mika.runtypes.spec import Attendance
 from tests.phone.driver import step
 from tests.web.site_shop import BY_ID, ORDERS, price_text
@@ -55,6 +57,16 @@ async def test_navigating_to_checkout_is_refused_unattended(tmp_path, site, chro
     await run.run()
     assert driver.results[0].startswith("[approval_unavailable]"), driver.results[0]
     assert not any(r.path == "/checkout/" for r in site.seen[since:])
+
+
+@pytest.mark.parametrize("path", ["/%63heckout/", "/%2563heckout/", "/%43HECKOUT/", "/x?next=%2Fcheckout%2F"])
+async def test_an_escaped_checkout_address_is_refused_unattended_too(tmp_path, site, chromium_path, path):
+    driver = WebDriver([step("web_navigate", url=site.url(path)), "stopped"])
+    run = make_run(tmp_path, web_cap(chromium_path), driver)
+    since = len(site.seen)
+    await run.run()
+    assert driver.results[0].startswith("[approval_unavailable]"), driver.results[0]
+    assert not any(r.path.startswith(("/%", "/x")) for r in site.seen[since:])
 
 
 async def test_a_consent_releases_one_buy_and_only_one(tmp_path, site, chromium_path):

@@ -6,9 +6,9 @@ import re
 import time
 from dataclasses import replace
 from typing import Any
-from urllib.parse import unquote, urlsplit
+from urllib.parse import urlsplit
 
-from mika.action.risk import RiskClass, classify_place
+from mika.action.risk import RiskClass, classify_place, plain_place
 from mika.cap.phone.adb.labels import match_app
 from mika.cap.phone.chooser import Chooser, find_chooser
 from mika.cap.phone.session import PhoneSession
@@ -249,7 +249,7 @@ class PhoneOpenLink(PhoneTool):
         screen = await current_screen(self.session(ctx))
         url = str(args.get("url") or "")
         # Percent-escapes undone too: `%63heckout` is a checkout link to whoever opens it.
-        decoded = _decoded(url)
+        decoded = plain_place(url)
         parts = (url, decoded if decoded != url else "", str(args.get("app") or ""))
         place = " ".join(p for p in parts if p).strip()
         return ActionTarget(
@@ -320,21 +320,10 @@ def browser_for(url: str, ctx: ToolContext) -> LinkReader | None:
     return found if isinstance(found, LinkReader) else None
 
 
-def _decoded(url: str) -> str:
-    """The address as a person reads it: percent-escapes undone (at most a few layers,
-    so `%2563heckout` is still a checkout)."""
-    for _ in range(4):
-        plain = unquote(url)
-        if plain == url:
-            break
-        url = plain
-    return url
-
-
 async def read_in_browser(reader: LinkReader, url: str) -> ToolOutcome:
     # A read-only run never takes a payment step: an address that leads to a checkout,
     # a payment or an order is not opened, however it is spelled (a GET can place one).
-    if any(classify_place(u).risk is not RiskClass.NONE for u in (url, _decoded(url))):
+    if classify_place(url).risk is not RiskClass.NONE:  # escapes undone inside
         return ToolOutcome.error(
             "read_only",
             f"This run only reads: {url} leads to a checkout, payment or order step, so it was not opened "
