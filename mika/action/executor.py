@@ -152,7 +152,9 @@ class ActionExecutor:
         # it changes the screen); not for a composite (do_steps): its steps come back here
         # and dwell one by one.
         on_screen = bool(target.kind) or bool(getattr(tool, "changes_screen", False))
-        paced = self.screen_pace if on_screen and not getattr(tool, "composite", False) else None
+        # A tool that paces itself (the web's page dwell) is not paced a second time here.
+        own = getattr(tool, "composite", False) or tool.paces_itself
+        paced = self.screen_pace if on_screen and not own else None
         if paced is not None:
             if paced.cap.blocks(target.app, bool(getattr(tool, "page_capped", False))):
                 return ToolOutcome.error("page_limit", prompt("feedback/page_limit.md")), 0

@@ -91,6 +91,9 @@ class AgentTool(abc.ABC):
     control: ClassVar[bool] = False
     # Ends a run that could not finish (end_not_done): the only tool of a budgeted run's last round.
     gives_up: ClassVar[bool] = False
+    # Brings its own pacing between screens (the web's page dwell, seed §6 页面节奏): the
+    # action entry's app dwell and screen cap, made for phone apps, are not added on top.
+    paces_itself: ClassVar[bool] = False
     parameters: ClassVar[dict[str, Any]] = {"type": "object", "properties": {}}
 
     @abc.abstractmethod

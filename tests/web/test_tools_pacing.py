@@ -11,6 +11,8 @@ from __future__ import annotations
 import asyncio
 import re
 
+import pytest
+
 from mika.cap.web import WebCapability
 from mika.cap.web.options import WebOptions
 from mika.cap.web.playwright import PlaywrightWebPort
@@ -32,7 +34,12 @@ def owned_sleep_seam(run, sleep) -> None:
     run.subscribe(seam)
 
 
-async def test_the_second_page_of_a_site_is_dwelt_on_and_the_wait_is_in_wait_ms(tmp_path, site, chromium_path):
+@pytest.mark.parametrize("run_pace", [None, "standard"])
+async def test_the_second_page_of_a_site_is_dwelt_on_and_the_wait_is_in_wait_ms(
+    tmp_path, site, chromium_path, run_pace
+):
+    # With the run itself at standard pace too, the page is dwelt on once: the action
+    # entry's app dwell (made for phone apps) is not added on top of the page's.
     now = [1000.0]
     sleeps: list[float] = []
 
@@ -48,7 +55,7 @@ async def test_the_second_page_of_a_site_is_dwelt_on_and_the_wait_is_in_wait_ms(
             "done",
         ]
     )
-    run = make_run(tmp_path, paced_cap(chromium_path, now), driver, clock=lambda: now[0])
+    run = make_run(tmp_path, paced_cap(chromium_path, now), driver, clock=lambda: now[0], pace=run_pace)
     owned_sleep_seam(run, sleep)
     await asyncio.wait_for(run.run(), 60)
     taps = results_of(record(run), "web_tap")

@@ -24,7 +24,9 @@ def web_cap(chromium_path: str, *, pace: str = "fast", **kw) -> WebCapability:
     return WebCapability(PlaywrightWebPort(options), options, **kw)
 
 
-def make_run(tmp_path: Path, cap, driver: ListingDriver, *, attendance=Attendance.UNATTENDED, goal="do it", clock=None):
+def make_run(
+    tmp_path: Path, cap, driver: ListingDriver, *, attendance=Attendance.UNATTENDED, goal="do it", clock=None, pace=None
+):
     origin = RunOrigin.UI if attendance is Attendance.PRESENT else RunOrigin.CLI
     spec = RunSpec(goal=goal, provenance=RunProvenance(origin, attendance), conversation_id="c-web")
     caps = capabilities_for(spec, RunEnvironment(extra=[cap]))
@@ -33,6 +35,8 @@ def make_run(tmp_path: Path, cap, driver: ListingDriver, *, attendance=Attendanc
     )
     if clock is not None:
         opts.clock = clock
+    if pace is not None:
+        opts.pace = pace  # the run's [general] pace: the action entry's app dwell follows it
     return TaskRun(spec, driver.model, caps, opts)
 
 

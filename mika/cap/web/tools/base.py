@@ -36,6 +36,9 @@ class WebTool(AgentTool):
     capability = "web"
     group = "web"
     risk = Risk.WRITE
+    # Pages are paced by the web's own PagePacing (dwell per site, page limits), not by the
+    # phone's app dwell in the action entry.
+    paces_itself = True
     changes_page: ClassVar[bool] = False
     # The kind of action for page pacing (mika.cap.web.pacing): navigate, tap, back, key,
     # scroll_down … ; "" owes no dwell.
