@@ -115,3 +115,36 @@ async def test_past_the_page_limit_navigation_is_refused(tmp_path, site, chromiu
     assert "ask_user" in driver.results[20]
     assert not any(r.query.get("n") == "20" for r in site.seen[since:])
     assert results_of(record(run), "web_scroll")[0]["ok"]  # scrolling goes on
+
+
+@pytest.mark.parametrize("loads_more", [True, False])
+async def test_a_scroll_that_loaded_more_counts_as_a_new_page(tmp_path, site, chromium_path, loads_more):
+    # Seed §6: a scroll down after which the page received JSON/text answers (infinite
+    # scroll) brought a new page, so the next page-changing action owes that page's dwell.
+    # The same scrolls on a list that loads nothing owe nothing.
+    now = [1000.0]
+    sleeps: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        sleeps.append(seconds)
+        now[0] += seconds
+
+    steps = [step("web_navigate", url=site.url("/search/lazy/?q=coffee"))]
+    if loads_more:
+        # The button is below the fold: the whole page's numbers, then the shop's infinite
+        # scroll starts after it.
+        steps += [step("web_list_elements"), step("web_tap", pick_row="Load more")]
+    steps += [step("web_scroll", direction="down", pages=10), step("web_scroll", direction="down", pages=10), "done"]
+    driver = WebDriver(steps)
+    run = make_run(tmp_path, paced_cap(chromium_path, now), driver, clock=lambda: now[0])
+    owned_sleep_seam(run, sleep)
+    await asyncio.wait_for(run.run(), 60)
+    scrolls = results_of(record(run), "web_scroll")
+    assert [s["code"] for s in scrolls] == ["done", "done"], scrolls
+    more = [r for r in site.seen if r.path == "/api/more" and r.query.get("q") == "coffee"]
+    if loads_more:
+        assert more, "the scroll should have loaded the next batch"
+        assert len(sleeps) == 1 and 4.0 <= sleeps[0] <= 7.0, sleeps
+        assert scrolls[1]["wait_ms"] == round(sleeps[0] * 1000)
+    else:
+        assert sleeps == [] and scrolls[1]["wait_ms"] == 0

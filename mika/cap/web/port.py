@@ -198,6 +198,12 @@ class WebPort(Protocol):
         password fields read as "***". Returns its JSON-able value."""
         ...
 
+    def data_responses(self) -> int:
+        """How many JSON or text responses to the page's own scripts (fetch/XHR) the
+        current tab has received so far: a scroll down after which this grew loaded more
+        (seed §6: that counts as a new page for the page pacing)."""
+        ...
+
     async def downloads(self) -> list[Download]:
         """Files this run's pages downloaded into the workspace (never opened or run)."""
         ...

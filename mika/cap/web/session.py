@@ -29,6 +29,9 @@ class WebSession:
     blocked: dict[str, str] = field(default_factory=dict)
     # wpage's PagePacing (dwell between pages of one site, page limits); None: no pacing.
     pacing: Any = None
+    # The tab's data-response count when the last scroll down started (None: no scroll
+    # down since the last page-changing action): more since then means it loaded more.
+    scrolled_at: int | None = None
     # Where the last acting call aimed (tool, x, y, the element's label), for web_diagnose.
     last_target: tuple[str, float, float, str] | None = None
 

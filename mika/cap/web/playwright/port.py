@@ -93,6 +93,7 @@ class _Tab:
     mobile: bool = False
     dialog: Any = None
     cast_handler: Any = None
+    data_responses: int = 0  # JSON/text answers to the page's fetch/XHR (a "load more")
     dialog_shown: asyncio.Event = field(default_factory=asyncio.Event)
 
     def on_dialog(self, dialog: Any) -> None:
@@ -389,6 +390,12 @@ class PlaywrightWebPort:
         with contextlib.suppress(Exception):
             if response.frame == tab.page.main_frame and response.request.is_navigation_request():
                 tab.status = response.status
+            elif response.request.resource_type in ("fetch", "xhr") and _is_data(response.headers):
+                tab.data_responses += 1
+
+    def data_responses(self) -> int:
+        tab = self._tabs.get(self._current or "")
+        return tab.data_responses if tab is not None else 0
 
     def _on_close(self, tab: _Tab) -> None:
         if self._tabs.pop(tab.id, None) is not None:
@@ -1179,3 +1186,9 @@ async def _type_piece(page: Any, text: str) -> None:
 
 
 __all__ = ["TABS_IN_ALL", "PlaywrightWebPort"]
+
+
+def _is_data(headers: dict[str, str]) -> bool:
+    """A response that brings the page more to show: JSON or text (not images, fonts, scripts)."""
+    kind = (headers.get("content-type") or "").split(";", 1)[0].strip().lower()
+    return kind.endswith(("/json", "+json")) or kind in ("text/plain", "text/html", "application/x-ndjson")

@@ -70,6 +70,10 @@ async def pace(session: WebSession, ctx: ToolContext, kind: str, url: str) -> tu
     pacing = session.pacing
     if pacing is None or not kind:
         return None, 0
+    mark, session.scrolled_at = session.scrolled_at, None
+    if mark is not None and session.port.data_responses() > mark:
+        # The last scroll down brought more of the list: that was a new page (seed §6).
+        pacing.note_loaded_more(page_url(session))
     refused = pacing.refusal(kind, url)
     if refused is not None:
         return ToolOutcome.error(refused.code, refused.message, site=refused.site, pages=refused.pages), 0

@@ -112,5 +112,7 @@ class WebScroll(WebTool):
         stop, waited = await pace(session, ctx, f"scroll_{direction}", page_url(session))
         if stop is not None:
             return stop
+        if direction == "down":
+            session.scrolled_at = session.port.data_responses()
         await session.port.scroll(0, dy)
         return ToolOutcome(text=f"Scrolled {direction} {share:g} screen(s).", wait_ms=waited)
