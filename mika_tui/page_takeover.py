@@ -121,21 +121,12 @@ class PageTakeover:
         """The preview's hands on the page (made on the run's loop, used from the input thread)."""
         return PageInput(self.page.port, asyncio.get_running_loop())
 
-    def _run_context(self) -> Any:
-        # The run's Playwright context: the WebPort protocol has no cookie calls (yet), so
-        # the hand-over reads the Playwright port's own context.
-        context = getattr(self.page.port, "_context", None)
-        if context is None:
-            raise WebError("the run's browser has no page open to hand over", code="page_closed")
-        return context
-
     async def open_window(self) -> str:
         """The page in a visible browser window with the run's cookies; its address."""
         if not self.headless_window and not desktop_display():
             raise WebError("there is no desktop display to open a browser window on", code="no_display")
-        context = self._run_context()
+        storage = await self.page.port.storage_state()
         state = await self.page.port.state()
-        storage = await context.storage_state()
         window = PageWindow()
         executable = getattr(self.page.port, "executable", "") or getattr(self.options, "browser", "")
         await window.open(executable, storage, state.url, headless=self.headless_window)
@@ -154,7 +145,7 @@ class PageTakeover:
         finally:
             await window.close()
         if cookies:
-            await self._run_context().add_cookies(cookies)
+            await self.page.port.add_cookies(cookies)
         if url and is_allowed(url):
             await self.page.port.open(url)
         self.page.start()

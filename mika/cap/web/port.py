@@ -204,6 +204,16 @@ class WebPort(Protocol):
         (seed §6: that counts as a new page for the page pacing)."""
         ...
 
+    async def storage_state(self) -> dict[str, Any]:
+        """The run's cookies and site storage (Playwright's storage-state shape), for a
+        hand-over window that starts logged in like the run; WebError(code="page_closed")
+        when no browser is open."""
+        ...
+
+    async def add_cookies(self, cookies: list[dict[str, Any]]) -> None:
+        """Cookies a person's hand-over window made, given back to the run's browser."""
+        ...
+
     async def downloads(self) -> list[Download]:
         """Files this run's pages downloaded into the workspace (never opened or run)."""
         ...

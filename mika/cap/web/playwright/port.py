@@ -1001,6 +1001,18 @@ class PlaywrightWebPort:
                 with contextlib.suppress(OSError):
                     (Path(self._tmp_downloads.name) / name).unlink()
 
+    async def storage_state(self) -> dict[str, Any]:
+        return dict(await self._open_context().storage_state())
+
+    async def add_cookies(self, cookies: list[dict[str, Any]]) -> None:
+        await self._open_context().add_cookies(cookies)
+
+    def _open_context(self) -> Any:
+        # Only a browser the run already opened: a hand-over never launches one.
+        if self._context is None:
+            raise WebError("the run's browser has no page open to hand over", code="page_closed")
+        return self._context
+
     async def downloads(self) -> list[Download]:
         pending = [a.task for a in self._active if a.task is not None]
         if pending:
