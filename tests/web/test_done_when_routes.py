@@ -31,7 +31,9 @@ def codes(run: object) -> list[tuple[str, str]]:
     return [(e["name"], e["code"]) for e in recorded(run) if e["type"] == "tool_result"]  # type: ignore[arg-type]
 
 
-async def test_no_route_around_buy_now_reaches_the_checkout(tmp_path: Path, web: WebCapability, site: LocalSite) -> None:
+async def test_no_route_around_buy_now_reaches_the_checkout(
+    tmp_path: Path, web: WebCapability, site: LocalSite
+) -> None:
     scripted = Scripted(
         [
             call("web_navigate", url=site.url("/product/6/")),
@@ -117,4 +119,5 @@ async def test_a_consent_to_open_the_checkout_releases_no_route_to_place_the_ord
     typed = [c for n, c in got if n == "web_type_text"]
     assert typed == ["done", "confirmation_required"], got
     assert [c for n, c in got if n == "web_press_key"] == ["confirmation_required"], got
-    assert [c for n, c in got if n == "web_evaluate_js"][0].startswith("blocked"), got
+    scripts = [c for n, c in got if n == "web_evaluate_js"]
+    assert len(scripts) == 1 and scripts[0].startswith("blocked"), got
