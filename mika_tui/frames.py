@@ -6,6 +6,8 @@ stream (`VideoFrameSource`, fed by the decoder the assembly keeps for the run:
 `Assembly.display_video(run_id)`). The screencap picture comes from `AdbFrameSource`
 (`screencap -p` through adbutils on the serial); tests and benchmarks hand in
 `StaticFrameSource` with PNGs the simulated phone rendered. Calls block: the preview makes them from a worker thread.
+While a web step runs the picture is the run's browser page instead: `PageFrameSource`,
+the newest JPEG of the port's screencast (`Assembly.page_frames(run_id, capabilities)`).
 """
 
 from __future__ import annotations
@@ -91,3 +93,26 @@ class VideoFrameSource:
                 raise FrameError(self.decoder.error)
             return None
         return frame.number, frame.image
+
+
+class PageFrameSource:
+    """The run's browser page from its screencast (`mika.assembly.live_page.LivePage`):
+    the newest JPEG frame, decoded with Pillow in the preview's worker, ≤5 a second."""
+
+    def __init__(self, page) -> None:  # page: mika.assembly.live_page.LivePage
+        self.page = page
+        self.fps = page.max_fps  # the preview's frame-rate cap for this feed
+
+    def next_image(self, after: int, timeout: float) -> tuple[int, object] | None:
+        import io
+
+        from PIL import Image
+
+        frame = self.page.wait_newer(after, timeout)
+        if frame is None:
+            if self.page.error:
+                raise FrameError(self.page.error)
+            return None
+        image = Image.open(io.BytesIO(frame.jpeg))
+        image.load()  # decoded here, in the worker, not when the UI draws it
+        return frame.number, image

@@ -32,6 +32,7 @@ from mika.runtypes.spec import RunSpec
 if TYPE_CHECKING:
     from mika.assembly.device import DeviceChoice
     from mika.assembly.live_display import DisplayVideo, LiveDisplay
+    from mika.assembly.live_page import LivePage, LivePages
     from mika.cap.phone.display.input import DisplayInput, TaskMover
     from mika.knowledge.catalog import KnowledgeCatalog, SkillCatalog
     from mika.run.conversations import ConversationStore
@@ -109,6 +110,8 @@ class Assembly:
     device_problem: str = ""
     # The live phone of each run made here, by run id: the faces' way to the run's display.
     live: dict[str, LiveDisplay] = field(default_factory=dict, repr=False)
+    # The live browser page of each run with the web capability (its screencast), by run id.
+    pages: LivePages | None = field(default=None, repr=False)
     # App/site knowledge and skills, read once per process (user files before shipped ones).
     knowledge: KnowledgeCatalog | None = field(default=None, repr=False)
     skills: SkillCatalog | None = field(default=None, repr=False)
@@ -303,6 +306,22 @@ class Assembly:
         live = self.live.pop(run_id, None)
         if live is not None:
             live.close()
+
+    def page_frames(self, run_id: str, capabilities: Any = ()) -> LivePage | None:
+        """The newest screencast picture of the run's browser page (the run's web
+        capability, from `capabilities`; kept by run id after the first ask), its
+        screencast started; None when the run has no web capability. Called on the run's
+        event loop (the port's objects live there). `page_ended` stops it."""
+        from mika.assembly.live_page import LivePages
+
+        if self.pages is None:
+            self.pages = LivePages()
+        return self.pages.frames(run_id, capabilities)
+
+    def page_ended(self, run_id: str) -> None:
+        """The run is over (or no preview watches its page): its screencast stops."""
+        if self.pages is not None:
+            self.pages.ended(run_id)
 
     @property
     def run_factory(self) -> RunFactory | None:

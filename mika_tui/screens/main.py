@@ -16,12 +16,15 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Input, Static
 
+from mika.assembly.live_page import LivePage, LivePages
 from mika.observe.untrusted import unfence
 from mika.record import events as ev
 from mika.run.conversations import ConversationError, new_conversation_id
 from mika.run.task_center import CenterState, Submitted
 from mika.run.ui_text import t as core_text
 from mika_tui.bindings import localize
+from mika_tui.page_takeover import PageTakeover
+from mika_tui.plain import plain_line
 from mika_tui.run_view import Card, RunView, format_elapsed
 from mika_tui.screens.dialogs import ConfirmDialog, PromptDialog, SourceDialog
 from mika_tui.widgets.cards import ApprovalCard, CardAnswered, TakeoverCard, TakeoverChosen, card_widget
@@ -76,6 +79,18 @@ class MainScreen(Screen):
         # whose display the preview shows.
         self.run_displays: dict[str, int] = {}
         self.preview_run = ""
+        # The browser page: the capability of each step by call id (ToolFinished does not
+        # carry it), where each run last acted ("web" | "phone"), and the run whose page
+        # the preview shows. Without an assembly (a test's own factory) the screen keeps
+        # the runs' live pages itself.
+        self.step_places: dict[str, str] = {}
+        self.run_places: dict[str, str] = {}
+        self.page_run = ""
+        self._shown_page: LivePage | None = None
+        self.pages = LivePages()
+        self._page_takeover: PageTakeover | None = None
+        # A takeover window nobody sees (tests on machines without a desktop only).
+        self.page_window_headless = False
 
     @property
     def mika(self) -> MikaApp:
@@ -258,6 +273,7 @@ class MainScreen(Screen):
         card_before = view.card
         view.apply(e)
         await self._follow_display(e)
+        await self._follow_page(e)
         if view.card is not None and view.card != card_before:
             self._needs_you(view.card)
         if e.conversation_id != self.conversation_id:
@@ -315,6 +331,84 @@ class MainScreen(Screen):
         self.run_displays[e.run_id] = display
         await self._show_run_display(e.run_id, display)
         self._rehand_takeover(e.run_id)
+
+    # -- the preview follows the run's browser page -------------------------------------------
+
+    def live_page(self, run_id: str) -> LivePage | None:
+        """The run's live page (its screencast started), through the assembly when there is one."""
+        caps = getattr(self.mika.runs.get(run_id), "capabilities", ())
+        asm = self.mika.deps.assembly
+        return asm.page_frames(run_id, caps) if asm is not None else self.pages.frames(run_id, caps)
+
+    async def _follow_page(self, e: ev.RunEvent) -> None:
+        """A web step runs: the preview shows the run's page; a phone step: the phone's
+        picture again; the run's end stops its screencast."""
+        if isinstance(e, ev.ToolCalled):
+            if e.capability not in ("web", "phone"):
+                return
+            self.step_places[e.call_id] = e.capability
+            self.run_places[e.run_id] = e.capability
+            if e.capability == "web":
+                await self._show_page(e.run_id, ask_state=False)
+            elif self.page_run == e.run_id:
+                self._show_phone()
+        elif isinstance(e, ev.ToolFinished):
+            # The event names its capability (recorded runs of before: the call's, kept above).
+            place = self.step_places.pop(e.call_id, "") or getattr(e, "capability", "")
+            if place == "web" and self.page_run == e.run_id:
+                # The title line follows the page; asked only after a step that worked, so
+                # the question never launches the browser or opens a tab of its own.
+                await self._show_page(e.run_id, ask_state=e.ok)
+        elif isinstance(e, ev.RunOutcome):
+            self.run_places.pop(e.run_id, None)
+            if self.page_run == e.run_id:
+                self._show_phone()
+            asm = self.mika.deps.assembly
+            if asm is not None:
+                asm.page_ended(e.run_id)
+            self.pages.ended(e.run_id)
+
+    async def _show_page(self, run_id: str, *, ask_state: bool = True) -> None:
+        page = self.live_page(run_id)
+        if page is None:
+            return
+        if ask_state:
+            await page.refresh_state()
+        self.show_live_page(run_id, page)
+
+    def show_live_page(self, run_id: str, page: LivePage) -> None:
+        """The preview shows `page` (the run's browser), its title line the page's title and host."""
+        from mika_tui.frames import PageFrameSource
+
+        preview = self.query_one(PhonePreview)
+        if self._shown_page is not None and self._shown_page is not page:
+            self._shown_page.stop()  # another run's page: nobody watches it now
+        current = preview.page
+        if isinstance(current, PageFrameSource) and current.page is page:
+            preview.show_page(current, page.viewport)
+        else:
+            preview.show_page(PageFrameSource(page), page.viewport)
+        self.page_run, self._shown_page = run_id, page
+        self._preview_title()
+
+    def _show_phone(self) -> None:
+        if self._shown_page is not None:
+            self._shown_page.stop()  # nobody watches the page: its screencast stops until the next web step
+        self.page_run, self._shown_page = "", None
+        self.query_one(PhonePreview).show_phone()
+        self._preview_title()
+
+    def _preview_title(self) -> None:
+        """The title line: the page's title and host while the page is shown, else the phone's."""
+        preview, tr = self.query_one(PhonePreview), self.mika.tr
+        if preview.show_main:
+            preview.border_title = tr("preview_main_title")
+        elif preview.showing_page:
+            label = self._shown_page.label if self._shown_page is not None else ""
+            # The title is the page's own text: shown as text, never parsed as markup.
+            preview.border_title = plain_line(tr("preview_page_title", page=label or tr("preview_page")))
+        else:
+            preview.border_title = tr("preview_title")
 
     async def _mend_dark_display(self) -> None:
         """While the user operates a run's display from the preview the run waits and
@@ -383,7 +477,10 @@ class MainScreen(Screen):
                 self.query_one(PhonePreview).take_control(None)  # the run moved on: hands off
         if card is None:
             return
-        widget = card_widget(card, self.mika.tr)
+        run_id = self._run_of_card(card)
+        # A takeover asked while the run was on a web page is a takeover of the page.
+        on_page = card.kind == "takeover" and self.run_places.get(run_id) == "web"
+        widget = card_widget(card, self.mika.tr, page=on_page)
         await turn.mount(widget)
         self.query_one(ChatLog).scroll_end(animate=False)
         if isinstance(widget, (ApprovalCard, TakeoverCard)):
@@ -438,6 +535,9 @@ class MainScreen(Screen):
         import asyncio
 
         chat, tr = self.query_one(ChatLog), self.mika.tr
+        if message.page:
+            await self._take_page(message)
+            return
         takeover = self.terminal_takeover(message.card)
         if not takeover.serial:
             await chat.add_notice(tr("takeover_failed", error=tr("no_device")), error=True)
@@ -462,6 +562,33 @@ class MainScreen(Screen):
         if asm is not None and takeover.run_id:
             await asm.display_taken(takeover.run_id)
 
+    async def _take_page(self, message: TakeoverChosen) -> None:
+        """A takeover of a page: the preview's clicks and keys go to the page, or the page
+        opens in a visible browser window on the run's profile."""
+        chat, tr = self.query_one(ChatLog), self.mika.tr
+        run_id = self._run_of_card(message.card)
+        page = self.live_page(run_id)
+        if page is None:
+            await chat.add_notice(tr("takeover_failed", error=tr("page_none")), error=True)
+            self._reopen_takeover(message.card)
+            return
+        caps = getattr(self.mika.runs.get(run_id), "capabilities", ())
+        takeover = self._page_takeover = PageTakeover(
+            page, caps, question_id=message.card.question_id, headless_window=self.page_window_headless
+        )
+        preview = self.query_one(PhonePreview)
+        try:
+            if message.way == "window":
+                await takeover.open_window()
+                await chat.add_notice(tr("takeover_window_open", url=takeover.window_url))
+            else:
+                await self._show_page(run_id)
+                preview.take_control(takeover.input())
+        except Exception as exc:  # WebError and browser faults: one sentence, the card stays
+            self._page_takeover = None
+            await chat.add_notice(tr("takeover_failed", error=page_error(exc, tr)), error=True)
+            self._reopen_takeover(message.card)
+
     def _reopen_takeover(self, card: Card) -> None:
         for widget in self.query(TakeoverCard):
             if widget.card.question_id == card.question_id:
@@ -472,6 +599,16 @@ class MainScreen(Screen):
 
         preview = self.query_one(PhonePreview)
         preview.take_control(None)
+        page = self._page_takeover
+        if page is not None and page.question_id == card.question_id:
+            self._page_takeover = None
+            try:
+                await page.finish()
+            except Exception as exc:  # the run goes on; the user is told what did not come back
+                await self.query_one(ChatLog).add_notice(
+                    self.mika.tr("takeover_failed", error=page_error(exc, self.mika.tr)), error=True
+                )
+            return
         takeover = getattr(self, "_takeover", None)
         if takeover is None:
             return
@@ -490,11 +627,8 @@ class MainScreen(Screen):
             self.minimize()
 
     def action_preview_main(self) -> None:
-        preview = self.query_one(PhonePreview)
-        preview.toggle_main()
-        self.query_one(PhonePreview).border_title = self.mika.tr(
-            "preview_main_title" if preview.show_main else "preview_title"
-        )
+        self.query_one(PhonePreview).toggle_main()
+        self._preview_title()
 
     def _run_of_card(self, card: Card) -> str:
         return next(
@@ -611,6 +745,13 @@ class MainScreen(Screen):
 
     def action_view_run(self, run_id: str) -> None:
         self.mika.open_run(run_id)
+
+
+def page_error(exc: Exception, tr) -> str:
+    """A browser fault as one sentence in the user's language where we know its kind."""
+    code = getattr(exc, "code", "")
+    key = {"no_display": "page_window_no_display"}.get(code)
+    return tr(key) if key else str(exc)
 
 
 def source_title(source: dict) -> str:

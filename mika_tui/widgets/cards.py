@@ -113,12 +113,15 @@ class QuestionCard(Vertical):
 
 class TakeoverChosen(Message):
     """The user picked how to take over: `move` (the task to their screen) or `operate`
-    (the agent's display from the preview). The screen does it; the card only asks."""
+    (the agent's display from the preview); for a page (`page`): `operate` (the page from
+    the preview) or `window` (the page in a visible browser window). The screen does it;
+    the card only asks."""
 
-    def __init__(self, card: Card, way: str) -> None:
+    def __init__(self, card: Card, way: str, page: bool = False) -> None:
         super().__init__()
         self.card = card
         self.way = way
+        self.page = page
 
 
 class TakeoverCard(Vertical, can_focus=True):
@@ -126,23 +129,35 @@ class TakeoverCard(Vertical, can_focus=True):
     BINDINGS = [
         Binding("m", "move", "takeover_move", id="takeover.move", tooltip="takeover_move_tip"),
         Binding("o", "operate", "takeover_operate", id="takeover.operate", tooltip="takeover_operate_tip"),
+        Binding("w", "window", "takeover_window", id="takeover.window", tooltip="takeover_window_tip"),
         Binding("d", "done", "takeover_done", id="takeover.done", tooltip="takeover_done"),
         Binding("s", "skip", "takeover_skip", id="takeover.skip", tooltip="takeover_skip"),
     ]
 
-    def __init__(self, card: Card, tr: Tr) -> None:
+    def __init__(self, card: Card, tr: Tr, page: bool = False) -> None:
         super().__init__(classes="card")
         self.card = card
         self.tr = tr
         self.resolved = False
         self.way = ""
+        # The run handed over a browser page (login, captcha): operate it from the
+        # preview, or open it in a browser window; there is no task to move.
+        self.page = page
+
+    def _ways(self) -> tuple[str, ...]:
+        return ("takeover-operate", "takeover-window") if self.page else ("takeover-move", "takeover-operate")
 
     def compose(self) -> ComposeResult:
-        yield Static(plain(self.tr("takeover_title", reason=self.card.reason)), classes="card-title")
+        title = "takeover_page_title" if self.page else "takeover_title"
+        yield Static(plain(self.tr(title, reason=self.card.reason)), classes="card-title")
         yield Static(plain(self.card.text), id="takeover-text")
         with Horizontal():
-            yield Button(Content(self.tr("takeover_move_button")), id="takeover-move", compact=True)
-            yield Button(Content(self.tr("takeover_operate_button")), id="takeover-operate", compact=True)
+            if self.page:
+                yield Button(Content(self.tr("takeover_operate_button")), id="takeover-operate", compact=True)
+                yield Button(Content(self.tr("takeover_window_button")), id="takeover-window", compact=True)
+            else:
+                yield Button(Content(self.tr("takeover_move_button")), id="takeover-move", compact=True)
+                yield Button(Content(self.tr("takeover_operate_button")), id="takeover-operate", compact=True)
             yield Button(Content(self.tr("takeover_done_button")), id="takeover-done", variant="success", compact=True)
             yield Button(Content(self.tr("takeover_skip_button")), id="takeover-skip", compact=True)
 
@@ -154,18 +169,23 @@ class TakeoverCard(Vertical, can_focus=True):
     def _choose(self, way: str) -> None:
         if self.resolved or self.way == way:
             return
+        if ("takeover-" + way) not in self._ways():
+            return  # a key of the other kind of takeover (m on a page, w on the phone)
         self.way = way
-        note = self.tr("takeover_moved" if way == "move" else "takeover_operating")
+        notes = {"move": "takeover_moved", "operate": "takeover_operating", "window": "takeover_window_opening"}
+        if self.page and way == "operate":
+            notes["operate"] = "takeover_page_operating"
+        note = self.tr(notes[way])
         self.query_one("#takeover-text", Static).update(plain(self.card.text + "\n" + note))
-        for bid in ("takeover-move", "takeover-operate"):
+        for bid in self._ways():
             self.query_one("#" + bid, Button).disabled = True
-        self.post_message(TakeoverChosen(self.card, way))
+        self.post_message(TakeoverChosen(self.card, way, page=self.page))
 
     def reopen(self) -> None:
         """The chosen way could not be taken: both are offered again."""
         self.way = ""
         self.query_one("#takeover-text", Static).update(plain(self.card.text))
-        for bid in ("takeover-move", "takeover-operate"):
+        for bid in self._ways():
             self.query_one("#" + bid, Button).disabled = False
 
     def _finish(self, done: bool) -> None:
@@ -174,11 +194,22 @@ class TakeoverCard(Vertical, can_focus=True):
         self.resolved = True
         self.post_message(CardAnswered(self.card, done=done))
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # Only this kind of takeover's ways are offered (and shown in the footer).
+        if action == "window":
+            return self.page
+        if action == "move":
+            return not self.page
+        return True
+
     def action_move(self) -> None:
         self._choose("move")
 
     def action_operate(self) -> None:
         self._choose("operate")
+
+    def action_window(self) -> None:
+        self._choose("window")
 
     def action_done(self) -> None:
         self._finish(True)
@@ -191,12 +222,15 @@ class TakeoverCard(Vertical, can_focus=True):
         {
             "takeover-move": self.action_move,
             "takeover-operate": self.action_operate,
+            "takeover-window": self.action_window,
             "takeover-done": self.action_done,
             "takeover-skip": self.action_skip,
         }[event.button.id or "takeover-skip"]()
 
 
-def card_widget(card: Card, tr: Tr) -> ApprovalCard | QuestionCard | TakeoverCard:
+def card_widget(card: Card, tr: Tr, *, page: bool = False) -> ApprovalCard | QuestionCard | TakeoverCard:
+    if card.kind == "takeover":
+        return TakeoverCard(card, tr, page=page)
     kinds: dict[str, Callable[[Card, Tr], ApprovalCard | QuestionCard | TakeoverCard]] = {
         "approval": ApprovalCard,
         "question": QuestionCard,

@@ -10,6 +10,11 @@ During a takeover "from the terminal" `control` is set: a click on the picture i
 on the agent's display at the mapped point, a drag is a swipe, typed text goes to the
 focused field and Esc / Backspace / Enter are the phone's Back / Del / Enter. Input goes
 out in order on one thread, since adb calls block.
+
+While a web step runs the preview shows the run's browser page instead (`show_page`: the
+newest screencast frame, ≤5 a second) and goes back to the phone's feed with
+`show_phone`. A takeover of a page sets `control` to the page's input: clicks map into the
+page's viewport CSS px, keys are the page's own (Escape, arrows…), the wheel scrolls it.
 """
 
 from __future__ import annotations
@@ -100,6 +105,9 @@ class PhonePreview(Widget, can_focus=True):
         self._press: tuple[float, float, float] | None = None
         self._inputs: queue.Queue[Callable[[], None] | None] = queue.Queue()
         self._input_thread: threading.Thread | None = None
+        # While the page is shown: the phone's feed to go back to (its video, its size).
+        self.page: ImageSource | None = None
+        self._phone_feed: tuple[ImageSource | None, tuple[int, int] | None] = (None, None)
 
     def compose(self):
         # Kitty / Sixel pictures are drawn by textual-image; half blocks by this widget.
@@ -148,10 +156,43 @@ class PhonePreview(Widget, can_focus=True):
         self, video: ImageSource | None, display: int, display_size: tuple[int, int] | None = None
     ) -> None:
         """The run works on display N: show its video (None: back to screencap of N),
-        and map takeover clicks into its `display_size` pixels (None: the picture's)."""
+        and map takeover clicks into its `display_size` pixels (None: the picture's).
+        While the page is shown this is the feed `show_phone` goes back to."""
         self.display_index = display
+        if self.page is not None:
+            self._phone_feed = (video, display_size)
+            return
         self.display_size = display_size
         self.use_video(video)
+
+    @property
+    def showing_page(self) -> bool:
+        return self.page is not None
+
+    def show_page(self, page: ImageSource, viewport: tuple[int, int] | None = None) -> None:
+        """A web step runs: the page's frames instead of the phone's, takeover clicks
+        mapped into the page's `viewport` CSS px (None: the frame's own pixels)."""
+        if self.page is None:
+            self._phone_feed = (self.video, self.display_size)
+        elif self.page is page:
+            self.display_size = viewport or self.display_size
+            return
+        self.page = page
+        self.show_main = False
+        self.display_size = viewport
+        self.use_video(page)
+
+    def show_phone(self) -> None:
+        """Back to the phone's picture (a phone step runs, or the run ended)."""
+        if self.page is None:
+            return
+        self.page = None
+        video, self.display_size = self._phone_feed
+        self._phone_feed = (None, None)
+        self._strips = []
+        self.refresh()
+        self.use_video(video)
+        self._tick()
 
     def toggle_main(self) -> None:
         """Switch between the agent's display and the main display's picture."""
@@ -221,7 +262,8 @@ class PhonePreview(Widget, can_focus=True):
             except Exception as exc:  # a frame that can't be drawn is said, not fatal
                 self._consumed.set()
                 self.post_message(self.FrameReady(None, f"{type(exc).__name__}: {exc}"))
-            rest = 1 / VIDEO_FPS - (time.perf_counter() - started)
+            # The page feed says its own cap (5 a second); the phone's video goes up to 30.
+            rest = 1 / getattr(video, "fps", VIDEO_FPS) - (time.perf_counter() - started)
             if rest > 0:
                 worker_wait = threading.Event()
                 worker_wait.wait(rest)  # frame-rate cap for the terminal, not synchronisation
@@ -346,7 +388,13 @@ class PhonePreview(Widget, can_focus=True):
         control = self.control
         if control is None:
             return
-        keys = {"escape": "BACK", "backspace": "DEL", "enter": "ENTER", "tab": "TAB"}
+        # A page's input names its own keys (Escape, arrows, PageDown…); the phone's are these.
+        keys = getattr(control, "KEY_NAMES", None) or {
+            "escape": "BACK",
+            "backspace": "DEL",
+            "enter": "ENTER",
+            "tab": "TAB",
+        }
         if event.key in keys:
             name = keys[event.key]
             self._send(lambda: control.key(name))
@@ -357,6 +405,26 @@ class PhonePreview(Widget, can_focus=True):
             return
         event.stop()
         event.prevent_default()
+
+    def _wheel(self, event: events.MouseScrollDown | events.MouseScrollUp, dy: float) -> None:
+        control = self.control
+        scroll = getattr(control, "scroll", None)
+        if scroll is None:
+            return  # the phone is swiped by dragging; only a page takes the wheel
+        offset = event.get_content_offset(self)
+        at = self.to_display(offset.x, offset.y) if offset is not None else None
+        self._send(lambda: scroll(0.0, dy, at))
+        event.stop()
+        event.prevent_default()
+
+    def on_mouse_scroll_down(self, event: events.MouseScrollDown) -> None:
+        self._wheel(event, WHEEL_PX)
+
+    def on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
+        self._wheel(event, -WHEEL_PX)
+
+
+WHEEL_PX = 120.0  # one wheel notch on a page, in CSS px (what browsers scroll per notch)
 
 
 def resolve_graphics(choice: str) -> str:
