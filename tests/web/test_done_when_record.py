@@ -22,8 +22,8 @@ from pathlib import Path
 
 from textual.app import App, ComposeResult
 
-from mika.cap.web import WebCapability
 from mika.assembly.live_page import LivePages, PageFrame
+from mika.cap.web import WebCapability
 from mika.model.testing import Reply
 from mika.record.events import ToolCalled
 from mika_tui.run_view import RunView
