@@ -181,20 +181,25 @@ async def test_a_question_is_answered_by_searching_paging_and_reading_a_product(
 # --- 2. the Buy button: refused unattended; a card and one-shot consent when present --
 
 
+@pytest.mark.parametrize(
+    ("product", "button", "amount"),
+    [(6, "Buy now", "$21.50"), (17, "立即购买 Buy now", "¥268.00")],
+    ids=["dollar", "yuan-chinese-button"],
+)
 async def test_buy_now_is_refused_unattended_and_nothing_is_bought(
-    tmp_path: Path, web: WebCapability, site: LocalSite
+    tmp_path: Path, web: WebCapability, site: LocalSite, product: int, button: str, amount: str
 ) -> None:
     orders_before = set(site_shop.ORDERS)
     scripted = Scripted(
         [
-            call("web_navigate", url=site.url("/product/6/")),
-            tap("Buy now", role="button"),
-            tap("Buy now", role="button"),  # asking again changes nothing
+            call("web_navigate", url=site.url(f"/product/{product}/")),
+            tap(button, role="button"),
+            tap(button, role="button"),  # asking again changes nothing
             lambda _l, _r: "I could not buy it.",
         ]
     )
     mark = len(site.seen)
-    run = make_run(tmp_path, web, scripted, "Buy one bag of Kenya Nyeri AA.")
+    run = make_run(tmp_path, web, scripted, "Buy one of these.")
     await asyncio.wait_for(run.run(), 120)
 
     events = recorded(run)
@@ -205,7 +210,7 @@ async def test_buy_now_is_refused_unattended_and_nothing_is_bought(
     assert set(site_shop.ORDERS) == orders_before
     approvals = [e for e in events if e["type"] == "approval"]
     assert approvals and approvals[0]["decision"] == "approval_unavailable"
-    assert "$21.50" in approvals[0]["amount"]
+    assert approvals[0]["amount"] == amount and approvals[0]["button"] == button
 
 
 def _confirm(amount_from_page: bool = True) -> Step:
