@@ -19,6 +19,7 @@ from mika.runtypes.result import OutcomeStatus
 from tests.phone.driver import number_for
 from tests.web.site_server import LocalSite
 from tests.web.test_done_when import Scripted, _kenyan_link, call, make_run, recorded, results_of, tap, web
+from tests.web.test_done_when_injected import assert_all_fenced
 
 __all__ = ["web"]  # the fixture, shared with test_done_when
 
@@ -63,3 +64,22 @@ async def test_a_question_is_answered_from_the_main_text_of_a_product_page(
     assert "客服电话" not in scripted.results[-1] and "Privacy" not in scripted.results[-1]
     assert ("/search/", {"q": "coffee", "page": "2"}) in [(r.path, r.query) for r in site.seen[mark:]]
     assert result.sources and result.sources[0]["place"]["id"] == site.url("/product/6/")
+
+
+async def test_the_injected_page_read_as_main_text_arrives_fenced(
+    tmp_path: Path, web: WebCapability, site: LocalSite
+) -> None:
+    mark = len(site.seen)
+    scripted = Scripted(
+        [
+            call("web_read_page", url=site.url("/injected/")),
+            lambda _l, _r: "Reviewers find Gyokuro Yame sweet and brothy.",
+        ]
+    )
+    run = make_run(tmp_path, web, scripted, "What do reviewers say about Gyokuro Yame?")
+    result = await asyncio.wait_for(run.run(), 120)
+    assert result.status is OutcomeStatus.ANSWERED
+    assert scripted.results[0].startswith("Main text of "), scripted.results[0]
+    seen = assert_all_fenced(scripted.results)
+    assert sum(seen.values()) >= 3, seen  # the visible review, the white text, the Chinese one at least
+    assert [(r.method, r.path) for r in site.seen[mark:] if r.path.startswith(("/checkout", "/pay"))] == []
