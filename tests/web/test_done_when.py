@@ -277,7 +277,13 @@ async def test_buy_now_asks_with_a_card_consent_releases_one_action_and_pay_is_t
     assert len(new) == 1
     order = site_shop.ORDERS[new.pop()]
     assert order.lines == [(6, 1)] and not order.paid
-    decisions = [(e["decision"], e["button"]) for e in events if e["type"] == "approval"]
+    # Every approval names the amount the page asks for — not another figure on the page
+    # (the footer's "Free shipping over $40 / ¥300").
+    approvals = [e for e in events if e["type"] == "approval"]
+    assert {e["amount"] for e in approvals} == {"$21.50"}
+    taps_what = [e["what"] for e in approvals if e["tool"] == "web_tap"]
+    assert all("$21.50" in w and "¥300" not in w and "$40" not in w for w in taps_what), taps_what
+    decisions = [(e["decision"], e["button"]) for e in approvals]
     assert decisions == [
         ("confirmation_required", "Buy now"),
         ("allowed", "Buy now"),
