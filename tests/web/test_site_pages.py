@@ -232,3 +232,11 @@ async def test_slow_page_body_arrives_late_and_script_page_fills_in_later(raw_pa
     assert await raw_page.locator("#in-stock").count() == 0  # not yet
     await raw_page.get_by_text("In stock: 14 bags").wait_for(timeout=5000)
     assert await raw_page.get_by_role("button", name="Reserve a bag").count() == 1
+
+
+async def test_odd_page_serves_its_odd_bytes(raw_page: Any, site: LocalSite) -> None:
+    await raw_page.goto(site.url("/odd/"))
+    assert "\x1b[2J" in await raw_page.inner_text("h1")
+    assert "\u202e" in await raw_page.inner_text("#bidi")
+    assert len(await raw_page.get_attribute("a", "aria-label") or "") > 1900
+    assert "\ufffd" in await raw_page.inner_text("body")  # the invalid UTF-8, replaced by the browser
