@@ -228,3 +228,10 @@ def test_evidence_is_our_own_short_phrase() -> None:
     assert barrier is not None
     assert "IGNORE" not in barrier.evidence and "12345" not in barrier.evidence
     assert len(barrier.evidence) < 80
+
+
+def test_recaptcha_widget_paths_on_any_host_but_not_invisible() -> None:
+    assert captcha_service("http://127.0.0.1:8123/recaptcha/api2/anchor?k=x&size=normal") == "reCAPTCHA"
+    assert captcha_service("https://shop.example.com/recaptcha/enterprise/bframe?k=x") == "reCAPTCHA"
+    assert captcha_service("https://shop.example.com/recaptcha/api2/anchor?k=x&size=invisible") is None
+    assert captcha_service("https://shop.example.com/recaptcha-faq") is None

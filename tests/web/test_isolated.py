@@ -102,6 +102,19 @@ async def test_reads_the_page_and_returns_values(probe: Probe) -> None:
         "c": {"d": True},
     }
     assert await probe.run("NaN") == "NaN"
+    # the language's and the window's own helpers, called by their bare names
+    assert await probe.run("structuredClone({a: 1})") == {"a": 1}
+    assert await probe.run("atob(btoa('ok'))") == "ok"
+    assert await probe.run("queueMicrotask(() => 1); clearTimeout(0); return 'fine'") == "fine"
+    assert await probe.run("getSelection().rangeCount >= 0 && getComputedStyle(document.body).display") == "block"
+    assert await probe.run("Object.keys(window).includes('0')") is False  # frames by number are not listed
+    assert await probe.run("Object.keys(window).length > 10") is True
+    assert await probe.run("new URL(document.links[0].href).pathname") == "/page/target.html"
+    assert await probe.run("Array.prototype.map.call(document.forms[0].elements, e => e.type)") == [
+        "text",
+        "password",
+        "submit",
+    ]
     await probe.unchanged("reads")
 
 
@@ -243,6 +256,9 @@ BLOCKED = [
     "document.querySelector('#frame').contentDocument.body.innerHTML = 'x'",
     "Object.getOwnPropertyDescriptor(HTMLIFrameElement.prototype, 'contentWindow').get.call(document.querySelector('#frame'))",
     "document.querySelector('#frame').src = '/page/target.html'",
+    # document.all answers typeof "undefined": it must be wrapped all the same
+    "document.all[0].ownerDocument.location.href = '/page/target.html'",
+    "document.all.btn.click()",
     # messages, storage, cookies, globals
     "postMessage('hi', '*')",
     "window.postMessage('hi', '*')",
@@ -325,7 +341,6 @@ async def test_the_network_watch_sees_requests_from_our_code_only(probe: Probe) 
     # evaluated. Evaluate a fetch straight in the page (outside the wrapper, tagged like our
     # code) and one tagged like the page's own: only the first is reported.
     async with _NetworkWatch(probe.cdp) as ours:
-        await probe.cdp.send("Network.enable")
         await probe.cdp.send(
             "Runtime.evaluate",
             {
@@ -453,3 +468,45 @@ async def test_call_apply_bind_chains_are_judged_by_the_function_they_run(probe:
         "fetch.bind(null)('/page/leak')",
     ]:
         await probe.refused(script, ("blocked", "blocked_network"))
+
+
+async def test_a_lost_context_is_made_anew(probe: Probe) -> None:
+    # The world's context can vanish under a cached id (a document swapped between the
+    # frame-tree check and the evaluation): "Cannot find context" → a new world, same answer.
+    w = await world(probe.cdp)
+    w.context_id = 987654
+    assert await probe.run("document.title") == "Read-only probe"
+    fresh = await world(probe.cdp)
+    assert fresh.context_id != 987654
+    await probe.refused("document.querySelector('#btn').click()", ("blocked",))  # the new world is locked too
+
+
+async def test_value_attribute_selectors_are_no_oracle_for_a_password(probe: Probe, raw_page: Any) -> None:
+    for script in [
+        "document.querySelector('input[value^=\"a\"]')",
+        "document.querySelectorAll('[value*=secret]').length",
+        "document.forms[0].querySelector('[value$=t]')",
+        "document.forms[0].matches(':has(input[value^=a])')",
+        "document.getElementById('pw').closest('form:has([value^=attr])')",
+        "document.evaluate(\"//input[starts-with(@value,'a')]\", document, null, 9, null).singleNodeValue",
+        "new XPathEvaluator().evaluate(\"count(//input[@value='attr-secret'])\", document, null, 1, null).numberValue",
+    ]:
+        await probe.refused(script, ("blocked",))
+    # Other selectors work, and value selectors work on a page with no password in an attribute.
+    assert await probe.run("document.querySelectorAll('input[type=password]').length") == 1
+    await raw_page.goto(probe.site.url("/page/article.html"))
+    assert await probe.run("document.querySelectorAll('[value=\"x\"]').length") == 0
+
+
+async def test_works_under_a_page_policy_that_forbids_eval(raw_page: Any, site: LocalSite) -> None:
+    # The wrapper compiles scripts with eval inside Mika's world; the page's own CSP
+    # (no 'unsafe-eval', no connections) governs the page's world, not ours.
+    await raw_page.goto(site.url("/page/csp.html"))
+    cdp = await raw_page.context.new_cdp_session(raw_page)
+    assert await evaluate_isolated(cdp, "document.querySelector('h1').textContent", timeout_s=3) == (
+        "A page that forbids eval"
+    )
+    assert await evaluate_isolated(cdp, "eval('1 + 1')", timeout_s=3) == 2
+    with pytest.raises(WebError) as caught:
+        await evaluate_isolated(cdp, "fetch('/page/leak')", timeout_s=3)
+    assert caught.value.code == "blocked_network"

@@ -142,7 +142,8 @@ def test_first_page_of_a_site_no_dwell_then_4_to_7_then_plus_06_and_1() -> None:
 def test_careful_site_10_to_16_then_steps_at_most_30() -> None:
     low, clock = pacing(0.0, careful=("www.slow.cn",))
     high, clock2 = pacing(1.0, careful=("www.slow.cn",))
-    lows, highs = [], []
+    lows: list[float] = []
+    highs: list[float] = []
     for i in range(22):
         for pace, c, out in ((low, clock, lows), (high, clock2, highs)):
             c.now += 0.001

@@ -201,3 +201,44 @@ def test_states_from_ax_properties() -> None:
     roles = {e.label: (e.role, e.states) for e in extract_elements(tree)}
     assert roles["Open tab"] == ("tab", ("selected", "focused"))
     assert roles["Toggle"][0] == "button"
+
+
+@pytest.mark.parametrize(
+    ("ax_role", "listing_role"),
+    [
+        ("link", "link"),
+        ("button", "button"),
+        ("switch", "switch"),
+        ("slider", "slider"),
+        ("tab", "tab"),
+        ("menuitem", "menuitem"),
+        ("menuitemcheckbox", "checkbox"),
+        ("option", "option"),
+        ("heading", "heading"),
+        ("image", "image"),
+        ("img", "image"),
+        ("combobox", "dropdown"),
+        ("searchbox", "input"),
+        ("textbox", "input"),
+        ("checkbox", "checkbox"),
+        ("radio", "radio"),
+        ("paragraph", "text"),
+    ],
+)
+def test_web_roles_in_the_listings_words(ax_role: str, listing_role: str) -> None:
+    nodes = [_ax("1", "RootWebArea", children=("2",)), _ax("2", ax_role, "Named thing", parent="1")]
+    tree = build_tree(nodes, {"viewport": [800, 600], "nodes": {"2": {"bounds": [10, 10, 200, 40]}}})
+    (element,) = extract_elements(tree)
+    assert element.role == listing_role
+    assert element.label == "Named thing"
+
+
+def test_an_unnamed_element_shows_its_place_never_its_handle() -> None:
+    nodes = [_ax("1", "RootWebArea", children=("77",)), _ax("77", "button", "", parent="1")]
+    tree = build_tree(nodes, {"viewport": [800, 600], "nodes": {"77": {"bounds": [10, 10, 60, 40]}}})
+    (element,) = extract_elements(tree)
+    assert element.label == "" and element.node.resource_id == "web:77"
+    from mika.uistate.listing import element_line
+
+    line = element_line(element)
+    assert "web:" not in line and "77" not in line.split("@")[0][2:], line

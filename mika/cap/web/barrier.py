@@ -66,6 +66,9 @@ _SERVICES = (
 # Any host: Cloudflare's challenge pages and Google's "unusual traffic" page by their paths.
 _CHALLENGE_PATHS = (
     ("Cloudflare challenge", re.compile(r"^/cdn-cgi/challenge-platform/")),
+    # reCAPTCHA's widget frames by their path, wherever they are served from (a site's own
+    # proxy of recaptcha.net, a mirror); "size=invisible" is skipped below as for Google's.
+    ("reCAPTCHA", re.compile(r"^/recaptcha/(api2|enterprise)/(anchor|bframe)")),
     ("Taobao slider check", re.compile(r"/_+tmd_+/punish")),
     ("Google unusual-traffic check", re.compile(r"^/sorry/(index)?")),
 )
@@ -94,8 +97,13 @@ def captcha_service(url: str) -> str | None:
                 return None
             return service.name
     for name, pattern in _CHALLENGE_PATHS:
-        if pattern.search(path) and (name != "Google unusual-traffic check" or _on(host, "google.com")):
-            return name
+        if not pattern.search(path):
+            continue
+        if name == "Google unusual-traffic check" and not _on(host, "google.com"):
+            continue
+        if name == "reCAPTCHA" and "size=invisible" in query:
+            continue
+        return name
     if _CAPTCHA_HOST_WORD.search(host):
         return "captcha service"
     return None

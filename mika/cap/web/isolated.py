@@ -55,7 +55,6 @@ class _World:
     frame_id: str
     loader_id: str
     context_id: int
-    network_on: bool = False
     installed: set[str] = field(default_factory=set)
 
 
@@ -81,9 +80,6 @@ async def _new_world(cdp: CdpSession, frame_id: str, loader_id: str) -> _World:
         {"frameId": frame_id, "worldName": WORLD_NAME, "grantUniveralAccess": False},
     )
     world = _World(frame_id, loader_id, int(made["executionContextId"]))
-    old = _worlds.get(cdp)
-    if old is not None:
-        world.network_on = old.network_on
     _worlds[cdp] = world
     return world
 
@@ -175,10 +171,16 @@ class _NetworkWatch:
     async def __aenter__(self) -> _NetworkWatch:
         if self.on:
             self.cdp.on("Network.requestWillBeSent", self._seen)
+            # Only for the length of the call: an enabled Network domain keeps bodies.
+            await self.cdp.send("Network.enable", {"maxPostDataSize": 0})
         return self
 
     async def __aexit__(self, *exc: object) -> None:
         if self.on:
+            try:
+                await self.cdp.send("Network.disable")
+            except Exception:  # the page closed under the call; nothing left to watch
+                pass
             self.cdp.remove_listener("Network.requestWillBeSent", self._seen)
 
 
@@ -197,9 +199,6 @@ async def evaluate_isolated(cdp: CdpSession, script: str, *, timeout_s: float) -
     if not isinstance(script, str) or not script.strip():
         raise WebError("The script is empty: give JavaScript that returns what you want to read.", "script_error")
     w = await world(cdp)
-    if not w.network_on and callable(getattr(cdp, "on", None)):
-        await cdp.send("Network.enable")
-        w.network_on = True
     call = f"globalThis.__mikaRO.run({json.dumps(script)}, {int(timeout_s * 1000)}, {RESULT_CAP_CHARS})"
     expression = call + "\n//# sourceURL=mika-readonly.js"
     async with _NetworkWatch(cdp) as watch:

@@ -284,6 +284,7 @@ class _Finisher:
         )
         editable = editable and not props.get("readonly")
         password = bool(facts.get("password"))
+        placeholder = str(facts.get("placeholder") or "")
         checked_value = props.get("checked", props.get("pressed"))
         checkable = role in CHECK_ROLES or "pressed" in props
         # A <label> forwards clicks to its field, which has a line of its own.
@@ -293,7 +294,7 @@ class _Finisher:
             class_name=f"web.{role}",
             text="" if password or is_root else _clean(n.text),
             resource_id=f"web:{n.bid}" if n.bid is not None else "",
-            hint=n.hint or (str(facts.get("placeholder") or "") if editable and not n.text else ""),
+            hint=n.hint or (placeholder if editable and placeholder != _clean(n.text) else ""),
             package=self.host,
             bounds=bounds,
             clickable=clickable and not editable and not is_root,
@@ -433,7 +434,14 @@ def layout_from_snapshot(
                     x, y, w, h = (float(v) for v in (lay.get("bounds") or [])[j])
                 except (IndexError, TypeError, ValueError):
                     continue
-                boxes[ni] = (x, y, w, h)
+                # An <iframe>'s document starts inside its border (clientLeft/Top).
+                client = (lay.get("clientRects") or [])[j] if j < len(lay.get("clientRects") or []) else []
+                inset = (
+                    (float(client[0]), float(client[1]))
+                    if isinstance(client, list) and len(client) == 4
+                    else (0.0, 0.0)
+                )
+                boxes[ni] = (x + inset[0], y + inset[1], w, h)
                 fact: dict[str, Any] = {"bounds": [x + ox, y + oy, x + ox + w, y + oy + h]}
                 style = lay.get("styles") or []
                 if j < len(style) and len(style[j]) >= 2 and ni < len(names) and s(names[ni]) not in ("HTML", "BODY"):

@@ -10,8 +10,9 @@ Choices worth knowing:
   `Emulation.setDeviceMetricsOverride(mobile=True)` with a phone-sized viewport, touch
   emulation, and a mobile user agent through `Emulation.setUserAgentOverride` — and a
   desktop site clears it again.
-- Page language: the context's `locale` (navigator.language) plus an Accept-Language
-  header of "en-US,en" / "zh-CN,zh"; no language set: neither is overridden.
+- Page language: Chromium's `--lang` / `--accept-lang` flags, so the Accept-Language
+  header and navigator.language(s) say "en-US,en" / "zh-CN,zh" (a mobile tab's user-agent
+  override repeats it); no language set: nothing is overridden.
 - Only http(s) (`url_policy`): checked on `open`, and again for every request through
   `context.route` (aborted when refused) and for every main-frame navigation a page makes
   (sent back to about:blank, noted).
@@ -72,6 +73,7 @@ MOBILE_UA = (
     "Chrome/124.0.0.0 Mobile Safari/537.36"
 )
 NAV_TIMEOUT_MS = 30_000
+LOAD_GRACE_MS = 3_000  # after the DOM, how long `open` waits for the load event
 MAX_CHILD_FRAMES = 8  # child frames whose accessibility trees are read with the page
 _SAFE_NAME = re.compile(r"[^\w.\- ()\[\]+,@=]+", re.UNICODE)
 
@@ -91,6 +93,11 @@ class _Tab:
     mobile: bool = False
     dialog: Any = None
     cast_handler: Any = None
+    dialog_shown: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def on_dialog(self, dialog: Any) -> None:
+        self.dialog = dialog
+        self.dialog_shown.set()
 
 
 @dataclass
@@ -130,11 +137,16 @@ class PlaywrightWebPort:
         self._last_frame = 0.0
         self._tasks: set[asyncio.Task[Any]] = set()
         self._closed = False
+        self._popups: list[str] = []
+        self._blocked_pages: set[int] = set()  # id() of pages whose navigation was just refused
+        self._popups_closed = 0  # popups closed at once for the tab limit
+        self._changed = asyncio.Condition()  # a popup became a tab, a download ended
         self._rng = random.Random()
         self._gesture = GesturePacing.instant() if self.options.pace == "fast" else GesturePacing(self._rng)
         self._mouse = (0.0, 0.0)
         self._desktop_ua = ""
         self.executable = ""
+        self.launch_args: tuple[str, ...] = ()  # the Chromium flags of this port's browser
 
     # ------------------------------------------------------------ launching
 
@@ -164,11 +176,17 @@ class PlaywrightWebPort:
                 "viewport": {"width": opts.viewport[0], "height": opts.viewport[1]},
                 "accept_downloads": True,
             }
-            loc = language.locale(opts.language)
-            accept = language.accept_language(opts.language)
-            if loc:
-                common["locale"] = loc
-                common["extra_http_headers"] = {"Accept-Language": accept}
+            try:
+                loc = language.locale(opts.language)
+                accept = language.accept_language(opts.language)
+            except ValueError as exc:
+                loc = accept = None
+                self.notes.append(f"The page language was left to the system: {exc}.")
+            if loc and accept:
+                # Chromium's own language flags: the header and navigator.languages both
+                # say "zh-CN,zh" (Playwright's `locale` would narrow them to "zh-CN").
+                args += [f"--lang={loc}", f"--accept-lang={accept}"]
+            self.launch_args = tuple(args)
             launch: dict[str, Any] = {
                 "executable_path": self.executable,
                 "headless": opts.headless,
@@ -231,13 +249,37 @@ class PlaywrightWebPort:
             return
         self.notes.append(f"A page tried to load {url[:120]!r}; it was blocked (only http and https are opened).")
         with contextlib.suppress(Exception):
+            request = route.request
+            page = request.frame.page
+            if request.is_navigation_request() and request.frame == page.main_frame:
+                # Its error page is undone when it shows (a popup may not be a tab yet);
+                # marked before the abort, whose error page can show before abort returns.
+                self._blocked_pages.add(id(page))
+        with contextlib.suppress(Exception):
             await route.abort("blockedbyclient")
+
+    async def _undo_blocked(self, tab: _Tab) -> None:
+        """A page sent itself (or a popup) to a refused address and Chromium shows its
+        error page: a popup that never showed a page is closed, a tab goes back."""
+        with contextlib.suppress(Exception):
+            if tab.id in self._popups and tab.status is None:
+                self.notes.append(
+                    f"The new tab {tab.id} the page opened was closed: its address was refused or did not load."
+                )
+                await tab.page.close()
+                return
+            await tab.page.go_back(wait_until="domcontentloaded", timeout=NAV_TIMEOUT_MS)
 
     def _on_frame_navigated(self, tab: _Tab, frame: Any) -> None:
         if frame != tab.page.main_frame:
             return
         tab.loading = True
         url = frame.url
+        never_shown = tab.id in self._popups and tab.status is None  # a popup whose first load failed
+        if url.startswith("chrome-error:") and (id(tab.page) in self._blocked_pages or never_shown):
+            self._blocked_pages.discard(id(tab.page))
+            self._spawn(self._undo_blocked(tab))
+            return
         if url == "about:blank" or url.startswith("chrome-error:") or is_allowed(url):
             return
         self.notes.append(f"The page in {tab.id} went to {url[:120]!r}; it was sent back to a blank page.")
@@ -257,7 +299,7 @@ class PlaywrightWebPort:
         page.on("framenavigated", lambda frame: self._on_frame_navigated(tab, frame))
         page.on("load", lambda _page: setattr(tab, "loading", False))
         page.on("response", lambda response: self._on_response(tab, response))
-        page.on("dialog", lambda dialog: setattr(tab, "dialog", dialog))
+        page.on("dialog", tab.on_dialog)
         page.on("download", lambda download: self._on_download(download))
         page.on("close", lambda _page: self._on_close(tab))
         if self._current is None:
@@ -275,9 +317,47 @@ class PlaywrightWebPort:
             self.notes.append(
                 "A page opened a new window past the tab limit; it was closed (close a tab with web_tabs to make room)."
             )
+            self._popups_closed += 1
             self._spawn(page.close())
+            self._spawn(self._notify())
             return
+        self._popups.append(tab.id)
         self.notes.append(f"The page opened a new tab {tab.id}.")
+        if str(page.url).startswith("chrome-error:"):
+            self._spawn(self._undo_blocked(tab))  # refused before it became a tab
+        self._spawn(self._notify())
+
+    async def _notify(self) -> None:
+        async with self._changed:
+            self._changed.notify_all()
+
+    async def _wait_change(self, ready: Any, timeout_s: float) -> bool:
+        """Wait (on events, not a clock) until `ready()` holds; False at the timeout."""
+        async with self._changed:
+            try:
+                await asyncio.wait_for(self._changed.wait_for(ready), timeout_s)
+            except TimeoutError:
+                return False
+        return True
+
+    @property
+    def popups(self) -> tuple[str, ...]:
+        """Ids of the tabs pages opened themselves, in order."""
+        return tuple(self._popups)
+
+    async def wait_for_popup(self, after: int | None = None, timeout_s: float = 5.0) -> str | None:
+        """The id of the tab a page opened itself after the first `after` ones (default:
+        the next one from now); None when none opened within the timeout."""
+        seen = len(self._popups) if after is None else after
+        ok = await self._wait_change(lambda: len(self._popups) > seen, timeout_s)
+        return self._popups[seen] if ok else None
+
+    async def wait_for_download(self, after: int | None = None, timeout_s: float = 10.0) -> Download | None:
+        """The download that ended after the first `after` ones (default: the next one from
+        now) — saved, refused or cancelled; None at the timeout."""
+        seen = len(self._downloads) if after is None else after
+        ok = await self._wait_change(lambda: len(self._downloads) > seen, timeout_s)
+        return self._downloads[seen] if ok else None
 
     def _on_response(self, tab: _Tab, response: Any) -> None:
         with contextlib.suppress(Exception):
@@ -287,6 +367,7 @@ class PlaywrightWebPort:
     def _on_close(self, tab: _Tab) -> None:
         if self._tabs.pop(tab.id, None) is not None:
             self.budget.give_back()
+            self._spawn(self._notify())
         if self._cast_tab == tab.id:
             self._cast_tab = None
         if self._current == tab.id:
@@ -322,6 +403,8 @@ class PlaywrightWebPort:
             await page.close()
             raise self._limit_error()
         self._current = tab.id
+        if self._sink is not None:
+            await self._start_cast()  # the preview follows the run to its new tab
         return tab
 
     async def _tab(self, *, create: bool = True) -> _Tab:
@@ -335,6 +418,18 @@ class PlaywrightWebPort:
             raise WebError("No tab is open; open a page with web_navigate first.", code="page_closed")
         return await self._new_tab()
 
+    async def _tab_free(self) -> _Tab:
+        """The current tab, for a call its renderer must answer: with a JavaScript dialog
+        showing it answers nothing, so the dialog is answered first."""
+        tab = await self._tab()
+        if tab.dialog is not None:
+            raise WebError(
+                f"The page in {tab.id} shows a dialog ({_dialog_text(tab.dialog)[:120]!r}); "
+                "answer it first (Enter accepts, Escape dismisses).",
+                code="dialog",
+            )
+        return tab
+
     async def _cdp(self, tab: _Tab) -> Any:
         if tab.cdp is None:
             tab.cdp = await self._context.new_cdp_session(tab.page)
@@ -346,6 +441,8 @@ class PlaywrightWebPort:
         check_url(url)
         await self._ensure()
         tab = await self._new_tab() if new_tab else await self._tab()
+        if self._sink is not None and self._cast_tab != tab.id:
+            await self._start_cast()  # asked for before the browser started
         await self._apply_mode(tab, url)
         from playwright.async_api import Error as PlaywrightError
 
@@ -358,6 +455,9 @@ class PlaywrightWebPort:
                 raise WebError(
                     f"The page {url} did not load within {NAV_TIMEOUT_MS // 1000} s.", code="timeout"
                 ) from None
+            if "Download is starting" in text:
+                self.notes.append(f"{url} is a download, not a page; it goes to the downloads folder.")
+                return await self._state(tab)
             if "ERR_BLOCKED_BY_CLIENT" in text or "ERR_UNSAFE_REDIRECT" in text:
                 raise UrlRefused(
                     f"The page {url} sent the browser to an address that is not opened (only http and https)."
@@ -365,6 +465,10 @@ class PlaywrightWebPort:
             raise WebError(f"The page {url} could not be loaded: {text}", code="navigation_failed") from None
         if response is not None:
             tab.status = response.status
+        # Frames and images finish after the DOM: a short wait for the load event (not an
+        # error when it does not come — a slow page is read as it stands).
+        with contextlib.suppress(Exception):
+            await tab.page.wait_for_load_state("load", timeout=LOAD_GRACE_MS)
         return await self._state(tab)
 
     async def _apply_mode(self, tab: _Tab, url: str) -> None:
@@ -398,7 +502,7 @@ class PlaywrightWebPort:
         (the page is reloaded when it shows that site). Returns the site name."""
         site = self.site_modes.set(url, mode)
         if self._context is not None and self._current in self._tabs:
-            tab = self._tabs[self._current]  # type: ignore[index]
+            tab = self._tabs[self._current]
             await self._apply_mode(tab, tab.page.url)
             if is_allowed(tab.page.url):
                 with contextlib.suppress(Exception):
@@ -422,18 +526,24 @@ class PlaywrightWebPort:
     async def read(self) -> PageRead:
         tab = await self._tab()
         cdp = await self._cdp(tab)
+        if tab.dialog is not None:
+            # The page's renderer waits on the dialog: it answers no DOM or accessibility
+            # call until the dialog is answered, so the read is the dialog alone.
+            state = await asyncio.wait_for(self._state(tab), 5)
+            w, h = self.options.viewport
+            tree = build_tree([], {"viewport": [w, h], "host": urlsplit(tab.page.url).hostname or ""})
+            return PageRead(state=state, tree=tree, viewport=(w, h), dialog=_dialog_text(tab.dialog))
         try:
-            ax, snapshot, metrics, frame_tree = await asyncio.gather(
-                cdp.send("Accessibility.getFullAXTree"),
-                cdp.send(
-                    "DOMSnapshot.captureSnapshot",
-                    {"computedStyles": ["overflow-x", "overflow-y"], "includeDOMRects": True},
-                ),
-                cdp.send("Page.getLayoutMetrics"),
-                cdp.send("Page.getFrameTree"),
-            )
-        except Exception as exc:
-            raise WebError(f"The page in {tab.id} could not be read: {_first_line(exc)}", code="page_closed") from None
+            ax, snapshot, metrics, frame_tree = await self._capture(cdp)
+        except Exception:  # a document being replaced answers nothing: once more when it stands
+            try:
+                with contextlib.suppress(Exception):
+                    await tab.page.wait_for_load_state("domcontentloaded", timeout=NAV_TIMEOUT_MS)
+                ax, snapshot, metrics, frame_tree = await self._capture(cdp)
+            except Exception as exc:
+                raise WebError(
+                    f"The page in {tab.id} could not be read: {_first_line(exc)}", code="page_closed"
+                ) from None
         scrub_snapshot(snapshot)  # field values are not read (passwords)
         nodes = list(ax.get("nodes") or [])
         children = _descendant_frames(frame_tree.get("frameTree", {}))
@@ -450,26 +560,38 @@ class PlaywrightWebPort:
         tree = build_tree(nodes, layout)
         state = await self._state(tab)
         main = frame_tree.get("frameTree", {}).get("frame", {})
-        dialog = ""
-        if tab.dialog is not None:
-            with contextlib.suppress(Exception):
-                dialog = f"{tab.dialog.type}: {tab.dialog.message}"
+        dialog = _dialog_text(tab.dialog) if tab.dialog is not None else ""
         return PageRead(
             state=state,
             tree=tree,
-            viewport=tuple(layout["viewport"]),  # type: ignore[arg-type]
-            scroll=tuple(layout["scroll"]),  # type: ignore[arg-type]
-            page_size=tuple(layout["page_size"]),  # type: ignore[arg-type]
+            viewport=tuple(layout["viewport"]),
+            scroll=tuple(layout["scroll"]),
+            page_size=tuple(layout["page_size"]),
             frames=frames_urls,
             dialog=dialog,
             document=str(main.get("loaderId", "")),
         )
+
+    @staticmethod
+    async def _capture(cdp: Any) -> tuple[Any, Any, Any, Any]:
+        """The four CDP answers one read is made of, asked together."""
+        ax, snapshot, metrics, frame_tree = await asyncio.gather(
+            cdp.send("Accessibility.getFullAXTree"),
+            cdp.send(
+                "DOMSnapshot.captureSnapshot",
+                {"computedStyles": ["overflow-x", "overflow-y"], "includeDOMRects": True},
+            ),
+            cdp.send("Page.getLayoutMetrics"),
+            cdp.send("Page.getFrameTree"),
+        )
+        return ax, snapshot, metrics, frame_tree
 
     async def answer_dialog(self, accept: bool, text: str | None = None) -> str:
         """Answer the current tab's pending JavaScript dialog (OK / Cancel, a prompt's
         text); returns the dialog's text, "" when none was showing."""
         tab = await self._tab()
         dialog, tab.dialog = tab.dialog, None
+        tab.dialog_shown.clear()
         if dialog is None:
             return ""
         message = str(dialog.message)
@@ -483,13 +605,13 @@ class PlaywrightWebPort:
     async def main_text(self, budget_chars: int) -> tuple[str, bool]:
         from mika.cap.web.main_text import read_main_text
 
-        tab = await self._tab()
+        tab = await self._tab_free()
         return await read_main_text(await self._cdp(tab), budget_chars)
 
     async def evaluate_readonly(self, script: str, *, timeout_s: float = 5.0) -> Any:
         from mika.cap.web.isolated import evaluate_isolated
 
-        tab = await self._tab()
+        tab = await self._tab_free()
         return await evaluate_isolated(await self._cdp(tab), script, timeout_s=timeout_s)
 
     # ------------------------------------------------------------ acting
@@ -507,7 +629,7 @@ class PlaywrightWebPort:
         bid = self._backend_id(handle)
         if bid is None:
             return None
-        cdp = await self._cdp(await self._tab())
+        cdp = await self._cdp(await self._tab_free())
         try:
             with contextlib.suppress(Exception):
                 await cdp.send("DOM.scrollIntoViewIfNeeded", {"backendNodeId": bid})
@@ -520,27 +642,49 @@ class PlaywrightWebPort:
         xs, ys = q[0::2], q[1::2]
         return (min(xs), min(ys), max(xs), max(ys))
 
+    async def _input(self, tab: _Tab, action: Any) -> None:
+        """Run one input action; a JavaScript dialog it opens ends the wait (the browser
+        holds the event until the dialog is answered, and `answer_dialog` does that)."""
+        if tab.dialog is not None:
+            action.close()
+            raise WebError(
+                f"The page in {tab.id} shows a dialog ({tab.dialog.message[:120]!r}); answer it first.", code="dialog"
+            )
+        tab.dialog_shown.clear()
+        task = asyncio.get_running_loop().create_task(action)
+        shown = asyncio.get_running_loop().create_task(tab.dialog_shown.wait())
+        try:
+            done, _ = await asyncio.wait({task, shown}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            shown.cancel()
+        if task in done:
+            task.result()
+            return
+        self._tasks.add(task)  # ends when the dialog is answered
+        task.add_done_callback(self._tasks.discard)
+        task.add_done_callback(lambda t: t.cancelled() or t.exception())
+
     async def click(self, x: float, y: float) -> None:
-        page = (await self._tab()).page
+        tab = await self._tab()
+        await self._input(tab, self._click(tab.page, x, y))
+        self._mouse = (x, y)
+
+    async def _click(self, page: Any, x: float, y: float) -> None:
         if self._gesture.is_instant:
             await page.mouse.click(x, y)
-        else:
-            # A short move from where the pointer was, a pause, a press held like a finger's.
-            sx, sy = self._mouse
-            steps = 6 + self._rng.randint(0, 6)
-            await page.mouse.move(x, y, steps=steps)
-            await asyncio.sleep(self._gesture.pre_touch_ms() / 1000)
-            await page.mouse.down()
-            await asyncio.sleep(self._gesture.tap_hold_ms() / 1000)
-            await page.mouse.up()
-            del sx, sy
-        self._mouse = (x, y)
+            return
+        # A short move from where the pointer was, a pause, a press held like a finger's.
+        await page.mouse.move(x, y, steps=6 + self._rng.randint(0, 6))
+        await asyncio.sleep(self._gesture.pre_touch_ms() / 1000)
+        await page.mouse.down()
+        await asyncio.sleep(self._gesture.tap_hold_ms() / 1000)
+        await page.mouse.up()
 
     async def focus(self, handle: str) -> bool:
         bid = self._backend_id(handle)
         if bid is None:
             return False
-        cdp = await self._cdp(await self._tab())
+        cdp = await self._cdp(await self._tab_free())
         try:
             await cdp.send("DOM.focus", {"backendNodeId": bid})
         except Exception:
@@ -548,7 +692,10 @@ class PlaywrightWebPort:
         return True
 
     async def type_text(self, text: str) -> None:
-        page = (await self._tab()).page
+        tab = await self._tab()
+        await self._input(tab, self._type(tab.page, text))
+
+    async def _type(self, page: Any, text: str) -> None:
         plan = TypingPacing.for_pace(self.options.pace, self._rng).plan(text)
         written = ""
         for chunk in plan:
@@ -558,7 +705,7 @@ class PlaywrightWebPort:
             written = chunk.prefix
 
     async def clear_focused(self) -> None:
-        page = (await self._tab()).page
+        page = (await self._tab_free()).page
         await page.keyboard.press("ControlOrMeta+A")
         await page.keyboard.press("Backspace")
 
@@ -566,14 +713,14 @@ class PlaywrightWebPort:
         bid = self._backend_id(handle)
         if bid is None:
             return None
-        cdp = await self._cdp(await self._tab())
+        cdp = await self._cdp(await self._tab_free())
         try:
             node = (await cdp.send("DOM.describeNode", {"backendNodeId": bid})).get("node", {})
             attrs = node.get("attributes") or []
             pairs = dict(zip(attrs[0::2], attrs[1::2], strict=False))
             if str(node.get("nodeName", "")).upper() == "INPUT" and pairs.get("type", "").strip().lower() == "password":
                 return "***"  # a password's value is never read
-            obj = (await cdp.send("DOM.resolveNode", {"backendNodeId": bid})).get("object", {})
+            obj = await _resolve_isolated(cdp, bid)
             result = await cdp.send(
                 "Runtime.callFunctionOn",
                 {
@@ -593,14 +740,21 @@ class PlaywrightWebPort:
         return value if isinstance(value, str) else None
 
     async def press_key(self, key: str) -> None:
-        page = (await self._tab()).page
+        """With a JavaScript dialog showing, Enter accepts it and Escape dismisses it (as
+        in a browser window); other keys wait for the dialog to be answered."""
+        tab = await self._tab()
+        if tab.dialog is not None and key in ("Enter", "Escape"):
+            await self.answer_dialog(key == "Enter")
+            return
         try:
-            await page.keyboard.press(key)
+            await self._input(tab, tab.page.keyboard.press(key))
+        except WebError:
+            raise
         except Exception as exc:
             raise WebError(f"The key {key!r} is not known: {_first_line(exc)}", code="bad_key") from None
 
     async def scroll(self, dx: float, dy: float, at: tuple[float, float] | None = None) -> None:
-        page = (await self._tab()).page
+        page = (await self._tab_free()).page
         if at is None:
             size = page.viewport_size or {"width": self.options.viewport[0], "height": self.options.viewport[1]}
             at = (size["width"] / 2, size["height"] / 2)
@@ -672,9 +826,9 @@ class PlaywrightWebPort:
             waits.append((f"text {text!r}", page.get_by_text(text).first.wait_for(state="visible", timeout=timeout_ms)))
         if role or name:
             if role:
-                loc = page.get_by_role(role, name=name) if name else page.get_by_role(role)  # type: ignore[arg-type]
+                loc = page.get_by_role(role, name=name) if name else page.get_by_role(role)
             else:
-                loc = page.get_by_label(name).or_(page.get_by_text(name))  # type: ignore[arg-type]
+                loc = page.get_by_label(name).or_(page.get_by_text(name))
             what = f"element {role or ''} {name or ''}".replace("  ", " ").strip()
             waits.append((what, loc.first.wait_for(state="visible", timeout=timeout_ms)))
         if network_quiet:
@@ -692,7 +846,7 @@ class PlaywrightWebPort:
         return WaitResult(met=True, waited_s=round(time.monotonic() - start, 3), what=" and ".join(w for w, _ in waits))
 
     async def screenshot(self, *, full_page: bool = False) -> bytes:
-        page = (await self._tab()).page
+        page = (await self._tab_free()).page
         try:
             data: bytes = await page.screenshot(full_page=full_page, type="png")
         except Exception as exc:
@@ -769,6 +923,7 @@ class PlaywrightWebPort:
                     await path_task
                 with contextlib.suppress(Exception):
                     await download.delete()
+                self._remove_partial(active)
                 self._downloads.append(_over_cap(active, self.options.download_cap_mb))
                 return
             active.done.set()
@@ -801,6 +956,17 @@ class PlaywrightWebPort:
             active.done.set()
             if active in self._active:
                 self._active.remove(active)
+            await self._notify()
+
+    def _remove_partial(self, active: _Active) -> None:
+        """Chromium leaves a cancelled download's partial file (`<id>.crdownload`): gone."""
+        if self._tmp_downloads is None or not active.claimed:
+            return
+        stem = active.claimed.split(".", 1)[0]
+        for name, _ in _files(Path(self._tmp_downloads.name)):
+            if name.split(".", 1)[0] == stem:
+                with contextlib.suppress(OSError):
+                    (Path(self._tmp_downloads.name) / name).unlink()
 
     async def downloads(self) -> list[Download]:
         pending = [a.task for a in self._active if a.task is not None]
@@ -908,6 +1074,13 @@ def _size(path: Path) -> int:
     return path.stat().st_size
 
 
+def _dialog_text(dialog: Any) -> str:
+    try:
+        return f"{dialog.type}: {dialog.message}"
+    except Exception:
+        return ""
+
+
 def _over_cap(active: _Active, cap_mb: int) -> Download:
     return Download(
         active.name,
@@ -921,6 +1094,22 @@ def _over_cap(active: _Active, cap_mb: int) -> Download:
 async def _ack(cdp: Any, session_id: Any) -> None:
     with contextlib.suppress(Exception):
         await cdp.send("Page.screencastFrameAck", {"sessionId": session_id})
+
+
+async def _resolve_isolated(cdp: Any, bid: int) -> dict[str, Any]:
+    """The element as an object of an isolated world of the main frame, where the page's
+    own scripts cannot redefine `value` or notice the read; a node of a child frame (not
+    in that world's document) is resolved in its own frame's page world instead."""
+    try:
+        frame_id = (await cdp.send("Page.getFrameTree"))["frameTree"]["frame"]["id"]
+        world = await cdp.send("Page.createIsolatedWorld", {"frameId": frame_id, "worldName": "mika-field"})
+        resolved = await cdp.send(
+            "DOM.resolveNode", {"backendNodeId": bid, "executionContextId": world["executionContextId"]}
+        )
+        return dict(resolved.get("object", {}))
+    except Exception:
+        resolved = await cdp.send("DOM.resolveNode", {"backendNodeId": bid})
+        return dict(resolved.get("object", {}))
 
 
 def _descendant_frames(tree: dict[str, Any]) -> list[dict[str, Any]]:

@@ -29,6 +29,7 @@
 
   // ------------------------------------------------------------ primordials
   const R = Reflect;
+  const ObjectCtor = Object;
   const apply = R.apply;
   const construct = R.construct;
   const ObjectCreate = Object.create;
@@ -109,6 +110,9 @@
     "requestStorageAccess", "registerProtocolHandler", "setCapture", "transferControlToOffscreen",
     "requestPermission", "deleteDatabase", "setSinkId", "setMediaKeys", "captureStream",
     "find", "cloneContents", "traverseTo", "updateCurrentEntry", "speak",
+    // the user's devices and clipboard: not the page's to read for a script
+    "readText", "getCurrentPosition", "watchPosition", "getUserMedia", "getDisplayMedia",
+    "requestDevice", "requestPort", "showOpenFilePicker", "showSaveFilePicker", "showDirectoryPicker",
   ]);
   const NET_METHODS = new RealSet([
     "fetch", "fetchLater", "sendBeacon", "send", "register", "addModule", "addAll",
@@ -307,6 +311,40 @@
     lockPrototype(value.prototype);
   }
 
+  if (G.Clipboard) patchValue(Clipboard.prototype, "read", blocker("read", false));
+
+  // A selector or XPath that tests a value attribute is an oracle for a password standing in
+  // one (`input[value^="a"]`, one letter at a time; React keeps the attribute in step with
+  // what was typed): refused while the page has such a field.
+  const VALUE_SELECTOR = /\[\s*value\s*[~|^$*]?=|@value/i;
+  const pagePasswordAttr = () => {
+    try {
+      const found = apply(docQueryAll, realDocument, ['input[type="password" i][value]']);
+      for (let i = 0; i < found.length; i++) if (apply(realGetAttribute, found[i], ["value"])) return true;
+    } catch (_) {}
+    return false;
+  };
+  for (const [proto, names] of [
+    [Element.prototype, ["querySelector", "querySelectorAll", "matches", "closest", "webkitMatchesSelector"]],
+    [Document.prototype, ["querySelector", "querySelectorAll", "evaluate", "createExpression"]],
+    [DocumentFragment.prototype, ["querySelector", "querySelectorAll"]],
+    [G.XPathEvaluator ? XPathEvaluator.prototype : null, ["evaluate", "createExpression"]],
+  ]) {
+    if (!proto) continue;
+    for (const name of names) {
+      const original = proto[name];
+      if (typeof original !== "function") continue;
+      const guarded = function (query) {
+        if (VALUE_SELECTOR.test(String(query)) && pagePasswordAttr()) {
+          return blocked("selecting by value attributes while the page has a password in one");
+        }
+        return apply(original, this, arguments);
+      };
+      defineProperty(guarded, "name", { value: name });
+      patchValue(proto, name, guarded);
+    }
+  }
+
   // Other frames: their windows belong to their own worlds, which this lock does not reach.
   for (const [ctor, keys] of [
     [G.HTMLIFrameElement, ["contentWindow", "contentDocument"]],
@@ -428,7 +466,8 @@
     SHARED.add(v);
   }
 
-  const isObj = (v) => v !== null && (typeof v === "object" || typeof v === "function");
+  // Any non-primitive — document.all too, whose typeof is "undefined".
+  const isObj = (v) => v !== null && v !== undefined && ObjectCtor(v) === v;
   const isWindow = (v) => {
     const t = tagOf(v);
     return t === "[object Window]" || t === "[object global]";
@@ -609,16 +648,18 @@
         return true;
       },
       has(_t, key) {
-        if (isWindow(real) && key === "__mikaRO") return false;
+        if (isWindow(real) && (key === "__mikaRO" || (typeof key === "string" && /^\d+$/.test(key)))) return false;
         return R.has(real, key);
       },
       ownKeys(t) {
-        const keys = R.ownKeys(real).filter((k) => !(isWindow(real) && k === "__mikaRO"));
+        // A window's own keys name its frames by number ("0", "1" …): left out, as the frames are.
+        const hidden = (k) => isWindow(real) && (k === "__mikaRO" || (typeof k === "string" && /^\d+$/.test(k)));
+        const keys = R.ownKeys(real).filter((k) => !hidden(k));
         if (Array.isArray(t) && !keys.includes("length")) keys.push("length");
         return keys;
       },
       getOwnPropertyDescriptor(t, key) {
-        if (isWindow(real) && key === "__mikaRO") return undefined;
+        if (isWindow(real) && (key === "__mikaRO" || (typeof key === "string" && /^\d+$/.test(key)))) return undefined;
         let d;
         try {
           d = R.getOwnPropertyDescriptor(real, key);
@@ -702,13 +743,15 @@
   OWN.setTimeout = track("setTimeout");
   OWN.setInterval = track("setInterval");
   OWN.requestAnimationFrame = track("requestAnimationFrame");
-  OWN.clearTimeout = realClearTimeout;
-  OWN.clearInterval = realClearInterval;
-  OWN.cancelAnimationFrame = realCancelRaf;
-  OWN.queueMicrotask = G.queueMicrotask;
-  OWN.structuredClone = G.structuredClone;
-  OWN.atob = G.atob;
-  OWN.btoa = G.btoa;
+  // Bound to the window: called by a bare name inside `with`, `this` would be the scope.
+  const onWindow = (fn) => (typeof fn === "function" ? apply(FN_BIND, fn, [G]) : fn);
+  OWN.clearTimeout = onWindow(realClearTimeout);
+  OWN.clearInterval = onWindow(realClearInterval);
+  OWN.cancelAnimationFrame = onWindow(realCancelRaf);
+  OWN.queueMicrotask = onWindow(G.queueMicrotask);
+  OWN.structuredClone = onWindow(G.structuredClone);
+  OWN.atob = onWindow(G.atob);
+  OWN.btoa = onWindow(G.btoa);
   OWN.URL = G.URL;
   OWN.URLSearchParams = G.URLSearchParams;
   OWN.TextEncoder = G.TextEncoder;
