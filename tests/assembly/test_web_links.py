@@ -62,10 +62,6 @@ def foreground(sim_phone) -> str:
     )
 
 
-def fetched(site, path: str) -> bool:  # noqa: F811
-    return any(req.path == path for req in site.seen)
-
-
 async def test_a_read_only_run_reads_the_link_in_mikas_browser_and_leaves_the_phone(
     tmp_path,
     sim_phone,
@@ -82,7 +78,7 @@ async def test_a_read_only_run_reads_the_link_in_mikas_browser_and_leaves_the_ph
     text = driver.results[0]
     assert "Mika's own browser" in text and "not on the phone" in text
     assert "The second page" in text  # what the page says, read from the loopback site
-    assert any(req.path == "/engine/second.html" and "phone-link-ro" in req.query for req in site.seen)
+    assert any(req.path == "/engine/second.html" and req.query.get("from") == "phone-link-ro" for req in site.seen)
     # The phone's screen is untouched: no browser app came up, nothing moved.
     assert foreground(sim_phone) == before
     assert BROWSER_APP not in sim_phone.shell("dumpsys window | grep mCurrentFocus")
@@ -116,7 +112,7 @@ async def test_a_run_that_acts_opens_the_link_on_the_phone_as_before(
     assert result.status is OutcomeStatus.ANSWERED, result.answer
     assert f"Opened {url}" in driver.results[0]
     assert BROWSER_APP in sim_phone.shell("dumpsys window | grep mCurrentFocus")
-    assert not any("phone-link-rw" in req.query for req in site.seen)  # Mika's browser never went there
+    assert not any(req.query.get("from") == "phone-link-rw" for req in site.seen)  # Mika's browser never went there
 
 
 async def test_without_the_web_a_link_opens_on_the_phone(tmp_path, sim_phone, phone_cap, site):  # noqa: F811
@@ -126,7 +122,7 @@ async def test_without_the_web_a_link_opens_on_the_phone(tmp_path, sim_phone, ph
     await run.run()
     assert f"Opened {url}" in driver.results[0]
     assert BROWSER_APP in sim_phone.shell("dumpsys window | grep mCurrentFocus")
-    assert not any("phone-link-noweb" in req.query for req in site.seen)
+    assert not any(req.query.get("from") == "phone-link-noweb" for req in site.seen)
 
 
 async def test_a_read_only_run_without_the_web_is_not_offered_the_link(tmp_path, sim_phone, phone_cap):
@@ -135,4 +131,90 @@ async def test_a_read_only_run_without_the_web_is_not_offered_the_link(tmp_path,
     run = make_run(tmp_path, [phone_cap], driver, read_only=True)
     await run.run()
     assert "no tool named 'phone_open_link'" in driver.results[0]
+    assert foreground(sim_phone) == before
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/shop/checkout?item=tea",
+        "/PAY?amount=30",
+        "/order/confirm",
+        "/buy-now?id=3",
+        "/%63heckout",  # percent-escaped
+        "/%2563heckout",  # escaped twice
+    ],
+)
+async def test_a_read_only_run_never_opens_a_payment_address_in_the_browser(
+    tmp_path,
+    sim_phone,
+    phone_cap,
+    web_cap,
+    site,  # noqa: F811
+    path,
+):
+    before = foreground(sim_phone)
+    seen = len(site.seen)
+    driver = ListingDriver([step("phone_open_link", url=site.url(path)), "Not opened."])
+    run = make_run(tmp_path, [phone_cap, web_cap], driver, read_only=True)
+    await run.run()
+    assert "[read_only]" in driver.results[0] or "only reads" in driver.results[0], driver.results[0]
+    assert "checkout, payment or order" in driver.results[0]
+    assert len(site.seen) == seen  # the site was never asked
+    assert foreground(sim_phone) == before
+
+
+async def test_a_named_app_does_not_take_a_read_only_link_to_the_phone(
+    tmp_path,
+    sim_phone,
+    phone_cap,
+    web_cap,
+    site,  # noqa: F811
+):
+    url = site.url("/engine/second.html?from=phone-link-app")
+    before = foreground(sim_phone)
+    driver = ListingDriver([step("phone_open_link", url=url, app="com.mika.browser"), "Read."])
+    run = make_run(tmp_path, [phone_cap, web_cap], driver, read_only=True)
+    await run.run()
+    assert "Mika's own browser" in driver.results[0], driver.results[0]
+    assert any(req.query.get("from") == "phone-link-app" for req in site.seen)
+    assert foreground(sim_phone) == before
+
+
+async def test_a_link_the_browser_refuses_is_said_so_and_the_phone_is_not_used(
+    tmp_path,
+    sim_phone,
+    phone_cap,
+    web_cap,
+    site,  # noqa: F811
+):
+    # The browser's URL policy refuses a scheme in capitals; the phone does not step in.
+    url = site.url("/engine/second.html?from=phone-link-caps").replace("http://", "HTTP://", 1)
+    before = foreground(sim_phone)
+    driver = ListingDriver([step("phone_open_link", url=url), "No."])
+    run = make_run(tmp_path, [phone_cap, web_cap], driver, read_only=True)
+    await run.run()
+    text = driver.results[0]
+    assert "could not read" in text and "the phone was not used" in text and "Read HTTP" not in text
+    assert not any(req.query.get("from") == "phone-link-caps" for req in site.seen)
+    assert foreground(sim_phone) == before
+
+
+@pytest.mark.parametrize("url", ["javascript:alert(1)", "file:///etc/passwd", "intent://x#Intent;end", "no scheme"])
+async def test_a_read_only_run_refuses_links_that_are_no_web_pages(tmp_path, sim_phone, phone_cap, web_cap, url):
+    before = foreground(sim_phone)
+    driver = ListingDriver([step("phone_open_link", url=url), "No."])
+    run = make_run(tmp_path, [phone_cap, web_cap], driver, read_only=True)
+    await run.run()
+    assert "[bad_arguments]" in driver.results[0] or "bad_arguments" in driver.results[0], driver.results[0]
+    assert foreground(sim_phone) == before
+
+
+@pytest.mark.parametrize("url", ["https://shop.mika.example/%63heckout?item=tea", "mikashop://%2563heckout"])
+async def test_an_escaped_checkout_link_is_still_a_payment_step_on_the_phone(tmp_path, sim_phone, phone_cap, url):
+    before = foreground(sim_phone)
+    driver = ListingDriver([step("phone_open_link", url=url), "Not done."])
+    run = make_run(tmp_path, [phone_cap], driver, read_only=False)  # unattended: nobody to approve
+    await run.run()
+    assert "approval_unavailable" in driver.results[0], driver.results[0]
     assert foreground(sim_phone) == before

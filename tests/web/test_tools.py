@@ -149,3 +149,18 @@ async def test_a_script_that_writes_is_blocked(tmp_path, site, chromium_path):
     await run.run()
     assert driver.results[1].startswith("[blocked]"), driver.results[1]
     assert '"Tools page"' in driver.results[2]
+
+
+async def test_a_number_from_before_a_reload_is_stale_though_the_page_looks_the_same(tmp_path, site, chromium_path):
+    cap = web_cap(chromium_path)
+    url = site.url("/tools/page.html")
+    driver = ListingDriver([step("web_navigate", url=url), step("web_tap", pick="Click me"), "stopped"])
+
+    async def reload() -> None:
+        await cap.port.open(url)  # a new document with the very same content
+
+    behind_the_back(driver, 2, reload)
+    run = make_run(tmp_path, cap, driver)
+    await run.run()
+    assert driver.results[1].startswith("[stale_element]"), driver.results[1]
+    assert results_of(record(run), "web_tap")[0]["code"] == "stale_element"

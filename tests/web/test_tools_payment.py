@@ -136,3 +136,30 @@ async def test_a_page_that_orders_the_model_to_buy_stays_data(tmp_path, site, ch
     # Nothing was clicked or opened because of it.
     assert [r.path for r in site.seen[since:] if r.method == "POST"] == []
     assert not any(r.path.startswith("/checkout") for r in site.seen[since:])
+
+
+async def test_read_page_is_no_way_around_the_checkout_address(tmp_path, site, chromium_path):
+    driver = WebDriver([step("web_read_page", url=site.url("/checkout/")), "stopped"])
+    run = make_run(tmp_path, web_cap(chromium_path), driver)
+    since = len(site.seen)
+    await run.run()
+    assert driver.results[0].startswith("[payment_address]"), driver.results[0]
+    assert not any(r.path == "/checkout/" for r in site.seen[since:])
+
+
+async def test_enter_on_a_dialog_that_asks_to_pay_is_a_payment_step(tmp_path, site, chromium_path):
+    driver = WebDriver(
+        [
+            step("web_navigate", url=site.url("/tools/dialog.html")),
+            step("web_tap", pick="Ask me"),
+            step("web_press_key", key="Enter"),  # OK on "Pay $30.00 now?": refused unattended
+            step("web_press_key", key="Escape"),  # Cancel is no payment
+            "done",
+        ]
+    )
+    run = make_run(tmp_path, web_cap(chromium_path), driver)
+    await run.run()
+    assert "The page shows a dialog box" in driver.results[1] and "Pay $30.00 now?" in driver.results[1]
+    assert driver.results[2].startswith("[approval_unavailable]"), driver.results[2]
+    assert "Dismissed the page's dialog." in driver.results[3]
+    assert 'text "Cancelled"' in untrusted_parts(driver.results[3])[1]

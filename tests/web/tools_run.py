@@ -92,6 +92,14 @@ class WebDriver(ListingDriver):
         from mika.model.messages import ToolResult
         from tests.phone.driver import current_listing, elements_in
 
+        if self.steps and not isinstance(self.steps[0], str) and "pick_row" in self.steps[0].args:
+            # A row of web_list_elements (one JSON object a line) by its label.
+            results = list(self.results)
+            if request.messages:
+                results += [p.text for p in request.messages[-1].parts if isinstance(p, ToolResult)]
+            label = self.steps[0].args.pop("pick_row")
+            rows = [json.loads(line) for line in results[-1].splitlines() if line.startswith('{"n"')]
+            self.steps[0].args["element"] = next(r["n"] for r in rows if r["label"] == label)
         if self.steps and not isinstance(self.steps[0], str) and "pick_state" in self.steps[0].args:
             results = list(self.results)
             if request.messages:

@@ -123,6 +123,9 @@ class WebReader:
         self.tabs = 1  # tabs open, as last seen
         self._lock = asyncio.Lock()
         self._stale = False
+        # The last listing shown numbered the whole document (web_list_elements): the
+        # reads that check an action's number against it number the whole document too.
+        self.whole_shown = False
 
     @property
     def current(self) -> Screen | None:
@@ -140,7 +143,10 @@ class WebReader:
         """One read of the page, without numbering it (the settle's polls)."""
         return await self.port.read()
 
-    async def read(self, *, whole: bool = False, page: PageRead | None = None) -> Screen:
+    async def read(self, *, whole: bool | None = None, page: PageRead | None = None) -> Screen:
+        """A read of the page, numbered; `whole` None: the way the last listing shown was."""
+        if whole is None:
+            whole = self.whole_shown
         async with self._lock:
             read = page if page is not None else await self.port.read()
             screen = whole_page_screen(read) if whole else build_screen(read.tree, size=read.viewport)
@@ -160,3 +166,4 @@ class WebReader:
 
     def mark_shown(self, screen: Screen) -> None:
         self.shown_version = screen.version
+        self.whole_shown = "whole page" in screen.notes

@@ -140,7 +140,7 @@ class WebSurface:
         except WebError as exc:
             return replace(outcome, text=f"{outcome.text}\nThe page could not be read afterwards: {exc}")
         reader = self.session.reader
-        screen = await reader.read(page=read)
+        screen = await reader.read(whole=False, page=read)
         after = PageFacts.of(read)
         effect = judge(before, after) if before is not None else ActionEffect(EffectKind.PLACE_CHANGED)
         if effect.kind is EffectKind.NO_EFFECT and outcome.data.get("verified"):

@@ -6,8 +6,9 @@ import re
 import time
 from dataclasses import replace
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
+from mika.action.risk import RiskClass, classify_place
 from mika.cap.phone.adb.labels import match_app
 from mika.cap.phone.chooser import Chooser, find_chooser
 from mika.cap.phone.session import PhoneSession
@@ -246,7 +247,11 @@ class PhoneOpenLink(PhoneTool):
         # Where the link leads is the target: a checkout / pay / order link (or an app
         # component named so) is a payment step, checked like the button.
         screen = await current_screen(self.session(ctx))
-        place = " ".join(str(args.get(k) or "") for k in ("url", "app")).strip()
+        url = str(args.get("url") or "")
+        # Percent-escapes undone too: `%63heckout` is a checkout link to whoever opens it.
+        decoded = _decoded(url)
+        parts = (url, decoded if decoded != url else "", str(args.get("app") or ""))
+        place = " ".join(p for p in parts if p).strip()
         return ActionTarget(
             label=place,
             app=str(args.get("app") or _link_host(str(args.get("url", "")))),
@@ -312,9 +317,32 @@ def browser_for(url: str, ctx: ToolContext) -> LinkReader | None:
     return ctx.service(LinkReader)
 
 
+def _decoded(url: str) -> str:
+    """The address as a person reads it: percent-escapes undone (at most a few layers,
+    so `%2563heckout` is still a checkout)."""
+    for _ in range(4):
+        plain = unquote(url)
+        if plain == url:
+            break
+        url = plain
+    return url
+
+
 async def read_in_browser(reader: LinkReader, url: str) -> ToolOutcome:
+    # A read-only run never takes a payment step: an address that leads to a checkout,
+    # a payment or an order is not opened, however it is spelled (a GET can place one).
+    if any(classify_place(u).risk is not RiskClass.NONE for u in (url, _decoded(url))):
+        return ToolOutcome.error(
+            "read_only",
+            f"This run only reads: {url} leads to a checkout, payment or order step, so it was not opened "
+            "(neither in Mika's browser nor on the phone).",
+        )
     outcome = await reader.read_link(url)
-    note = f"Read {url} in Mika's own browser (this run only reads), not on the phone; the phone's screen is unchanged."
+    note = (
+        f"Read {url} in Mika's own browser (this run only reads), not on the phone; the phone's screen is unchanged."
+        if outcome.ok
+        else f"Mika's own browser (this run only reads) could not read {url}; the phone was not used."
+    )
     return replace(outcome, text=f"{note}\n{outcome.text}", data={**outcome.data, "opened_in": "browser"})
 
 

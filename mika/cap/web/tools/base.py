@@ -142,6 +142,8 @@ def page_text(read: PageRead | None) -> str:
     if read is None:
         return ""
     out = [read.state.title.strip()] if read.state.title.strip() else []
+    if read.dialog:
+        out.append(read.dialog)  # a confirm("Pay $30?") is what an Enter would agree to
 
     def visit(node: UiNode) -> None:
         if node.class_name in _CHROME:

@@ -49,10 +49,10 @@ class WebDiagnose(WebTool):
             lines.append(f"Frames in the page ({len(read.frames)}): {fence(shown, attrs, block=False)}")
         if not screen.elements:
             lines.append("The accessibility tree names nothing here: try web_read_page or web_screenshot.")
+        if len(lines) == 1:
+            lines.append("Nothing stands in the way: the page is loaded and shows no dialog or barrier.")
         if session.last_target is not None:
             tool, x, y, label = session.last_target
             what = fence(label, attrs, block=False) if label else "an element"
             lines.append(f"The last {tool} clicked {what} at {round(x)},{round(y)}.")
-        if len(lines) == 1:
-            lines.append("Nothing stands in the way: the page is loaded and shows no dialog or barrier.")
         return ToolOutcome(text="\n".join(lines), data=data)

@@ -56,7 +56,11 @@ class WebPressKey(WebTool):
             return _target(session, "", "key")
         if key in ACTIVATING:
             # A fresh read: the focus moves with keys the listing never saw (Tab).
-            return enter_target(await fresh_screen(session), session, "key")
+            screen = await fresh_screen(session)
+            if session.reader.last is not None and session.reader.last.dialog:
+                # Enter answers the page's dialog: its OK, checked against what it says.
+                return _target(session, "OK", "key")
+            return enter_target(screen, session, "key")
         return _target(session, "", "key")
 
     async def act(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
@@ -65,5 +69,12 @@ class WebPressKey(WebTool):
         stop, waited = await pace(session, ctx, self.page_kind, page_url(session))
         if stop is not None:
             return stop
+        answer = getattr(session.port, "answer_dialog", None)
+        last = session.reader.last
+        if key in ("Enter", "Escape") and answer is not None and last is not None and last.dialog:
+            # A JavaScript dialog blocks the page's keys: Enter is its OK, Escape its Cancel.
+            await answer(key == "Enter")
+            said = "Accepted the page's dialog (OK)." if key == "Enter" else "Dismissed the page's dialog."
+            return ToolOutcome(text=said, wait_ms=waited)
         await session.port.press_key(" " if key == "Space" else key)
         return ToolOutcome(text=f"Pressed {key}.", wait_ms=waited)

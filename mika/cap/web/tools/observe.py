@@ -23,7 +23,7 @@ async def show_page(tool: WebTool, ctx: ToolContext, text: str = "") -> ToolOutc
     """Read the page, give the model its listing, and say so when it is a risk-control page."""
     session = tool.session(ctx)
     reader = session.reader
-    screen = await reader.read()
+    screen = await reader.read(whole=False)
     read = reader.last
     assert read is not None  # set by the read just made
     if session.pacing is not None:

@@ -9,18 +9,28 @@ from __future__ import annotations
 
 from typing import Any
 
+from mika.action.risk import RiskClass, classify_place
 from mika.cap.web.fenced import text_observation
 from mika.cap.web.port import WebError
 from mika.cap.web.reader import without_fragment
 from mika.cap.web.session import WebSession
 from mika.cap.web.tools.barrier import barrier_outcome, blocked_refusal, check_barrier
 from mika.cap.web.tools.base import WebTool, pace
+from mika.resources import prompt
 from mika.tool.context import ToolContext
 from mika.tool.declaration import EntryKind, Risk, ToolOutcome
 from mika.tool.links import LinkReader
 
 BUDGET = 6000  # characters of main text by default
 BUDGET_MAX = 20000
+
+
+def payment_place_refusal(url: str) -> ToolOutcome | None:
+    """A read-only open is no way around the payment check: an address that reads as
+    checkout / pay / order is opened only by web_navigate, which asks (seed: payments asked)."""
+    if classify_place(url).risk is RiskClass.NONE:
+        return None
+    return ToolOutcome.error("payment_address", prompt("feedback/web_payment_address.md").format(url=url))
 
 
 class WebReadPage(WebTool):
@@ -42,7 +52,7 @@ class WebReadPage(WebTool):
         reader = session.reader
         waited = 0
         if url and (reader.last is None or without_fragment(reader.last.state.url) != without_fragment(url)):
-            refused = blocked_refusal(session, url)
+            refused = blocked_refusal(session, url) or payment_place_refusal(url)
             if refused is not None:
                 return refused
             stop, waited = await pace(session, ctx, "navigate", url)
@@ -85,7 +95,7 @@ class WebLinkReader(LinkReader):
 
     async def read_link(self, url: str) -> ToolOutcome:
         session = self.session
-        refused = blocked_refusal(session, url)
+        refused = blocked_refusal(session, url) or payment_place_refusal(url)
         if refused is not None:
             return refused
         try:

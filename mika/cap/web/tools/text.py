@@ -63,12 +63,12 @@ async def field_for(args: dict[str, Any], tool: WebTool, ctx: ToolContext) -> tu
                 "not_a_field", f"Element {args['element']} is not a text field. Nothing was typed; pick the input."
             )
         return el, None
-    el = focused_field(await fresh_screen(session))
-    if el is None:
+    focused = focused_field(await fresh_screen(session))
+    if focused is None:
         return None, ToolOutcome.error(
             "no_focus", "No text field has the focus and none was given: pass the field's element number."
         )
-    return el, None
+    return focused, None
 
 
 class WebTypeText(WebTool):
