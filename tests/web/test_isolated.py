@@ -510,3 +510,36 @@ async def test_works_under_a_page_policy_that_forbids_eval(raw_page: Any, site: 
     with pytest.raises(WebError) as caught:
         await evaluate_isolated(cdp, "fetch('/page/leak')", timeout_s=3)
     assert caught.value.code == "blocked_network"
+
+
+async def test_a_cross_origin_frame_is_out_of_reach(raw_page: Any, site: LocalSite) -> None:
+    await raw_page.goto(site.url("/page/crossframe.html"))
+    await raw_page.wait_for_function("document.querySelector('iframe') && document.querySelector('iframe').src")
+    await raw_page.wait_for_load_state("load")
+    frame_urls = [f.url for f in raw_page.frames[1:]]
+    assert frame_urls and "localhost" in frame_urls[0]
+    cdp = await raw_page.context.new_cdp_session(raw_page)
+    seen = len(site.seen)
+    for script in [
+        "frames[0].location = '/page/target.html'",
+        "window[0].location.replace('/page/target.html')",
+        "window[0].postMessage('x', '*')",
+        "document.querySelector('iframe').contentWindow.location.href = '/page/target.html'",
+    ]:
+        with pytest.raises(WebError) as caught:
+            await evaluate_isolated(cdp, script, timeout_s=3)
+        assert caught.value.code == "blocked", script
+    # a numbered frame key is not even described
+    assert await evaluate_isolated(cdp, "Object.getOwnPropertyDescriptor(window, '0')", timeout_s=3) is None
+    await raw_page.evaluate("1")
+    assert [f.url for f in raw_page.frames[1:]] == frame_urls
+    assert [r.path for r in site.seen[seen:] if r.path != "/favicon.ico"] == []
+
+
+async def test_the_caret_does_not_tell_a_passwords_length(probe: Probe) -> None:
+    assert await probe.run(
+        "[document.getElementById('pw').selectionStart, document.getElementById('pw').selectionEnd]"
+    ) == [0, 0]
+    # in the page's own world the caret sits after the 12 typed characters
+    assert await probe.page.evaluate("document.getElementById('pw').selectionEnd") == len("typed-secret")
+    assert isinstance(await probe.run("document.getElementById('user').selectionEnd"), int)

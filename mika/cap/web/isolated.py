@@ -60,6 +60,7 @@ class _World:
 
 # One world per CDP session (a session is one page); forgotten with the session.
 _worlds: weakref.WeakKeyDictionary[Any, _World] = weakref.WeakKeyDictionary()
+_network_on: weakref.WeakSet[Any] = weakref.WeakSet()
 
 
 def _context_gone(error: BaseException) -> bool:
@@ -171,16 +172,16 @@ class _NetworkWatch:
     async def __aenter__(self) -> _NetworkWatch:
         if self.on:
             self.cdp.on("Network.requestWillBeSent", self._seen)
-            # Only for the length of the call: an enabled Network domain keeps bodies.
-            await self.cdp.send("Network.enable", {"maxPostDataSize": 0})
+            # Enabled once per session and left on: the port shares this session with its
+            # own work, and switching the domain off after a call would cut off anyone
+            # else listening on it (enabling again is harmless).
+            if self.cdp not in _network_on:
+                await self.cdp.send("Network.enable")
+                _network_on.add(self.cdp)
         return self
 
     async def __aexit__(self, *exc: object) -> None:
         if self.on:
-            try:
-                await self.cdp.send("Network.disable")
-            except Exception:  # the page closed under the call; nothing left to watch
-                pass
             self.cdp.remove_listener("Network.requestWillBeSent", self._seen)
 
 

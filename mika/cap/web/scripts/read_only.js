@@ -52,6 +52,8 @@
   const realClearInterval = G.clearInterval;
   const realRaf = G.requestAnimationFrame;
   const realCancelRaf = G.cancelAnimationFrame;
+  const realRic = G.requestIdleCallback;
+  const realCancelRic = G.cancelIdleCallback;
   const JSONstringify = JSON.stringify;
   const realDocument = G.document;
   const realLocation = G.location;
@@ -225,6 +227,13 @@
     patchAccessor(P, "defaultValue", function () {
       return isPassword(this) ? MASK : apply(defaultValue, this, []);
     }, undefined, true);
+    // The caret and the selection would tell the password's length.
+    for (const key of ["selectionStart", "selectionEnd"]) {
+      const get = getOwnPropertyDescriptor(P, key).get;
+      patchAccessor(P, key, function () {
+        return isPassword(this) ? 0 : apply(get, this, []);
+      }, undefined, true);
+    }
     const E = Element.prototype;
     const getAttr = E.getAttribute;
     const getAttrNS = E.getAttributeNS;
@@ -735,6 +744,11 @@
         if (current) current.timers.add(["r", id]);
         return id;
       },
+      requestIdleCallback(fn, options) {
+        const id = apply(realRic, G, [fn, options]);
+        if (current) current.timers.add(["c", id]);
+        return id;
+      },
     }[kind];
   }
   const OWN = ObjectCreate(null);
@@ -743,6 +757,7 @@
   OWN.setTimeout = track("setTimeout");
   OWN.setInterval = track("setInterval");
   OWN.requestAnimationFrame = track("requestAnimationFrame");
+  if (realRic) OWN.requestIdleCallback = track("requestIdleCallback");
   // Bound to the window: called by a bare name inside `with`, `this` would be the scope.
   const onWindow = (fn) => (typeof fn === "function" ? apply(FN_BIND, fn, [G]) : fn);
   OWN.clearTimeout = onWindow(realClearTimeout);
@@ -760,7 +775,7 @@
     if (OWN[k]) SHARED.add(OWN[k]);
     if (OWN[k] && OWN[k].prototype) SHARED.add(OWN[k].prototype);
   }
-  for (const k of ["setTimeout", "setInterval", "requestAnimationFrame"]) SHARED.add(OWN[k]);
+  for (const k of ["setTimeout", "setInterval", "requestAnimationFrame", "requestIdleCallback"]) if (OWN[k]) SHARED.add(OWN[k]);
 
   let evalOnce = false;
   const scope = new RealProxy(ObjectCreate(null), {
@@ -919,6 +934,7 @@
       for (const [kind, id] of call.timers) {
         if (kind === "t") apply(realClearTimeout, G, [id]);
         else if (kind === "i") apply(realClearInterval, G, [id]);
+        else if (kind === "c") apply(realCancelRic, G, [id]);
         else apply(realCancelRaf, G, [id]);
       }
       if (current === call) current = null;
