@@ -14,6 +14,7 @@ the scripted model calls `web_navigate`. The TUI knows a web step only by
 from __future__ import annotations
 
 import pytest
+from textual import events
 
 from mika.assembly import RunEnvironment, capabilities_for
 from mika.assembly.live_page import PageInput
@@ -25,7 +26,7 @@ from mika.model.testing import Reply, ScriptedModel
 from mika.run.task_run import RunOptions, TaskRun
 from mika_tui.i18n import TEXTS
 from mika_tui.widgets.cards import TakeoverCard
-from mika_tui.widgets.preview import PhonePreview
+from mika_tui.widgets.preview import WHEEL_PX, PhonePreview
 from tests.core.toy import ToyCapability
 from tests.tui import scenes
 from tests.tui.conftest import make_app, until
@@ -38,7 +39,7 @@ VIEWPORT = (1280, 800)
 CLICK_PAGE = """<!doctype html><html><head><title>Sign in — TUI test</title>
 <style>
   html, body { margin: 0; height: 100%; font-family: sans-serif; background: #eef; }
-  #pad { position: absolute; left: 0; top: 0; width: 1280px; height: 800px; }
+  #pad { position: absolute; left: 0; top: 0; width: 1280px; height: 3000px; }
   #name { position: absolute; left: 100px; top: 100px; width: 400px; height: 160px; font-size: 30px; }
 </style></head>
 <body>
@@ -51,6 +52,10 @@ CLICK_PAGE = """<!doctype html><html><head><title>Sign in — TUI test</title>
   document.getElementById("name").addEventListener("input", e =>
     fetch("/tui/typed?v=" + encodeURIComponent(e.target.value)));
   document.addEventListener("keydown", e => fetch("/tui/key?k=" + encodeURIComponent(e.key)));
+  let told = 0;
+  document.addEventListener("scroll", () => {
+    if (Math.abs(window.scrollY - told) >= 10) { told = window.scrollY; fetch("/tui/scrolled?y=" + told); }
+  });
 </script>
 </body></html>"""
 
@@ -67,6 +72,11 @@ def clicked(req: Request) -> Response:
 
 @route("/tui/typed")
 def typed(req: Request) -> Response:
+    return Response("ok", content_type="text/plain")
+
+
+@route("/tui/scrolled")
+def scrolled(req: Request) -> Response:
     return Response("ok", content_type="text/plain")
 
 
@@ -113,11 +123,13 @@ def takeover_script(url: str) -> ScriptedModel:
 
 
 def seen(site, path: str) -> list[dict[str, str]]:  # noqa: F811
-    return [r.query for r in list(site.seen) if r.path == path]
+    """What the page told the server since this test began (the site lives for the session)."""
+    return [r.query for r in list(site.seen)[site.mark :] if r.path == path]
 
 
 @pytest.fixture
 def page_url(site) -> str:  # noqa: F811
+    site.mark = len(site.seen)  # this test's requests start here
     return site.url("/tui/click")
 
 
@@ -167,13 +179,26 @@ async def test_the_preview_shows_the_page_during_a_web_step_and_a_click_lands_on
         )
         await pilot.click(preview, offset=(left + fx + 1, top + fy + 1))
         await until(lambda: any(q.get("on") == "name" for q in seen(site, "/tui/clicked")), 10)
+        shown = preview.frames_shown
         await pilot.press("h", "i")
         await until(lambda: {"v": "hi"} in seen(site, "/tui/typed"), 10)
         await pilot.press("escape")  # the page's Escape, not the run's stop
         await until(lambda: {"k": "Escape"} in seen(site, "/tui/key"), 10)
+        await pilot.press("down")  # the terminal's arrow is the page's ArrowDown
+        await until(lambda: {"k": "ArrowDown"} in seen(site, "/tui/key"), 10)
+        # A drag up on the preview scrolls the page down (the content follows the finger).
+        low, high = (left + bw // 2, top + bh - 2), (left + bw // 2, top + bh // 2)
+        dy = preview.to_display(*low)[1] - preview.to_display(*high)[1]
+        await pilot.mouse_down(preview, offset=(low[0] + 1, low[1] + 1))
+        await pilot.mouse_up(preview, offset=(high[0] + 1, high[1] + 1))
+        await until(lambda: any(abs(int(q["y"]) - dy) <= 2 for q in seen(site, "/tui/scrolled")), 10)
+        # The wheel on the preview scrolls the page too (one notch: WHEEL_PX css px).
+        before = max(int(q["y"]) for q in seen(site, "/tui/scrolled"))
+        wheel = events.MouseScrollDown(preview, low[0] + 1, low[1] + 1, 0, 1, 0, False, False, False)
+        preview.post_message(wheel)
+        await until(lambda: any(int(q["y"]) >= before + WHEEL_PX - 2 for q in seen(site, "/tui/scrolled")), 10)
         assert scenes.view(pilot).running and scenes.view(pilot).card is not None
-        # The typing shows in the preview: a new frame came after the keys.
-        shown = preview.frames_shown
+        # What the user did shows in the preview: new frames came after the typing.
         await until(lambda: preview.frames_shown > shown, 10)
         await pilot.click("#takeover-done")
         await until(lambda: scenes.view(pilot).status == "answered", 20)
@@ -243,10 +268,50 @@ async def test_a_login_in_the_browser_window_is_the_runs_after_done(
         await pilot.press("d")
         await until(lambda: scenes.view(pilot).status == "answered", 20)
         # After Done the run's own browser opened the page the user left, with the login.
-        logins = [r for r in list(site.seen) if r.path == "/tui/login"]
+        logins = [r for r in list(site.seen)[site.mark :] if r.path == "/tui/login"]
         assert len(logins) == 2 and logins[0].cookies == {} and logins[1].cookies == {"sid": "ada"}
         state = await opened[0].port.state()
         assert state.url == login_url and state.title == "Signed in"
         assert main._page_takeover is None
+    for web in opened:
+        await web.close()
+
+
+async def test_a_window_left_on_a_non_web_address_is_not_opened_by_the_run(
+    tmp_path,
+    chromium_path,  # noqa: F811
+    site,  # noqa: F811
+    page_url,
+):
+    """Only http(s) addresses come back from the window: one left on a data: page (a page
+    can walk a browser there) leaves the run's tab where it was; the cookies still come."""
+    model = ScriptedModel(
+        [
+            Reply.call("web_navigate", url=page_url),
+            Reply.call("hand_to_user", reason="login", message="Sign in on the page, please."),
+            Reply.call("web_observe"),
+            Reply.call("web_navigate", url=site.url("/tui/clicked")),
+            "Signed in.",
+        ]
+    )
+    app, opened = web_app(tmp_path, model, chromium_path)
+    async with app.run_test(size=SIZE) as pilot:
+        main = app.main_screen
+        main.page_window_headless = True
+        await scenes.run_to_card(pilot, "sign in to the shop", "takeover")
+        await pilot.press("w")
+        await until(lambda: main._page_takeover is not None and main._page_takeover.window is not None, 20)
+        window = main._page_takeover.window
+        await window.page.goto(site.url("/tui/login?user=bo"))
+        await window.page.goto("data:text/html,<title>elsewhere</title>")
+        await pilot.press("d")
+        await until(lambda: scenes.view(pilot).status == "answered", 20)
+        # The run's next look was at its own page, not the data: address.
+        observe = next(s for s in scenes.view(pilot).steps if s.name == "web_observe")
+        assert page_url in observe.text and "elsewhere" not in observe.text
+        logins = [r for r in list(site.seen)[site.mark :] if r.path == "/tui/login"]
+        assert len(logins) == 1  # the window's own; the run opened nothing from it
+        # The login made in the window is the run's: its next page went with the cookie.
+        assert [r.cookies for r in list(site.seen)[site.mark :] if r.path == "/tui/clicked"] == [{"sid": "bo"}]
     for web in opened:
         await web.close()
