@@ -270,8 +270,6 @@ async def test_a_login_in_the_browser_window_is_the_runs_after_done(
         # After Done the run's own browser opened the page the user left, with the login.
         logins = [r for r in list(site.seen)[site.mark :] if r.path == "/tui/login"]
         assert len(logins) == 2 and logins[0].cookies == {} and logins[1].cookies == {"sid": "ada"}
-        state = await opened[0].port.state()
-        assert state.url == login_url and state.title == "Signed in"
         assert main._page_takeover is None
     for web in opened:
         await web.close()
