@@ -3,8 +3,7 @@ opens the Kenyan coffee and reads the product page's main text (readability-styl
 `mika.cap.web.main_text`), then answers from it; the answer's sources name the page.
 
 (tests/web/test_done_when.py answers the same question from the page's listing.)
-Needs wpage's `mika/cap/web/main_text.py` + `scripts/main_text.js`: without them
-web_read_page fails and so does this test.
+The main text is wpage's `mika/cap/web/main_text.py` through the isolated world.
 """
 
 from __future__ import annotations
