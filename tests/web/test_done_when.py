@@ -27,6 +27,7 @@ from mika.memory.store import MemoryStore
 from mika.model.messages import ToolResult
 from mika.model.testing import FunctionModel, Reply
 from mika.record.events import ConfirmationAsked, RunEvent
+from mika.record.redactor import Redactor
 from mika.run.task_run import RunOptions, TaskRun
 from mika.runtypes.result import OutcomeStatus
 from mika.runtypes.spec import Attendance, RunOrigin, RunProvenance, RunSpec
@@ -79,6 +80,7 @@ def make_run(
     *,
     present: bool = False,
     memory: MemoryStore | None = None,
+    redactor: Redactor | None = None,
 ) -> TaskRun:
     provenance = (
         RunProvenance(RunOrigin.UI, Attendance.PRESENT)
@@ -89,7 +91,13 @@ def make_run(
     # No phone: the environment has only the web capability (the `--device none` shape).
     caps = capabilities_for(spec, RunEnvironment(extra=[web], memory=memory))
     assert [c.id for c in caps] == ["general", "web"]
-    opts = RunOptions(pacing=False, state_dir=tmp_path / "state", memory=memory, memory_extract=memory is not None)
+    opts = RunOptions(
+        pacing=False,
+        state_dir=tmp_path / "state",
+        memory=memory,
+        memory_extract=memory is not None,
+        redactor=redactor,
+    )
     return TaskRun(spec, scripted.model, caps, opts)
 
 
