@@ -22,6 +22,10 @@ from tests.web.test_done_when import Scripted, call, make_run, recorded, results
 PASSWORD = "correct horse battery"
 
 
+def files_holding(folder: Path, text: str) -> list[str]:
+    return [p.name for p in folder.rglob("*") if p.is_file() and text.encode() in p.read_bytes()]
+
+
 def _password_field(listing: str, _r: list[str]) -> Reply:
     n = next(n for n, role, _label, rest in elements_in(listing) if role == "input" and "password" in rest)
     return Reply.call("web_type_text", element=n, text=PASSWORD)
@@ -43,7 +47,9 @@ async def test_signing_in_through_the_tools_keeps_the_password_out_of_results_an
             ),
             _password_field,
             tap("Sign in", role="button"),
-            lambda listing, _r: f"The shop says: {next(lab for _n, _ro, lab, _ in elements_in(listing) if 'Signed in as' in lab)}",
+            lambda listing, _r: (
+                f"The shop says: {next(lab for _n, _ro, lab, _ in elements_in(listing) if 'Signed in as' in lab)}"
+            ),
         ]
     )
     run = make_run(tmp_path, web, scripted, "Sign in to the shop as mika-test.", redactor=redactor)
@@ -61,6 +67,5 @@ async def test_signing_in_through_the_tools_keeps_the_password_out_of_results_an
     typed = results_of(recorded(run), "web_type_text")
     assert [t["ok"] for t in typed] == [True, True]
     # … and no file of the run's record holds it.
-    record = Path(run.result.record_dir)
-    holding = [p.name for p in record.rglob("*") if p.is_file() and PASSWORD.encode() in p.read_bytes()]
+    holding = files_holding(Path(run.result.record_dir), PASSWORD)
     assert holding == [], holding
