@@ -247,7 +247,7 @@ class PlaywrightWebPort:
             with contextlib.suppress(Exception):
                 await route.continue_()
             return
-        self.notes.append(f"A page tried to load {url[:120]!r}; it was blocked (only http and https are opened).")
+        self._note(f"A page tried to load {url[:120]!r}; it was blocked (only http and https are opened).")
         with contextlib.suppress(Exception):
             request = route.request
             page = request.frame.page
@@ -258,27 +258,53 @@ class PlaywrightWebPort:
         with contextlib.suppress(Exception):
             await route.abort("blockedbyclient")
 
+    async def _check_error_page(self, tab: _Tab) -> None:
+        """Chromium shows its error page: undone when the navigation was a refused one (the
+        route marked it, or the address it tried says so) or a popup never showed a page."""
+        refused = id(tab.page) in self._blocked_pages
+        self._blocked_pages.discard(id(tab.page))
+        if not refused:
+            with contextlib.suppress(Exception):
+                info = await (await self._cdp(tab)).send("Target.getTargetInfo")
+                tried = str(info.get("targetInfo", {}).get("url", ""))
+                refused = bool(tried) and not tried.startswith("chrome-error:") and not is_allowed(tried)
+        if refused or (tab.id in self._popups and tab.status is None):
+            await self._undo_blocked(tab)
+
+    def _note(self, text: str) -> None:
+        self.notes.append(text)
+        with contextlib.suppress(RuntimeError):
+            self._spawn(self._notify())
+
     async def _undo_blocked(self, tab: _Tab) -> None:
         """A page sent itself (or a popup) to a refused address and Chromium shows its
         error page: a popup that never showed a page is closed, a tab goes back."""
-        with contextlib.suppress(Exception):
-            if tab.id in self._popups and tab.status is None:
-                self.notes.append(
-                    f"The new tab {tab.id} the page opened was closed: its address was refused or did not load."
-                )
+        if tab.id in self._popups and tab.status is None:
+            self._note(f"The new tab {tab.id} the page opened was closed: its address was refused or did not load.")
+            with contextlib.suppress(Exception):
                 await tab.page.close()
-                return
-            await tab.page.go_back(wait_until="domcontentloaded", timeout=NAV_TIMEOUT_MS)
+            return
+        failure = ""
+        for _ in range(3):
+            # The error page replaces the page's renderer: until it stands, history calls
+            # answer "not attached to an active page".
+            try:
+                await tab.page.wait_for_load_state("domcontentloaded", timeout=5000)
+                await tab.page.go_back(wait_until="domcontentloaded", timeout=NAV_TIMEOUT_MS)
+            except Exception as exc:
+                failure = _first_line(exc)
+                continue
+            self._note(f"The tab {tab.id} went back to {tab.page.url[:120]!r}.")
+            return
+        self._note(f"The tab {tab.id} shows the browser's error page for the refused address ({failure}).")
 
     def _on_frame_navigated(self, tab: _Tab, frame: Any) -> None:
         if frame != tab.page.main_frame:
             return
         tab.loading = True
         url = frame.url
-        never_shown = tab.id in self._popups and tab.status is None  # a popup whose first load failed
-        if url.startswith("chrome-error:") and (id(tab.page) in self._blocked_pages or never_shown):
-            self._blocked_pages.discard(id(tab.page))
-            self._spawn(self._undo_blocked(tab))
+        if url.startswith("chrome-error:"):
+            self._spawn(self._check_error_page(tab))
             return
         if url == "about:blank" or url.startswith("chrome-error:") or is_allowed(url):
             return
@@ -314,25 +340,25 @@ class PlaywrightWebPort:
             return
         tab = self._adopt(page, popup=True)
         if tab is None:
-            self.notes.append(
-                "A page opened a new window past the tab limit; it was closed (close a tab with web_tabs to make room)."
-            )
             self._popups_closed += 1
             self._spawn(page.close())
-            self._spawn(self._notify())
+            self._note(
+                "A page opened a new window past the tab limit; it was closed (close a tab with web_tabs to make room)."
+            )
             return
         self._popups.append(tab.id)
-        self.notes.append(f"The page opened a new tab {tab.id}.")
+        self._note(f"The page opened a new tab {tab.id}.")
         if str(page.url).startswith("chrome-error:"):
             self._spawn(self._undo_blocked(tab))  # refused before it became a tab
-        self._spawn(self._notify())
 
     async def _notify(self) -> None:
         async with self._changed:
             self._changed.notify_all()
 
-    async def _wait_change(self, ready: Any, timeout_s: float) -> bool:
-        """Wait (on events, not a clock) until `ready()` holds; False at the timeout."""
+    async def wait_until(self, ready: Any, timeout_s: float) -> bool:
+        """Wait until `ready()` holds, checked again whenever the port sees a change (a tab
+        opened or closed, a download ended, a navigation refused or undone, a note);
+        False at the timeout. Events, not a clock."""
         async with self._changed:
             try:
                 await asyncio.wait_for(self._changed.wait_for(ready), timeout_s)
@@ -349,14 +375,14 @@ class PlaywrightWebPort:
         """The id of the tab a page opened itself after the first `after` ones (default:
         the next one from now); None when none opened within the timeout."""
         seen = len(self._popups) if after is None else after
-        ok = await self._wait_change(lambda: len(self._popups) > seen, timeout_s)
+        ok = await self.wait_until(lambda: len(self._popups) > seen, timeout_s)
         return self._popups[seen] if ok else None
 
     async def wait_for_download(self, after: int | None = None, timeout_s: float = 10.0) -> Download | None:
         """The download that ended after the first `after` ones (default: the next one from
         now) — saved, refused or cancelled; None at the timeout."""
         seen = len(self._downloads) if after is None else after
-        ok = await self._wait_change(lambda: len(self._downloads) > seen, timeout_s)
+        ok = await self.wait_until(lambda: len(self._downloads) > seen, timeout_s)
         return self._downloads[seen] if ok else None
 
     def _on_response(self, tab: _Tab, response: Any) -> None:
