@@ -1,5 +1,5 @@
-"""What a web step costs: time per web_navigate, web_observe, web_tap and web_type_text
-through the real executor, in real Chromium against the loopback test site.
+"""What a web step costs: time per web_navigate, web_observe, web_tap, web_type_text and
+web_read_page through the real executor, in real Chromium against the loopback test site.
 
 One run (real TaskRun, real web capability over `PlaywrightWebPort`, no phone) with a
 scripted model that answers at once, so everything between one reply and the next
@@ -8,6 +8,7 @@ the settle on evidence, judging the effect, reading the accessibility tree, the 
 recording. Each round on the login page (`/login/`):
 
     web_navigate /login/ → web_observe → web_tap "Keep me signed in" → web_type_text user name
+    → web_read_page
 
 The first navigate (it starts Chromium) is reported on its own line.
 
@@ -32,7 +33,7 @@ from mika.model.testing import FunctionModel, Reply
 from tests.phone.driver import current_listing, number_for
 from tests.web.conftest import find_chromium
 
-KINDS = ("navigate", "observe", "tap", "type")
+KINDS = ("navigate", "observe", "tap", "type", "read")
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -60,15 +61,17 @@ class Script:
                 self.results.append(part.text)
         try:
             i = len(self.kinds)
-            if i >= 4 * self.rounds:
+            if i >= len(KINDS) * self.rounds:
                 self.kinds.append("answer")
                 return "done"
-            kind = KINDS[i % 4]
+            kind = KINDS[i % len(KINDS)]
             self.kinds.append(kind)
             if kind == "navigate":
                 return Reply.call("web_navigate", url=self.url)
             if kind == "observe":
                 return Reply.call("web_observe")
+            if kind == "read":
+                return Reply.call("web_read_page")
             listing = current_listing(self.results)
             if kind == "tap":
                 return Reply.call("web_tap", element=number_for(listing, "Keep me signed in"))

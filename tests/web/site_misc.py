@@ -82,3 +82,23 @@ def turnstile_frame(req: Request) -> Response:
         """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Just a moment...</title></head>
 <body><label><input type="checkbox"> Verify you are human</label><p>Cloudflare</p></body></html>"""
     )
+
+
+@route("/odd/")
+def odd_bytes(req: Request) -> Response:
+    """A page of odd bytes: terminal escapes, a bidi override, zero-width characters, a
+    NUL, a lone surrogate's worth of bad UTF-8, a huge label — what a hostile page can put
+    in text a terminal later shows."""
+    esc = "\x1b"
+    body = (
+        '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Odd'
+        f"{esc}]0;pwned{chr(7)} bytes</title></head><body>"
+        f"<h1>Clear {esc}[2J{esc}[H screen</h1>"
+        "<p id='bidi'>Price: \u202e05.12$\u202c (reversed)</p>"
+        "<p id='zw'>Bu\u200by n\u200dow\ufeff</p>"
+        "<p id='nul'>before\x00after</p>"
+        f"<button id='esc'>OK{esc}[31m red{esc}[0m</button>"
+        f"<a href='/odd/' aria-label='{'long ' * 400}label'>long</a>"
+        "</body></html>"
+    )
+    return Response(body.encode("utf-8") + b"<p>bad \xff\xfe bytes</p>")

@@ -27,6 +27,7 @@ from mika.memory.store import MemoryStore
 from mika.model.messages import ToolResult
 from mika.model.testing import FunctionModel, Reply
 from mika.record.events import ConfirmationAsked, RunEvent
+from mika.record.redactor import Redactor
 from mika.run.task_run import RunOptions, TaskRun
 from mika.runtypes.result import OutcomeStatus
 from mika.runtypes.spec import Attendance, RunOrigin, RunProvenance, RunSpec
@@ -79,6 +80,7 @@ def make_run(
     *,
     present: bool = False,
     memory: MemoryStore | None = None,
+    redactor: Redactor | None = None,
 ) -> TaskRun:
     provenance = (
         RunProvenance(RunOrigin.UI, Attendance.PRESENT)
@@ -89,7 +91,13 @@ def make_run(
     # No phone: the environment has only the web capability (the `--device none` shape).
     caps = capabilities_for(spec, RunEnvironment(extra=[web], memory=memory))
     assert [c.id for c in caps] == ["general", "web"]
-    opts = RunOptions(pacing=False, state_dir=tmp_path / "state", memory=memory, memory_extract=memory is not None)
+    opts = RunOptions(
+        pacing=False,
+        state_dir=tmp_path / "state",
+        memory=memory,
+        memory_extract=memory is not None,
+        redactor=redactor,
+    )
     return TaskRun(spec, scripted.model, caps, opts)
 
 
@@ -181,20 +189,25 @@ async def test_a_question_is_answered_by_searching_paging_and_reading_a_product(
 # --- 2. the Buy button: refused unattended; a card and one-shot consent when present --
 
 
+@pytest.mark.parametrize(
+    ("product", "button", "amount"),
+    [(6, "Buy now", "$21.50"), (17, "立即购买 Buy now", "¥268.00")],
+    ids=["dollar", "yuan-chinese-button"],
+)
 async def test_buy_now_is_refused_unattended_and_nothing_is_bought(
-    tmp_path: Path, web: WebCapability, site: LocalSite
+    tmp_path: Path, web: WebCapability, site: LocalSite, product: int, button: str, amount: str
 ) -> None:
     orders_before = set(site_shop.ORDERS)
     scripted = Scripted(
         [
-            call("web_navigate", url=site.url("/product/6/")),
-            tap("Buy now", role="button"),
-            tap("Buy now", role="button"),  # asking again changes nothing
+            call("web_navigate", url=site.url(f"/product/{product}/")),
+            tap(button, role="button"),
+            tap(button, role="button"),  # asking again changes nothing
             lambda _l, _r: "I could not buy it.",
         ]
     )
     mark = len(site.seen)
-    run = make_run(tmp_path, web, scripted, "Buy one bag of Kenya Nyeri AA.")
+    run = make_run(tmp_path, web, scripted, "Buy one of these.")
     await asyncio.wait_for(run.run(), 120)
 
     events = recorded(run)
@@ -205,7 +218,7 @@ async def test_buy_now_is_refused_unattended_and_nothing_is_bought(
     assert set(site_shop.ORDERS) == orders_before
     approvals = [e for e in events if e["type"] == "approval"]
     assert approvals and approvals[0]["decision"] == "approval_unavailable"
-    assert "$21.50" in approvals[0]["amount"]
+    assert approvals[0]["amount"] == amount and approvals[0]["button"] == button
 
 
 def _confirm(amount_from_page: bool = True) -> Step:
@@ -272,7 +285,13 @@ async def test_buy_now_asks_with_a_card_consent_releases_one_action_and_pay_is_t
     assert len(new) == 1
     order = site_shop.ORDERS[new.pop()]
     assert order.lines == [(6, 1)] and not order.paid
-    decisions = [(e["decision"], e["button"]) for e in events if e["type"] == "approval"]
+    # Every approval names the amount the page asks for — not another figure on the page
+    # (the footer's "Free shipping over $40 / ¥300").
+    approvals = [e for e in events if e["type"] == "approval"]
+    assert {e["amount"] for e in approvals} == {"$21.50"}
+    taps_what = [e["what"] for e in approvals if e["tool"] == "web_tap"]
+    assert all("$21.50" in w and "¥300" not in w and "$40" not in w for w in taps_what), taps_what
+    decisions = [(e["decision"], e["button"]) for e in approvals]
     assert decisions == [
         ("confirmation_required", "Buy now"),
         ("allowed", "Buy now"),

@@ -10,8 +10,9 @@ in". Then:
 * the TUI's own folding of those recorded events (`RunView`, what the Runs screen reads)
   and its `Timeline` widget, mounted in a Textual app, show one row per web step with
   its tool, target and effect;
-* the port's screencast (what the TUI preview shows) delivered JPEG frames of the page
-  while the steps ran.
+* the preview's live page (`mika.assembly.live_page.LivePages`, what the TUI's preview
+  watches, asked at each web step as the TUI does) got JPEG frames of the page while the
+  steps ran.
 """
 
 from __future__ import annotations
@@ -21,8 +22,8 @@ from pathlib import Path
 
 from textual.app import App, ComposeResult
 
+from mika.assembly.live_page import LivePages, PageFrame
 from mika.cap.web import WebCapability
-from mika.cap.web.port import ScreencastSink
 from mika.model.testing import Reply
 from mika.record.events import ToolCalled
 from mika_tui.run_view import RunView
@@ -44,14 +45,8 @@ class _TimelineApp(App[None]):
 async def test_web_steps_are_in_the_record_the_timeline_and_the_preview(
     tmp_path: Path, web: WebCapability, site: LocalSite
 ) -> None:
-    frames: list[tuple[bytes, str, tuple[int, int]]] = []
-    got_frame = asyncio.Event()
-
-    def on_frame(data: bytes, tab: str, size: tuple[int, int]) -> None:
-        frames.append((data, tab, size))
-        got_frame.set()
-
-    sink = ScreencastSink(on_frame=on_frame, max_fps=10)
+    pages = LivePages()
+    shown: list[PageFrame] = []
     scripted = Scripted(
         [
             call("web_navigate", url=site.url("/login/")),
@@ -64,16 +59,25 @@ async def test_web_steps_are_in_the_record_the_timeline_and_the_preview(
     )
 
     async def answer_once_a_frame_came() -> str:
-        # The model's last turn waits for the preview's first picture (an event, no sleep):
-        # the run closes the browser when it ends.
-        await asyncio.wait_for(got_frame.wait(), 30)
+        # The model's last turn waits for the preview's first picture (the live page's
+        # condition, no sleep): the run closes the browser when it ends.
+        page = pages.get(run.spec.id)
+        assert page is not None, "the preview never asked for the page"
+        frame = await asyncio.to_thread(page.wait_newer, 0, 30)
+        assert frame is not None, page.error or "no frame within 30 s"
+        shown.append(frame)
         return "The login page asks for a user name and a password."
 
     run = make_run(tmp_path, web, scripted, "Open the shop's login page and fill in my user name.")
-    # As the TUI's preview does (mika/assembly/live_page.py): ask the port for frames at
-    # each web step — it starts its screencast once its browser runs.
-    run.subscribe(lambda e: isinstance(e, ToolCalled) and e.capability == "web" and web.port.screencast(sink))
-    await asyncio.wait_for(run.run(), 120)
+    # As the TUI's preview does: ask for the run's live page at each web step (the port
+    # starts its screencast once its browser runs).
+    run.subscribe(
+        lambda e: isinstance(e, ToolCalled) and e.capability == "web" and pages.frames(run.spec.id, run.capabilities)
+    )
+    try:
+        await asyncio.wait_for(run.run(), 120)
+    finally:
+        pages.close()
 
     # The record.
     events = recorded(run)
@@ -102,7 +106,7 @@ async def test_web_steps_are_in_the_record_the_timeline_and_the_preview(
     assert site.url("/login/") in rows[0] and "place_changed" in rows[0]
     assert "mika-test" in rows[1]
 
-    # The preview: JPEG pictures of the page arrived while the run went.
-    assert frames, "no screencast frame during the run"
-    data, tab, size = frames[-1]
-    assert data[:3] == b"\xff\xd8\xff" and tab and size[0] > 0 and size[1] > 0
+    # The preview: a JPEG picture of the page reached the live page while the run went.
+    assert len(shown) == 1
+    frame = shown[0]
+    assert frame.jpeg[:3] == b"\xff\xd8\xff" and frame.tab and frame.size[0] > 0 and frame.size[1] > 0
