@@ -72,3 +72,7 @@ async def test_a_small_download_lands_in_the_workspace_and_a_big_one_is_cut(
     assert not big.done and big.error, big  # cut at the cap, and says why
     assert not (folder / "big.bin").exists()  # no partial file left in the workspace
     assert sorted(p.name for p in folder.iterdir()) == ["prices.csv"]
+    # The model is told what its taps fetched (each tap's result, in Mika's words).
+    told = "\n".join(scripted.results)
+    assert "Downloaded 'prices.csv'" in told and "not opened" in told, told[-2000:]
+    assert "'big.bin'" in told, told[-2000:]

@@ -204,6 +204,11 @@ class WebPort(Protocol):
         (seed §6: that counts as a new page for the page pacing)."""
         ...
 
+    def downloads_now(self) -> tuple[list[Download], list[str]]:
+        """Without waiting: the downloads that ended so far (saved, refused or cut), and
+        the names of those still coming in."""
+        ...
+
     async def storage_state(self) -> dict[str, Any]:
         """The run's cookies and site storage (Playwright's storage-state shape), for a
         hand-over window that starts logged in like the run; WebError(code="page_closed")

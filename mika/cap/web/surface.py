@@ -111,12 +111,14 @@ class WebSurface:
         if not self._acts(capability, tool):
             return None
         reader = self.session.reader
+        # How many downloads had ended: the ones after it are this action's to report.
+        ended = len(self.session.port.downloads_now()[0])
         if reader.last is None or reader.current is None:
             try:
                 await reader.read()
             except WebError:
-                return None  # no page yet (the first navigate): nothing to compare with
-        return reader.facts
+                return None, ended  # no page yet (the first navigate): nothing to compare with
+        return reader.facts, ended
 
     async def is_locked(self, capability: str) -> bool:
         return False  # a page has no lock screen
@@ -134,7 +136,7 @@ class WebSurface:
     ) -> ToolOutcome:
         if not self._acts(capability, tool) or outcome.code in _UNTOUCHED:
             return outcome
-        before: PageFacts | None = token
+        before: PageFacts | None = token[0]
         try:
             read = await self._settled(before)
         except WebError as exc:
@@ -159,6 +161,9 @@ class WebSurface:
         readback = await self._read_back(outcome)
         if readback:
             notes.append(readback)
+        fetched = self._downloads_since(token[1])
+        if fetched:
+            notes.append(fetched)
         barrier = check_barrier(self.session, read, screen)
         reader.mark_shown(screen)
         tabs = await reader.count_tabs()
@@ -170,6 +175,19 @@ class WebSurface:
         if barrier is not None:
             return barrier_outcome(result, barrier, read)
         return result
+
+    def _downloads_since(self, ended: int) -> str:
+        """What this action downloaded, in Mika's words (file names are made safe by the
+        port; they are the site's words all the same, so they are quoted, not obeyed)."""
+        done, coming = self.session.port.downloads_now()
+        lines = []
+        for d in done[ended:]:
+            if d.error:
+                lines.append(f"The download {d.name!r} was stopped: {d.error}.")
+            else:
+                lines.append(f"Downloaded {d.name!r} ({d.size} bytes) into the workspace's downloads/ (not opened).")
+        lines += [f"The download {name!r} is still coming in (saved into downloads/ when it ends)." for name in coming]
+        return " ".join(lines)
 
     async def _read_back(self, outcome: ToolOutcome) -> str:
         """Typed text read back from the field (the port says "***" for a password field)."""

@@ -1013,6 +1013,9 @@ class PlaywrightWebPort:
             raise WebError("the run's browser has no page open to hand over", code="page_closed")
         return self._context
 
+    def downloads_now(self) -> tuple[list[Download], list[str]]:
+        return list(self._downloads), [a.name for a in self._active if not a.done.is_set()]
+
     async def downloads(self) -> list[Download]:
         pending = [a.task for a in self._active if a.task is not None]
         if pending:
