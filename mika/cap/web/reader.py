@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from urllib.parse import urlsplit
 
 from mika.cap.web.port import PageRead, WebPort
+from mika.cap.web.sites import registrable_domain
 from mika.uistate import Bounds, Screen, ScreenTracker, UiNode, UiTree, build_screen
 from mika.uistate.elements import extract_elements
 from mika.uistate.windows import classify_windows
@@ -37,11 +38,7 @@ def host_of(url: str) -> str:
 
 def site_of(url: str) -> str:
     """The registrable domain of an address (the site pages are counted by, and the `app`
-    of an action's target): wpage's rule; the host when it is not available."""
-    try:
-        from mika.cap.web.pacing import registrable_domain
-    except ImportError:  # the pacing module is wpage's; before it is merged the host stands in
-        return host_of(url)
+    of an action's target); the host when it has none."""
     return registrable_domain(url) or host_of(url)
 
 

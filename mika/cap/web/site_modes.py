@@ -9,39 +9,17 @@ file that cannot be read is set aside (renamed `*.broken-<time>`) and reported t
 
 from __future__ import annotations
 
-import ipaddress
 import json
 import time
 from pathlib import Path
-from urllib.parse import urlsplit
 
 from mika.atomic_write import write_json
+from mika.cap.web.sites import registrable_domain
 
 MODES = ("desktop", "mobile")
 DEFAULT_MODE = "desktop"
-# Second-level labels under which registrations sit one level deeper (co.uk, com.cn …):
-# a small list, not the public-suffix list, so "ish".
-_SECOND_LEVEL = {"co", "com", "net", "org", "gov", "edu", "ac", "or", "ne", "go", "gen"}
-
-
-def site_of(url_or_host: str) -> str:
-    """The site a URL or host belongs to, lower-case; "" for no host."""
-    text = url_or_host.strip()
-    host = (urlsplit(text).hostname or "") if "://" in text else text.split("/", 1)[0].split(":", 1)[0]
-    host = host.lower().rstrip(".")
-    if not host:
-        return ""
-    try:
-        ipaddress.ip_address(host)
-        return host  # an address is its own site
-    except ValueError:
-        pass
-    labels = host.split(".")
-    if len(labels) <= 2:
-        return host
-    if len(labels[-1]) == 2 and labels[-2] in _SECOND_LEVEL:
-        return ".".join(labels[-3:])
-    return ".".join(labels[-2:])
+# One rule for "which site" across the web capability (subdomains follow their parent).
+site_of = registrable_domain
 
 
 class SiteModes:
