@@ -282,7 +282,7 @@ class ModelsScreen(SubScreen):
 
     @staticmethod
     def _config_sentence(exc: Exception) -> str:
-        # The draft lives in a temp file while testing; the key it names is what matters.
+        # A draft lives in no file yet (a temp one while testing): the key it names is what matters.
         if isinstance(exc, ConfigError) and exc.key:
             return f"{exc.key}: expected {exc.expected}" + (f", got {exc.got!r}" if exc.got is not None else "")
         return str(exc)
@@ -329,7 +329,8 @@ class ModelsScreen(SubScreen):
                 write_secret_file(path.parent / "keys" / f"{key[0]}.key", key[1])
             settings = load_settings(path, warn=None)
         except ConfigError as exc:
-            self._say(tr("draft_refused", error=str(exc)), error=True)
+            # The draft is not in the file yet: the key and what it needs are the news.
+            self._say(tr("draft_refused", error=self._config_sentence(exc)), error=True)
             return
         except (ConfigWriteError, OSError) as exc:
             self._say(tr("config_bad", error=str(exc)), error=True)
