@@ -27,7 +27,7 @@ from mika.config.paths import config_file
 from mika.model.adapters import KINDS
 from mika.model.errors import ModelError
 from mika.model.presets import PRESETS, preset
-from mika_tui.config_write import ConfigWriteError, update_config
+from mika_tui.config_write import ConfigWriteError, preview_config, write_config_text
 from mika_tui.plain import cell, plain
 from mika_tui.screens.base import SubScreen
 
@@ -324,9 +324,13 @@ class ModelsScreen(SubScreen):
         try:
             if key is not None:
                 register_secret(key[1])
-            update_config(path, changes, check=lambda data: _load_draft(data, path))
+            text, data = preview_config(path, changes)
+            _load_draft(data, path)  # refused: nothing is written, not even the key
             if key is not None:
+                # The key before the config that names it: a config never points at a
+                # key file that is not there. The provider name keeps it inside keys/.
                 write_secret_file(path.parent / "keys" / f"{key[0]}.key", key[1])
+            write_config_text(path, text)
             settings = load_settings(path, warn=None)
         except ConfigError as exc:
             # The draft is not in the file yet: the key and what it needs are the news.

@@ -86,6 +86,35 @@ def _fresh_process_test(config: Path, target: str, state: Path) -> subprocess.Co
     )
 
 
+_SELECT = """
+import sys
+from mika.assembly import select_models
+from mika.config.settings import load_settings
+from mika.model.providers_config import load_providers
+settings = load_settings(sys.argv[1])
+models = select_models(settings, None, __import__("pathlib").Path(sys.argv[2]))
+main = models.main
+p = load_providers(settings.raw, settings.file).providers[main.provider]
+print(f"{main.provider}/{main.name}", p.kind, p.api_key())
+models.close()
+"""
+
+
+def _fresh_process_select(config: Path, state: Path) -> subprocess.CompletedProcess:
+    """The models a restarted `mika` would run with, chosen in a new interpreter."""
+    state.mkdir(parents=True, exist_ok=True)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MIKA_")}
+    # The test waits for the child on purpose: its output is the statement under test.
+    return subprocess.run(
+        [sys.executable, "-c", _SELECT, str(config), str(state)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+
+
 async def test_custom_provider_by_keys_is_used_at_once_and_loads_in_a_fresh_process(tmp_path):
     config = _config(tmp_path)
     app, cleanup = _app(config)
@@ -158,7 +187,17 @@ async def test_custom_provider_by_keys_is_used_at_once_and_loads_in_a_fresh_proc
             key_file = config.parent / "keys" / "loop-claude.key"
             assert key_file.read_text() == "sk-ant-loop-1"
             assert stat.S_IMODE(key_file.stat().st_mode) == 0o600
-            # A restart: a new process reads the saved file and calls the saved provider.
+            # A restart: the app built again from the saved file has the model, no error.
+            again, close_again = build_deps(load_settings(str(config)), device="none", model=None, graphics=None)
+            try:
+                assert again.model_label == "loop-claude/claude-x" and again.model_error == ""
+            finally:
+                close_again()
+            # A new process picks the models the way `mika run` does…
+            picked = _fresh_process_select(config, tmp_path / "state3")
+            assert picked.returncode == 0, picked.stdout + picked.stderr
+            assert picked.stdout.split() == ["loop-claude/claude-x", "anthropic", "sk-ant-loop-1"]
+            # …and `mika models test` reads the saved file and calls the saved provider.
             server.queue(Recorded.recording(ANTHROPIC))
             out = _fresh_process_test(config, "loop-claude/claude-x", tmp_path / "state2")
             assert out.returncode == 0, out.stdout + out.stderr
@@ -257,11 +296,19 @@ async def test_a_draft_the_loader_refuses_is_shown_and_nothing_is_written(tmp_pa
             assert 'A provider named "ds" already uses the preset deepseek' in _message(app)
             await fill("custom", "a.b", "m1")
             assert "cannot name a provider" in _message(app)
+            # A name that is a path: the key file is named after the provider, so a name
+            # like this would put the key outside keys/ — refused before anything is written.
+            for name in ("../../outside", "..", "x/y", "-x", "a\\b", "名字", "x" * 41):
+                screen.query_one("#api-key").focus()
+                await _replace(pilot, "sk-secret-9")
+                await fill("ollama", name, "m1")
+                assert "cannot name a provider" in _message(app), (name, _message(app))
             assert app.deps.model_label == ""
     finally:
         cleanup()
     assert config.read_bytes() == before
     assert not (config.parent / "keys").exists()
+    assert sorted(p.name for p in tmp_path.rglob("*.key")) == []
 
 
 async def test_preset_filter_home_end_and_a_visible_focus_ring(tmp_path):
