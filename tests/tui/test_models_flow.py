@@ -236,7 +236,21 @@ async def test_two_providers_of_one_preset_by_keys(tmp_path):
                     await _replace(pilot, key)
                     await pilot.press("tab")
                     await _replace(pilot, server.url)
-                    await pilot.press("tab", "tab", "enter")  # past Test, onto Save
+                    await pilot.press("tab")
+                    assert screen.focused is screen.query_one("#test")
+                    if provider == "ds-work":  # test the connection once, on the loopback server
+                        server.queue(Recorded.recording(OPENAI_CHAT))
+                        await pilot.press("enter")
+                        await until(
+                            lambda: (
+                                "works with tools" in _message(app)
+                                or "-error" in screen.query_one("#model-message").classes
+                            ),
+                            15,
+                        )
+                        assert "ds-work/deepseek-chat: works with tools" in _message(app), _message(app)
+                        assert server.requests[-1].headers.get("authorization") == "Bearer sk-work-1"
+                    await pilot.press("tab", "enter")  # Save
                     await until(
                         lambda: "Saved to" in _message(app) or "-error" in screen.query_one("#model-message").classes
                     )
