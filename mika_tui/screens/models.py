@@ -130,7 +130,7 @@ class ModelsScreen(SubScreen):
                     models.append(ref[len(pid) + 1 :])
             kind = conf.get("kind") or (p.kind if (p := preset(str(conf.get("preset", "")))) else "")
             configured.add_row(
-                cell(pid), cell(str(conf.get("preset") or "custom")), cell(kind), cell(", ".join(models))
+                cell(pid), cell(str(conf.get("preset") or "custom")), cell(kind), cell(", ".join(models)), key=pid
             )
 
     def _fill_presets(self, query: str = "") -> None:
@@ -165,6 +165,33 @@ class ModelsScreen(SubScreen):
 
     # -- the preset table and the form ------------------------------------------------------
 
+    @on(DataTable.RowSelected, "#configured")
+    def on_configured_selected(self, event: DataTable.RowSelected) -> None:
+        """Enter on a configured provider brings it back into the form: change its key or
+        address, test it again, or give it a role, without retyping it."""
+        pid = str(event.row_key.value)
+        conf = (self._raw().get("providers", {}) or {}).get(pid)
+        if not isinstance(conf, dict):
+            return
+        preset_id = str(conf.get("preset") or "custom")
+        flt = self.query_one("#preset-filter", Input)
+        with flt.prevent(Input.Changed):
+            flt.value = ""
+        self._fill_presets()
+        presets = self.query_one("#presets", DataTable)
+        if preset(preset_id) is not None:
+            presets.move_cursor(row=presets.get_row_index(preset_id))
+        self._auto_id = ""
+        self.query_one("#provider-id", Input).value = pid
+        self._preset_changed_to(preset_id)
+        if preset_id == "custom" and conf.get("kind") in KINDS:
+            self.query_one("#protocol", Select).value = conf["kind"]
+        models = str(event.control.get_row(event.row_key)[3])
+        self.query_one("#model-name", Input).value = models.split(", ")[0] if models else ""
+        self.query_one("#api-key", Input).value = ""  # kept in its file; typed again only to change it
+        self.query_one("#base-url", Input).value = str(conf.get("base_url") or "")
+        self.query_one("#model-name", Input).focus()
+
     @on(Input.Changed, "#preset-filter")
     def on_filter(self, event: Input.Changed) -> None:
         self._fill_presets(event.value.strip())
@@ -185,7 +212,11 @@ class ModelsScreen(SubScreen):
 
     def _preset_changed(self) -> None:
         pid = self._preset_id()
-        p = preset(pid) if pid else None
+        if pid:
+            self._preset_changed_to(pid)
+
+    def _preset_changed_to(self, pid: str) -> None:
+        p = preset(pid)
         if p is None:
             return
         name = self.query_one("#provider-id", Input)

@@ -66,6 +66,15 @@ async def _replace(pilot, text: str) -> None:
     await pilot.press("end", "ctrl+u", *text)
 
 
+async def _tab_to(pilot, widget, key: str = "tab") -> None:
+    """Move the focus with Tab (or Shift+Tab) until `widget` has it, as a user would."""
+    for _ in range(30):
+        if pilot.app.screen.focused is widget:
+            return
+        await pilot.press(key)
+    raise AssertionError(f"{widget!r} never took the focus by {key}")
+
+
 def _message(app) -> str:
     return str(app.screen.query_one("#model-message").render())
 
@@ -220,7 +229,7 @@ async def test_two_providers_of_one_preset_by_keys(tmp_path):
                 await _open_models(pilot)
                 screen = app.screen
                 for provider, key in (("ds-work", "sk-work-1"), ("ds-home", "sk-home-2")):
-                    screen.query_one("#preset-filter").focus()
+                    await _tab_to(pilot, screen.query_one("#preset-filter"))
                     await _replace(pilot, "deeps")
                     presets = screen.query_one("#presets", DataTable)
                     assert presets.row_count == 1
@@ -264,7 +273,20 @@ async def test_two_providers_of_one_preset_by_keys(tmp_path):
                     ["ds-work", "deepseek", "openai-chat", ""],  # no role uses it any more
                     ["ds-home", "deepseek", "openai-chat", "deepseek-chat"],
                 ]
+                # Enter on a configured provider brings it back into the form; its Light button
+                # then gives it a role with nothing retyped.
+                await _tab_to(pilot, configured, key="shift+tab")
+                await pilot.press("down", "enter")
+                assert screen.query_one("#provider-id", Input).value == "ds-home"
+                assert screen.query_one("#model-name", Input).value == "deepseek-chat"
+                assert screen.query_one("#api-key", Input).value == ""
+                presets = screen.query_one("#presets", DataTable)
+                assert str(presets.coordinate_to_cell_key(presets.cursor_coordinate).row_key.value) == "deepseek"
+                await _tab_to(pilot, screen.query_one("#role-light"))
+                await pilot.press("enter")
+                await until(lambda: "light: ds-home/deepseek-chat" in str(screen.query_one("#roles-line").render()))
             data = tomllib.loads(config.read_text())
+            assert data["roles"]["light"] == "ds-home/deepseek-chat"
             assert set(data["providers"]) == {"ds-work", "ds-home"}
             assert data["providers"]["ds-home"]["api_key_file"] == "keys/ds-home.key"
             assert (config.parent / "keys" / "ds-work.key").read_text() == "sk-work-1"
@@ -290,13 +312,13 @@ async def test_a_draft_the_loader_refuses_is_shown_and_nothing_is_written(tmp_pa
             message = screen.query_one("#model-message")
 
             async def fill(filter_: str, provider: str, model: str) -> None:
-                screen.query_one("#preset-filter").focus()
+                await _tab_to(pilot, screen.query_one("#preset-filter"))
                 await _replace(pilot, filter_)
                 await pilot.press("enter", "tab")
                 await _replace(pilot, provider)
-                screen.query_one("#model-name").focus()
+                await _tab_to(pilot, screen.query_one("#model-name"))
                 await _replace(pilot, model)
-                screen.query_one("#save").focus()
+                await _tab_to(pilot, screen.query_one("#save"))
                 await pilot.press("enter")
                 await pilot.pause()
 
@@ -313,7 +335,7 @@ async def test_a_draft_the_loader_refuses_is_shown_and_nothing_is_written(tmp_pa
             # A name that is a path: the key file is named after the provider, so a name
             # like this would put the key outside keys/ — refused before anything is written.
             for name in ("../../outside", "..", "x/y", "-x", "a\\b", "名字", "x" * 41):
-                screen.query_one("#api-key").focus()
+                await _tab_to(pilot, screen.query_one("#api-key"))
                 await _replace(pilot, "sk-secret-9")
                 await fill("ollama", name, "m1")
                 assert "cannot name a provider" in _message(app), (name, _message(app))
