@@ -55,39 +55,59 @@ class MikaApp(App):
         return run
 
     async def on_mount(self) -> None:
-        from mika_tui.screens.main import CenterChanged, MainScreen, RunEventPosted
+        from mika_tui.screens.main import MainScreen
 
         if self.deps.settings.keymap:
             self.set_keymap(self.deps.settings.keymap)
-        if self.deps.run_factory is not None:
-            from mika.run.outbox import CallbackChannel, Outbox
-            from mika.run.recovery import recover_at_start
-
-            # What a closed or killed Mika left unfinished is marked now and told once,
-            # in the background, through the same delivery ledger the answers go through.
-            recover_at_start(self.deps.state_dir)
-            self._channel = CallbackChannel(self._delivered, name="transcript")
-            outbox = Outbox(self.deps.state_dir, [self._channel])
-            if self.deps.assembly is not None:  # the real app: the assembly's center
-                self.center = self.deps.assembly.task_center(outbox=outbox, factory=self._make_run)
-            else:
-                self.center = TaskCenter(
-                    self._make_run, state_dir=self.deps.state_dir, outbox=outbox, limit=self.deps.settings.max_parallel
-                )
+        self._make_center()
         self.main_screen = MainScreen()
         await self.push_screen(self.main_screen)
-        if self.center is not None:
-            screen = self.main_screen
+        self._connect_center()
 
-            def on_event(e: RunEvent) -> None:
-                screen.post_message(RunEventPosted(e))
+    def _make_center(self) -> None:
+        if self.deps.run_factory is None:
+            return
+        from mika.run.outbox import CallbackChannel, Outbox
+        from mika.run.recovery import recover_at_start
 
-            def on_state(s: CenterState) -> None:
-                screen.post_message(CenterChanged(s))
+        # What a closed or killed Mika left unfinished is marked now and told once,
+        # in the background, through the same delivery ledger the answers go through.
+        recover_at_start(self.deps.state_dir)
+        self._channel = CallbackChannel(self._delivered, name="transcript")
+        outbox = Outbox(self.deps.state_dir, [self._channel])
+        if self.deps.assembly is not None:  # the real app: the assembly's center
+            self.center = self.deps.assembly.task_center(outbox=outbox, factory=self._make_run)
+        else:
+            self.center = TaskCenter(
+                self._make_run, state_dir=self.deps.state_dir, outbox=outbox, limit=self.deps.settings.max_parallel
+            )
 
-            self.center.subscribe(on_event)
-            self.center.watch(on_state)
-            self.run_worker(self._settle(), group="recovery", exit_on_error=False)
+    def _connect_center(self) -> None:
+        from mika_tui.screens.main import CenterChanged, RunEventPosted
+
+        if self.center is None:
+            return
+        screen = self.main_screen
+
+        def on_event(e: RunEvent) -> None:
+            screen.post_message(RunEventPosted(e))
+
+        def on_state(s: CenterState) -> None:
+            screen.post_message(CenterChanged(s))
+
+        self.center.subscribe(on_event)
+        self.center.watch(on_state)
+        self.run_worker(self._settle(), group="recovery", exit_on_error=False)
+
+    def models_changed(self) -> None:
+        """The Models screen saved a provider or a role (tmodels): an app that opened
+        without a model gets its TaskCenter now, and the status line names the new model,
+        with no restart. A running center keeps going: its factory reads deps.run_factory
+        at each new run."""
+        if self.center is None and self.deps.run_factory is not None:
+            self._make_center()
+            self._connect_center()
+        self.main_screen.refresh_status()
 
     async def _settle(self) -> None:
         from mika.cap.phone.adb.restore import phone_ledger

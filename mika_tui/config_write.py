@@ -9,6 +9,7 @@ read back with tomllib before it replaces the file, so a bad edit never lands.
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -57,8 +58,9 @@ def _merge(dst: Any, src: dict[str, Any], where: str) -> None:
                 raise ConfigWriteError(f"cannot write {here} = {value!r} to the config: {exc}") from None
 
 
-def update_config(path: Path, changes: dict[str, Any]) -> None:
-    """Merge `changes` (nested tables) into the file at `path` and write it atomically."""
+def preview_config(path: Path, changes: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    """The file's text after merging `changes`, and that text as the config loader reads it
+    (tomllib): what a save would write, for checking before anything is written."""
     try:
         text = path.read_text(encoding="utf-8") if path.exists() else None
     except OSError as exc:
@@ -74,10 +76,27 @@ def update_config(path: Path, changes: dict[str, Any]) -> None:
         _merge(doc, changes, "")
         new = tomlkit.dumps(doc)
     try:
-        tomllib.loads(new)
+        data = tomllib.loads(new)
     except tomllib.TOMLDecodeError as exc:  # only if the edit met something unusual
         raise ConfigWriteError(f"{path}: the edit would not be valid TOML ({exc}); the file was not changed") from None
+    return new, data
+
+
+def write_config_text(path: Path, text: str) -> None:
     try:
-        write_secret_file(path, new)  # may hold keys: 0600, not masked
+        write_secret_file(path, text)  # atomic (temp file + rename); may hold keys: 0600, not masked
     except OSError as exc:
         raise ConfigWriteError(f"{path}: {exc}") from None
+
+
+def update_config(
+    path: Path, changes: dict[str, Any], check: Callable[[dict[str, Any]], None] | None = None
+) -> dict[str, Any]:
+    """Merge `changes` (nested tables) into the file at `path` and write it atomically.
+    `check` sees the result as the loader will read it and may raise; then nothing is
+    written. Returns that result."""
+    new, data = preview_config(path, changes)
+    if check is not None:
+        check(data)
+    write_config_text(path, new)
+    return data
