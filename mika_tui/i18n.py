@@ -241,6 +241,10 @@ TEXTS: dict[str, dict[str, str]] = {
         "keymap": "Keys (binding id = key)",
         "settings_saved": "Settings saved to {file}. Language and keys apply the next time Mika starts.",
         "config_bad": "Could not save settings: {error}",
+        # tnotify: the desktop notification when a run needs the user (our own words, never the page's).
+        "notify_approval": "Mika needs you: approve a payment",
+        "notify_question": "Mika needs you: answer a question",
+        "notify_takeover": "Mika needs you: take over the phone",
     },
     "zh": {
         "app_title": "Mika",
@@ -469,6 +473,10 @@ TEXTS: dict[str, dict[str, str]] = {
         "keymap": "按键（绑定 id = 按键）",
         "settings_saved": "设置已保存到 {file}。语言和按键在下次启动 Mika 时生效。",
         "config_bad": "无法保存设置：{error}",
+        # tnotify: the desktop notification when a run needs the user (our own words, never the page's).
+        "notify_approval": "Mika 需要你：确认一笔付款",
+        "notify_question": "Mika 需要你：回答一个问题",
+        "notify_takeover": "Mika 需要你：接手手机操作",
     },
 }
 
