@@ -45,6 +45,8 @@ def osc_notification(title: str, body: str, environ: Mapping[str, str]) -> str:
     if "ConEmuPID" in environ:
         return ""  # ConEmu reads OSC 9 as its own commands (9;1 sleeps, 9;2 opens a message box)
     term = environ.get("TERM", "")
+    if term in ("linux", "dumb", ""):
+        return ""  # the Linux console prints an OSC it does not know as text on the screen
     program = environ.get("TERM_PROGRAM", "").lower()
     title, body = _plain(title), _plain(body)
     # OSC 777 (urxvt's notify, foot, VTE terminals, Ghostty, WezTerm) carries title and body;

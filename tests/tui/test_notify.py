@@ -243,6 +243,10 @@ class TestTerminalNotification:
         seq = osc_notification("Mika", "Mika needs you: answer a question", {"TERM": "screen", "TMUX": "/tmp/t,1,0"})
         assert seq == "\x1bPtmux;\x1b\x1b]9;Mika needs you: answer a question\x07\x1b\\"
 
+    @pytest.mark.parametrize("term", ["linux", "dumb", ""])
+    def test_a_console_that_would_print_the_escape_gets_none(self, term):
+        assert osc_notification("Mika", "x", {"TERM": term}) == ""
+
     def test_conemu_gets_no_osc_9(self):
         assert osc_notification("Mika", "x", {"ConEmuPID": "42"}) == ""
 
