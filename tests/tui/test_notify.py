@@ -170,7 +170,7 @@ class TestDesktopNotification:
             assert call["argv"][-1] == "Mika 需要你：确认一笔付款"
             assert "23.50" not in json.dumps(call, ensure_ascii=False)  # the amount is the screen's, not ours
 
-    async def test_takeover_while_away_and_the_run_goes_on_when_answered_by_keys(self, tmp_path, fake_notify_send):
+    async def test_takeover_while_away_names_the_takeover_not_the_models_message(self, tmp_path, fake_notify_send):
         model = takeover_model()
         app = make_app(tmp_path, model)
         async with app.run_test(size=SIZE) as pilot:
@@ -179,7 +179,8 @@ class TestDesktopNotification:
             await wait_sent(app)
             (call,) = fake_notify_send()
             assert call["argv"][-1] == "Mika needs you: take over the phone"
-            assert app.app_focus is False
+            assert "bank" not in json.dumps(call) and "evil" not in json.dumps(call)
+            assert app.app_focus is False  # nothing but the card's arrival happened; the user is still away
 
     async def test_a_hanging_notify_send_never_blocks_the_ui_and_is_killed(
         self, tmp_path, fake_notify_send, monkeypatch
