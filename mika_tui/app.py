@@ -22,6 +22,7 @@ from mika_tui.bindings import localize
 from mika_tui.commands import MikaCommands
 from mika_tui.deps import AppDeps
 from mika_tui.i18n import Tr
+from mika_tui.notify import Attention
 from mika_tui.theme import MIKA_THEME, TEST_THEME
 
 QUIT_WINDOW_S = 2.0
@@ -47,6 +48,14 @@ class MikaApp(App):
         self.register_theme(TEST_THEME)
         self.theme = theme
         localize(self, self.tr)
+        # Bell and desktop notification when a run needs the user while the terminal is in
+        # the background (mika_tui/notify.py).
+        self.attention = Attention(deps.settings.notify, self.tr, self.write_terminal)
+
+    def write_terminal(self, data: str) -> None:
+        """Raw bytes to the terminal (the bell, a notification escape); nothing before start."""
+        if self._driver is not None:
+            self._driver.write(data)
 
     def _make_run(self, spec: RunSpec) -> TaskRunLike:
         assert self.deps.run_factory is not None

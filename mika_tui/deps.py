@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import tzinfo
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from mika.config.settings import Settings
 from mika.run.task_center import RunFactory
@@ -31,10 +31,6 @@ class DeviceInfo:
     is_sim: bool = False
 
 
-class Notifier(Protocol):
-    def notify(self, title: str, body: str) -> None: ...
-
-
 def notify_argv(exe: str, title: str, body: str) -> list[str]:
     """notify-send's command line for text a model or a screen wrote: `--` so a body that
     starts with "-" is not an option, and the body's <, >, & escaped because notification
@@ -43,27 +39,6 @@ def notify_argv(exe: str, title: str, body: str) -> list[str]:
 
     clean = [one_line(title), html.escape(for_terminal(body), quote=False)]
     return [exe, "-a", "Mika", "--", *clean]
-
-
-class DesktopNotifier:
-    """`notify-send` when the desktop has one; silently nothing otherwise."""
-
-    def notify(self, title: str, body: str) -> None:
-        import shutil
-        import subprocess
-
-        exe = shutil.which("notify-send")
-        if exe is None:
-            return
-        try:
-            subprocess.Popen(
-                notify_argv(exe, title, body),
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-            )
-        except OSError:
-            pass  # no desktop session: the bell and the header still say it
 
 
 @dataclass
@@ -77,7 +52,6 @@ class AppDeps:
     frames: FrameSource | None = None
     graphics: str = "halfcell"
     clock: Callable[[], float] = time.time
-    notifier: Notifier = field(default_factory=DesktopNotifier)
     preview_fps: float = 4.0
     # The Devices screen asks these (blocking; called from worker threads): the phone
     # layer's operations (mika.assembly.devices.AdbDevices, or a test's fixed table).

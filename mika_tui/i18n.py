@@ -258,6 +258,10 @@ TEXTS: dict[str, dict[str, str]] = {
         "draft_refused": "Not saved, the config would not load: {error}",
         "saved_applied": "Saved to {file}; in use now (main model: {model}).",
         "saved_not_used": "Saved to {file}, but the models cannot be used yet: {error}",
+        # tnotify: the desktop notification when a run needs the user (our own words, never the page's).
+        "notify_approval": "Mika needs you: approve a payment",
+        "notify_question": "Mika needs you: answer a question",
+        "notify_takeover": "Mika needs you: take over the phone",
     },
     "zh": {
         "app_title": "Mika",
@@ -503,6 +507,10 @@ TEXTS: dict[str, dict[str, str]] = {
         "draft_refused": "未保存，配置将无法加载：{error}",
         "saved_applied": "已保存到 {file}；已立即生效（主模型：{model}）。",
         "saved_not_used": "已保存到 {file}，但模型暂不能使用：{error}",
+        # tnotify: the desktop notification when a run needs the user (our own words, never the page's).
+        "notify_approval": "Mika 需要你：确认一笔付款",
+        "notify_question": "Mika 需要你：回答一个问题",
+        "notify_takeover": "Mika 需要你：接手手机操作",
     },
 }
 

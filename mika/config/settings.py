@@ -24,6 +24,7 @@ from mika.config.unknown_keys import unknown_keys
 
 PACES = ("fast", "standard", "human")
 GRAPHICS = ("auto", "halfcell", "kitty", "sixel")
+NOTIFY = ("auto", "bell", "off")
 PHONE_DISPLAYS = ("virtual", "main")
 
 
@@ -35,6 +36,9 @@ class Settings:
     pace: str = "standard"
     device: str = ""
     graphics: str = "auto"
+    # [ui] notify: when a run needs the user while the terminal is in the background —
+    # "auto" (bell + desktop notification), "bell" (bell only) or "off".
+    notify: str = "auto"
     max_parallel: int = 1
     # After delivery, a side call judges done / partial / not possible (never changes the answer).
     judge_outcome: bool = True
@@ -114,6 +118,7 @@ def parse_settings(data: dict[str, Any], file: Path | None = None) -> Settings:
     autonomous = _env_bool("MIKA_AUTONOMOUS", _pick(data, "general", "autonomous", bool, False, file))
     device = os.environ.get("MIKA_DEVICE") or _pick(data, "device", "default", str, "", file)
     graphics = _pick(data, "ui", "graphics", str, "auto", file, GRAPHICS)
+    notify = _pick(data, "ui", "notify", str, "auto", file, NOTIFY)
     max_parallel = _pick(data, "run", "max_parallel", int, 1, file)
     judge_outcome = _pick(data, "run", "judge_outcome", bool, True, file)
     review_final_answer = _pick(data, "run", "review_final_answer", bool, False, file)
@@ -142,6 +147,7 @@ def parse_settings(data: dict[str, Any], file: Path | None = None) -> Settings:
         pace=pace,
         device=device,
         graphics=graphics,
+        notify=notify,
         max_parallel=max_parallel,
         judge_outcome=judge_outcome,
         review_final_answer=review_final_answer,

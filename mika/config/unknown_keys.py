@@ -18,7 +18,7 @@ KNOWN: dict[str, frozenset[str] | None] = {
     "phone": frozenset({"display", "keep_apps_after_run"}),
     "run": frozenset({"max_parallel", "judge_outcome", "review_final_answer"}),
     "learning": frozenset({"skills"}),
-    "ui": frozenset({"graphics"}),
+    "ui": frozenset({"graphics", "notify"}),
     "memory": frozenset({"use", "auto_extract"}),
     "web": frozenset({"enabled", "browser", "headless", "download_cap_mb"}),
     "keymap": None,

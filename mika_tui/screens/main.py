@@ -487,9 +487,8 @@ class MainScreen(Screen):
             widget.focus()  # the card's keys must reach the card, not the input
 
     def _needs_you(self, card: Card) -> None:
-        app = self.mika
-        app.bell()
-        app.deps.notifier.notify(app.tr("app_title"), app.tr("needs_you_notify", what=card.text))
+        # Only when the terminal is in the background, and in our own words (mika_tui/notify.py).
+        self.mika.attention.needs_you(card.kind, focused=self.mika.app_focus)
 
     async def on_card_answered(self, message: CardAnswered) -> None:
         card = message.card

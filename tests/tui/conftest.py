@@ -50,16 +50,6 @@ class FixedClock:
         self.now += seconds
 
 
-class RecordingNotifier:
-    """Stands in for notify-send, which needs a desktop session this machine has none of."""
-
-    def __init__(self) -> None:
-        self.sent: list[tuple[str, str]] = []
-
-    def notify(self, title: str, body: str) -> None:
-        self.sent.append((title, body))
-
-
 _SIM_PNGS: list[bytes] = []
 
 
@@ -117,7 +107,6 @@ def make_app(
         device=device or DeviceInfo("127.0.0.1:40001", "simulated phone", "sim", 0, is_sim=True),
         frames=StaticFrameSource(list(frames) if frames is not None else sim_frames()),
         clock=FixedClock(),
-        notifier=RecordingNotifier(),
         preview_fps=5.0,
         devices_port=devices_port,
         tz=UTC,

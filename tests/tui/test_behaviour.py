@@ -129,12 +129,14 @@ class TestCards:
             await until(lambda: scenes.view(pilot).status == "answered")
             assert "read it again" in model.requests[1].messages[-1].tool_results[0].text
 
-    async def test_needing_you_rings_and_notifies(self, tmp_path):
+    async def test_needing_you_shows_in_the_header(self, tmp_path):
+        # The user is looking at the app: the header says it; the bell and the desktop
+        # notification are for a terminal in the background (tests/tui/test_notify.py).
         model = ScriptedModel([Reply.call("ask_user", question="Which size?", options=["S"]), "ok"])
         app = make_app(tmp_path, model)
         async with app.run_test(size=SIZE) as pilot:
             await scenes.run_to_card(pilot, "buy a shirt", "question")
-            assert app.deps.notifier.sent and "Which size?" in app.deps.notifier.sent[0][1]
+            assert app.attention.history == []
             assert app.main_screen.query_one("#status").has_class("-needs-you")
 
 
