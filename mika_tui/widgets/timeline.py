@@ -1,11 +1,10 @@
-"""The step timeline: one row per step, the current one live, failures highlighted and
-expandable; waiting time shown apart from acting time. A Line-API widget, so a long run
-costs only the rows on screen.
+"""The step timeline: one row per step said in words ("Scroll down · list moved"), the
+current one live, failures highlighted; waiting time shown apart from acting time. Enter
+opens the step under the cursor (mika_tui/widgets/step_detail.py). A Line-API widget, so a
+long run costs only the rows on screen.
 """
 
 from __future__ import annotations
-
-import textwrap
 
 from rich.segment import Segment
 from textual.binding import Binding
@@ -14,7 +13,9 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from mika.terminal_text import one_line
+from mika_tui.i18n import Tr
 from mika_tui.run_view import Step
+from mika_tui.step_words import step_action, step_result
 
 
 def _secs(ms: int) -> str:
@@ -26,7 +27,7 @@ class Timeline(ScrollView, can_focus=True):
     BINDINGS = [
         Binding("up", "cursor(-1)", "Up", show=False, id="timeline.up"),
         Binding("down", "cursor(1)", "Down", show=False, id="timeline.down"),
-        Binding("enter", "toggle", "Expand", id="timeline.expand", tooltip="Show or hide a step's full result"),
+        Binding("enter", "open_step", "Open step", id="timeline.expand", tooltip="Open the step: what the model saw, its effect, its time"),
     ]
     DEFAULT_CSS = """
     Timeline { height: 12; border: round $panel-lighten-2; border-title-color: $text-muted; }
@@ -47,12 +48,16 @@ class Timeline(ScrollView, can_focus=True):
         self.wait_label = wait_label
         self.steps: list[Step] = []
         self.cursor = -1
-        self.expanded: set[int] = set()
         self._rows: list[tuple[str, str, int]] = []  # text, component, step index
+
+    @property
+    def tr(self) -> Tr:
+        # The app's language when the timeline sits in Mika's app; English elsewhere.
+        found = getattr(self.app, "tr", None) if self.is_attached else None
+        return found if isinstance(found, Tr) else Tr("en")
 
     def set_steps(self, steps: list[Step]) -> None:
         self.steps = list(steps)
-        # Failures open by themselves once; the person can fold them.
         self._layout()
 
     def _layout(self) -> None:
@@ -60,9 +65,6 @@ class Timeline(ScrollView, can_focus=True):
         rows: list[tuple[str, str, int]] = []
         for i, step in enumerate(self.steps):
             rows.append((self._row(step), self._kind(step), i))
-            if i in self.expanded and step.text:
-                for line in textwrap.wrap(step.text, max(10, width - 4))[:12]:
-                    rows.append(("    " + line, "timeline--detail", i))
         self._rows = rows
         self.virtual_size = Size(width, max(1, len(rows)))
         at_end = self.scroll_y >= self.max_scroll_y - 1
@@ -79,30 +81,30 @@ class Timeline(ScrollView, can_focus=True):
         return ""
 
     def _row(self, step: Step) -> str:
-        """Left: number, mark, tool, target; right: effect, acting time, wait, tokens."""
+        """Left: number, mark, what was done and what came of it; right: time, wait, tokens."""
         width = max(20, self.scrollable_content_region.width or 40)
+        tr = self.tr
         mark = "…" if step.live else ("✓" if step.ok else "✗")
-        result = step.effect or step.code or ("" if step.live else "done")
-        right = [result] if result else []
-        if not step.live:
-            right.append(_secs(step.duration_ms))
+        action, result = one_line(step_action(step, tr)), one_line(step_result(step, tr))
+        right = [] if step.live else [_secs(step.duration_ms)]
         if step.wait_ms:
             right.append(self.wait_label.format(wait=_secs(step.wait_ms)))
         if step.tokens:
             right.append(f"{step.tokens}t")
-        # In a narrow column what the step did matters most: drop tokens, then time, then
-        # the capability prefix of the tool name ("phone_tap" → "tap"), before cutting short.
-        short = step.name.split("_", 1)[1] if "_" in step.name.strip("_") else step.name
-        tries = [(step.name, right[:n]) for n in range(len(right), 0, -1)] + [(short, right[:1])]
-        for name, parts in tries:
-            tail = " ".join(parts)
-            left = f"{step.index:>2} {mark} {name} {one_line(step.target)}".rstrip()
-            room = max(8, width - len(tail) - 1)
-            if len(left) <= room:
+        # In a narrow column what the step did matters most: drop tokens, then the waits,
+        # then the time, before cutting the words short (the result is kept whole).
+        tail, room = "", width
+        for n in range(len(right), -1, -1):
+            tail = " ".join(right[:n])
+            room = width - len(tail) - (1 if tail else 0)
+            if len(f"{step.index:>2} {mark} {action} · {result}") <= room:
                 break
-        else:
-            left = left[: room - 1] + "…"
-        return f"{left:<{room}} {tail}"
+        head = f"{step.index:>2} {mark} "
+        left = f"{head}{action} · {result}"
+        if len(left) > room:
+            keep = max(1, room - len(head) - len(result) - 4)
+            left = f"{head}{action[:keep]}… · {result}"[: max(1, room)]
+        return f"{left:<{room}} {tail}" if tail else left
 
     def on_resize(self) -> None:
         self._layout()
@@ -113,12 +115,14 @@ class Timeline(ScrollView, can_focus=True):
         self.cursor = max(0, min(len(self.steps) - 1, self.cursor + delta))
         self.refresh()
 
-    # Deliberately replaces DOMNode's generic action_toggle(attribute) on this widget: the
-    # timeline's "toggle" binding expands or folds the step under the cursor.
-    def action_toggle(self) -> None:  # type: ignore[override]
-        if 0 <= self.cursor < len(self.steps):
-            self.expanded ^= {self.cursor}
-            self._layout()
+    def action_open_step(self) -> None:
+        """The step under the cursor, or the latest one before the cursor has moved."""
+        if not self.steps:
+            return
+        from mika_tui.widgets.step_detail import StepDetail
+
+        index = self.cursor if 0 <= self.cursor < len(self.steps) else len(self.steps) - 1
+        self.app.push_screen(StepDetail(self.steps[index], self.tr))
 
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
