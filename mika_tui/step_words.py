@@ -103,7 +103,9 @@ def step_action(step: Step, tr: Tr) -> str:
     key = _VERBS.get(short)
     if key in ("sw_scroll", "sw_swipe"):
         direction = str(args.get("direction") or "down")
-        return tr(key, direction=tr("sw_dir_" + direction) if direction in ("up", "down", "left", "right") else direction)
+        return tr(
+            key, direction=tr("sw_dir_" + direction) if direction in ("up", "down", "left", "right") else direction
+        )
     if key == "sw_press_key":
         return tr(key, key=_cut(str(args.get("key") or "")))
     if key == "sw_wait" and not any(isinstance(args.get(k), str) and args.get(k) for k in ("text", "label", "query")):

@@ -27,7 +27,13 @@ class Timeline(ScrollView, can_focus=True):
     BINDINGS = [
         Binding("up", "cursor(-1)", "Up", show=False, id="timeline.up"),
         Binding("down", "cursor(1)", "Down", show=False, id="timeline.down"),
-        Binding("enter", "open_step", "Open step", id="timeline.expand", tooltip="Open the step: what the model saw, its effect, its time"),
+        Binding(
+            "enter",
+            "open_step",
+            "Open step",
+            id="timeline.expand",
+            tooltip="Open the step: what the model saw, its effect, its time",
+        ),
     ]
     DEFAULT_CSS = """
     Timeline { height: 12; border: round $panel-lighten-2; border-title-color: $text-muted; }

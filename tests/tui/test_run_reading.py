@@ -154,4 +154,3 @@ class TestStepDetail:
             await until(lambda: isinstance(app.screen, StepDetail))
             assert app.screen.step.name == "toy_open"
             assert "Opened Cart" in app.screen.step.text
-
