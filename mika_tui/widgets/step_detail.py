@@ -25,12 +25,12 @@ def _secs(ms: int) -> str:
 class StepDetail(ModalScreen[None]):
     DEFAULT_CSS = """
     StepDetail { align: center middle; }
-    StepDetail > Vertical { width: 90%; max-width: 120; height: 90%; border: thick $accent;
+    StepDetail > Vertical { width: 90%; max-width: 120; height: auto; max-height: 90%; border: thick $accent;
         background: $surface; padding: 0 1; }
     StepDetail .step-head { text-style: bold; }
     StepDetail .step-meta { color: $text-muted; }
     StepDetail .step-failed { color: $error; }
-    StepDetail VerticalScroll { height: 1fr; border: round $panel-lighten-2; }
+    StepDetail VerticalScroll { height: auto; max-height: 24; border: round $panel-lighten-2; }
     """
     BINDINGS = [
         Binding("escape", "close", "Close", id="step.close", tooltip="Back to the timeline"),
