@@ -8,7 +8,7 @@ import json
 
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
@@ -25,12 +25,12 @@ def _secs(ms: int) -> str:
 class StepDetail(ModalScreen[None]):
     DEFAULT_CSS = """
     StepDetail { align: center middle; }
-    StepDetail > Vertical { width: 90%; max-width: 120; height: auto; max-height: 90%; border: thick $accent;
-        background: $surface; padding: 0 1; }
+    StepDetail > VerticalScroll { width: 90%; max-width: 120; height: auto; max-height: 90%;
+        border: thick $accent; background: $surface; padding: 0 1; }
     StepDetail .step-head { text-style: bold; }
     StepDetail .step-meta { color: $text-muted; }
     StepDetail .step-failed { color: $error; }
-    StepDetail VerticalScroll { height: auto; max-height: 24; border: round $panel-lighten-2; }
+    StepDetail #step-text { height: auto; border: round $panel-lighten-2; }
     """
     BINDINGS = [
         Binding("escape", "close", "Close", id="step.close", tooltip="Back to the timeline"),
@@ -48,7 +48,8 @@ class StepDetail(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         s, tr = self.step, self.tr
-        with Vertical(id="step-detail"):
+        # One scroll for it all: in a short terminal the listing still shows, below the facts.
+        with VerticalScroll(id="step-detail"):
             yield Static(
                 markup("[b]$title[/b]", title=tr("step_detail_title", n=s.index, words=step_action(s, tr))),
                 classes="step-head",
@@ -76,12 +77,11 @@ class StepDetail(ModalScreen[None]):
                 args = json.dumps(s.arguments, ensure_ascii=False)
                 yield Static(plain(tr("step_detail_args", args=args)), classes="step-meta")
             yield Static(plain(tr("step_detail_saw")), classes="step-meta")
-            with VerticalScroll(id="step-text"):
-                yield Static(plain(s.text or tr("step_detail_nothing")))
+            yield Static(plain(s.text or tr("step_detail_nothing")), id="step-text")
             yield Static(plain(tr("step_detail_close")), classes="step-meta")
 
     def on_mount(self) -> None:
-        self.query_one("#step-text").focus()
+        self.query_one("#step-detail").focus()
 
     def action_close(self) -> None:
         self.dismiss(None)

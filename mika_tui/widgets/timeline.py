@@ -6,6 +6,7 @@ long run costs only the rows on screen.
 
 from __future__ import annotations
 
+from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from textual.binding import Binding
 from textual.geometry import Size
@@ -99,18 +100,22 @@ class Timeline(ScrollView, can_focus=True):
             right.append(f"{step.tokens}t")
         # In a narrow column what the step did matters most: drop tokens, then the waits,
         # then the time, before cutting the words short (the result is kept whole).
-        tail, room = "", width
-        for n in range(len(right), -1, -1):
-            tail = " ".join(right[:n])
-            room = width - len(tail) - (1 if tail else 0)
-            if len(f"{step.index:>2} {mark} {action} · {result}") <= room:
-                break
+        # Widths are terminal cells: a Chinese character takes two.
         head = f"{step.index:>2} {mark} "
-        left = f"{head}{action} · {result}"
-        if len(left) > room:
-            keep = max(1, room - len(head) - len(result) - 4)
-            left = f"{head}{action[:keep]}… · {result}"[: max(1, room)]
-        return f"{left:<{room}} {tail}" if tail else left
+        whole = f"{head}{action} · {result}"
+        def room_for(n: int) -> tuple[str, int]:
+            tail = " ".join(right[:n])
+            return tail, width - cell_len(tail) - (1 if tail else 0)
+
+        # The most of the right side that lets the words fit; if none does, the time stays
+        # and the words are cut.
+        fits = [n for n in range(len(right), -1, -1) if cell_len(whole) <= room_for(n)[1]]
+        tail, room = room_for(fits[0] if fits else min(1, len(right)))
+        left = whole
+        if cell_len(left) > room:
+            keep = max(1, room - cell_len(head) - cell_len(result) - 4)
+            left = set_cell_size(f"{head}{set_cell_size(action, keep).rstrip()}… · {result}", max(1, room))
+        return f"{set_cell_size(left, room)} {tail}" if tail else left
 
     def on_resize(self) -> None:
         self._layout()
@@ -136,8 +141,8 @@ class Timeline(ScrollView, can_focus=True):
         if not self._rows:
             if y == 0:
                 return Strip(
-                    [Segment(self.empty[:width], self.get_component_rich_style("timeline--dim"))]
-                ).extend_cell_length(width)
+                    [Segment(set_cell_size(self.empty, width), self.get_component_rich_style("timeline--dim"))]
+                )
             return Strip.blank(width)
         if index >= len(self._rows):
             return Strip.blank(width)
@@ -147,4 +152,4 @@ class Timeline(ScrollView, can_focus=True):
             style = style + self.get_component_rich_style(kind)
         if step_index == self.cursor and self.has_focus:
             style = style + self.get_component_rich_style("timeline--cursor")
-        return Strip([Segment(text[:width], style)]).extend_cell_length(width, style)
+        return Strip([Segment(set_cell_size(text, width), style)])

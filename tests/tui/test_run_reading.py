@@ -107,6 +107,21 @@ class TestTimelineWords:
             rows = timeline_rows(app)
             assert any("打开 'Cart' · 屏幕已变" in r for r in rows), rows
 
+    async def test_chinese_rows_fit_the_column_in_cells(self, tmp_path):
+        """A Chinese character takes two cells: a row measured in characters ran past the
+        border and lost its time."""
+        from rich.cells import cell_len
+
+        model = ScriptedModel([Reply.call("toy_open", page="购物车页面"), Reply.call("toy_read"), "好。"])
+        app = make_app(tmp_path, model, language="zh")
+        async with app.run_test(size=(80, 24)) as pilot:
+            await scenes.run_to_end(pilot, "打开购物车")
+            timeline = app.main_screen.query_one(Timeline)
+            rows = timeline_rows(app)
+            assert len(rows) == 2
+            assert all(cell_len(r) <= timeline.scrollable_content_region.width for r in rows), rows
+            assert all(r.rstrip().endswith("s") or r.rstrip().endswith("t") for r in rows), rows
+
     async def test_a_narrow_timeline_keeps_the_result_and_cuts_the_words(self, tmp_path):
         model = ScriptedModel([Reply.call("toy_tap", label="A very long button label " * 3), "ok"])
         app = make_app(tmp_path, model)
