@@ -103,14 +103,15 @@ class Timeline(ScrollView, can_focus=True):
         # Widths are terminal cells: a Chinese character takes two.
         head = f"{step.index:>2} {mark} "
         whole = f"{head}{action} · {result}"
+
         def room_for(n: int) -> tuple[str, int]:
             tail = " ".join(right[:n])
             return tail, width - cell_len(tail) - (1 if tail else 0)
 
-        # The most of the right side that lets the words fit; if none does, the time stays
-        # and the words are cut.
+        # The most of the right side that lets the words fit; if none does, a finished
+        # step keeps its time (a live one has none) and the words are cut.
         fits = [n for n in range(len(right), -1, -1) if cell_len(whole) <= room_for(n)[1]]
-        tail, room = room_for(fits[0] if fits else min(1, len(right)))
+        tail, room = room_for(fits[0] if fits else (0 if step.live else 1))
         left = whole
         if cell_len(left) > room:
             keep = max(1, room - cell_len(head) - cell_len(result) - 4)
@@ -140,8 +141,10 @@ class Timeline(ScrollView, can_focus=True):
         index = y + int(self.scroll_y)
         if not self._rows:
             if y == 0:
-                return Strip(
-                    [Segment(set_cell_size(self.empty, width), self.get_component_rich_style("timeline--dim"))]
+                return (
+                    Strip([Segment(self.empty, self.get_component_rich_style("timeline--dim"))])
+                    .crop(0, width)
+                    .extend_cell_length(width)
                 )
             return Strip.blank(width)
         if index >= len(self._rows):
@@ -152,4 +155,4 @@ class Timeline(ScrollView, can_focus=True):
             style = style + self.get_component_rich_style(kind)
         if step_index == self.cursor and self.has_focus:
             style = style + self.get_component_rich_style("timeline--cursor")
-        return Strip([Segment(set_cell_size(text, width), style)])
+        return Strip([Segment(text, style)]).crop(0, width).extend_cell_length(width, style)
