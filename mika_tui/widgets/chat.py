@@ -19,7 +19,7 @@ from mika_tui.widgets.cards import CardAnswered, decision_text
 class TurnBlock(Vertical):
     DEFAULT_CSS = """
     TurnBlock { height: auto; margin: 0 0 1 0; }
-    TurnBlock .user { height: auto; background: $boost; padding: 0 1; }
+    TurnBlock .user-row { height: auto; background: $boost; padding: 0 1; }
     TurnBlock .speaker { width: auto; color: $text; text-style: bold; margin: 0 2 0 0; }
     TurnBlock .user-text { width: 1fr; color: $text; }
     TurnBlock .steer { color: $text-muted; padding: 0 1; }
@@ -57,9 +57,9 @@ class TurnBlock(Vertical):
     def compose(self) -> ComposeResult:
         # The speaker and the words in two columns: a long message wraps under itself, and
         # "You" never runs into its first word, whatever the width or the language.
-        with Horizontal(classes="user"):
+        with Horizontal(classes="user-row"):
             yield Static(plain_line(self.tr("you")), classes="speaker")
-            yield Static(plain(self.user), classes="user-text")
+            yield Static(plain(self.user), classes="user user-text")
         yield Markdown("", id="answer")
 
     async def on_card_answered(self, message: CardAnswered) -> None:
