@@ -107,7 +107,7 @@ def step_action(step: Step, tr: Tr) -> str:
             key, direction=tr("sw_dir_" + direction) if direction in ("up", "down", "left", "right") else direction
         )
     if key == "sw_press_key":
-        return tr(key, key=_cut(str(args.get("key") or "")))
+        return tr(key, name=_cut(str(args.get("key") or "")))
     if key == "sw_wait" and not any(isinstance(args.get(k), str) and args.get(k) for k in ("text", "label", "query")):
         seconds = args.get("seconds")
         return tr("sw_wait_for", seconds=f"{seconds:g}s") if isinstance(seconds, (int, float)) else tr("sw_wait_plain")
