@@ -30,6 +30,11 @@ class Step:
     duration_ms: int = 0
     tokens: int = 0
     frame: str = ""
+    # For the step's words and its detail (mika_tui/step_words.py, the step detail):
+    # the call's arguments, its capability, and the model time of the reply that asked for it.
+    arguments: dict[str, Any] = field(default_factory=dict)
+    capability: str = ""
+    think_ms: int = 0
 
     @property
     def live(self) -> bool:
@@ -90,6 +95,7 @@ class RunView:
     activity: str = ""
     notices: list[str] = field(default_factory=list)
     _pending_tokens: int = 0
+    _pending_think_ms: int = 0
 
     @property
     def running(self) -> bool:
@@ -134,6 +140,7 @@ class RunView:
         self.tokens_out += int(e.usage.get("output", 0) or e.usage.get("output_tokens", 0))
         # The reply's tokens belong to the steps it asked for.
         self._pending_tokens = tokens
+        self._pending_think_ms = int(max(0.0, e.replied_at - e.requested_at) * 1000) if e.requested_at else 0
         if e.tool_calls:
             self.streamed = ""  # text before tool calls was commentary, not the answer
 
@@ -145,8 +152,12 @@ class RunView:
             _clean(target_of(e.arguments)),
             self._now(e),
             tokens=self._pending_tokens,
+            arguments={k: _clean(v) if isinstance(v, str) else v for k, v in e.arguments.items()},
+            capability=_clean(e.capability),
+            think_ms=self._pending_think_ms,
         )
         self._pending_tokens = 0
+        self._pending_think_ms = 0
         self.steps.append(step)
 
     def _on_ToolFinished(self, e: ev.ToolFinished) -> None:

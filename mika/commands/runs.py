@@ -67,17 +67,78 @@ def runs_show(ctx: click.Context, run_id: str, as_json: bool) -> None:
             f"run {summary.get('id')} · {summary.get('outcome', summary.get('state'))} · {summary.get('goal', '')}"
         )
     )
+    for line in metrics_lines(summary, events):
+        echo(line)
     for e in events:
         t = e.get("type")
         if t == "tool_call":
             echo(f"  step {e.get('step')}: {one_line(e.get('name'))} {json_for_terminal(e.get('arguments', {}))}")
         elif t == "tool_result":
             flag = "ok" if e.get("ok") else f"! {e.get('code')}"
-            echo(f"    → {one_line(flag)} {one_line(str(e.get('text', ''))[:100])}")
+            head, *rest = result_lines(str(e.get("text", ""))) or [""]
+            echo(f"    → {one_line(flag)} {head}".rstrip())
+            for line in rest:
+                echo(f"      {line}")
         elif t == "outcome":
             echo(
                 "  " + one_line(f"outcome: {e.get('status')} {e.get('subtype', '')}: {str(e.get('answer', ''))[:200]}")
             )
+
+
+# A tool result in the text view: whole lines up to about this many characters, then a
+# count of what was left out (`--json` has it all). A cut inside a line would show half a
+# listing row or half a fence tag as if it were the whole.
+RESULT_CHARS = 400
+RESULT_LINES = 8
+
+
+def result_lines(text: str, *, chars: int = RESULT_CHARS, lines: int = RESULT_LINES) -> list[str]:
+    """`text`'s first lines, cut at a line boundary; a first line longer than `chars`
+    alone is cut at a word, and "… N more lines" says what was left out."""
+    all_lines = [one_line(x).rstrip() for x in for_terminal(text).split("\n")]
+    while all_lines and not all_lines[-1]:
+        all_lines.pop()
+    kept: list[str] = []
+    used = 0
+    for line in all_lines:
+        if len(kept) >= lines or (kept and used + len(line) > chars):
+            break
+        if not kept and len(line) > chars:
+            cut = line[:chars].rsplit(" ", 1)[0] or line[:chars]
+            kept.append(cut + " …")
+            used = chars
+            continue
+        kept.append(line)
+        used += len(line)
+    left = len(all_lines) - len(kept)
+    if left:
+        kept.append(f"… {left} more line{'' if left == 1 else 's'} (--json shows all)")
+    return kept
+
+
+def _count(n: int, what: str) -> str:
+    return f"{n} {what}{'' if n == 1 else 's'}"
+
+
+def metrics_lines(summary: dict, events: list[dict]) -> list[str]:
+    """The run's metrics as the record holds them (run.json), or folded from its events
+    when the run never reached its summary (killed, unfinished)."""
+    from mika.record.metrics import RunMetrics
+    from mika.record.metrics_text import secs, split_bar, split_parts
+
+    m = summary.get("metrics") or (RunMetrics.of(events).as_dict() if events else {})
+    if not m:
+        return []
+    split = " · ".join(f"{name} {secs(ms)}" for name, ms in split_parts(m))
+    bar = split_bar(m)
+    return [
+        f"  time {secs(m.get('total_ms', 0))} · first feedback {secs(m.get('first_feedback_ms'))}"
+        f" · {m.get('steps', 0)} steps · {_count(m.get('model_round_trips', 0), 'model call')}",
+        f"  tokens {m.get('input_tokens', 0):,} in · {m.get('output_tokens', 0):,} out"
+        f" · {m.get('cached_tokens', 0):,} cached",
+        f"  split  {split}",
+        *([f"         {bar}  (█ thinking ▓ reading ▒ acting ░ waiting)"] if bar else []),
+    ]
 
 
 @runs_group.command("recover", help="Settle runs a closed or killed Mika left unfinished, once.")

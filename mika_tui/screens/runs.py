@@ -1,20 +1,75 @@
-"""Runs: past runs with outcome and metrics, and one run's timeline with its frames."""
+"""Runs: past runs with outcome and metrics (first feedback, the thinking / reading /
+acting / waiting split as a small bar, tokens, steps), and one run's timeline with its
+frames. The metrics are the ones the record holds (run.json), folded from events.jsonl
+for a run that never wrote them."""
 
 from __future__ import annotations
 
 import time
 
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.widgets import DataTable, Footer, Static
 
+from mika.record.metrics import RunMetrics
+from mika.record.metrics_text import SPLIT, secs, split_bar, split_parts
 from mika.record.recorder import find_run, list_runs, read_events
-from mika_tui.plain import cell, plain_line
+from mika_tui.i18n import Tr
+from mika_tui.plain import cell, plain, plain_line
 from mika_tui.run_view import RunView, format_elapsed
 from mika_tui.screens.base import SubScreen
 from mika_tui.widgets.frame_view import FrameView
 from mika_tui.widgets.timeline import Timeline
+
+# The split's colours, in SPLIT's order; the characters differ too, for a terminal without colour.
+_SPLIT_STYLES = ("bold magenta", "cyan", "green", "yellow")
+BAR_CELLS = 12
+
+
+def split_bar_text(metrics: dict, width: int = BAR_CELLS) -> Text:
+    """The thinking / reading / acting / waiting split as a small coloured bar."""
+    bar = split_bar(metrics, width)
+    text = Text()
+    for char in bar:
+        index = next(i for i, (_, _, c) in enumerate(SPLIT) if c == char)
+        text.append(char, style=_SPLIT_STYLES[index])
+    return text
+
+
+def metrics_text(metrics: dict, tr: Tr) -> str:
+    """Two lines: first feedback, steps and tokens; then the split in seconds."""
+    parts = dict(split_parts(metrics))
+    inp, out = int(metrics.get("input_tokens") or 0), int(metrics.get("output_tokens") or 0)
+    return "\n".join(
+        (
+            tr(
+                "metrics_line",
+                first=secs(metrics.get("first_feedback_ms")),
+                steps=metrics.get("steps", 0),
+                tokens=f"{inp + out:,}",
+                inp=f"{inp:,}",
+                out=f"{out:,}",
+            ),
+            tr(
+                "metrics_split",
+                think=secs(parts["thinking"]),
+                read=secs(parts["reading"]),
+                act=secs(parts["acting"]),
+                wait=secs(parts["waiting"]),
+            ),
+        )
+    )
+
+
+def _metrics_of(run: dict, state_dir) -> dict:
+    m = run.get("metrics") or {}
+    if m:
+        return m
+    run_dir = find_run(state_dir, str(run.get("id", "")))
+    events = read_events(run_dir) if run_dir is not None else []
+    return RunMetrics.of(events).as_dict() if events else {}
 
 
 class RunsScreen(SubScreen):
@@ -23,16 +78,21 @@ class RunsScreen(SubScreen):
     def compose(self) -> ComposeResult:
         yield Static(self.mika.tr("runs_title"), classes="title")
         yield DataTable(id="runs-table", cursor_type="row")
+        yield Static("", id="run-metrics")
         yield Footer()
 
     def on_mount(self) -> None:
         super().on_mount()
         tr = self.mika.tr
         table = self.query_one(DataTable)
-        table.add_columns(*(tr(k) for k in ("col_when", "col_outcome", "col_steps", "col_time", "col_goal")))
+        keys = ("col_when", "col_outcome", "col_steps", "col_time", "col_first", "col_split", "col_tokens", "col_goal")
+        table.add_columns(*(tr(k) for k in keys))
         runs = list_runs(self.mika.deps.state_dir)
+        self.metrics: dict[str, dict] = {}
         for r in runs:
-            m = r.get("metrics", {}) or {}
+            m = _metrics_of(r, self.mika.deps.state_dir)
+            self.metrics[str(r.get("id", ""))] = m
+            tokens = int(m.get("input_tokens") or 0) + int(m.get("output_tokens") or 0)
             when = (
                 time.strftime("%m-%d %H:%M", time.gmtime(float(r.get("started_at") or 0)))
                 if r.get("started_at")
@@ -43,11 +103,19 @@ class RunsScreen(SubScreen):
                 cell(r.get("outcome", r.get("state", "?"))),
                 str(m.get("steps", 0)),
                 format_elapsed((m.get("total_ms") or 0) / 1000),
+                secs(m.get("first_feedback_ms")),
+                split_bar_text(m),
+                f"{tokens:,}",
                 cell(str(r.get("goal", ""))[:60]),
                 key=str(r.get("id", "")),
             )
         if not runs:
-            table.add_row("", tr("runs_none"), "", "", "")
+            table.add_row("", tr("runs_none"), "", "", "", "", "", "")
+
+    @on(DataTable.RowHighlighted)
+    def show_metrics(self, event: DataTable.RowHighlighted) -> None:
+        m = self.metrics.get(str(event.row_key.value or ""), {})
+        self.query_one("#run-metrics", Static).update(plain(metrics_text(m, self.mika.tr)) if m else "")
 
     @on(DataTable.RowSelected)
     def open(self, event: DataTable.RowSelected) -> None:
@@ -68,6 +136,7 @@ class RunViewerScreen(SubScreen):
     def compose(self) -> ComposeResult:
         tr = self.mika.tr
         yield Static("", id="viewer-title", classes="title")
+        yield Static("", id="viewer-metrics")
         with Horizontal(id="viewer-body"):
             yield Timeline(title=tr("timeline_title"), empty=tr("timeline_empty"), wait_label=tr("timeline_wait"))
             yield FrameView(None, id="viewer-frame")
@@ -79,9 +148,11 @@ class RunViewerScreen(SubScreen):
 
         tr = self.mika.tr
         run_dir = find_run(self.mika.deps.state_dir, self.run_id)
+        events: list[dict] = []
         if run_dir is not None:
             self.summary = read_json(run_dir / "run.json", {}) or {}
-            for event in read_events(run_dir):
+            events = read_events(run_dir)
+            for event in events:
                 self.view.apply(event)
         self.query_one("#viewer-title", Static).update(
             plain_line(
@@ -93,6 +164,12 @@ class RunViewerScreen(SubScreen):
                 )
             )
         )
+        m = self.summary.get("metrics") or (RunMetrics.of(events).as_dict() if events else {})
+        if m:
+            bar = split_bar_text(m, 24)
+            self.query_one("#viewer-metrics", Static).update(
+                Text.assemble(Text(metrics_text(m, tr)), "  ", bar) if bar else Text(metrics_text(m, tr))
+            )
         timeline = self.query_one(Timeline)
         timeline.set_steps(self.view.steps)
         timeline.focus()

@@ -228,6 +228,17 @@ class TakeoverCard(Vertical, can_focus=True):
         }[event.button.id or "takeover-skip"]()
 
 
+def decision_text(answered: CardAnswered, tr: Tr) -> str:
+    """The line the chat keeps once a card is answered and gone: what the person decided
+    ("Payment approved once." / "Payment refused.", the answer given, the takeover's end)."""
+    card = answered.card
+    if card.kind == "approval":
+        return tr("decision_approved" if answered.allowed else "decision_refused")
+    if card.kind == "question":
+        return tr("decision_answered", text=answered.text)
+    return tr("decision_took_over" if answered.done else "decision_skipped")
+
+
 def card_widget(card: Card, tr: Tr, *, page: bool = False) -> ApprovalCard | QuestionCard | TakeoverCard:
     if card.kind == "takeover":
         return TakeoverCard(card, tr, page=page)

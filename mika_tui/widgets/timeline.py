@@ -1,12 +1,12 @@
-"""The step timeline: one row per step, the current one live, failures highlighted and
-expandable; waiting time shown apart from acting time. A Line-API widget, so a long run
-costs only the rows on screen.
+"""The step timeline: one row per step said in words ("Scroll down · list moved"), the
+current one live, failures highlighted; waiting time shown apart from acting time. Enter
+opens the step under the cursor (mika_tui/widgets/step_detail.py). A Line-API widget, so a
+long run costs only the rows on screen.
 """
 
 from __future__ import annotations
 
-import textwrap
-
+from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from textual.binding import Binding
 from textual.geometry import Size
@@ -14,7 +14,9 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from mika.terminal_text import one_line
+from mika_tui.i18n import Tr
 from mika_tui.run_view import Step
+from mika_tui.step_words import step_action, step_result
 
 
 def _secs(ms: int) -> str:
@@ -26,7 +28,13 @@ class Timeline(ScrollView, can_focus=True):
     BINDINGS = [
         Binding("up", "cursor(-1)", "Up", show=False, id="timeline.up"),
         Binding("down", "cursor(1)", "Down", show=False, id="timeline.down"),
-        Binding("enter", "toggle", "Expand", id="timeline.expand", tooltip="Show or hide a step's full result"),
+        Binding(
+            "enter",
+            "open_step",
+            "Open step",
+            id="timeline.expand",
+            tooltip="Open the step: what the model saw, its effect, its time",
+        ),
     ]
     DEFAULT_CSS = """
     Timeline { height: 12; border: round $panel-lighten-2; border-title-color: $text-muted; }
@@ -47,12 +55,16 @@ class Timeline(ScrollView, can_focus=True):
         self.wait_label = wait_label
         self.steps: list[Step] = []
         self.cursor = -1
-        self.expanded: set[int] = set()
         self._rows: list[tuple[str, str, int]] = []  # text, component, step index
+
+    @property
+    def tr(self) -> Tr:
+        # The app's language when the timeline sits in Mika's app; English elsewhere.
+        found = getattr(self.app, "tr", None) if self.is_attached else None
+        return found if isinstance(found, Tr) else Tr("en")
 
     def set_steps(self, steps: list[Step]) -> None:
         self.steps = list(steps)
-        # Failures open by themselves once; the person can fold them.
         self._layout()
 
     def _layout(self) -> None:
@@ -60,9 +72,6 @@ class Timeline(ScrollView, can_focus=True):
         rows: list[tuple[str, str, int]] = []
         for i, step in enumerate(self.steps):
             rows.append((self._row(step), self._kind(step), i))
-            if i in self.expanded and step.text:
-                for line in textwrap.wrap(step.text, max(10, width - 4))[:12]:
-                    rows.append(("    " + line, "timeline--detail", i))
         self._rows = rows
         self.virtual_size = Size(width, max(1, len(rows)))
         at_end = self.scroll_y >= self.max_scroll_y - 1
@@ -79,30 +88,35 @@ class Timeline(ScrollView, can_focus=True):
         return ""
 
     def _row(self, step: Step) -> str:
-        """Left: number, mark, tool, target; right: effect, acting time, wait, tokens."""
+        """Left: number, mark, what was done and what came of it; right: time, wait, tokens."""
         width = max(20, self.scrollable_content_region.width or 40)
+        tr = self.tr
         mark = "…" if step.live else ("✓" if step.ok else "✗")
-        result = step.effect or step.code or ("" if step.live else "done")
-        right = [result] if result else []
-        if not step.live:
-            right.append(_secs(step.duration_ms))
+        action, result = one_line(step_action(step, tr)), one_line(step_result(step, tr))
+        right = [] if step.live else [_secs(step.duration_ms)]
         if step.wait_ms:
             right.append(self.wait_label.format(wait=_secs(step.wait_ms)))
         if step.tokens:
             right.append(f"{step.tokens}t")
-        # In a narrow column what the step did matters most: drop tokens, then time, then
-        # the capability prefix of the tool name ("phone_tap" → "tap"), before cutting short.
-        short = step.name.split("_", 1)[1] if "_" in step.name.strip("_") else step.name
-        tries = [(step.name, right[:n]) for n in range(len(right), 0, -1)] + [(short, right[:1])]
-        for name, parts in tries:
-            tail = " ".join(parts)
-            left = f"{step.index:>2} {mark} {name} {one_line(step.target)}".rstrip()
-            room = max(8, width - len(tail) - 1)
-            if len(left) <= room:
-                break
-        else:
-            left = left[: room - 1] + "…"
-        return f"{left:<{room}} {tail}"
+        # In a narrow column what the step did matters most: drop tokens, then the waits,
+        # then the time, before cutting the words short (the result is kept whole).
+        # Widths are terminal cells: a Chinese character takes two.
+        head = f"{step.index:>2} {mark} "
+        whole = f"{head}{action} · {result}"
+
+        def room_for(n: int) -> tuple[str, int]:
+            tail = " ".join(right[:n])
+            return tail, width - cell_len(tail) - (1 if tail else 0)
+
+        # The most of the right side that lets the words fit; if none does, a finished
+        # step keeps its time (a live one has none) and the words are cut.
+        fits = [n for n in range(len(right), -1, -1) if cell_len(whole) <= room_for(n)[1]]
+        tail, room = room_for(fits[0] if fits else (0 if step.live else 1))
+        left = whole
+        if cell_len(left) > room:
+            keep = max(1, room - cell_len(head) - cell_len(result) - 4)
+            left = set_cell_size(f"{head}{set_cell_size(action, keep).rstrip()}… · {result}", max(1, room))
+        return f"{set_cell_size(left, room)} {tail}" if tail else left
 
     def on_resize(self) -> None:
         self._layout()
@@ -113,21 +127,25 @@ class Timeline(ScrollView, can_focus=True):
         self.cursor = max(0, min(len(self.steps) - 1, self.cursor + delta))
         self.refresh()
 
-    # Deliberately replaces DOMNode's generic action_toggle(attribute) on this widget: the
-    # timeline's "toggle" binding expands or folds the step under the cursor.
-    def action_toggle(self) -> None:  # type: ignore[override]
-        if 0 <= self.cursor < len(self.steps):
-            self.expanded ^= {self.cursor}
-            self._layout()
+    def action_open_step(self) -> None:
+        """The step under the cursor, or the latest one before the cursor has moved."""
+        if not self.steps:
+            return
+        from mika_tui.widgets.step_detail import StepDetail
+
+        index = self.cursor if 0 <= self.cursor < len(self.steps) else len(self.steps) - 1
+        self.app.push_screen(StepDetail(self.steps[index], self.tr))
 
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
         index = y + int(self.scroll_y)
         if not self._rows:
             if y == 0:
-                return Strip(
-                    [Segment(self.empty[:width], self.get_component_rich_style("timeline--dim"))]
-                ).extend_cell_length(width)
+                return (
+                    Strip([Segment(self.empty, self.get_component_rich_style("timeline--dim"))])
+                    .crop(0, width)
+                    .extend_cell_length(width)
+                )
             return Strip.blank(width)
         if index >= len(self._rows):
             return Strip.blank(width)
@@ -137,4 +155,4 @@ class Timeline(ScrollView, can_focus=True):
             style = style + self.get_component_rich_style(kind)
         if step_index == self.cursor and self.has_focus:
             style = style + self.get_component_rich_style("timeline--cursor")
-        return Strip([Segment(text[:width], style)]).extend_cell_length(width, style)
+        return Strip([Segment(text, style)]).crop(0, width).extend_cell_length(width, style)
