@@ -18,7 +18,6 @@ from mika.run.contracts import TaskRunLike
 from mika.run.task_center import CenterState, TaskCenter
 from mika.runtypes.spec import RunSpec
 from mika.terminal_text import for_terminal
-from mika_tui.bindings import localize
 from mika_tui.commands import MikaCommands
 from mika_tui.deps import AppDeps
 from mika_tui.i18n import Tr
@@ -31,7 +30,7 @@ class MikaApp(App):
     TITLE = "Mika"
     COMMANDS = App.COMMANDS | {MikaCommands}
     BINDINGS = [
-        Binding("ctrl+c", "quit_request", "b_quit", id="app.quit", tooltip="b_quit", priority=True, show=False),
+        Binding("ctrl+c", "quit_request", "b_quit", id="app.quit", tooltip="d_quit", priority=True),
         Binding("f1", "open('settings')", "b_settings", id="app.settings", tooltip="b_settings", show=False),
         Binding("f4", "open('memory')", "b_memory", id="app.memory", tooltip="b_memory", show=False),
     ]
@@ -46,7 +45,6 @@ class MikaApp(App):
         self.register_theme(MIKA_THEME)
         self.register_theme(TEST_THEME)
         self.theme = theme
-        localize(self, self.tr)
 
     def _make_run(self, spec: RunSpec) -> TaskRunLike:
         assert self.deps.run_factory is not None
@@ -142,6 +140,7 @@ class MikaApp(App):
 
     def action_open(self, name: str) -> None:
         from mika_tui.screens import devices, memory, models, runs, settings, usage
+        from mika_tui.screens import help as help_screen
 
         factories = {
             "devices": devices.DevicesScreen,
@@ -150,6 +149,7 @@ class MikaApp(App):
             "runs": runs.RunsScreen,
             "memory": memory.MemoryScreen,
             "settings": settings.SettingsScreen,
+            "help": help_screen.HelpScreen,
         }
         if type(self.screen).__name__ == factories[name].__name__:
             return
