@@ -62,6 +62,8 @@ class MikaCommands(Provider):
                 continue
             if node.check_action(act, ()) is False:
                 continue
+            if action == "app.back" and screen is getattr(app, "main_screen", None):
+                continue  # the palette's own screen counts in the stack; the main screen has no back
             key = key_of(app, screen, bound or action)
             out.append(PaletteEntry(app.tr(name), action, app.tr(description), key))
         return out

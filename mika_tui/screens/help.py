@@ -52,7 +52,7 @@ def key_groups() -> list[tuple[str, list[Binding]]]:
         ("help_main_keys", of(MainScreen) + of(MikaApp) + [palette, back]),
         ("conversations", [open_row, *of(ConversationList)]),
         ("help_card_keys", of(ApprovalCard, TakeoverCard)),
-        ("timeline_title", of(Timeline)),
+        ("help_timeline_keys", of(Timeline)),
     ]
 
 
