@@ -53,8 +53,9 @@ class TranslatedBindings:
         return active.binding
 
     def footer_rank(self, binding: Binding) -> int:
-        """Where the footer puts a shown key (lower first; equal ranks keep their order)."""
-        return 0
+        """Where the footer puts a shown key (lower first; equal ranks keep their order):
+        the screen's own keys, then quitting."""
+        return 1 if binding.id == "app.quit" else 0
 
 
 def _bare(action: str) -> str:
