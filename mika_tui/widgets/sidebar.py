@@ -118,7 +118,8 @@ class ConversationList(Vertical):
         mark = "▸" if s.id == self._current else " "
         when = when_label(s.updated_at, self._now, self._tz)
         # The title is outside text (the user's words): plain, never markup.
-        return Content.assemble(mark, (f"{when} ", "dim") if when else "", plain_line(s.title or "…"))
+        # No styling in the row: a span would blur what is ours and what is the title.
+        return Content.assemble(mark, f"{when} " if when else "", plain_line(s.title or "…"))
 
     def highlight(self, conversation_id: str) -> bool:
         options = self.options
