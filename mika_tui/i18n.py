@@ -290,6 +290,7 @@ TEXTS: dict[str, dict[str, str]] = {
         "help_main_keys": "Main screen",
         "help_card_keys": "On a card (payment approval, takeover)",
         "help_palette": "Command palette",
+        "palette": "palette",  # Textual's own Ctrl+P binding text, translated like ours
         "help_timeline_keys": "In the step timeline (Ctrl+T)",
         "d_palette": "Every action, searchable by name",
         "d_open_conv": "Open the highlighted conversation with its turns",
@@ -571,6 +572,7 @@ TEXTS: dict[str, dict[str, str]] = {
         "help_main_keys": "主界面",
         "help_card_keys": "卡片上（付款确认、接管）",
         "help_palette": "命令面板",
+        "palette": "命令面板",
         "help_timeline_keys": "在步骤时间线中（Ctrl+T）",
         "d_palette": "所有操作，可按名称搜索",
         "d_open_conv": "打开高亮的对话及其全部轮次",

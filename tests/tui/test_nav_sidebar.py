@@ -150,3 +150,23 @@ class TestSidebarSnapshot:
             await settle(pilot)
 
         assert snap_compare(app_for(tmp_path), terminal_size=(100, 30), run_before=before)
+
+    def test_sidebar_focused_narrow(self, snap_compare, tmp_path):
+        seed(tmp_path)
+
+        async def before(pilot):
+            await settle(pilot)
+            await pilot.press("ctrl+b")
+            await settle(pilot)
+
+        assert snap_compare(app_for(tmp_path), terminal_size=(80, 24), run_before=before)
+
+    def test_sidebar_searching_chinese(self, snap_compare, tmp_path):
+        seed(tmp_path, extra=(("c-dark", FIXED_NOW - 600, "打开深色模式", "深色模式已打开。"),))
+
+        async def before(pilot):
+            await settle(pilot)
+            await pilot.press("ctrl+b", "slash", *"Tea")
+            await settle(pilot)
+
+        assert snap_compare(app_for(tmp_path, language="zh"), terminal_size=(120, 30), run_before=before)
