@@ -69,8 +69,16 @@ class MikaApp(App):
             if self.deps.assembly is not None:  # the real app: the assembly's center
                 self.center = self.deps.assembly.task_center(outbox=outbox, factory=self._make_run)
             else:
+                from mika.run.conversations import ConversationStore
+
+                # The app's one clock dates the conversations too (the sidebar shows when each
+                # changed, against that clock).
                 self.center = TaskCenter(
-                    self._make_run, state_dir=self.deps.state_dir, outbox=outbox, limit=self.deps.settings.max_parallel
+                    self._make_run,
+                    state_dir=self.deps.state_dir,
+                    outbox=outbox,
+                    limit=self.deps.settings.max_parallel,
+                    conversations=ConversationStore(self.deps.state_dir, clock=self.deps.clock),
                 )
         self.main_screen = MainScreen()
         await self.push_screen(self.main_screen)

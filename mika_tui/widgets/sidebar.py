@@ -34,7 +34,7 @@ def when_label(at: float, now: float, tz: tzinfo | None) -> str:
 
 class ConversationList(Vertical):
     DEFAULT_CSS = """
-    ConversationList { width: 36; border-right: vkey $panel-lighten-2; height: 1fr; }
+    ConversationList { width: 37; border-right: vkey $panel-lighten-2; height: 1fr; }
     ConversationList .title { text-style: bold; padding: 0 1; }
     ConversationList OptionList { height: 1fr; border: none; }
     ConversationList OptionList:focus { border: tall $accent; }
@@ -115,7 +115,7 @@ class ConversationList(Vertical):
             self.highlight(keep)
 
     def _label(self, s: ConversationSummary) -> Content:
-        mark = "▸" if s.id == self._current else " "
+        mark = "▸ " if s.id == self._current else "  "
         when = when_label(s.updated_at, self._now, self._tz)
         # The title is outside text (the user's words): plain, never markup.
         # No styling in the row: a span would blur what is ours and what is the title.

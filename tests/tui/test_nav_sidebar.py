@@ -82,7 +82,7 @@ class TestSidebarByKeys:
             await pilot.press("ctrl+b")
             await pilot.pause()
             # FIXED_NOW is 2026-11-30 12:00 UTC: today shows the time only, other days the date.
-            assert rows(app) == [f" 11:00 {TEA}", f" 11-29 10:00 {TEA}", f" 11-23 12:00 {TEA}"]
+            assert rows(app) == [f"  11:00 {TEA}", f"  11-29 10:00 {TEA}", f"  11-23 12:00 {TEA}"]
             assert len(set(rows(app))) == 3
 
     async def test_slash_searches_titles_and_enter_opens_the_match(self, tmp_path):
@@ -95,7 +95,7 @@ class TestSidebarByKeys:
             assert len(rows(app)) == 4
             await pilot.press("slash", *"DARK")
             await pilot.pause()
-            assert rows(app) == [" 11:50 turn on dark mode"]
+            assert rows(app) == ["  11:50 turn on dark mode"]
             await pilot.press("enter")
             await until(lambda: app.main_screen.conversation_id == "c-dark")
             await until(lambda: "Dark mode is on." in chat_text(app))
