@@ -18,28 +18,53 @@ from mika_tui.bindings import key_of
 if TYPE_CHECKING:
     from mika_tui.app import MikaApp
 
-# (name key, description key, action run on choosing it, action its key is bound to if
-# different) — the screen decides with check_action what is available.
-APP_ACTIONS: tuple[tuple[str, str, str, str], ...] = (
-    ("b_new", "d_new", "screen.new_conversation", ""),
-    ("b_stop", "d_stop", "screen.stop", ""),
-    ("b_sidebar", "d_sidebar", "screen.toggle_sidebar", ""),
-    ("conv_rename", "d_rename", "screen.rename_conversation", ""),
-    ("conv_pin", "d_pin", "screen.pin_conversation", ""),
-    ("conv_delete", "d_delete", "screen.delete_conversation", ""),
-    ("b_timeline", "d_timeline", "screen.focus_timeline", ""),
-    ("b_preview_zoom", "d_preview_zoom", "screen.zoom_preview", ""),
-    ("b_preview_main", "d_preview_main", "screen.preview_main", ""),
-    ("b_devices", "d_devices", "app.open('devices')", ""),
-    ("b_models", "d_models", "app.open('models')", ""),
-    ("b_usage", "d_usage", "app.open('usage')", ""),
-    ("b_runs", "d_runs", "app.open('runs')", ""),
-    ("b_memory", "d_memory", "app.open('memory')", ""),
-    ("b_settings", "d_settings", "app.open('settings')", ""),
-    ("b_help", "d_help", "app.open('help')", "help"),
-    ("b_back", "d_back", "app.back", ""),
-    ("b_quit", "d_quit", "app.quit", "quit_request"),
+# (name key, action run on choosing it) — the screen decides with check_action what is available.
+APP_ACTIONS: tuple[tuple[str, str], ...] = (
+    ("b_new", "screen.new_conversation"),
+    ("b_stop", "screen.stop"),
+    ("b_sidebar", "screen.toggle_sidebar"),
+    ("conv_rename", "screen.rename_conversation"),
+    ("conv_pin", "screen.pin_conversation"),
+    ("conv_delete", "screen.delete_conversation"),
+    ("b_timeline", "screen.focus_timeline"),
+    ("b_preview_zoom", "screen.zoom_preview"),
+    ("b_preview_main", "screen.preview_main"),
+    ("b_devices", "app.open('devices')"),
+    ("b_models", "app.open('models')"),
+    ("b_usage", "app.open('usage')"),
+    ("b_runs", "app.open('runs')"),
+    ("b_memory", "app.open('memory')"),
+    ("b_settings", "app.open('settings')"),
+    ("b_help", "app.open('help')"),
+    ("b_back", "app.back"),
+    ("b_quit", "app.quit"),
 )
+# What each one does, in a line (i18n key by name key).
+DESCRIPTIONS: dict[str, str] = {
+    "b_new": "d_new",
+    "b_stop": "d_stop",
+    "b_sidebar": "d_sidebar",
+    "conv_rename": "d_rename",
+    "conv_pin": "d_pin",
+    "conv_delete": "d_delete",
+    "b_timeline": "d_timeline",
+    "b_preview_zoom": "d_preview_zoom",
+    "b_preview_main": "d_preview_main",
+    "b_devices": "d_devices",
+    "b_models": "d_models",
+    "b_usage": "d_usage",
+    "b_runs": "d_runs",
+    "b_memory": "d_memory",
+    "b_settings": "d_settings",
+    "b_help": "d_help",
+    "b_back": "d_back",
+    "b_quit": "d_quit",
+}
+# The action its key is bound to, where that differs from the one the palette runs.
+BOUND_AS: dict[str, str] = {
+    "app.open('help')": "help",
+    "app.quit": "quit_request",
+}
 
 
 class PaletteEntry(NamedTuple):
@@ -54,7 +79,7 @@ class MikaCommands(Provider):
         app: MikaApp = self.app  # type: ignore[assignment]
         screen = self.screen
         out = []
-        for name, description, action, bound in APP_ACTIONS:
+        for name, action in APP_ACTIONS:
             target, _, act = action.partition(".")
             act = act.split("(")[0]
             node = screen if target == "screen" else app
@@ -64,8 +89,8 @@ class MikaCommands(Provider):
                 continue
             if action == "app.back" and screen is getattr(app, "main_screen", None):
                 continue  # the palette's own screen counts in the stack; the main screen has no back
-            key = key_of(app, screen, bound or action)
-            out.append(PaletteEntry(app.tr(name), action, app.tr(description), key))
+            key = key_of(app, screen, BOUND_AS.get(action, action))
+            out.append(PaletteEntry(app.tr(name), action, app.tr(DESCRIPTIONS[name]), key))
         return out
 
     def _available(self) -> list[tuple[str, str]]:
