@@ -18,7 +18,6 @@ from mika.run.contracts import TaskRunLike
 from mika.run.task_center import CenterState, TaskCenter
 from mika.runtypes.spec import RunSpec
 from mika.terminal_text import for_terminal
-from mika_tui.bindings import localize
 from mika_tui.commands import MikaCommands
 from mika_tui.deps import AppDeps
 from mika_tui.i18n import Tr
@@ -32,7 +31,7 @@ class MikaApp(App):
     TITLE = "Mika"
     COMMANDS = App.COMMANDS | {MikaCommands}
     BINDINGS = [
-        Binding("ctrl+c", "quit_request", "b_quit", id="app.quit", tooltip="b_quit", priority=True, show=False),
+        Binding("ctrl+c", "quit_request", "b_quit", id="app.quit", tooltip="d_quit", priority=True),
         Binding("f1", "open('settings')", "b_settings", id="app.settings", tooltip="b_settings", show=False),
         Binding("f4", "open('memory')", "b_memory", id="app.memory", tooltip="b_memory", show=False),
     ]
@@ -47,7 +46,6 @@ class MikaApp(App):
         self.register_theme(MIKA_THEME)
         self.register_theme(TEST_THEME)
         self.theme = theme
-        localize(self, self.tr)
         # Bell and desktop notification when a run needs the user while the terminal is in
         # the background (mika_tui/notify.py).
         self.attention = Attention(deps.settings.notify, self.tr, self.write_terminal)
@@ -87,8 +85,16 @@ class MikaApp(App):
         if self.deps.assembly is not None:  # the real app: the assembly's center
             self.center = self.deps.assembly.task_center(outbox=outbox, factory=self._make_run)
         else:
+            from mika.run.conversations import ConversationStore
+
+            # The app's one clock dates the conversations too (the sidebar shows when each
+            # changed, against that clock).
             self.center = TaskCenter(
-                self._make_run, state_dir=self.deps.state_dir, outbox=outbox, limit=self.deps.settings.max_parallel
+                self._make_run,
+                state_dir=self.deps.state_dir,
+                outbox=outbox,
+                limit=self.deps.settings.max_parallel,
+                conversations=ConversationStore(self.deps.state_dir, clock=self.deps.clock),
             )
 
     def _connect_center(self) -> None:
@@ -171,6 +177,7 @@ class MikaApp(App):
 
     def action_open(self, name: str) -> None:
         from mika_tui.screens import devices, memory, models, runs, settings, usage
+        from mika_tui.screens import help as help_screen
 
         factories = {
             "devices": devices.DevicesScreen,
@@ -179,6 +186,7 @@ class MikaApp(App):
             "runs": runs.RunsScreen,
             "memory": memory.MemoryScreen,
             "settings": settings.SettingsScreen,
+            "help": help_screen.HelpScreen,
         }
         if type(self.screen).__name__ == factories[name].__name__:
             return

@@ -1,4 +1,4 @@
-"""What every secondary screen shares: a title line, Esc to go back, localized bindings."""
+"""What every secondary screen shares: a title line, Esc to go back, bindings in the user's language (TranslatedBindings)."""
 
 from __future__ import annotations
 
@@ -7,13 +7,13 @@ from typing import TYPE_CHECKING
 from textual.binding import Binding
 from textual.screen import Screen
 
-from mika_tui.bindings import localize
+from mika_tui.bindings import TranslatedBindings
 
 if TYPE_CHECKING:
     from mika_tui.app import MikaApp
 
 
-class SubScreen(Screen):
+class SubScreen(TranslatedBindings, Screen):
     BINDINGS = [Binding("escape", "app.back", "b_back", id="screen.back", tooltip="b_back")]
 
     @property
@@ -21,4 +21,4 @@ class SubScreen(Screen):
         return self.app  # type: ignore[return-value]
 
     def on_mount(self) -> None:
-        localize(self, self.mika.tr)
+        """Each screen's own on_mount calls this first (nothing shared to do today)."""

@@ -6,15 +6,18 @@ through the task center (submit, stop) and the run's own answer / confirm / hand
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from textual import on
+from textual.actions import SkipAction
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import ActiveBinding, Binding
 from textual.containers import Horizontal, Vertical
+from textual.dom import DOMNode
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Input, Static
+from textual.widgets import Footer, Input, OptionList, Static
 
 from mika.assembly.live_page import LivePage, LivePages
 from mika.observe.untrusted import unfence
@@ -22,7 +25,7 @@ from mika.record import events as ev
 from mika.run.conversations import ConversationError, new_conversation_id
 from mika.run.task_center import CenterState, Submitted
 from mika.run.ui_text import t as core_text
-from mika_tui.bindings import localize
+from mika_tui.bindings import TranslatedBindings
 from mika_tui.page_takeover import PageTakeover
 from mika_tui.plain import plain_line
 from mika_tui.run_view import Card, RunView, format_elapsed
@@ -30,6 +33,7 @@ from mika_tui.screens.dialogs import ConfirmDialog, PromptDialog, SourceDialog
 from mika_tui.widgets.cards import ApprovalCard, CardAnswered, TakeoverCard, TakeoverChosen, card_widget
 from mika_tui.widgets.chat import ChatLog, TurnBlock
 from mika_tui.widgets.preview import PhonePreview
+from mika_tui.widgets.prompt import PromptInput
 from mika_tui.widgets.sidebar import ConversationList
 from mika_tui.widgets.status import StatusBar
 from mika_tui.widgets.timeline import Timeline
@@ -53,21 +57,32 @@ class CenterChanged(Message):
 SLASH = ("/new", "/stop", "/device", "/model", "/usage", "/runs", "/memory", "/settings", "/help")
 
 
-class MainScreen(Screen):
+class MainScreen(TranslatedBindings, Screen):
     CSS_PATH = "main.tcss"
+    # In footer order (idle: new, conversations, devices, models, usage, help, then the
+    # app's quit). Devices and usage are priority keys: the input has its own Ctrl+D and
+    # Ctrl+U, and the footer promises these work wherever the focus is.
     BINDINGS = [
-        Binding("escape", "stop", "b_stop", id="main.stop", tooltip="b_stop"),
-        Binding("ctrl+b", "toggle_sidebar", "b_sidebar", id="main.sidebar", tooltip="b_sidebar"),
-        Binding("ctrl+n", "new_conversation", "b_new", id="main.new", tooltip="b_new"),
-        Binding("f2", "rename_conversation", "conv_rename", id="main.rename", tooltip="conv_rename", show=False),
-        Binding("f3", "pin_conversation", "conv_pin", id="main.pin", tooltip="conv_pin", show=False),
-        Binding("f8", "delete_conversation", "conv_delete", id="main.delete", tooltip="conv_delete", show=False),
-        Binding("ctrl+t", "focus_timeline", "b_timeline", id="main.timeline", tooltip="b_timeline", show=False),
-        Binding("ctrl+d", "app.open('devices')", "b_devices", id="main.devices", tooltip="b_devices"),
-        Binding("ctrl+u", "app.open('usage')", "b_usage", id="main.usage", tooltip="b_usage", show=False),
-        Binding("f6", "zoom_preview", "b_preview_zoom", id="main.preview_zoom", tooltip="b_preview_zoom", show=False),
-        Binding("f7", "preview_main", "b_preview_main", id="main.preview_main", tooltip="b_preview_main", show=False),
+        Binding("ctrl+n", "new_conversation", "b_new", id="main.new", tooltip="d_new"),
+        Binding("ctrl+b", "toggle_sidebar", "b_sidebar", id="main.sidebar", tooltip="d_sidebar"),
+        Binding("ctrl+d", "app.open('devices')", "b_devices", id="main.devices", tooltip="d_devices", priority=True),
+        Binding("ctrl+l", "app.open('models')", "b_models", id="main.models", tooltip="d_models"),
+        Binding("ctrl+u", "app.open('usage')", "b_usage", id="main.usage", tooltip="d_usage", priority=True),
+        # `?` opens help only where it is not a character being typed (see action_help).
+        Binding("question_mark", "help", "b_help", id="main.help", tooltip="d_help", key_display="?", priority=True),
+        Binding("escape", "stop", "b_stop", id="main.stop", tooltip="d_stop"),
+        Binding("f2", "rename_conversation", "conv_rename", id="main.rename", tooltip="d_rename", show=False),
+        Binding("f3", "pin_conversation", "conv_pin", id="main.pin", tooltip="d_pin", show=False),
+        Binding("f8", "delete_conversation", "conv_delete", id="main.delete", tooltip="d_delete", show=False),
+        Binding("ctrl+t", "focus_timeline", "b_timeline", id="main.timeline", tooltip="d_timeline", show=False),
+        Binding("f6", "zoom_preview", "b_preview_zoom", id="main.preview_zoom", tooltip="d_preview_zoom", show=False),
+        Binding("f7", "preview_main", "b_preview_main", id="main.preview_main", tooltip="d_preview_main", show=False),
     ]
+    # The footer shows the keys that matter now (footer_binding): idle, running, on a card,
+    # in the conversations list.
+    IDLE_KEYS = ("main.new", "main.sidebar", "main.devices", "main.models", "main.usage", "main.help", "app.quit")
+    RUNNING_KEYS = ("main.stop",)
+    SIDEBAR_KEYS = ("sidebar.search", "main.rename", "main.pin", "main.delete", "sidebar.close")
 
     def __init__(self) -> None:
         super().__init__()
@@ -106,7 +121,7 @@ class MainScreen(Screen):
             yield ConversationList(tr, id="sidebar")
             with Vertical(id="chat-column"):
                 yield ChatLog(id="chat")
-                yield Input(placeholder=tr("placeholder_idle"), id="prompt")
+                yield PromptInput(placeholder=tr("placeholder_idle"), id="prompt")
             with Vertical(id="side-column"):
                 yield PhonePreview(
                     app.deps.frames,
@@ -126,7 +141,6 @@ class MainScreen(Screen):
         yield Footer()
 
     async def on_mount(self) -> None:
-        localize(self, self.mika.tr)
         self.conversation_id = self.mika.deps.conversation_id or new_conversation_id()
         chat = self.query_one(ChatLog)
         await chat.add_notice(self.mika.tr("welcome"))
@@ -177,6 +191,39 @@ class MainScreen(Screen):
             "needs_you" if needs else ("working" if running else "idle"),
             tr("preview_needs_you") if needs else working[:36],
         )
+
+    def _footer_place(self) -> tuple[str, DOMNode | None]:
+        """Where the keys are now: "card" (with the card), "sidebar", "running" or "idle"."""
+        focused = self.focused
+        chain = list(focused.ancestors_with_self) if focused is not None else []
+        card = next((n for n in chain if isinstance(n, (ApprovalCard, TakeoverCard))), None)
+        if card is not None:
+            return "card", card
+        if self.query_one(ConversationList) in chain:
+            return "sidebar", None
+        return ("running" if self.current_run() is not None else "idle"), None
+
+    def footer_binding(self, active: ActiveBinding) -> Binding:
+        b, node = active.binding, active.node
+        place, card = self._footer_place()
+        if place == "card":  # a card's own keys, and Esc to stop the run
+            return replace(b, show=node is card or b.id in self.RUNNING_KEYS)
+        if place == "sidebar":
+            if isinstance(node, OptionList) and b.action == "select":
+                return replace(b, description="b_open_conv", show=True)  # Enter opens the row
+            return replace(b, show=b.id in self.SIDEBAR_KEYS)
+        if place == "running":
+            if isinstance(node, PromptInput) and b.action == "submit":
+                return replace(b, description="b_steer", tooltip="b_steer", show=True)  # Enter steers
+            return replace(b, show=b.id in self.RUNNING_KEYS)
+        return replace(b, show=b.id in self.IDLE_KEYS)
+
+    def footer_rank(self, binding: Binding) -> int:
+        place, _ = self._footer_place()
+        if place == "sidebar" and binding.action == "select":
+            return -1  # Enter (open) first
+        order = {"sidebar": self.SIDEBAR_KEYS, "running": self.RUNNING_KEYS}.get(place, self.IDLE_KEYS)
+        return order.index(binding.id) if binding.id in order else len(order)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "stop":
@@ -249,7 +296,7 @@ class MainScreen(Screen):
         elif cmd == "/settings":
             app.action_open("settings")
         elif cmd == "/help":
-            await chat.add_notice(app.tr("help_text"))
+            app.action_open("help")
         else:
             await chat.add_notice(app.tr("unknown_command", cmd=cmd), error=True)
 
@@ -647,11 +694,30 @@ class MainScreen(Screen):
         if center is None:
             return
         running = {r.conversation_id for r in center.state().running}
-        self.query_one(ConversationList).show(center.conversations.list(), running, self.conversation_id)
+        self.query_one(ConversationList).show(
+            center.conversations.list(),
+            running,
+            self.conversation_id,
+            now=self.mika.deps.clock(),
+            tz=self.mika.deps.tz,
+        )
 
     def action_toggle_sidebar(self) -> None:
-        self.query_one(ConversationList).toggle_class("-open")
+        sidebar = self.query_one(ConversationList)
+        if sidebar.has_class("-open"):
+            self._close_sidebar()
+            return
+        sidebar.add_class("-open")
         self._refresh_sidebar()
+        # Opened by keyboard, it is used by keyboard: the list takes focus with a row lit.
+        sidebar.focus_list()
+
+    def _close_sidebar(self) -> None:
+        self.query_one(ConversationList).remove_class("-open")
+        self.query_one("#prompt", Input).focus()
+
+    def on_conversation_list_closed(self, message: ConversationList.Closed) -> None:
+        self._close_sidebar()
 
     async def action_new_conversation(self) -> None:
         self.conversation_id = new_conversation_id()
@@ -666,6 +732,7 @@ class MainScreen(Screen):
     async def on_conversation_list_chosen(self, message: ConversationList.Chosen) -> None:
         self.conversation_id = message.conversation_id
         await self._reload_chat()
+        self.query_one("#prompt", Input).focus()  # opened to go on with it
 
     async def _reload_chat(self) -> None:
         chat = self.query_one(ChatLog)
@@ -725,6 +792,13 @@ class MainScreen(Screen):
                 await self._reload_chat()
 
         self.app.push_screen(ConfirmDialog(text, self.mika.tr), done)
+
+    def action_help(self) -> None:
+        # A `?` typed into a task (or a search) is a character, not a request for help.
+        focused = self.focused
+        if isinstance(focused, Input) and (focused.id != "prompt" or focused.value):
+            raise SkipAction()
+        self.mika.action_open("help")
 
     def action_focus_timeline(self) -> None:
         self.query_one(Timeline).focus()

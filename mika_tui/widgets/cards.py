@@ -42,8 +42,8 @@ CARD_CSS = """
 class ApprovalCard(Vertical, can_focus=True):
     DEFAULT_CSS = CARD_CSS.format(name="ApprovalCard")
     BINDINGS = [
-        Binding("a", "allow", "Allow once", id="card.allow", tooltip="Allow this one payment step"),
-        Binding("r", "reject", "Reject", id="card.reject", tooltip="Refuse the payment step"),
+        Binding("a", "allow", "b_allow", id="card.allow", tooltip="Allow this one payment step"),
+        Binding("r", "reject", "b_reject", id="card.reject", tooltip="Refuse the payment step"),
     ]
 
     def __init__(self, card: Card, tr: Tr) -> None:
@@ -160,11 +160,6 @@ class TakeoverCard(Vertical, can_focus=True):
                 yield Button(Content(self.tr("takeover_operate_button")), id="takeover-operate", compact=True)
             yield Button(Content(self.tr("takeover_done_button")), id="takeover-done", variant="success", compact=True)
             yield Button(Content(self.tr("takeover_skip_button")), id="takeover-skip", compact=True)
-
-    def on_mount(self) -> None:
-        from mika_tui.bindings import localize
-
-        localize(self, self.tr)
 
     def _choose(self, way: str) -> None:
         if self.resolved or self.way == way:

@@ -81,8 +81,8 @@ def test_the_app_starts_in_tmux_runs_a_task_and_quits(tmp_path: Path, adb_server
         subprocess.run(["tmux", "send-keys", "-t", session, "-l", "which apps do I have"], check=True)
         subprocess.run(["tmux", "send-keys", "-t", session, "Enter"], check=True)
         _wait_for(session, "Those are the apps on the phone.", 60)
-        # Its row in the step timeline (the name may be cut short in the narrow column).
-        pane = _wait_for(session, "1 ✓ phone_", 20)
+        # Its row in the step timeline, in words (the row may be cut short in the narrow column).
+        pane = _wait_for(session, "1 ✓ List apps", 20)
         subprocess.run(["tmux", "send-keys", "-t", session, "C-c"], check=True)
         time.sleep(0.2)
         subprocess.run(["tmux", "send-keys", "-t", session, "C-c"], check=True)
