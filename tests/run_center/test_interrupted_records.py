@@ -133,4 +133,5 @@ async def test_the_tui_runs_screen_shows_an_interrupted_run_as_interrupted(tmp_p
         await pilot.pause()
         table = app.screen.query_one("#runs-table", DataTable)
         row = table.get_row(run_id)
-        assert str(row[1]) == "interrupted" and str(row[4]) == "check the parcel status"
+        goal = [str(c.label) for c in table.columns.values()].index(app.tr("col_goal"))
+        assert str(row[1]) == "interrupted" and str(row[goal]) == "check the parcel status"

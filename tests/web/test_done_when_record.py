@@ -101,10 +101,11 @@ async def test_web_steps_are_in_the_record_the_timeline_and_the_preview(
         timeline.set_steps(view.steps)
         await pilot.pause()
         rows = [timeline.render_line(y).text.rstrip() for y in range(len(view.steps))]
-    assert [r.split()[2] for r in rows] == WEB_STEPS, rows
+    # The rows say in words what each web step did (the timeline's step words).
+    assert [r.split()[2] for r in rows] == ["Open", "Type", "Tap"], rows
     assert all("✓" in r for r in rows), rows
-    assert site.url("/login/") in rows[0] and "place_changed" in rows[0]
-    assert "mika-test" in rows[1]
+    assert "127.0.0.1" in rows[0] and "page changed" in rows[0], rows
+    assert "mika-test" in rows[1], rows
 
     # The preview: a JPEG picture of the page reached the live page while the run went.
     assert len(shown) == 1
