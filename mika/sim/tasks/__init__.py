@@ -1,8 +1,16 @@
 """Tasks for the simulated phone, modelled on AndroidWorld / AndroidLab goals.
 
 Each task is data (tasks.json): a goal in plain words, the scenario it starts from,
-setup commands, what a good run ends with (done, handoff to the user, or an answer) and
-a success check over `simctl state` JSON (mika.sim.tasks.check).
+setup commands, what a good run ends with (done, handoff to the user, an answer, or
+"not done" with a reason), a success check over `simctl state` JSON
+(mika.sim.tasks.check) and a reference solution.
+
+A reference solution is a model script (the `--model script:PATH` format of
+mika/model/script_file.py): a list of replies, each a string (the final answer) or
+{"text": …, "tool_calls": [{"name": …, "arguments": {…}}]}. A tool call may name its
+element by what it says instead of by number — {"name": "phone_tap", "pick": "Display",
+"role": "button"} — and the player reads the number off the latest screen listing the
+run gave back, as a model does. It proves the task solvable through Mika's own tools.
 """
 
 from __future__ import annotations
@@ -22,12 +30,15 @@ class SimTask:
     goal: str
     scenario: str
     check: dict[str, Any]
-    expect: str = "done"  # "done" | "handoff" (stops for the user: payment, captcha) | "answer"
+    # "done" | "handoff" (stops for the user: payment, captcha) | "answer" | "not_done"
+    # (the task can't be done here: the right outcome is ending not-done with a reason)
+    expect: str = "done"
     setup: tuple[str, ...] = ()  # shell commands run after `simctl reset SCENARIO`
     apps: tuple[str, ...] = ()
     language: str = "en"
     difficulty: str = "easy"
     tags: tuple[str, ...] = field(default=())
+    solution: tuple[Any, ...] = ()  # the reference model script (see the module's doc)
 
     def succeeded(self, state: dict[str, Any], answer: str | None = None) -> bool:
         """Whether `state` (parsed `simctl state` output) meets the goal.
@@ -54,6 +65,7 @@ class SimTask:
             "difficulty": self.difficulty,
             "tags": list(self.tags),
             "check": self.check,
+            "solution": list(self.solution),
         }
 
 
@@ -79,6 +91,7 @@ def _load() -> tuple[SimTask, ...]:
                 language=t.get("language", "en"),
                 difficulty=t.get("difficulty", "easy"),
                 tags=tuple(t.get("tags", [])),
+                solution=tuple(t.get("solution", [])),
             )
         )
     return tuple(tasks)
