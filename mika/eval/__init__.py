@@ -1,0 +1,1 @@
+"""`mika eval`: task suites on fresh simulated phones, scored by their checks, with reports."""
