@@ -13,7 +13,8 @@ from pathlib import Path
 from mika.config.errors import ConfigError
 from mika.config.settings import Settings
 from mika.model.base import Model
-from mika.model.script_file import load_script
+from mika.model.script_file import ScriptPlayer, load_script
+from mika.uistate.listing_read import pick_element
 
 EXAMPLE = (
     '[providers.deepseek]\npreset = "deepseek"\napi_key_env = "DEEPSEEK_API_KEY"\n\n'
@@ -21,9 +22,15 @@ EXAMPLE = (
 )
 
 
+def load_reference_script(path: Path | str) -> ScriptPlayer:
+    """A model script whose `pick`s are read off the run's screen listings (the model
+    layer may not read listings itself: the resolver is injected here)."""
+    return load_script(path, resolver=pick_element)
+
+
 def _scripted(settings: Settings, choice: str) -> Model | None:
     if choice.startswith("script:"):
-        return load_script(choice[len("script:") :])
+        return load_reference_script(choice[len("script:") :])
     provider = choice.split("/", 1)[0]
     conf = settings.raw.get("providers", {}).get(provider)
     if isinstance(conf, dict) and conf.get("kind") == "scripted":
@@ -31,7 +38,7 @@ def _scripted(settings: Settings, choice: str) -> Model | None:
         if not isinstance(script, str):
             raise ConfigError(settings.file, f"providers.{provider}.script", "the path of a JSON model script", script)
         base = settings.file.parent if settings.file else Path.cwd()
-        return load_script(base / script)
+        return load_reference_script(base / script)
     return None
 
 

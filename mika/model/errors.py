@@ -27,6 +27,10 @@ class ModelErrorKind(enum.Enum):
     TIMEOUT = "timeout"
     # The probe's own overall limit ran out (the server may be fine, just slow to finish).
     PROBE_TIMEOUT = "probe_timeout"
+    # A model script (`--model script:PATH`, a task's reference solution) does not fit
+    # the run: a `pick` names an element the latest listing does not have, or the
+    # script has no reply left.
+    SCRIPT_MISMATCH = "script_mismatch"
 
 
 _SENTENCES = {
@@ -44,6 +48,7 @@ _SENTENCES = {
     ModelErrorKind.BAD_REPLY: "The provider {provider} sent a reply Mika cannot read. Check its base URL and API kind in your config.",
     ModelErrorKind.TIMEOUT: "The request to the provider {provider} timed out: the server was reachable but did not answer in time. Try again, or raise its timeout in your config.",
     ModelErrorKind.PROBE_TIMEOUT: "The probe took longer than {seconds} s without a complete answer from the provider {provider}. Try a faster model or endpoint, or allow more time with --timeout.",
+    ModelErrorKind.SCRIPT_MISMATCH: "The model script does not fit this run.",
 }
 
 _SENTENCES_ZH = {
@@ -61,6 +66,7 @@ _SENTENCES_ZH = {
     ModelErrorKind.BAD_REPLY: "服务商 {provider} 返回了 Mika 读不懂的回复，请检查配置里它的 base URL 和接口类型。",
     ModelErrorKind.TIMEOUT: "请求服务商 {provider} 超时：连得上，但没有按时回复。请重试，或在配置里调大它的超时。",
     ModelErrorKind.PROBE_TIMEOUT: "测试超过了 {seconds} 秒，服务商 {provider} 仍没有给出完整回复。请换更快的模型或接入点，或用 --timeout 给它更多时间。",
+    ModelErrorKind.SCRIPT_MISMATCH: "模型脚本和这次运行对不上。",
 }
 
 RETRYABLE = frozenset(

@@ -8,62 +8,15 @@ numbers come from the real tool results of the run.
 
 from __future__ import annotations
 
-import json
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from mika.model.messages import ToolResult
 from mika.model.testing import FunctionModel, Reply
-from mika.uistate.delta import delta_base, rebuild
+from mika.uistate.listing_read import current_listing, elements_in, number_for
 
-_LINE = re.compile(r'^(\d+) (\S+) ("(?:[^"\\]|\\.)*"|#\S+|@\d+,\d+)(.*)$')
-
-
-def elements_in(text: str) -> list[tuple[int, str, str, str]]:
-    """(number, role, label, rest) of each listing line in `text` (the latest listing only)."""
-    start = text.rfind("Screen v")
-    out = []
-    for line in text[start if start >= 0 else 0 :].splitlines():
-        m = _LINE.match(line.strip())
-        if m:
-            raw = m.group(3)
-            out.append((int(m.group(1)), m.group(2), json.loads(raw) if raw.startswith('"') else raw, m.group(4)))
-    return out
-
-
-_OBS = re.compile(r"\[observation ([^\]\s,]+)")
-
-
-def current_listing(results: list[str]) -> str:
-    """The latest listing in `results`, whole: a screen sent as what changed is read over
-    the listing it names as its base, as a model does."""
-    whole: dict[str, str] = {}
-    latest = ""
-    for r in results:
-        at = r.rfind("Screen v")
-        if at < 0:
-            continue
-        text = r[at:]
-        base = delta_base(text)
-        if base is not None and base in whole:
-            text = rebuild(whole[base], text)
-        m = _OBS.search(r[at:])
-        if m:
-            whole[m.group(1)] = text
-        latest = text
-    return latest
-
-
-def number_for(text: str, label: str, role: str | None = None) -> int:
-    rows = elements_in(text)
-    for exact in (True, False):
-        for n, r, lab, _ in rows:
-            if role and r != role:
-                continue
-            if (lab == label) if exact else (label.casefold() in lab.casefold()):
-                return n
-    raise AssertionError(f"no element {label!r} in the listing:\n{text[-2500:]}")
+# Listing reading lives in the product (the reference-solution player uses it too).
+__all__ = ["ListingDriver", "Step", "current_listing", "elements_in", "number_for", "step"]
 
 
 @dataclass
