@@ -81,6 +81,10 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
         "What Mika remembers about you: list, add, forget, approve.",
     ),
     "web": ("mika.commands.web:web_group", "Mika's own browser: the sites it is logged in to."),
+    "eval": (
+        "mika.commands.eval:eval_group",
+        "Score a model on simulated-phone tasks: each on a fresh phone, with reports.",
+    ),
 }
 
 

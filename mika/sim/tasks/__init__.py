@@ -69,32 +69,70 @@ class SimTask:
         }
 
 
+EXPECTS = ("done", "handoff", "answer", "not_done")
+
+
+class TaskFileError(ValueError):
+    """A task in a task file that is not a task: the message names the task and the field."""
+
+
+def _texts(raw: dict[str, Any], key: str, where: str) -> tuple[str, ...]:
+    value = raw.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise TaskFileError(f"{where}: {key!r} must be a list of strings, not {value!r}")
+    return tuple(value)
+
+
+def parse_task(raw: Any, where: str = "task") -> SimTask:
+    """One task from its JSON object (the tasks*.json format), checked field by field."""
+    if not isinstance(raw, dict):
+        raise TaskFileError(f"{where}: a task is a JSON object, not {type(raw).__name__}")
+    for key in ("id", "goal"):
+        if not isinstance(raw.get(key), str) or not raw[key].strip():
+            raise TaskFileError(f"{where}: {key!r} must be a non-empty string")
+    where = f"{where} ({raw['id']})"
+    if not isinstance(raw.get("check"), dict):
+        raise TaskFileError(f"{where}: 'check' must be an object such as {{\"path\": \"settings.wifi\", \"eq\": false}}")
+    expect = raw.get("expect", "done")
+    if expect not in EXPECTS:
+        raise TaskFileError(f"{where}: 'expect' must be one of {', '.join(EXPECTS)}, not {expect!r}")
+    scenario = raw.get("scenario", "default")
+    if not isinstance(scenario, str):
+        raise TaskFileError(f"{where}: 'scenario' must be a scenario name")
+    solution = raw.get("solution", [])
+    if not isinstance(solution, list):
+        raise TaskFileError(f"{where}: 'solution' must be a list of model replies (a model script)")
+    return SimTask(
+        id=raw["id"],
+        goal=raw["goal"],
+        scenario=scenario,
+        check=raw["check"],
+        expect=expect,
+        setup=_texts(raw, "setup", where),
+        apps=_texts(raw, "apps", where),
+        language=str(raw.get("language", "en")),
+        difficulty=str(raw.get("difficulty", "easy")),
+        tags=_texts(raw, "tags", where),
+        solution=tuple(solution),
+    )
+
+
 @lru_cache(maxsize=1)
-def _load() -> tuple[SimTask, ...]:
-    # tasks.json plus one tasks_<topic>.json per group of tools, so groups grow apart.
+def task_files() -> tuple[tuple[str, tuple[SimTask, ...]], ...]:
+    """(topic, its tasks) per shipped task file: tasks.json is "core", tasks_<topic>.json
+    is <topic> — tasks.json plus one file per group of tools, so groups grow apart."""
     folder = resources.files("mika.sim.tasks")
-    raw = []
+    out = []
     for entry in sorted(folder.iterdir(), key=lambda p: (p.name != "tasks.json", p.name)):
         if entry.name.startswith("tasks") and entry.name.endswith(".json"):
-            raw.extend(json.loads(entry.read_text(encoding="utf-8")))
-    tasks = []
-    for t in raw:
-        tasks.append(
-            SimTask(
-                id=t["id"],
-                goal=t["goal"],
-                scenario=t.get("scenario", "default"),
-                check=t["check"],
-                expect=t.get("expect", "done"),
-                setup=tuple(t.get("setup", [])),
-                apps=tuple(t.get("apps", [])),
-                language=t.get("language", "en"),
-                difficulty=t.get("difficulty", "easy"),
-                tags=tuple(t.get("tags", [])),
-                solution=tuple(t.get("solution", [])),
-            )
-        )
-    return tuple(tasks)
+            topic = entry.name[len("tasks_") : -len(".json")] if entry.name != "tasks.json" else "core"
+            raw = json.loads(entry.read_text(encoding="utf-8"))
+            out.append((topic, tuple(parse_task(t, f"{entry.name}[{i}]") for i, t in enumerate(raw))))
+    return tuple(out)
+
+
+def _load() -> tuple[SimTask, ...]:
+    return tuple(task for _, tasks in task_files() for task in tasks)
 
 
 def list_tasks() -> list[SimTask]:
@@ -109,4 +147,4 @@ def get_task(task_id: str) -> SimTask:
     raise KeyError(f"no simulated-phone task {task_id!r}; known tasks: {known}")
 
 
-__all__ = ["SimTask", "get_task", "list_tasks", "passes"]
+__all__ = ["EXPECTS", "SimTask", "TaskFileError", "get_task", "list_tasks", "parse_task", "passes", "task_files"]

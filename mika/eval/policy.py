@@ -1,0 +1,44 @@
+"""What plays the model in an evaluation (`--model`).
+
+reference      each task's own reference solution (its `solution` model script);
+               a task without one is reported "no_solution", not run
+lazy           a built-in wrong policy: answers "Done." at once, without touching
+               the phone — what a careless model scores (only tasks whose check
+               already holds and whose outcome is an answer can pass)
+script:PATH    one model script for every task
+PROVIDER/MODEL a configured model, as for `mika run --model`
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mika.atomic_write import write_json
+from mika.sim.tasks import SimTask
+
+REFERENCE = "reference"
+LAZY = "lazy"
+LAZY_SCRIPT = ["Done."]
+BUILT_IN = (REFERENCE, LAZY)
+
+
+class NoSolution(LookupError):
+    pass
+
+
+def model_for(choice: str, task: SimTask, work: Path) -> str:
+    """The `--model` argument of the task's headless run; writes the task's script into
+    `work` when the policy is built in. Raises NoSolution for a reference run of a task
+    without a solution."""
+    if choice == REFERENCE:
+        if not task.solution:
+            raise NoSolution(task.id)
+        return "script:" + str(_write(work / "solution.json", list(task.solution)))
+    if choice == LAZY:
+        return "script:" + str(_write(work / "lazy.json", LAZY_SCRIPT))
+    return choice
+
+
+def _write(path: Path, script: list) -> Path:
+    write_json(path, script)
+    return path

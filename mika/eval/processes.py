@@ -1,0 +1,187 @@
+"""The two processes of one task run: its simulated phone (`mika sim --port 0`) and the
+headless run (`mika run --output-format stream-json`) — Mika as a user runs it, so an
+evaluation measures the product, not a harness beside it. Each task gets its own phone
+on its own port; several run side by side on the one adb server."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import queue
+import selectors
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import IO, Any
+
+import adbutils
+
+from mika.sim.adb_host import AdbHostError, AdbServerAddress, start_adb_server
+
+# `mika …` in this interpreter, whatever entry point this process was started from.
+MIKA = [sys.executable, "-c", "import sys; from mika.cli import main; main(sys.argv[1:])"]
+
+
+class PhoneError(RuntimeError):
+    """The task's simulated phone could not be started, reached or prepared."""
+
+
+def _read_line(stream: IO[str], deadline: float) -> str | None:
+    with selectors.DefaultSelector() as sel:
+        sel.register(stream, selectors.EVENT_READ)
+        if not sel.select(max(0.0, deadline - time.monotonic())):
+            return None
+    return stream.readline()
+
+
+def _stop(proc: subprocess.Popen[str], grace: float = 5.0) -> None:
+    if proc.poll() is not None:
+        return
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGTERM)
+    try:
+        proc.wait(grace)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+
+
+class TaskPhone:
+    """One simulated phone in its own process, attached to the adb server."""
+
+    def __init__(self, env: dict[str, str], log: Path, timeout: float = 30.0) -> None:
+        self.serial = ""
+        self._log = log.open("w", encoding="utf-8")
+        self.proc = subprocess.Popen(
+            [*MIKA, "sim", "--port", "0"],
+            stdout=subprocess.PIPE,
+            stderr=self._log,
+            stdin=subprocess.DEVNULL,
+            text=True,
+            env=env,
+            start_new_session=True,  # its own group: a timeout ends all of it
+        )
+        try:
+            self._attach(env, timeout)
+        except BaseException:
+            self.close()
+            raise
+
+    def _attach(self, env: dict[str, str], timeout: float) -> None:
+        assert self.proc.stdout is not None
+        line = _read_line(self.proc.stdout, time.monotonic() + timeout) or ""
+        if not line.startswith("listening on "):
+            raise PhoneError(
+                f"the simulated phone did not start: {line.strip() or 'no port printed'} (see {self._log.name})"
+            )
+        self.serial = line.split()[-1]
+        try:
+            address = AdbServerAddress.from_env(env)
+            start_adb_server(address)
+            self.client = adbutils.AdbClient(host=address.host, port=address.port)
+            answer = self.client.connect(self.serial, timeout=timeout)
+            if "connected to" not in answer:
+                raise PhoneError(f"the adb server could not connect to {self.serial}: {answer}")
+            self.client.wait_for(self.serial, transport="any", state="device", timeout=timeout)
+        except (AdbHostError, adbutils.AdbError, OSError) as exc:
+            raise PhoneError(
+                f"the simulated phone {self.serial} did not come online in the adb server: {exc}"
+            ) from None
+
+    def shell(self, command: str) -> str:
+        """The command's output; PhoneError when it fails (non-zero exit)."""
+        try:
+            ret = self.client.device(self.serial).shell2(command, timeout=60)
+        except (adbutils.AdbError, OSError) as exc:
+            raise PhoneError(f"`{command}` on {self.serial}: {exc}") from None
+        if ret.returncode != 0:
+            raise PhoneError(f"`{command}` on {self.serial} failed ({ret.returncode}): {str(ret.output).strip()[:300]}")
+        return str(ret.output)
+
+    def state(self) -> dict[str, Any]:
+        text = self.shell("simctl state")
+        try:
+            data = json.loads(text)
+        except ValueError:
+            raise PhoneError(f"`simctl state` on {self.serial} is not JSON: {text[:200]!r}") from None
+        if not isinstance(data, dict):
+            raise PhoneError(f"`simctl state` on {self.serial} is not a JSON object")
+        return data
+
+    def close(self) -> None:
+        if self.serial and hasattr(self, "client"):
+            with contextlib.suppress(adbutils.AdbError, OSError):
+                self.client.disconnect(self.serial)
+        _stop(self.proc)
+        self._log.close()
+
+
+def _pump(stream: IO[str], out: queue.Queue[str]) -> None:
+    for line in stream:
+        out.put(line)
+    out.put("")  # end of stream
+
+
+# The first thing a person watching the run would see happen: a word of the answer, a
+# tool called, an activity line, a held-back payment step.
+FEEDBACK_TYPES = {"delta", "tool_call", "activity", "approval", "question"}
+
+
+def run_headless_process(
+    argv: list[str],
+    env: dict[str, str],
+    timeout: float,
+    log: Path,
+    on_event: Callable[[dict[str, Any]], None] | None = None,
+) -> tuple[int | None, dict[str, Any] | None, list[dict[str, Any]]]:
+    """(exit code or None on timeout, the final result object or None, events)."""
+    events: list[dict[str, Any]] = []
+    result: dict[str, Any] | None = None
+    with log.open("w", encoding="utf-8") as err:
+        proc = subprocess.Popen(
+            [*MIKA, *argv],
+            stdout=subprocess.PIPE,
+            stderr=err,
+            stdin=subprocess.DEVNULL,
+            text=True,
+            env=env,
+            start_new_session=True,
+        )
+        assert proc.stdout is not None
+        # A reader thread: select() on a buffered text pipe misses lines already buffered.
+        lines: queue.Queue[str] = queue.Queue()
+        reader = threading.Thread(target=_pump, args=(proc.stdout, lines), daemon=True)
+        reader.start()
+        deadline = time.monotonic() + timeout
+        try:
+            while True:
+                try:
+                    line = lines.get(timeout=max(0.0, deadline - time.monotonic()))
+                except queue.Empty:  # the deadline passed
+                    return None, result, events
+                if not line:
+                    break
+                try:
+                    item = json.loads(line)
+                except ValueError:
+                    continue  # stdout carries only JSON lines; anything else is not ours
+                if not isinstance(item, dict):
+                    continue
+                if item.get("type") == "result":
+                    result = item
+                else:
+                    events.append(item)
+                    if on_event is not None:
+                        on_event(item)
+            try:
+                return proc.wait(max(1.0, deadline - time.monotonic())), result, events
+            except subprocess.TimeoutExpired:
+                return None, result, events
+        finally:
+            _stop(proc)
