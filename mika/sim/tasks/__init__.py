@@ -92,7 +92,7 @@ def parse_task(raw: Any, where: str = "task") -> SimTask:
             raise TaskFileError(f"{where}: {key!r} must be a non-empty string")
     where = f"{where} ({raw['id']})"
     if not isinstance(raw.get("check"), dict):
-        raise TaskFileError(f"{where}: 'check' must be an object such as {{\"path\": \"settings.wifi\", \"eq\": false}}")
+        raise TaskFileError(f'{where}: \'check\' must be an object such as {{"path": "settings.wifi", "eq": false}}')
     expect = raw.get("expect", "done")
     if expect not in EXPECTS:
         raise TaskFileError(f"{where}: 'expect' must be one of {', '.join(EXPECTS)}, not {expect!r}")

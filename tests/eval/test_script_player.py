@@ -1,0 +1,108 @@
+"""The reference-solution player (`--model script:PATH` with "pick"): it reads element
+numbers off the run's latest screen listing, a delta screen rebuilt over its base, and a
+pick that matches nothing ends the run as a `script_mismatch` model error naming the
+label. Through a real adb server against the simulated phone, with the product's own
+loader (the assembly's, which injects the listing reader)."""
+
+from __future__ import annotations
+
+import json
+from types import SimpleNamespace
+
+import pytest
+
+from mika.assembly.models import load_reference_script
+from mika.config.errors import ConfigError
+from mika.model.messages import ToolResult
+from mika.model.script_file import load_script
+from mika.runtypes.result import OutcomeStatus
+from mika.uistate.listing_read import ElementNotListed, current_listing, number_for
+from tests.phone.test_fenced_results import default_cap
+from tests.phone.test_runs import make_run, record
+
+TO_WIFI = [
+    {"tool_calls": [{"name": "phone_launch_app", "arguments": {"app": "Settings"}}]},
+    {"tool_calls": [{"name": "phone_tap", "pick": "Network & internet"}]},
+    {"tool_calls": [{"name": "phone_tap", "pick": "Internet", "role": "item"}]},
+    # The switch's own row: its result is a delta (only the switch and a hint line change).
+    {"tool_calls": [{"name": "phone_tap", "pick": "Use Wi-Fi", "role": "item"}]},
+]
+
+
+def write(tmp_path, script) -> str:
+    path = tmp_path / "script.json"
+    path.write_text(json.dumps(script), encoding="utf-8")
+    return str(path)
+
+
+def sent_results(model) -> list[str]:
+    last = model.requests[-1]
+    return [p.text for m in last.messages for p in m.parts if isinstance(p, ToolResult)]
+
+
+async def test_picks_are_read_off_the_listing_and_a_delta_is_rebuilt_over_its_base(tmp_path, sim_phone):
+    # "Navigate up" is not in the delta after the switch: only its base listing has it,
+    # so the pick works only when the delta is read over that base.
+    script = [*TO_WIFI, {"tool_calls": [{"name": "phone_tap", "pick": "Navigate up"}]}, "Wi-Fi is off."]
+    model = load_reference_script(write(tmp_path, script))
+    run = make_run(tmp_path, default_cap(sim_phone), SimpleNamespace(model=model))  # type: ignore[arg-type]
+    result = await run.run()
+    assert result.status is OutcomeStatus.ANSWERED, result.answer
+    assert sim_phone.device.world.state()["settings"]["wifi"] is False
+    results = sent_results(model)  # as the model was sent them (the record keeps full listings)
+    delta = results[3]
+    assert "Changed since screen v" in delta and '"Navigate up"' not in delta
+    tapped = [e["arguments"] for e in record(run) if e["type"] == "tool_call"][4]
+    # The number the base listing gave "Navigate up", as a model reading both would use.
+    assert tapped["element"] == number_for(current_listing(results[:4]), "Navigate up")
+    assert "Navigate up" in results[4]
+    assert model.remaining == 0
+
+
+async def test_a_pick_that_matches_nothing_ends_the_run_naming_the_label(tmp_path, sim_phone):
+    # After Wi-Fi is off the saved networks are gone from the screen (the delta says so).
+    script = [*TO_WIFI, {"tool_calls": [{"name": "phone_tap", "pick": "HomeNet"}]}, "joined"]
+    model = load_reference_script(write(tmp_path, script))
+    run = make_run(tmp_path, default_cap(sim_phone), SimpleNamespace(model=model))  # type: ignore[arg-type]
+    result = await run.run()
+    assert result.status is OutcomeStatus.FAILED
+    assert result.subtype == "script_mismatch"
+    assert "'HomeNet'" in result.answer and "reply 5" in result.answer
+    assert sum(1 for e in record(run) if e["type"] == "tool_call") == 4  # the bad tap never ran
+
+
+async def test_a_script_that_runs_out_of_replies_is_a_script_mismatch_too(tmp_path, sim_phone):
+    model = load_reference_script(write(tmp_path, TO_WIFI[:1]))
+    run = make_run(tmp_path, default_cap(sim_phone), SimpleNamespace(model=model))  # type: ignore[arg-type]
+    result = await run.run()
+    assert result.status is OutcomeStatus.FAILED and result.subtype == "script_mismatch"
+    assert "no reply left after 1" in result.answer
+
+
+def test_a_pick_without_a_listing_reader_is_refused_at_load(tmp_path):
+    with pytest.raises(ConfigError, match="pick"):
+        load_script(write(tmp_path, TO_WIFI))
+
+
+@pytest.mark.parametrize(
+    ("bad", "where"),
+    [
+        ([{"tool_calls": [{"name": "phone_tap", "pick": 3}]}], "pick"),
+        ([{"tool_calls": [{"name": "phone_tap", "arguments": [1]}]}], "arguments"),
+        ([], "non-empty"),
+    ],
+)
+def test_malformed_scripts_are_config_errors_naming_the_field(tmp_path, bad, where):
+    with pytest.raises(ConfigError, match=where):
+        load_reference_script(write(tmp_path, bad))
+
+
+def test_number_for_prefers_the_exact_label_then_containment_and_names_what_is_missing():
+    listing = (
+        'Screen v2 · x\n<untrusted source="screen">\n1 text "Network & internet"\n2 item "Internet · On"\n</untrusted>'
+    )
+    assert number_for(listing, "Network & internet") == 1
+    assert number_for(listing, "Internet", "item") == 2
+    assert number_for(listing, "internet") == 1  # containment, case-insensitive, first row
+    with pytest.raises(ElementNotListed, match=r"button 'Internet'"):
+        number_for(listing, "Internet", "button")
