@@ -7,6 +7,7 @@ merge back into the whole; compare names what changed."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -131,3 +132,87 @@ def test_every_shipped_task_with_a_solution_passes_with_its_reference(tmp_path):
     }
     assert failed == {}
     assert Path(run.folder / "report.html").is_file()
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    from tests.web.conftest import find_chromium
+
+    path = find_chromium()
+    if path is None:
+        if os.environ.get("MIKA_REQUIRE_BROWSER") == "1":
+            pytest.fail("MIKA_REQUIRE_BROWSER=1 but no Chromium is installed (apt-get install chromium)")
+        pytest.skip("no Chromium on this machine (install Debian's chromium to run this test)")
+    return path
+
+
+async def test_the_html_report_renders_in_chromium_with_a_row_per_task_and_working_links(reference, chromium):
+    from playwright.async_api import async_playwright
+
+    from tests.web.conftest import CHROMIUM_ARGS
+
+    page_url = (reference.folder / "report.html").as_uri()
+    async with async_playwright() as pw:
+        browser = await pw.chromium.launch(executable_path=chromium, args=list(CHROMIUM_ARGS))
+        try:
+            page = await browser.new_page()
+            requests: list[str] = []
+            page.on("request", lambda r: requests.append(r.url))
+            await page.goto(page_url)
+            assert await page.title() == f"mika eval: {MIXED} with reference"
+            assert (await page.inner_text("#pass-rate")) == "100%"
+            headers = await page.eval_on_selector_all("#runs thead th", "els => els.map(e => e.textContent)")
+            assert headers[:4] == ["task", "run", "expect", "result"]
+            rows = await page.query_selector_all("#runs tbody tr")
+            assert len(rows) == 4
+            cells = await page.eval_on_selector_all(
+                "#runs tbody tr", "rows => rows.map(r => [r.dataset.task, r.querySelector('.result').textContent])"
+            )
+            assert sorted(cells) == sorted([t, "pass"] for t in reference.rows())
+            # Every record link leads to that run's record folder.
+            hrefs = await page.eval_on_selector_all("a.record", "as => as.map(a => a.href)")
+            assert len(hrefs) == 4
+            for href in hrefs:
+                assert href.startswith("file://") and Path(href[len("file://") :]).joinpath("events.jsonl").is_file()
+            # The chart: one pass bar per task, full width at 100%.
+            bars = await page.eval_on_selector_all("svg rect.pass-bar", "bs => bs.map(b => b.getAttribute('width'))")
+            assert bars == ["200"] * 4
+            assert requests == [page_url]  # no external assets, nothing fetched
+        finally:
+            await browser.close()
+
+
+async def test_untrusted_text_in_a_report_stays_text_in_the_page(tmp_path, chromium):
+    from playwright.async_api import async_playwright
+
+    from mika.eval.report import build_report, write_report
+    from tests.web.conftest import CHROMIUM_ARGS
+
+    row = {
+        "task": "evil",
+        "repeat": 1,
+        "goal": "<b>x</b>",
+        "expect": "done",
+        "passed": False,
+        "category": "check_failed",
+        "outcome": "answered",
+        "subtype": "",
+        "steps": 1,
+        "tokens": {"input": 1, "output": 1, "cached": 0},
+        "wall_s": 1.0,
+        "first_feedback_s": None,
+        "detail": '</td></tr></table><script>document.title="owned"</script><img src=x onerror="document.title=1">',
+        "record": "",
+        "run_dir": "",
+    }
+    write_report(build_report([row], suite="<i>s</i>", model="m"), tmp_path)
+    async with async_playwright() as pw:
+        browser = await pw.chromium.launch(executable_path=chromium, args=list(CHROMIUM_ARGS))
+        try:
+            page = await browser.new_page()
+            await page.goto((tmp_path / "report.html").as_uri())
+            assert await page.title() == "mika eval: <i>s</i> with m"
+            assert await page.query_selector_all("script, img, i") == []
+            assert "<script>" in await page.inner_text("#runs tbody td.detail")
+        finally:
+            await browser.close()
