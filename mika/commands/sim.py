@@ -28,6 +28,11 @@ TEXTS: dict[str, dict[str, str]] = {
         "bad_faults": "--faults: {error}",
         "bad_scenario": "--scenario: {error}",
         "no_tasks": "this build has no simulated tasks to list.",
+        "unknown_task": "no simulated-phone task {id!r}; `mika sim tasks` lists them",
+        "not_sim": "{serial} is not a simulated phone (`simctl state` did not answer with its state: {said})",
+        "passed": "{id}: pass",
+        "failed": "{id}: FAIL",
+        "needs_answer": "{id} is a question: give the run's answer with --answer TEXT",
     },
     "zh": {
         "hint": "模拟手机 {serial} 已启动；用 adb connect 127.0.0.1:{port} 连接（按 Ctrl+C 停止）",
@@ -35,6 +40,11 @@ TEXTS: dict[str, dict[str, str]] = {
         "bad_faults": "--faults：{error}",
         "bad_scenario": "--scenario：{error}",
         "no_tasks": "这个版本没有可列出的模拟任务。",
+        "unknown_task": "没有模拟手机任务 {id!r}；用 `mika sim tasks` 查看",
+        "not_sim": "{serial} 不是模拟手机（`simctl state` 没有给出它的状态：{said}）",
+        "passed": "{id}：通过",
+        "failed": "{id}：未通过",
+        "needs_answer": "{id} 是一个问题：请用 --answer TEXT 给出运行的回答",
     },
 }
 
@@ -126,10 +136,13 @@ async def _serve(device, port: int) -> None:
         await server.stop()
 
 
-@sim_group.command("tasks")
+@sim_group.group("tasks", invoke_without_command=True)
 @click.option("--json", "as_json", is_flag=True, help="One JSON array instead of a table.")
-def tasks_command(as_json: bool) -> None:
+@click.pass_context
+def tasks_command(ctx: click.Context, as_json: bool) -> None:
     """List the simulated phone's tasks (goal, scenario, success check)."""
+    if ctx.invoked_subcommand is not None:
+        return
     tasks = _load_tasks()
     if as_json:
         click.echo(json.dumps(tasks, ensure_ascii=False, indent=2))
@@ -161,3 +174,72 @@ def _load_tasks() -> list[dict[str, object]]:
         else:
             out.append({k: getattr(task, k) for k in ("id", "goal", "scenario") if hasattr(task, k)})
     return out
+
+
+@tasks_command.command("check")
+@click.argument("task_id")
+@click.option(
+    "--device", "serial", default=None, help="The simulated phone's adb serial (default: the only phone attached)."
+)
+@click.option("--answer", default=None, help="The run's final answer, for a question's task (expect: answer).")
+@click.option(
+    "--json", "as_json", is_flag=True, help="One JSON object: the task, whether it passed, each part of its check."
+)
+def tasks_check_command(task_id: str, serial: str | None, answer: str | None, as_json: bool) -> None:
+    """Score a simulated phone's current state against a task's success check.
+
+    Exit code 0 when the check passes, 1 when it does not, 2 for an unknown task,
+    3 when the phone cannot be reached or is not a simulated phone."""
+    from mika.exit_codes import ExitCode
+    from mika.sim.tasks import get_task
+
+    try:
+        task = get_task(task_id)
+    except KeyError:
+        raise _Failure(_t("unknown_task", id=task_id)) from None
+    if task.expect == "answer" and answer is None:
+        raise _Failure(_t("needs_answer", id=task.id))
+    state = _sim_state(serial)
+    passed = task.succeeded(state, answer)
+    parts = _check_parts(task.check, {**state, "answer": answer} if answer is not None else state)
+    if as_json:
+        click.echo(json.dumps({"task": task.id, "passed": passed, "parts": parts}, ensure_ascii=False))
+    else:
+        click.echo(_t("passed" if passed else "failed", id=task.id))
+        for part in parts:
+            click.echo(f"  {'✓' if part['passed'] else '✗'} {json.dumps(part['check'], ensure_ascii=False)}")
+    if not passed:
+        sys.exit(int(ExitCode.NOT_DONE))
+
+
+def _check_parts(check: dict, state: dict) -> list[dict]:
+    """Each part of an `all` check (or the check itself) with whether it holds now."""
+    from mika.sim.tasks import passes
+
+    parts = check["all"] if set(check) == {"all"} else [check]
+    return [{"check": part, "passed": passes(part, state)} for part in parts]
+
+
+def _sim_state(serial: str | None) -> dict:
+    """`simctl state` of the phone, over the adb server, the way `mika devices` reaches phones."""
+    import adbutils
+
+    from mika.cap.phone.adb.devices import DeviceChoiceError, pick_serial
+    from mika.cap.phone.adb.server import AdbServerError, adb_client
+    from mika.exit_codes import ExitCode
+
+    try:
+        client = adb_client()
+        chosen = pick_serial(client, serial)
+        output = str(client.device(chosen).shell("simctl state", timeout=30))
+    except (AdbServerError, DeviceChoiceError) as exc:
+        raise _Failure(str(exc), ExitCode.DEVICE) from None
+    except (adbutils.AdbError, OSError) as exc:  # the phone went away mid-call
+        raise _Failure(f"{serial or 'the phone'}: {exc}", ExitCode.DEVICE) from None
+    try:
+        state = json.loads(output)
+    except ValueError:
+        state = None
+    if not isinstance(state, dict):
+        raise _Failure(_t("not_sim", serial=chosen, said=output.strip()[:120] or "nothing"), ExitCode.DEVICE)
+    return state
