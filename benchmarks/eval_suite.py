@@ -68,21 +68,27 @@ def main() -> None:
         subprocess.run([adb, "-P", str(port), "kill-server"], check=False, capture_output=True)
     cores = os.cpu_count()
     print(f"mika eval --model reference on {args.suite} ({cores} cores; load: {os.getloadavg()[0]:.1f})")
-    print(f"{'task':38} {'pass':>5} {'steps':>5} {'tokens in':>10} {'out':>5} {'wall s':>7} "
-          f"{'phone s':>7} {'run s':>6} {'1st fb s':>8} | {'wall s (par)':>12}")
+    print(
+        f"{'task':38} {'pass':>5} {'steps':>5} {'tokens in':>10} {'out':>5} {'wall s':>7} "
+        f"{'phone s':>7} {'run s':>6} {'1st fb s':>8} | {'wall s (par)':>12}"
+    )
     par_rows = {(r["task"], r["repeat"]): r for r in par["rows"]}
     for r in serial["rows"]:
         if r["category"] == "no_solution":
             continue
         p = par_rows[(r["task"], r["repeat"])]
         ff = "-" if r["first_feedback_s"] is None else f"{r['first_feedback_s']:.2f}"
-        print(f"{r['task'][:38]:38} {'yes' if r['passed'] else 'NO':>5} {r['steps']:>5} "
-              f"{r['tokens']['input']:>10} {r['tokens']['output']:>5} {r['wall_s']:>7.1f} "
-              f"{r['phone_s']:>7.1f} {r['run_s']:>6.1f} {ff:>8} | {p['wall_s']:>12.1f}")
+        print(
+            f"{r['task'][:38]:38} {'yes' if r['passed'] else 'NO':>5} {r['steps']:>5} "
+            f"{r['tokens']['input']:>10} {r['tokens']['output']:>5} {r['wall_s']:>7.1f} "
+            f"{r['phone_s']:>7.1f} {r['run_s']:>6.1f} {ff:>8} | {p['wall_s']:>12.1f}"
+        )
     s1, s2 = serial["summary"], par["summary"]
     print(f"serial:      {serial_wall:6.1f} s for {s1['scored']} tasks, pass rate {s1['pass_rate']}")
-    print(f"parallel {args.parallel}:  {par_wall:6.1f} s for {s2['scored']} tasks, pass rate {s2['pass_rate']} "
-          f"(speed-up {serial_wall / par_wall:.2f}x)")
+    print(
+        f"parallel {args.parallel}:  {par_wall:6.1f} s for {s2['scored']} tasks, pass rate {s2['pass_rate']} "
+        f"(speed-up {serial_wall / par_wall:.2f}x)"
+    )
 
 
 if __name__ == "__main__":

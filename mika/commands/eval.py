@@ -96,7 +96,7 @@ def eval_group(
     if ctx.invoked_subcommand is not None:
         return
     from mika.eval.report import build_report, write_report
-    from mika.eval.runner import Plan, run_plan
+    from mika.eval.runner import EvalInterrupted, Plan, run_plan
     from mika.eval.suite import Shard, SuiteError, load_suite, pick_tasks
 
     obj = ctx.obj or {}
@@ -123,7 +123,11 @@ def eval_group(
     echo(f"mika eval: {len(tasks)} task(s) × {repeat} with {choice}, {parallel} at a time → {folder}", err=True)
     started_at = datetime.now(UTC).isoformat(timespec="seconds")
     began = time.monotonic()
-    rows = run_plan(plan, _progress)
+    interrupted = False
+    try:
+        rows = run_plan(plan, _progress)
+    except EvalInterrupted as stop:
+        rows, interrupted = stop.rows, True
     report = build_report(
         rows,
         suite=suite,
@@ -136,6 +140,8 @@ def eval_group(
     )
     write_report(report, folder)
     _print_summary(report, folder, as_json)
+    if interrupted:
+        raise _Failure("stopped: the report has the task runs as far as they got", ExitCode.INTERRUPTED)
     scored = [r for r in rows if r["category"] != "no_solution"]
     if scored and all(r["category"] == "config_error" for r in scored):
         raise _Failure(f"every run was refused for its configuration: {scored[0]['detail']}")

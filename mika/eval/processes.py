@@ -27,6 +27,39 @@ from mika.sim.adb_host import AdbHostError, AdbServerAddress, start_adb_server
 MIKA = [sys.executable, "-c", "import sys; from mika.cli import main; main(sys.argv[1:])"]
 
 
+# Every child process alive now, so an interrupted evaluation ends them all (each runs in
+# its own session, out of reach of the terminal's Ctrl+C).
+_ALIVE: set[subprocess.Popen[str]] = set()
+_ALIVE_LOCK = threading.Lock()
+_STOPPING = threading.Event()
+
+
+def _spawn(argv: list[str], **kwargs: Any) -> subprocess.Popen[str]:
+    with _ALIVE_LOCK:
+        if _STOPPING.is_set():
+            raise Interrupted()
+        proc = subprocess.Popen(argv, text=True, stdin=subprocess.DEVNULL, start_new_session=True, **kwargs)
+        _ALIVE.add(proc)
+    return proc
+
+
+def stop_everything() -> None:
+    """End every child process of this evaluation now (Ctrl+C); none starts after this."""
+    _STOPPING.set()
+    with _ALIVE_LOCK:
+        alive = list(_ALIVE)
+    for proc in alive:
+        _stop(proc, grace=2.0)
+
+
+def stopping() -> bool:
+    return _STOPPING.is_set()
+
+
+class Interrupted(Exception):
+    """The evaluation was stopped while this task ran."""
+
+
 class PhoneError(RuntimeError):
     """The task's simulated phone could not be started, reached or prepared."""
 
@@ -40,6 +73,8 @@ def _read_line(stream: IO[str], deadline: float) -> str | None:
 
 
 def _stop(proc: subprocess.Popen[str], grace: float = 5.0) -> None:
+    with _ALIVE_LOCK:
+        _ALIVE.discard(proc)
     if proc.poll() is not None:
         return
     with contextlib.suppress(ProcessLookupError):
@@ -58,15 +93,8 @@ class TaskPhone:
     def __init__(self, env: dict[str, str], log: Path, timeout: float = 30.0) -> None:
         self.serial = ""
         self._log = log.open("w", encoding="utf-8")
-        self.proc = subprocess.Popen(
-            [*MIKA, "sim", "--port", "0"],
-            stdout=subprocess.PIPE,
-            stderr=self._log,
-            stdin=subprocess.DEVNULL,
-            text=True,
-            env=env,
-            start_new_session=True,  # its own group: a timeout ends all of it
-        )
+        # Its own session and group: a timeout ends all of it.
+        self.proc = _spawn([*MIKA, "sim", "--port", "0"], stdout=subprocess.PIPE, stderr=self._log, env=env)
         try:
             self._attach(env, timeout)
         except BaseException:
@@ -144,15 +172,7 @@ def run_headless_process(
     events: list[dict[str, Any]] = []
     result: dict[str, Any] | None = None
     with log.open("w", encoding="utf-8") as err:
-        proc = subprocess.Popen(
-            [*MIKA, *argv],
-            stdout=subprocess.PIPE,
-            stderr=err,
-            stdin=subprocess.DEVNULL,
-            text=True,
-            env=env,
-            start_new_session=True,
-        )
+        proc = _spawn([*MIKA, *argv], stdout=subprocess.PIPE, stderr=err, env=env)
         assert proc.stdout is not None
         # A reader thread: select() on a buffered text pipe misses lines already buffered.
         lines: queue.Queue[str] = queue.Queue()

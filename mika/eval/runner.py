@@ -20,7 +20,15 @@ from typing import Any
 
 from mika.atomic_write import ensure_dir
 from mika.eval.policy import NoSolution, model_for
-from mika.eval.processes import FEEDBACK_TYPES, PhoneError, TaskPhone, run_headless_process
+from mika.eval.processes import (
+    FEEDBACK_TYPES,
+    Interrupted,
+    PhoneError,
+    TaskPhone,
+    run_headless_process,
+    stop_everything,
+    stopping,
+)
 from mika.eval.scoring import score
 from mika.model.errors import ModelErrorKind
 from mika.sim.tasks import SimTask
@@ -40,6 +48,14 @@ class Plan:
     config_path: str | None = None
 
 
+class EvalInterrupted(Exception):
+    """Ctrl+C: every child process was ended; `rows` are the task runs as far as they got."""
+
+    def __init__(self, rows: list[dict[str, Any]]) -> None:
+        super().__init__("the evaluation was stopped")
+        self.rows = rows
+
+
 def run_dir_name(task: SimTask, repeat: int, repeats: int) -> str:
     return task.id if repeats == 1 else f"{task.id}.r{repeat}"
 
@@ -49,13 +65,30 @@ def run_plan(plan: Plan, progress: Callable[[dict[str, Any]], None] | None = Non
     jobs = [(task, k) for task in plan.tasks for k in range(1, plan.repeat + 1)]
 
     def one(job: tuple[SimTask, int]) -> dict[str, Any]:
-        row = run_one(plan, *job)
+        try:
+            row = run_one(plan, *job)
+        except Interrupted:
+            row = _row(*job)
+            row.update(category="interrupted", detail="the evaluation was stopped")
+        except Exception as exc:  # a fault of the harness itself: told in the row, never a traceback
+            row = _row(*job)
+            row.update(category="crashed", detail=f"{type(exc).__name__}: {exc}")
+        if stopping() and not row["passed"] and row["category"] != "no_solution":
+            row.update(category="interrupted", detail="the evaluation was stopped")
         if progress is not None:
             progress(row)
         return row
 
-    with ThreadPoolExecutor(max_workers=max(1, plan.parallel)) as pool:
-        return list(pool.map(one, jobs))
+    pool = ThreadPoolExecutor(max_workers=max(1, plan.parallel))
+    try:
+        futures = [pool.submit(one, job) for job in jobs]
+        return [f.result() for f in futures]
+    except KeyboardInterrupt:
+        stop_everything()  # the children run in their own sessions: Ctrl+C does not reach them
+        # Each task still running ends at once now (its processes are gone) as interrupted.
+        raise EvalInterrupted([f.result() for f in futures]) from None
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _row(task: SimTask, repeat: int) -> dict[str, Any]:

@@ -9,7 +9,7 @@
 
 A failed task gets one category, the first that applies: script_mismatch, model_error,
 device_error, run_failed, budget, wrong_outcome, check_failed. The runner adds timeout,
-crashed and no_solution (nothing to score).
+config_error, crashed, interrupted and no_solution (nothing to score).
 """
 
 from __future__ import annotations
@@ -27,8 +27,10 @@ CATEGORIES = (
     "script_mismatch",  # a model script did not fit the run (a pick matched nothing, out of replies)
     "device_error",  # the simulated phone was lost or could not be prepared
     "run_failed",  # the run failed otherwise (a guard, an internal fault)
-    "crashed",  # the worker process ended without a result
+    "config_error",  # the headless run refused its configuration (exit 2: a bad model or config)
+    "crashed",  # the headless run ended without a result, or the harness failed
     "timeout",  # the task took longer than --timeout
+    "interrupted",  # the evaluation was stopped (Ctrl+C) while the task ran
     "no_solution",  # --model reference, and the task has no reference solution
 )
 HANDOFF_SUBTYPES = frozenset({"blocked", "login_incomplete", "captcha_incomplete"})
