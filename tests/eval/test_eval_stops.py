@@ -53,7 +53,7 @@ def test_ctrl_c_stops_the_evaluation_with_exit_130_and_a_partial_report(tmp_path
         time.sleep(0.2)
     assert list(report.glob("runs/*/state")), "no task started"
     proc.send_signal(signal.SIGINT)
-    out, err = proc.communicate(timeout=60)
+    _out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
     assert "stopped: the report has the task runs as far as they got" in err and "Traceback" not in err
 
