@@ -23,6 +23,36 @@ import click
 from mika.exit_codes import ExitCode
 from mika.terminal_text import echo, for_terminal, json_for_terminal
 
+TEXTS: dict[str, dict[str, str]] = {
+    "en": {
+        "start": "mika eval: {n} task(s) × {repeat} with {model}, {parallel} at a time → {folder}",
+        "progress": "{steps} steps  {tokens} tokens  {wall} s",
+        "summary": "pass rate {rate}: {passed}/{scored} passed, {none} without a solution; "
+        "tokens {tin} in / {tout} out / {tcached} cached",
+        "report": "report: {path}",
+        "stopped": "stopped: the report has the task runs as far as they got",
+        "all_config": "every run was refused for its configuration: {detail}",
+        "all_device": "no simulated phone could be used: {detail}",
+    },
+    "zh": {
+        "start": "mika eval：{n} 个任务 × {repeat}，模型 {model}，同时 {parallel} 个 → {folder}",
+        "progress": "{steps} 步  {tokens} 个 token  {wall} 秒",
+        "summary": "通过率 {rate}：{scored} 次中通过 {passed} 次，{none} 个没有参考解；"
+        "token 输入 {tin} / 输出 {tout} / 缓存 {tcached}",
+        "report": "报告：{path}",
+        "stopped": "已停止：报告里是到目前为止的任务运行",
+        "all_config": "每次运行都因配置被拒绝：{detail}",
+        "all_device": "没有可用的模拟手机：{detail}",
+    },
+}
+
+
+def _t(key: str, **fields: object) -> str:
+    from mika.config.language import ui_language
+
+    table = TEXTS.get(ui_language(), TEXTS["en"])
+    return table.get(key, TEXTS["en"][key]).format(**fields)
+
 
 class _Failure(click.ClickException):
     """One line on stderr with Mika's exit code, never a traceback."""
@@ -120,7 +150,7 @@ def eval_group(
         max_steps=max_steps,
         config_path=obj.get("config"),
     )
-    echo(f"mika eval: {len(tasks)} task(s) × {repeat} with {choice}, {parallel} at a time → {folder}", err=True)
+    echo(_t("start", n=len(tasks), repeat=repeat, model=choice, parallel=parallel, folder=folder), err=True)
     started_at = datetime.now(UTC).isoformat(timespec="seconds")
     began = time.monotonic()
     interrupted = False
@@ -141,12 +171,12 @@ def eval_group(
     write_report(report, folder)
     _print_summary(report, folder, as_json)
     if interrupted:
-        raise _Failure("stopped: the report has the task runs as far as they got", ExitCode.INTERRUPTED)
+        raise _Failure(_t("stopped"), ExitCode.INTERRUPTED)
     scored = [r for r in rows if r["category"] != "no_solution"]
     if scored and all(r["category"] == "config_error" for r in scored):
-        raise _Failure(f"every run was refused for its configuration: {scored[0]['detail']}")
+        raise _Failure(_t("all_config", detail=scored[0]["detail"]))
     if scored and all(r["category"] == "device_error" for r in scored):
-        raise _Failure(f"no simulated phone could be used: {scored[0]['detail']}", ExitCode.DEVICE)
+        raise _Failure(_t("all_device", detail=scored[0]["detail"]), ExitCode.DEVICE)
 
 
 def _check_model(choice: str) -> None:
@@ -169,7 +199,9 @@ def _progress(row: dict[str, Any]) -> None:
     line = f"{mark} {row['task']}"
     if row["repeat"] > 1:
         line += f" #{row['repeat']}"
-    line += f"  {row['category'] or 'pass'}  {row['steps']} steps  {t['input'] + t['output']} tokens  {row['wall_s']} s"
+    line += f"  {row['category'] or 'pass'}  " + _t(
+        "progress", steps=row["steps"], tokens=t["input"] + t["output"], wall=row["wall_s"]
+    )
     if not row["passed"] and row["detail"] and row["category"] != "no_solution":
         line += f"  — {row['detail'].splitlines()[0][:160]}"
     echo(for_terminal(line), err=True)
@@ -181,14 +213,23 @@ def _print_summary(report: dict[str, Any], folder: Path | None, as_json: bool) -
         return
     s = report["summary"]
     rate = "–" if s["pass_rate"] is None else f"{s['pass_rate'] * 100:.0f}%"
+    tokens = s["tokens"]
     click.echo(
-        f"pass rate {rate}: {s['passed']}/{s['scored']} passed, {s['no_solution']} without a solution; "
-        f"tokens {s['tokens']['input']} in / {s['tokens']['output']} out / {s['tokens']['cached']} cached"
+        _t(
+            "summary",
+            rate=rate,
+            passed=s["passed"],
+            scored=s["scored"],
+            none=s["no_solution"],
+            tin=tokens["input"],
+            tout=tokens["output"],
+            tcached=tokens["cached"],
+        )
     )
     for name, count in s["categories"].items():
         click.echo(f"  {name}: {count}")
     if folder is not None:
-        click.echo(f"report: {folder / 'report.html'}")
+        click.echo(_t("report", path=folder / "report.html"))
 
 
 @eval_group.command("merge")

@@ -129,3 +129,13 @@ def test_an_answer_task_is_scored_on_the_answer_not_on_a_claim_in_the_state():
         score(task, {"outcome": "answered", "answer": "Done."}, {"answer": "137.5"}, frozenset()).category
         == "check_failed"
     )
+
+
+def test_the_summary_speaks_chinese(tmp_path, monkeypatch):
+    monkeypatch.setenv("MIKA_LANGUAGE", "zh")
+    suite = tmp_path / "unsolved.json"
+    suite.write_text(json.dumps([{**GOOD, "solution": []}]))
+    code, out, err = eval_args(tmp_path, "--suite", str(suite))
+    assert code == 0, err
+    assert out.startswith("通过率 –：0 次中通过 0 次，1 个没有参考解") and "报告：" in out
+    assert "个任务" in err
