@@ -216,3 +216,15 @@ async def test_untrusted_text_in_a_report_stays_text_in_the_page(tmp_path, chrom
             assert "<script>" in await page.inner_text("#runs tbody td.detail")
         finally:
             await browser.close()
+
+
+def test_repeat_runs_each_task_k_times_on_fresh_phones(tmp_path):
+    run = run_eval(tmp_path, "--suite", str(MIXED), "--tasks", "eval_whatsapp_missing", "--repeat", "2", "--json")
+    assert run.code == 0, run.stderr
+    rows = run.report["rows"]
+    assert [(r["task"], r["repeat"]) for r in rows] == [("eval_whatsapp_missing", 1), ("eval_whatsapp_missing", 2)]
+    assert [r["run_dir"] for r in rows] == ["runs/eval_whatsapp_missing.r1", "runs/eval_whatsapp_missing.r2"]
+    assert all(r["passed"] for r in rows)
+    assert rows[0]["record"] != rows[1]["record"]
+    per_task = json.loads(run.stdout)["summary"]["per_task"]["eval_whatsapp_missing"]
+    assert per_task["runs"] == 2 and per_task["pass_rate"] == 1.0
