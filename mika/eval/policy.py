@@ -36,6 +36,8 @@ def model_for(choice: str, task: SimTask, work: Path) -> str:
         return "script:" + str(_write(work / "solution.json", list(task.solution)))
     if choice == LAZY:
         return "script:" + str(_write(work / "lazy.json", LAZY_SCRIPT))
+    if choice.startswith("script:"):  # the run's process may start elsewhere: an absolute path
+        return "script:" + str(Path(choice[len("script:") :]).expanduser().resolve())
     return choice
 
 

@@ -21,7 +21,7 @@ from typing import IO, Any
 
 import adbutils
 
-from mika.sim.adb_host import AdbHostError, AdbServerAddress, start_adb_server
+from mika.cap.phone.adb.server import AdbServerError, adb_client
 
 # `mika …` in this interpreter, whatever entry point this process was started from.
 MIKA = [sys.executable, "-c", "import sys; from mika.cli import main; main(sys.argv[1:])"]
@@ -50,6 +50,11 @@ def stop_everything() -> None:
         alive = list(_ALIVE)
     for proc in alive:
         _stop(proc, grace=2.0)
+
+
+def begin() -> None:
+    """A new evaluation in this process: children may start again."""
+    _STOPPING.clear()
 
 
 def stopping() -> bool:
@@ -96,12 +101,12 @@ class TaskPhone:
         # Its own session and group: a timeout ends all of it.
         self.proc = _spawn([*MIKA, "sim", "--port", "0"], stdout=subprocess.PIPE, stderr=self._log, env=env)
         try:
-            self._attach(env, timeout)
+            self._attach(timeout)
         except BaseException:
             self.close()
             raise
 
-    def _attach(self, env: dict[str, str], timeout: float) -> None:
+    def _attach(self, timeout: float) -> None:
         assert self.proc.stdout is not None
         line = _read_line(self.proc.stdout, time.monotonic() + timeout) or ""
         if not line.startswith("listening on "):
@@ -110,14 +115,13 @@ class TaskPhone:
             )
         self.serial = line.split()[-1]
         try:
-            address = AdbServerAddress.from_env(env)
-            start_adb_server(address)
-            self.client = adbutils.AdbClient(host=address.host, port=address.port)
+            # The adb server Mika's runs use (this process's environment is the children's).
+            self.client = adb_client()
             answer = self.client.connect(self.serial, timeout=timeout)
             if "connected to" not in answer:
                 raise PhoneError(f"the adb server could not connect to {self.serial}: {answer}")
             self.client.wait_for(self.serial, transport="any", state="device", timeout=timeout)
-        except (AdbHostError, adbutils.AdbError, OSError) as exc:
+        except (AdbServerError, adbutils.AdbError, OSError) as exc:
             raise PhoneError(
                 f"the simulated phone {self.serial} did not come online in the adb server: {exc}"
             ) from None

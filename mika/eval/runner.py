@@ -25,6 +25,7 @@ from mika.eval.processes import (
     Interrupted,
     PhoneError,
     TaskPhone,
+    begin,
     run_headless_process,
     stop_everything,
     stopping,
@@ -63,6 +64,7 @@ def run_dir_name(task: SimTask, repeat: int, repeats: int) -> str:
 def run_plan(plan: Plan, progress: Callable[[dict[str, Any]], None] | None = None) -> list[dict[str, Any]]:
     """One row per task run, in the plan's order (task, then repeat)."""
     jobs = [(task, k) for task in plan.tasks for k in range(1, plan.repeat + 1)]
+    begin()
 
     def one(job: tuple[SimTask, int]) -> dict[str, Any]:
         try:

@@ -8,8 +8,10 @@ A tool call may name its element by what it says instead of by number:
 off the latest screen listing in the run's tool results, as a model does, and sends it
 as the call's `element`. How a listing is read is not this layer's business (mika.uistate
 knows listings; the model layer may not import it): the assembly hands the player a
-`resolver`. A pick that matches nothing, or a script that runs out of replies, ends the
-run with a model error of kind `script_mismatch` naming what did not fit.
+`resolver`. A reply whose pick came back stale_element (the screen changed before the tap
+landed; nothing was done) is played again, picked off the new listing, as a model would.
+A pick that matches nothing, or a script that runs out of replies, ends the run with a
+model error of kind `script_mismatch` naming what did not fit.
 Select it with `--model script:PATH` or a provider `kind = "scripted"` with `script = PATH`.
 """
 
@@ -29,6 +31,8 @@ from mika.model.testing import FunctionModel, Reply
 # (tool result texts of the run so far, oldest first; label; role or None) -> element
 # number; raises LookupError (with a sentence) when no element fits.
 PickResolver = Callable[[Iterable[str], str, str | None], int]
+# A pick whose screen changed before the tap landed is picked again this many times.
+MAX_REPICKS = 3
 
 
 @dataclass(frozen=True)
@@ -57,6 +61,8 @@ class ScriptPlayer(FunctionModel):
         self.played = 0
         self._results: list[str] = []
         self._seen: set[str] = set()
+        self._fresh: list[ToolResult] = []  # the results of the reply played last
+        self._retries = 0
 
     @property
     def remaining(self) -> int:
@@ -65,11 +71,23 @@ class ScriptPlayer(FunctionModel):
     def _take_results(self, request: ModelRequest) -> None:
         # Every tool result the run has sent so far, once each, in order: a delta's base
         # may be several requests back (and history compression may drop it later).
+        self._fresh = []
         for message in request.messages:
             for part in message.parts:
                 if isinstance(part, ToolResult) and part.call_id not in self._seen:
                     self._seen.add(part.call_id)
                     self._results.append(part.text)
+                    self._fresh.append(part)
+
+    def _picked_stale(self) -> bool:
+        """The reply played last picked an element, and the screen changed before the tap
+        landed (stale_element, nothing done): a model reads the new listing and picks again."""
+        if not self.played or self._retries >= MAX_REPICKS:
+            return False
+        last = self.steps[self.played - 1]
+        if not any(c.pick is not None for c in last.calls):
+            return False
+        return any(r.text.startswith("[stale_element]") for r in self._fresh)
 
     def _reply(self, request: ModelRequest) -> Reply:
         self._take_results(request)
@@ -79,8 +97,13 @@ class ScriptPlayer(FunctionModel):
                 f"the model script {self.name} has no reply left after {len(self.steps)}: the run wanted one more",
                 provider="script",
             )
-        step = self.steps[self.played]
-        self.played += 1
+        if self._picked_stale():
+            self._retries += 1
+            step = self.steps[self.played - 1]
+        else:
+            self._retries = 0
+            step = self.steps[self.played]
+            self.played += 1
         calls = []
         for call in step.calls:
             args = dict(call.arguments)

@@ -228,3 +228,14 @@ def test_repeat_runs_each_task_k_times_on_fresh_phones(tmp_path):
     assert rows[0]["record"] != rows[1]["record"]
     per_task = json.loads(run.stdout)["summary"]["per_task"]["eval_whatsapp_missing"]
     assert per_task["runs"] == 2 and per_task["pass_rate"] == 1.0
+
+
+def test_one_model_script_for_every_task_is_found_by_a_relative_path(tmp_path, monkeypatch):
+    wifi = json.loads(MIXED.read_text())[0]
+    (tmp_path / "wifi.json").write_text(json.dumps(wifi["solution"]))
+    monkeypatch.chdir(tmp_path)
+    run = run_eval(tmp_path, "--suite", str(MIXED), "--tasks", "settings_wifi_off", "--model", "script:wifi.json")
+    assert run.code == 0, run.stderr
+    row = run.rows()["settings_wifi_off"]
+    assert row["passed"], row["detail"]
+    assert run.report["model"] == "script:wifi.json"

@@ -106,3 +106,38 @@ def test_number_for_prefers_the_exact_label_then_containment_and_names_what_is_m
     assert number_for(listing, "internet") == 1  # containment, case-insensitive, first row
     with pytest.raises(ElementNotListed, match=r"button 'Internet'"):
         number_for(listing, "Internet", "button")
+
+
+async def test_a_pick_made_stale_by_a_screen_change_is_picked_again_off_the_new_listing(tmp_path, sim_phone):
+    from tests.agent.test_screen_delta_phone import open_messages
+
+    open_messages(sim_phone)
+    script = [
+        {"tool_calls": [{"name": "phone_observe"}]},
+        {"tool_calls": [{"name": "phone_tap", "pick": "Alice Chen"}]},
+        "Opened Alice's thread.",
+    ]
+    model = load_reference_script(write(tmp_path, script))
+    orig = model.fn
+
+    def reply(request):
+        if len(model.requests) == 2:
+            # The player picks "Alice Chen" off the listing it was given, while a new
+            # thread pushes every row down behind its back.
+            world = sim_phone.device.world
+            world.data["threads"].insert(
+                0, {"id": "t9", "name": "Zed", "number": "9", "messages": [{"dir": "in", "text": "hi"}]}
+            )
+            world.changed()
+        return orig(request)
+
+    model.fn = reply
+    run = make_run(tmp_path, default_cap(sim_phone), SimpleNamespace(model=model))  # type: ignore[arg-type]
+    result = await run.run()
+    assert result.status is OutcomeStatus.ANSWERED, result.answer
+    results = sent_results(model)
+    taps = [e["arguments"] for e in record(run) if e["type"] == "tool_call" and e["name"] == "phone_tap"]
+    assert len(taps) == 2 and taps[0] != taps[1]  # the same pick, a new number
+    assert results[1].startswith("[stale_element]")
+    assert 'Tapped item "Alice Chen' in results[2] or "Alice Chen" in results[2].split("\n", 1)[0]
+    assert model.remaining == 0
