@@ -6,7 +6,9 @@ The script is a list of replies; each is a string (a plain answer) or an object
 A tool call may name its element by what it says instead of by number:
 {"name": "phone_tap", "pick": "Display", "role": "button"} — the player reads the number
 off the latest screen listing in the run's tool results, as a model does, and sends it
-as the call's `element`. How a listing is read is not this layer's business (mika.uistate
+as the call's `element`. "{match}" in an argument or an answer stands for the last
+`Match: …` line a tool returned (a one-time code read off a notification by phone_event),
+so a script can type what the run read. How a listing is read is not this layer's business (mika.uistate
 knows listings; the model layer may not import it): the assembly hands the player a
 `resolver`. A reply whose pick came back stale_element (the screen changed before the tap
 landed; nothing was done) is played again, picked off the new listing, as a model would.
@@ -18,6 +20,7 @@ Select it with `--model script:PATH` or a provider `kind = "scripted"` with `scr
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +34,7 @@ from mika.model.testing import FunctionModel, Reply
 # (tool result texts of the run so far, oldest first; label; role or None) -> element
 # number; raises LookupError (with a sentence) when no element fits.
 PickResolver = Callable[[Iterable[str], str, str | None], int]
+_MATCH = re.compile(r"^Match: (\S+)$", re.M)
 # A pick whose screen changed before the tap landed is picked again this many times.
 MAX_REPICKS = 3
 
@@ -106,11 +110,28 @@ class ScriptPlayer(FunctionModel):
             self.played += 1
         calls = []
         for call in step.calls:
-            args = dict(call.arguments)
+            args = self._fill(dict(call.arguments))
             if call.pick is not None:
                 args["element"] = self._resolve(call)
             calls.append((call.name, args))
-        return Reply(text=step.text, tool_calls=tuple(calls), delay=step.delay)
+        return Reply(text=self._fill(step.text), tool_calls=tuple(calls), delay=step.delay)
+
+    def _fill(self, value: Any) -> Any:
+        if isinstance(value, str) and "{match}" in value:
+            found = [m for r in self._results for m in _MATCH.findall(r)]
+            if not found:
+                raise ModelError(
+                    ModelErrorKind.SCRIPT_MISMATCH,
+                    f"reply {self.played} of the model script {self.name} uses {{match}}, "
+                    "but no tool of the run returned a `Match: …` line",
+                    provider="script",
+                )
+            return value.replace("{match}", found[-1])
+        if isinstance(value, dict):
+            return {k: self._fill(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self._fill(v) for v in value]
+        return value
 
     def _resolve(self, call: _Call) -> int:
         assert self.resolver is not None  # checked when the script was loaded

@@ -141,3 +141,25 @@ async def test_a_pick_made_stale_by_a_screen_change_is_picked_again_off_the_new_
     assert results[1].startswith("[stale_element]")
     assert 'Tapped item "Alice Chen' in results[2] or "Alice Chen" in results[2].split("\n", 1)[0]
     assert model.remaining == 0
+
+
+def test_match_stands_for_the_last_code_a_tool_read(tmp_path):
+    from mika.model.errors import ModelError
+    from mika.model.messages import Message, ModelRequest
+
+    script = [
+        {"tool_calls": [{"name": "phone_type_text", "arguments": {"text": "{match}", "submit": True}}]},
+        "Signed in with the code {match}.",
+    ]
+    player = load_reference_script(write(tmp_path, script))
+    read = ToolResult("c1", "phone_event", "A notification arrived.\nMatch: 482913")
+    request = ModelRequest("sys", (Message.user("go"), Message("user", (read,))))
+    first = player._reply(request)
+    assert first.tool_calls == (("phone_type_text", {"text": "482913", "submit": True}),)
+    again = ToolResult("c2", "phone_event", "Another one.\nMatch: 777001")
+    assert player._reply(ModelRequest("sys", (*request.messages, Message("user", (again,))))).text == (
+        "Signed in with the code 777001."
+    )
+    blind = load_reference_script(write(tmp_path, script))
+    with pytest.raises(ModelError, match=r"uses \{match\}, but no tool of the run returned"):
+        blind._reply(ModelRequest("sys", (Message.user("go"),)))
