@@ -30,3 +30,23 @@ async def test_launch_an_app_by_the_chinese_name_its_launcher_shows(tmp_path, si
     await run.run()
     assert driver.results[0].startswith("Opened Video (com.mika.video)"), driver.results[0]
     assert world_state(sim_phone)["foreground"]["0"].startswith("com.mika.video/")
+
+
+async def test_launch_one_page_of_an_app_without_a_launcher_icon(tmp_path, sim_phone) -> None:
+    # Form Lab has no home-screen icon; its knowledge says to start it by .MenuActivity.
+    driver = ListingDriver(
+        [
+            step("phone_launch_app", app="Form Lab"),
+            step("phone_launch_app", app="com.mika.lab/.NoSuchActivity"),
+            step("phone_launch_app", app="com.mika.lab/.MenuActivity"),
+            "opened",
+        ]
+    )
+    run = make_run(tmp_path, dump_cap(sim_phone), driver)
+    await run.run()
+    assert driver.results[0].startswith("[app_not_found]"), driver.results[0]
+    assert driver.results[1].startswith("[launch_failed] com.mika.lab/.NoSuchActivity could not be opened"), (
+        driver.results[1]
+    )
+    assert driver.results[2].startswith("Opened Form Lab (com.mika.lab)."), driver.results[2]
+    assert world_state(sim_phone)["foreground"]["0"] == "com.mika.lab/.MenuActivity"
