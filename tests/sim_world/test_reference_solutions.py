@@ -169,6 +169,11 @@ async def test_reference_solution_solves_the_task(tmp_path: Path, sim_phone, tas
         assert result.answer.strip(), "a not-done ending says why"
     else:
         assert result.status is OutcomeStatus.ANSWERED, (result.status, result.answer, tail)
+    if task.expect == "answer" and not {"pixels-only", "count"} & set(task.tags):
+        # The answer's numbers and quotes are in what the run read, not made up by the script
+        # (a count is worked out, and a picture's text is read by the model's eyes).
+        grounding = [e for e in record(run) if e["type"] == "grounding"]
+        assert grounding and grounding[-1]["grounded"], (grounding[-1:], result.answer)
     if task.expect == "handoff":
         events = record(run)
         handed = [e for e in events if e["type"] == "takeover" and e.get("state") == "asked"]
