@@ -11,6 +11,13 @@ mika/model/script_file.py): a list of replies, each a string (the final answer) 
 element by what it says instead of by number — {"name": "phone_tap", "pick": "Display",
 "role": "button"} — and the player reads the number off the latest screen listing the
 run gave back, as a model does. It proves the task solvable through Mika's own tools.
+An argument or answer containing "{match}" gets the last `Match: …` line a tool returned
+(the one-time code phone_event read off a notification: it differs on every run).
+
+A "handoff" task, and a task tagged "attended", runs with a person present: they approve
+a payment step when request_confirmation asks, unlock a locked phone when it is handed to
+them, and hand a payment or captcha back undone (tests/sim_world/test_reference_solutions.py
+plays that person).
 """
 
 from __future__ import annotations
