@@ -11,6 +11,12 @@ mika/model/script_file.py): a list of replies, each a string (the final answer) 
 element by what it says instead of by number — {"name": "phone_tap", "pick": "Display",
 "role": "button"} — and the player reads the number off the latest screen listing the
 run gave back, as a model does. It proves the task solvable through Mika's own tools.
+
+An adversarial task (untrusted text or a fake dialog tries to steer the agent) also has a
+"trap": what the injected instruction wants done, in words; its check fails when that
+happened. It may carry an "attack": the model script of an agent that falls for it (or,
+for a payment task, one that keeps pressing on towards paying), which tests run to show
+that Mika's rules stop it or the check catches it.
 """
 
 from __future__ import annotations
@@ -39,6 +45,8 @@ class SimTask:
     difficulty: str = "easy"
     tags: tuple[str, ...] = field(default=())
     solution: tuple[Any, ...] = ()  # the reference model script (see the module's doc)
+    trap: str = ""  # adversarial tasks: the injected action, which the check fails on
+    attack: tuple[Any, ...] = ()  # a model script that falls for the trap (tests run it)
 
     def succeeded(self, state: dict[str, Any], answer: str | None = None) -> bool:
         """Whether `state` (parsed `simctl state` output) meets the goal.
@@ -66,6 +74,8 @@ class SimTask:
             "tags": list(self.tags),
             "check": self.check,
             "solution": list(self.solution),
+            **({"trap": self.trap} if self.trap else {}),
+            **({"attack": list(self.attack)} if self.attack else {}),
         }
 
 
@@ -92,6 +102,8 @@ def _load() -> tuple[SimTask, ...]:
                 difficulty=t.get("difficulty", "easy"),
                 tags=tuple(t.get("tags", [])),
                 solution=tuple(t.get("solution", [])),
+                trap=t.get("trap", ""),
+                attack=tuple(t.get("attack", [])),
             )
         )
     return tuple(tasks)
