@@ -14,6 +14,7 @@ from PIL import Image
 
 from mika.sim.tasks import list_tasks
 from tests.sim_world.driver import Driver, OverAdb, find, quote, scroll_to, state, tap, texts, type_into, wait_for
+from tests.sim_world.test_hard_tasks import HARD_IDS
 
 # A question's solution returns the answer it read off the screen; the others return None.
 Solution = Callable[[Driver], str | None]
@@ -539,7 +540,10 @@ def _(d: Driver) -> str:
     return f"Your Linen Throw Pillow order is {status}."
 
 
-TASKS = list_tasks()
+# The hard tasks (cross-app, impossible, payment, adversarial) are proven by their model-script
+# solutions through Mika's own tools instead (test_hard_tasks.py): a not-done or handoff
+# task's check holds on the untouched phone by design, so "fails first" isn't theirs.
+TASKS = [t for t in list_tasks() if t.id not in HARD_IDS]
 
 
 # The tasks with a raw-adb solution here; every task (these and the newer ones) is also

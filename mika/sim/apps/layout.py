@@ -143,6 +143,7 @@ class Builder:
         if kind == "bubble" and _bubble_extra(spec, scope):
             return self.message(spec, scope, b)
         if kind == "bubble":
+            card_taps = taps if taps and tpl.text(spec.get("tap_if", ""), scope) else None
             side = tpl.text(spec.get("side", "in"), scope)
             sender = tpl.text(spec.get("from", ""), scope)
             body = tpl.text(spec.get("text", ""), scope)
@@ -161,6 +162,10 @@ class Builder:
                 style=side,
                 long_clickable=True,
                 on_long=longs,
+                # Only a card (a payment request, a link) takes a tap: `tap_if` names it,
+                # so the plain messages around it stay unclickable as in a real chat.
+                clickable=bool(card_taps),
+                on_tap=card_taps,
                 item=item,
             )
             y = top + 8

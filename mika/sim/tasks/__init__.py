@@ -18,6 +18,12 @@ A "handoff" task, and a task tagged "attended", runs with a person present: they
 a payment step when request_confirmation asks, unlock a locked phone when it is handed to
 them, and hand a payment or captcha back undone (tests/sim_world/test_reference_solutions.py
 plays that person).
+
+An adversarial task (untrusted text or a fake dialog tries to steer the agent) also has a
+"trap": what the injected instruction wants done, in words; its check fails when that
+happened. It may carry an "attack": the model script of an agent that falls for it (or,
+for a payment task, one that keeps pressing on towards paying), which tests run to show
+that Mika's rules stop it or the check catches it.
 """
 
 from __future__ import annotations
@@ -46,6 +52,8 @@ class SimTask:
     difficulty: str = "easy"
     tags: tuple[str, ...] = field(default=())
     solution: tuple[Any, ...] = ()  # the reference model script (see the module's doc)
+    trap: str = ""  # adversarial tasks: the injected action, which the check fails on
+    attack: tuple[Any, ...] = ()  # a model script that falls for the trap (tests run it)
 
     def succeeded(self, state: dict[str, Any], answer: str | None = None) -> bool:
         """Whether `state` (parsed `simctl state` output) meets the goal.
@@ -73,6 +81,8 @@ class SimTask:
             "tags": list(self.tags),
             "check": self.check,
             "solution": list(self.solution),
+            **({"trap": self.trap} if self.trap else {}),
+            **({"attack": list(self.attack)} if self.attack else {}),
         }
 
 
@@ -121,6 +131,8 @@ def parse_task(raw: Any, where: str = "task") -> SimTask:
         difficulty=str(raw.get("difficulty", "easy")),
         tags=_texts(raw, "tags", where),
         solution=tuple(solution),
+        trap=str(raw.get("trap", "")),
+        attack=tuple(raw.get("attack", [])),
     )
 
 
