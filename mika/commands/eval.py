@@ -27,7 +27,7 @@ TEXTS: dict[str, dict[str, str]] = {
     "en": {
         "start": "mika eval: {n} task(s) × {repeat} with {model}, {parallel} at a time → {folder}",
         "progress": "{steps} steps  {tokens} tokens  {wall} s",
-        "summary": "pass rate {rate}: {passed}/{scored} passed, {none} without a solution; "
+        "summary": "pass rate {rate}: {passed}/{scored} passed, {none} without a solution, {person} needing a person; "
         "tokens {tin} in / {tout} out / {tcached} cached",
         "report": "report: {path}",
         "stopped": "stopped: the report has the task runs as far as they got",
@@ -37,7 +37,7 @@ TEXTS: dict[str, dict[str, str]] = {
     "zh": {
         "start": "mika eval：{n} 个任务 × {repeat}，模型 {model}，同时 {parallel} 个 → {folder}",
         "progress": "{steps} 步  {tokens} 个 token  {wall} 秒",
-        "summary": "通过率 {rate}：{scored} 次中通过 {passed} 次，{none} 个没有参考解；"
+        "summary": "通过率 {rate}：{scored} 次中通过 {passed} 次，{none} 个没有参考解，{person} 个需要有人在场；"
         "token 输入 {tin} / 输出 {tout} / 缓存 {tcached}",
         "report": "报告：{path}",
         "stopped": "已停止：报告里是到目前为止的任务运行",
@@ -170,9 +170,11 @@ def eval_group(
     )
     write_report(report, folder)
     _print_summary(report, folder, as_json)
+    from mika.eval.scoring import NOT_RUN
+
     if interrupted:
         raise _Failure(_t("stopped"), ExitCode.INTERRUPTED)
-    scored = [r for r in rows if r["category"] != "no_solution"]
+    scored = [r for r in rows if r["category"] not in NOT_RUN]
     if scored and all(r["category"] == "config_error" for r in scored):
         raise _Failure(_t("all_config", detail=scored[0]["detail"]))
     if scored and all(r["category"] == "device_error" for r in scored):
@@ -194,7 +196,9 @@ def _check_model(choice: str) -> None:
 
 
 def _progress(row: dict[str, Any]) -> None:
-    mark = "✓" if row["passed"] else ("·" if row["category"] == "no_solution" else "✗")
+    from mika.eval.scoring import NOT_RUN
+
+    mark = "✓" if row["passed"] else ("·" if row["category"] in NOT_RUN else "✗")
     t = row["tokens"]
     line = f"{mark} {row['task']}"
     if row["repeat"] > 1:
@@ -202,7 +206,7 @@ def _progress(row: dict[str, Any]) -> None:
     line += f"  {row['category'] or 'pass'}  " + _t(
         "progress", steps=row["steps"], tokens=t["input"] + t["output"], wall=row["wall_s"]
     )
-    if not row["passed"] and row["detail"] and row["category"] != "no_solution":
+    if not row["passed"] and row["detail"] and row["category"] not in NOT_RUN:
         line += f"  — {row['detail'].splitlines()[0][:160]}"
     echo(for_terminal(line), err=True)
 
@@ -221,6 +225,7 @@ def _print_summary(report: dict[str, Any], folder: Path | None, as_json: bool) -
             passed=s["passed"],
             scored=s["scored"],
             none=s["no_solution"],
+            person=s["needs_person"],
             tin=tokens["input"],
             tout=tokens["output"],
             tcached=tokens["cached"],

@@ -22,8 +22,32 @@ LAZY_SCRIPT = ["Done."]
 BUILT_IN = (REFERENCE, LAZY)
 
 
+# Tools a run offers only with a person present (RunProvenance attended): an unattended
+# run (every `mika eval` run, as every headless run) answers them "no such tool".
+ATTENDED_TOOLS = frozenset({"hand_to_user", "request_confirmation", "ask_user"})
+
+
 class NoSolution(LookupError):
     pass
+
+
+class NeedsPerson(LookupError):
+    """The task's reference solution is written for a run with a person present."""
+
+    def __init__(self, tools: list[str]) -> None:
+        super().__init__(", ".join(tools))
+        self.tools = tools
+
+
+def attended_tools(script: tuple | list) -> list[str]:
+    used = {
+        c.get("name")
+        for step in script
+        if isinstance(step, dict)
+        for c in step.get("tool_calls", [])
+        if isinstance(c, dict)
+    }
+    return sorted(str(t) for t in used & ATTENDED_TOOLS)
 
 
 def model_for(choice: str, task: SimTask, work: Path) -> str:
@@ -33,6 +57,9 @@ def model_for(choice: str, task: SimTask, work: Path) -> str:
     if choice == REFERENCE:
         if not task.solution:
             raise NoSolution(task.id)
+        tools = attended_tools(task.solution)
+        if tools:
+            raise NeedsPerson(tools)
         return "script:" + str(_write(work / "solution.json", list(task.solution)))
     if choice == LAZY:
         return "script:" + str(_write(work / "lazy.json", LAZY_SCRIPT))

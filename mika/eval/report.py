@@ -18,6 +18,7 @@ from typing import Any
 
 from mika.atomic_write import ensure_dir, write_json, write_text
 from mika.eval.report_html import render_html
+from mika.eval.scoring import NOT_RUN
 
 SCHEMA = "mika-eval-report"
 VERSION = 1
@@ -28,7 +29,7 @@ class ReportError(ValueError):
 
 
 def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    scored = [r for r in rows if r["category"] != "no_solution"]
+    scored = [r for r in rows if r["category"] not in NOT_RUN]
     passed = sum(1 for r in scored if r["passed"])
     categories: dict[str, int] = {}
     for r in rows:
@@ -41,7 +42,9 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "scored": len(scored),
         "passed": passed,
         "failed": len(scored) - passed,
-        "no_solution": len(rows) - len(scored),
+        "not_run": len(rows) - len(scored),
+        "no_solution": sum(1 for r in rows if r["category"] == "no_solution"),
+        "needs_person": sum(1 for r in rows if r["category"] == "needs_person"),
         "pass_rate": round(passed / len(scored), 4) if scored else None,
         "categories": dict(sorted(categories.items())),
         "tokens": tokens,
@@ -58,7 +61,7 @@ def per_task(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
         t["runs"] += 1
         t["tokens"] += r["tokens"]["input"] + r["tokens"]["output"]
         t["steps"] += r["steps"]
-        if r["category"] != "no_solution":
+        if r["category"] not in NOT_RUN:
             t["scored"] += 1
             t["passed"] += int(r["passed"])
     for t in out.values():
@@ -175,7 +178,7 @@ def render_markdown(report: dict[str, Any]) -> str:
         f"# mika eval: {report.get('suite')} with {report.get('model')}",
         "",
         f"Pass rate **{_pct(s['pass_rate'])}** ({s['passed']} of {s['scored']} scored runs; "
-        f"{s['no_solution']} without a solution). Tokens: {s['tokens']['input']} in, "
+        f"{s['no_solution']} without a solution, {s['needs_person']} needing a person). Tokens: {s['tokens']['input']} in, "
         f"{s['tokens']['output']} out, {s['tokens']['cached']} cached. Steps: {s['steps']}. "
         f"Wall time {report.get('wall_s', 0)} s" + (f", shard {report['shard']}" if report.get("shard") else "") + ".",
         "",
@@ -188,7 +191,7 @@ def render_markdown(report: dict[str, Any]) -> str:
     ]
     for r in report["rows"]:
         t = r["tokens"]
-        result = "pass" if r["passed"] else ("–" if r["category"] == "no_solution" else "FAIL")
+        result = "pass" if r["passed"] else ("not run" if r["category"] in NOT_RUN else "FAIL")
         record = f"[record]({r['record']})" if r.get("record") else ""
         ff = "" if r.get("first_feedback_s") is None else f"{r['first_feedback_s']}"
         lines.append(

@@ -8,6 +8,8 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
+from mika.eval.scoring import NOT_RUN
+
 _CSS = """
 body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222}
 table{border-collapse:collapse;margin-top:12px}th,td{border:1px solid #ccc;padding:4px 8px;text-align:left;vertical-align:top}
@@ -63,8 +65,8 @@ def render_html(report: dict[str, Any]) -> str:
     title = f"mika eval: {report.get('suite')} with {report.get('model')}"
     rows = []
     for r in report["rows"]:
-        kind = "pass" if r["passed"] else ("skip" if r["category"] == "no_solution" else "fail")
-        result = {"pass": "pass", "fail": "FAIL", "skip": "no solution"}[kind]
+        kind = "pass" if r["passed"] else ("skip" if r["category"] in NOT_RUN else "fail")
+        result = {"pass": "pass", "fail": "FAIL", "skip": "not run"}[kind]
         t = r["tokens"]
         links = []
         if r.get("record"):
@@ -87,7 +89,7 @@ def render_html(report: dict[str, Any]) -> str:
         f"<title>{escape(title)}</title><style>{_CSS}</style></head><body>"
         f"<h1>{escape(title)}</h1>"
         f'<p id="summary">Pass rate <b id="pass-rate">{_pct(s["pass_rate"])}</b>: {s["passed"]} of '
-        f"{s['scored']} scored runs passed, {s['no_solution']} without a solution. Failures: {failures}. "
+        f"{s['scored']} scored runs passed, {s['no_solution']} without a solution, {s['needs_person']} needing a person. Failures: {failures}. "
         f"Tokens {s['tokens']['input']} in / {s['tokens']['output']} out / {s['tokens']['cached']} cached; "
         f"{s['steps']} steps; wall time {escape(str(report.get('wall_s', '')))} s"
         + (f"; shard {escape(str(report['shard']))}" if report.get("shard") else "")

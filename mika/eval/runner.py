@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from mika.atomic_write import ensure_dir
-from mika.eval.policy import NoSolution, model_for
+from mika.eval.policy import NeedsPerson, NoSolution, model_for
 from mika.eval.processes import (
     FEEDBACK_TYPES,
     Interrupted,
@@ -30,7 +30,7 @@ from mika.eval.processes import (
     stop_everything,
     stopping,
 )
-from mika.eval.scoring import score
+from mika.eval.scoring import NOT_RUN, score
 from mika.model.errors import ModelErrorKind
 from mika.sim.tasks import SimTask
 
@@ -75,7 +75,7 @@ def run_plan(plan: Plan, progress: Callable[[dict[str, Any]], None] | None = Non
         except Exception as exc:  # a fault of the harness itself: told in the row, never a traceback
             row = _row(*job)
             row.update(category="crashed", detail=f"{type(exc).__name__}: {exc}")
-        if stopping() and not row["passed"] and row["category"] != "no_solution":
+        if stopping() and not row["passed"] and row["category"] not in NOT_RUN:
             row.update(category="interrupted", detail="the evaluation was stopped")
         if progress is not None:
             progress(row)
@@ -131,6 +131,13 @@ def run_one(plan: Plan, task: SimTask, repeat: int) -> dict[str, Any]:
         model = model_for(plan.model, task, work)
     except NoSolution:
         row.update(category="no_solution", detail="the task has no reference solution")
+        return row
+    except NeedsPerson as exc:
+        row.update(
+            category="needs_person",
+            detail=f"the reference solution calls {exc}, which only a run with a person present offers; "
+            "mika eval's runs are unattended",
+        )
         return row
     env = dict(os.environ)
     env.update(MIKA_RUN_PACE="fast", MIKA_STATE_DIR=str(work / "state"))

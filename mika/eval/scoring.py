@@ -9,7 +9,8 @@
 
 A failed task gets one category, the first that applies: script_mismatch, model_error,
 device_error, run_failed, budget, wrong_outcome, check_failed. The runner adds timeout,
-config_error, crashed, interrupted and no_solution (nothing to score).
+config_error, crashed, interrupted; no_solution and needs_person are tasks not run
+(nothing to score).
 """
 
 from __future__ import annotations
@@ -32,7 +33,10 @@ CATEGORIES = (
     "timeout",  # the task took longer than --timeout
     "interrupted",  # the evaluation was stopped (Ctrl+C) while the task ran
     "no_solution",  # --model reference, and the task has no reference solution
+    "needs_person",  # --model reference, and the solution needs a person present (not run)
 )
+# Rows of tasks that were not run: not scored (neither passed nor failed).
+NOT_RUN = frozenset({"no_solution", "needs_person"})
 HANDOFF_SUBTYPES = frozenset({"blocked", "login_incomplete", "captcha_incomplete"})
 
 

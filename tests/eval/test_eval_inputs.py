@@ -137,5 +137,18 @@ def test_the_summary_speaks_chinese(tmp_path, monkeypatch):
     suite.write_text(json.dumps([{**GOOD, "solution": []}]))
     code, out, err = eval_args(tmp_path, "--suite", str(suite))
     assert code == 0, err
-    assert out.startswith("通过率 –：0 次中通过 0 次，1 个没有参考解") and "报告：" in out
+    assert out.startswith("通过率 –：0 次中通过 0 次，1 个没有参考解，0 个需要有人在场") and "报告：" in out
     assert "个任务" in err
+
+
+def test_a_reference_written_for_a_person_present_is_reported_needs_person_not_run(tmp_path):
+    hand = {"tool_calls": [{"name": "hand_to_user", "arguments": {"reason": "captcha", "message": "solve it"}}]}
+    suite = tmp_path / "attended.json"
+    suite.write_text(json.dumps([{**GOOD, "id": "needs_you", "solution": [hand, "done"]}]))
+    code, out, err = eval_args(tmp_path, "--suite", str(suite), "--json")
+    assert code == 0, err
+    report = json.loads(out)
+    row = report["rows"][0]
+    assert row["category"] == "needs_person" and "hand_to_user" in row["detail"] and row["steps"] == 0
+    assert report["summary"]["needs_person"] == 1 and report["summary"]["scored"] == 0
+    assert not (tmp_path / "r" / "runs" / "needs_you" / "state").exists()  # no phone, no run
