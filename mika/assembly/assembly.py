@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from mika.assembly.capabilities import RunEnvironment, capabilities_for
 from mika.assembly.models import SelectedModels, select_models
 from mika.config.errors import ConfigError
-from mika.config.settings import PACES, Settings
+from mika.config.settings import PACES, PHONE_DISPLAYS, Settings
 from mika.runtypes.spec import RunSpec
 
 if TYPE_CHECKING:
@@ -97,6 +97,20 @@ def run_pace(settings: Settings) -> str:
         return settings.pace
     if override not in PACES:
         raise ConfigError(None, "MIKA_RUN_PACE", "one of " + ", ".join(PACES), override)
+    return override
+
+
+def run_display(settings: Settings) -> str:
+    """The display runs work on: `[phone] display`, unless the harness overrides it
+    (`MIKA_RUN_DISPLAY`). `mika eval` sets "main": a task's scenario is prepared on the
+    main screen (the app it opened is there, and Android draws the notification shade on
+    display 0 only), and the phone is the evaluation's own, so no user's screen is taken.
+    The user's setting is never touched."""
+    override = os.environ.get("MIKA_RUN_DISPLAY")
+    if override is None:
+        return settings.phone_display
+    if override not in PHONE_DISPLAYS:
+        raise ConfigError(None, "MIKA_RUN_DISPLAY", "one of " + ", ".join(PHONE_DISPLAYS), override)
     return override
 
 
@@ -227,7 +241,7 @@ class Assembly:
         # that run's record.
         redactor = Redactor()
         phone = self.device
-        display = self.settings.phone_display
+        display = run_display(self.settings)
         keep = self.settings.keep_apps_after_run
         vision = self.models.vision
 

@@ -4,7 +4,10 @@ One task run: its phone (`mika sim --port 0`, its own process and port) is attac
 the adb server and reset to the task's scenario (task.prepare_commands()); the run is
 `mika run --device SERIAL --output-format stream-json` in its own process with its own
 state folder (so its run record, memory and conversations are its own) and pacing off
-(MIKA_RUN_PACE=fast: the simulated phone needs no waiting); then `simctl state` is read
+(MIKA_RUN_PACE=fast: the simulated phone needs no waiting) and on the main screen
+(MIKA_RUN_DISPLAY=main: the task's scenario is set up there, the shade exists only
+there, and the phone is the evaluation's own, so a display of the run's own protects no
+one); then `simctl state` is read
 over adb and the run is scored (mika.eval.scoring).
 """
 
@@ -140,7 +143,7 @@ def run_one(plan: Plan, task: SimTask, repeat: int) -> dict[str, Any]:
         )
         return row
     env = dict(os.environ)
-    env.update(MIKA_RUN_PACE="fast", MIKA_STATE_DIR=str(work / "state"))
+    env.update(MIKA_RUN_PACE="fast", MIKA_RUN_DISPLAY="main", MIKA_STATE_DIR=str(work / "state"))
     phone: TaskPhone | None = None
     try:
         try:
