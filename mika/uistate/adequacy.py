@@ -10,6 +10,10 @@ Following seed §5 (`TreeQuality`), `TreeAdequacy.assess` looks only at the tree
   screen is `partial` when that finds 3 or more lines the tree lacks;
 * good      — enough named elements, mostly named controls, no large blank area.
 
+When a large blank area is the only doubt, `blank` holds its grid cells (screen
+coordinates): a reader with the picture can see whether anything is drawn there at all
+before paying for OCR (a sparse Settings page is blank in the pixels too).
+
 `blind_at(x, y)` adds the point test: a tap whose point is inside no listed element is
 one the tree cannot see, whatever the rest of the screen looks like.
 """
@@ -39,6 +43,8 @@ _SURFACES = ("WebView", "SurfaceView", "GLSurfaceView", "TextureView", "UnityPla
 class Adequacy:
     level: str  # good | uncertain | partial | unusable
     reasons: tuple[str, ...] = ()
+    # The cells no named element touches, when they are the only reason for doubt.
+    blank: tuple[Bounds, ...] = ()
 
     @property
     def blind(self) -> bool:
@@ -73,8 +79,11 @@ class TreeAdequacy:
                 if share >= _LARGE_SHARE:
                     reasons.append(f"a {node.short_class} covers {share:.0%} of the window")
                     break
-        blank = _blank_share(window, [e.bounds for e in named if e.bounds.area < 0.25 * window.area])
+        cells = _blank_cells(window, [e.bounds for e in named if e.bounds.area < 0.25 * window.area])
+        blank = len(cells) / (_GRID * _GRID)
         if blank > _BLANK_SHARE:
+            if not reasons:
+                return Adequacy(UNCERTAIN, (f"{blank:.0%} of the window has no named element",), tuple(cells))
             reasons.append(f"{blank:.0%} of the window has no named element")
         return Adequacy(UNCERTAIN, tuple(reasons)) if reasons else Adequacy(GOOD)
 
@@ -86,12 +95,12 @@ class TreeAdequacy:
         )
 
 
-def _blank_share(window: Bounds, named: list[Bounds]) -> float:
-    """Share of grid cells of the window that no named element touches."""
+def _blank_cells(window: Bounds, named: list[Bounds]) -> list[Bounds]:
+    """The grid cells of the window that no named element touches."""
     if window.empty:
-        return 0.0
+        return []
     cw, ch = window.width / _GRID, window.height / _GRID
-    empty = 0
+    empty: list[Bounds] = []
     for i in range(_GRID):
         for j in range(_GRID):
             cell = Bounds(
@@ -101,5 +110,5 @@ def _blank_share(window: Bounds, named: list[Bounds]) -> float:
                 int(window.top + (j + 1) * ch),
             )
             if not any(not cell.intersection(b).empty for b in named):
-                empty += 1
-    return empty / (_GRID * _GRID)
+                empty.append(cell)
+    return empty

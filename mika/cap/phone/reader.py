@@ -15,6 +15,7 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 
+from mika.cap.phone.empty_area import nothing_drawn
 from mika.cap.phone.port import AndroidPort
 from mika.cap.phone.screenshot import ScreenshotError
 from mika.tool.errors import ToolFault
@@ -131,6 +132,12 @@ class ScreenReader:
         if lines is None:
             try:
                 png = await self.port.screenshot(self.display)
+                blank, size = adequacy.blank, screen.size
+                empty: bool = bool(blank) and await asyncio.to_thread(nothing_drawn, png, blank, size)
+                if empty:
+                    # Blank in the tree and in the picture: a sparse page, nothing for OCR to find.
+                    self._ocr_cache = {key: ()}
+                    return screen
                 lines = tuple(await asyncio.to_thread(self.ocr, png))
             except ScreenshotError as exc:
                 return replace(screen, notes=(*screen.notes, f"Text could not be read from the picture: {exc}"))
