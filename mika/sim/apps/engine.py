@@ -123,8 +123,8 @@ def tap(world: World, display_id: int, x: int, y: int) -> None:
     if (
         window is not None
         and window.kind == "dialog"
-        and world.dialog
-        and window.package == world.dialog.get("package", "android")
+        and (dialog := world.dialog_on(display_id))
+        and window.package == dialog.get("package", "android")
     ):
         _run(world, display_id, activity, node.on_tap or [], node, system=True)
         return
@@ -258,7 +258,7 @@ def key(world: World, display_id: int, name: str) -> None:
             world.changed()
         return
     if name == "BACK":
-        if world.dialog:
+        if world.dialog_on(display_id):
             world.dialog = None
         elif activity is not None and activity.popup:
             activity.popup = None
@@ -274,7 +274,8 @@ def key(world: World, display_id: int, name: str) -> None:
     elif name == "HOME":
         world.ime_visible = False
         world.shade_open = False
-        world.dialog = None
+        if world.dialog_on(display_id):
+            world.dialog = None
         world.home(display_id)
     elif name == "APP_SWITCH":
         world.changed()
@@ -310,7 +311,7 @@ def _key_focus(world: World, display_id: int, activity: Activity | None, name: s
     """DPAD/TAB move key focus over the app's screen, ENTER/DPAD_CENTER press the focused
     view; True when the key did that. Only the app itself: with a dialog, the shade or the
     text toolbar over it, or on a field (ENTER submits it), the key does what it did before."""
-    if activity is None or activity.dialog or activity.popup or world.dialog or world.shade_open:
+    if activity is None or activity.dialog or activity.popup or world.dialog_on(display_id) or world.shade_open:
         return False
     windows = [w for w in build_frame(world, display_id) if w.kind == "app"]
     if not windows:
@@ -492,7 +493,7 @@ def run_op(world: World, display_id: int, activity: Activity, op: dict[str, Any]
         else:
             activity.dialog = None
     elif "system_dialog" in op:
-        world.show_system_dialog(op["system_dialog"])
+        world.show_system_dialog(op["system_dialog"], display_id)
     elif "toast" in op:
         world.show_toast(tpl.text(op["toast"], scope))
     elif "notify_later" in op:

@@ -55,10 +55,9 @@ def build_frame(world: World, display_id: int = 0) -> list[Window]:
             windows.append(systemui.dialog(task.top.dialog, task.package, width, height, make_scope(world, task.top)))
     if world.shade_open and not world.locked and display_id == 0:
         windows.append(systemui.shade(world, width, height))
-    if world.dialog and display_id == 0:
-        windows.append(
-            systemui.dialog(world.dialog, world.dialog.get("package", "android"), width, height, dict(world.data))
-        )
+    dialog = world.dialog_on(display_id)
+    if dialog:
+        windows.append(systemui.dialog(dialog, dialog.get("package", "android"), width, height, dict(world.data)))
     toast = world.current_toast()
     if toast and display_id == 0:
         windows.append(systemui.toast(toast, width, height))

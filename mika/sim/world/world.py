@@ -130,6 +130,10 @@ class World:
         self.field_history: list[tuple[str, str]] = []
         self.imes = ["com.android.inputmethod.latin/.LatinIME"]
         self.dialog: dict[str, Any] | None = None  # system dialog over everything
+        # The display it is drawn on: 0 for the system's own (a fault, a surprise), the
+        # app's display for one an app asked for (a runtime permission prompt is an
+        # activity in the app's task, so Android shows it where the app is).
+        self.dialog_display = 0
         self.ime_visible = False
         self.bouncer = False  # the PIN pad of a locked phone is up
         self.shade_open = False  # the notification shade is pulled down
@@ -475,11 +479,20 @@ class World:
         self.screen_on = on
         self.changed()
 
-    def show_system_dialog(self, name: str) -> None:
+    def show_system_dialog(self, name: str, display_id: int = 0) -> None:
         from mika.sim.apps.registry import system_dialog
 
         self.dialog = system_dialog(name)
+        self.dialog_display = display_id
         self.changed()
+
+    def dialog_on(self, display_id: int) -> dict[str, Any] | None:
+        """The system dialog drawn on this display, if any (one whose display went away
+        is on the main screen, where Android moves that display's tasks)."""
+        if not self.dialog:
+            return None
+        shown = self.dialog_display if self.dialog_display in self.displays else 0
+        return self.dialog if shown == display_id else None
 
     def show_toast(self, text: str) -> None:
         self.toast = (text, self.clock.now() + 3.5)
