@@ -103,3 +103,29 @@ async def test_find_runs_inside_do_steps_and_a_tap_follows(tmp_path, sim_phone):
     (batch,) = results_of(events, "do_steps")
     assert batch["ok"], batch["text"]
     assert "Found 'Xavier Feng'" in batch["text"]
+
+
+class LateSwipePort(AdbPort):
+    """A swipe that lands LAND_S after the call returned, as one sent over the run's
+    display control channel does (the phone injects it when it gets to it). Only the
+    timing is changed; the swipe itself is the real one on the simulated phone."""
+
+    LAND_S = 0.3
+
+    async def swipe(self, display, x1, y1, x2, y2, ms=300):
+        import asyncio
+
+        async def land():
+            await asyncio.sleep(self.LAND_S)
+            await AdbPort.swipe(self, display, x1, y1, x2, y2, ms)
+
+        self.landing = asyncio.ensure_future(land())
+
+
+async def test_a_swipe_that_lands_late_is_waited_for_not_taken_for_the_end_of_the_list(tmp_path, sim_phone):
+    port = LateSwipePort(sim_phone.serial, sim_phone.server.client(), backend="dump")
+    driver = ListingDriver([step("phone_launch_app", app="Contacts"), step("phone_find", target="Yara Deng"), "done"])
+    run = make_run(tmp_path, PhoneCapability(port), driver)
+    await run.run()
+    found = results_of(record(run), "phone_find")[0]
+    assert found["ok"] and found["text"].startswith("Found 'Yara Deng' after "), found["text"]

@@ -12,9 +12,17 @@ from mika.tool.declaration import ToolOutcome
 from mika.tool.errors import BadArguments
 from mika.uistate import Element, Screen
 from mika.uistate.tree import UiNode
+from mika.uistate.until_wait import settle
 
 MAX_SCROLLS = 10
 SCROLLS_CAP = 30
+# After each scroll the list is read until it shows the scroll (the first changed read),
+# for at most SCROLL_SETTLE_S. A swipe on the run's own display goes over the control
+# channel and lands a moment after it was sent, later still on a busy phone: one read
+# straight after it could see the old list and call a long list ended. "The end of the
+# list" is said only after the list stayed the same for END_QUIET_S.
+SCROLL_SETTLE_S = 2.0
+END_QUIET_S = 0.6
 BY = ("any", "text", "desc", "id")
 MATCH = ("contains", "exact")
 
@@ -102,9 +110,9 @@ class PhoneFind(PhoneTool):
             path = scroll_gesture(scroll_area(screen, None), direction, 0.8)
             await session.port.swipe(session.display, *path, 400)
             scrolls += 1
-            before = screen.content_key()
-            screen = await session.reader.read()
-            if screen.content_key() == before:
+            before = screen
+            screen = (await settle(session.reader.read, before, cap_s=SCROLL_SETTLE_S, quiet_s=END_QUIET_S)).screen
+            if screen.content_key() == before.content_key():
                 return _missing(
                     wanted,
                     scrolls,
