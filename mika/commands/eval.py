@@ -27,8 +27,10 @@ TEXTS: dict[str, dict[str, str]] = {
     "en": {
         "start": "mika eval: {n} task(s) × {repeat} with {model}, {parallel} at a time → {folder}",
         "progress": "{steps} steps  {tokens} tokens  {wall} s",
-        "summary": "pass rate {rate}: {passed}/{scored} passed, {none} without a solution, {person} needing a person; "
+        "summary": "pass rate {rate}: {passed}/{scored} passed; {not_run} not scored ({none} without a solution, "
+        "{person} needing a person present, which unattended runs have not); "
         "tokens {tin} in / {tout} out / {tcached} cached",
+        "not_scored": "  not scored, {kind}: {ids}",
         "report": "report: {path}",
         "stopped": "stopped: the report has the task runs as far as they got",
         "all_config": "every run was refused for its configuration: {detail}",
@@ -37,8 +39,10 @@ TEXTS: dict[str, dict[str, str]] = {
     "zh": {
         "start": "mika eval：{n} 个任务 × {repeat}，模型 {model}，同时 {parallel} 个 → {folder}",
         "progress": "{steps} 步  {tokens} 个 token  {wall} 秒",
-        "summary": "通过率 {rate}：{scored} 次中通过 {passed} 次，{none} 个没有参考解，{person} 个需要有人在场；"
+        "summary": "通过率 {rate}：{scored} 次中通过 {passed} 次；{not_run} 个未计分（{none} 个没有参考解，"
+        "{person} 个需要有人在场，而无人值守的运行没有人）；"
         "token 输入 {tin} / 输出 {tout} / 缓存 {tcached}",
+        "not_scored": "  未计分，{kind}：{ids}",
         "report": "报告：{path}",
         "stopped": "已停止：报告里是到目前为止的任务运行",
         "all_config": "每次运行都因配置被拒绝：{detail}",
@@ -224,6 +228,7 @@ def _print_summary(report: dict[str, Any], folder: Path | None, as_json: bool) -
             rate=rate,
             passed=s["passed"],
             scored=s["scored"],
+            not_run=s["not_run"],
             none=s["no_solution"],
             person=s["needs_person"],
             tin=tokens["input"],
@@ -233,6 +238,8 @@ def _print_summary(report: dict[str, Any], folder: Path | None, as_json: bool) -
     )
     for name, count in s["categories"].items():
         click.echo(f"  {name}: {count}")
+    for kind, ids in s.get("not_scored", {}).items():
+        click.echo(_t("not_scored", kind=kind, ids=", ".join(ids)))
     if folder is not None:
         click.echo(_t("report", path=folder / "report.html"))
 

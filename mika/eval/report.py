@@ -31,10 +31,12 @@ class ReportError(ValueError):
 def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
     scored = [r for r in rows if r["category"] not in NOT_RUN]
     passed = sum(1 for r in scored if r["passed"])
+    # Failures of scored runs only: a task that was not run is no failure of the model.
     categories: dict[str, int] = {}
-    for r in rows:
+    for r in scored:
         if not r["passed"]:
             categories[r["category"]] = categories.get(r["category"], 0) + 1
+    not_scored = {kind: sorted({r["task"] for r in rows if r["category"] == kind}) for kind in sorted(NOT_RUN)}
     tokens = {k: sum(r["tokens"][k] for r in rows) for k in ("input", "output", "cached")}
     return {
         "tasks": len({r["task"] for r in rows}),
@@ -47,6 +49,8 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "needs_person": sum(1 for r in rows if r["category"] == "needs_person"),
         "pass_rate": round(passed / len(scored), 4) if scored else None,
         "categories": dict(sorted(categories.items())),
+        # Which tasks were not scored, by why: no_solution, needs_person.
+        "not_scored": {kind: ids for kind, ids in not_scored.items() if ids},
         "tokens": tokens,
         "steps": sum(r["steps"] for r in rows),
         "per_task": per_task(rows),
@@ -178,13 +182,16 @@ def render_markdown(report: dict[str, Any]) -> str:
         f"# mika eval: {report.get('suite')} with {report.get('model')}",
         "",
         f"Pass rate **{_pct(s['pass_rate'])}** ({s['passed']} of {s['scored']} scored runs; "
-        f"{s['no_solution']} without a solution, {s['needs_person']} needing a person). Tokens: {s['tokens']['input']} in, "
+        f"{s['not_run']} not scored: {s['no_solution']} without a solution, {s['needs_person']} needing a person present, "
+        f"which unattended runs have not). Tokens: {s['tokens']['input']} in, "
         f"{s['tokens']['output']} out, {s['tokens']['cached']} cached. Steps: {s['steps']}. "
         f"Wall time {report.get('wall_s', 0)} s" + (f", shard {report['shard']}" if report.get("shard") else "") + ".",
         "",
     ]
     if s["categories"]:
         lines += ["Failures: " + ", ".join(f"{k} {v}" for k, v in s["categories"].items()), ""]
+    for kind, ids in s.get("not_scored", {}).items():
+        lines += [f"Not scored ({kind}): " + ", ".join(ids), ""]
     lines += [
         "| task | run | expect | result | category | outcome | steps | tokens in/out/cached | wall s | first feedback s | record |",
         "|---|---|---|---|---|---|---|---|---|---|---|",

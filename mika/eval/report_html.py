@@ -89,7 +89,10 @@ def render_html(report: dict[str, Any]) -> str:
         f"<title>{escape(title)}</title><style>{_CSS}</style></head><body>"
         f"<h1>{escape(title)}</h1>"
         f'<p id="summary">Pass rate <b id="pass-rate">{_pct(s["pass_rate"])}</b>: {s["passed"]} of '
-        f"{s['scored']} scored runs passed, {s['no_solution']} without a solution, {s['needs_person']} needing a person. Failures: {failures}. "
+        f"{s['scored']} scored runs passed; {s['not_run']} not scored: {s['no_solution']} without a solution, "
+        f"{s['needs_person']} needing a person present, which unattended runs have not"
+        + "".join(f" ({escape(kind)}: {escape(', '.join(ids))})" for kind, ids in s.get("not_scored", {}).items())
+        + f". Failures: {failures}. "
         f"Tokens {s['tokens']['input']} in / {s['tokens']['output']} out / {s['tokens']['cached']} cached; "
         f"{s['steps']} steps; wall time {escape(str(report.get('wall_s', '')))} s"
         + (f"; shard {escape(str(report['shard']))}" if report.get("shard") else "")

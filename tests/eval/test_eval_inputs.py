@@ -137,7 +137,8 @@ def test_the_summary_speaks_chinese(tmp_path, monkeypatch):
     suite.write_text(json.dumps([{**GOOD, "solution": []}]))
     code, out, err = eval_args(tmp_path, "--suite", str(suite))
     assert code == 0, err
-    assert out.startswith("通过率 –：0 次中通过 0 次，1 个没有参考解，0 个需要有人在场") and "报告：" in out
+    assert out.startswith("通过率 –：0 次中通过 0 次；1 个未计分（1 个没有参考解，0 个需要有人在场") and "报告：" in out
+    assert "未计分，no_solution：" in out
     assert "个任务" in err
 
 
@@ -151,4 +152,26 @@ def test_a_reference_written_for_a_person_present_is_reported_needs_person_not_r
     row = report["rows"][0]
     assert row["category"] == "needs_person" and "hand_to_user" in row["detail"] and row["steps"] == 0
     assert report["summary"]["needs_person"] == 1 and report["summary"]["scored"] == 0
+    assert report["summary"]["not_scored"] == {"needs_person": ["needs_you"]}
+    assert report["summary"]["categories"] == {}  # not run is no failure
     assert not (tmp_path / "r" / "runs" / "needs_you" / "state").exists()  # no phone, no run
+
+
+def test_the_summary_says_how_many_were_not_scored_and_why(tmp_path):
+    hand = {"tool_calls": [{"name": "hand_to_user", "arguments": {"reason": "captcha", "message": "solve it"}}]}
+    suite = tmp_path / "mixed.json"
+    suite.write_text(
+        json.dumps(
+            [{**GOOD, "id": "needs_you", "solution": [hand, "done"]}, {**GOOD, "id": "unsolved", "solution": []}]
+        )
+    )
+    code, out, err = eval_args(tmp_path, "--suite", str(suite))
+    assert code == 0, err
+    assert out.startswith(
+        "pass rate –: 0/0 passed; 2 not scored (1 without a solution, 1 needing a person present, "
+        "which unattended runs have not)"
+    ), out
+    assert "  not scored, needs_person: needs_you\n" in out and "  not scored, no_solution: unsolved\n" in out
+    assert "needs_person: 1" not in out  # not listed among the failures
+    md = (tmp_path / "r" / "report.md").read_text(encoding="utf-8")
+    assert "2 not scored" in md and "Not scored (needs_person): needs_you" in md
