@@ -76,7 +76,12 @@ class ApprovalPolicy:
             return Decision(Verdict.UNAVAILABLE, classified)
         assert self.gate is not None
         if origin.may_use_consent and self.gate.release(
-            app=target.app, kind=target.kind, screen_text=target.screen_text, on_screen=target.on_screen, step=step
+            app=target.app,
+            kind=target.kind,
+            screen_text=target.screen_text,
+            on_screen=target.on_screen,
+            step=step,
+            label=target.label,
         ):
             return Decision(Verdict.RELEASED, classified)
         return Decision(Verdict.NEEDS_CONFIRMATION, classified)

@@ -3,6 +3,11 @@
 Matching means: same app, same kind of action, the target on the screen, the declared
 amount on the screen, within 3 steps of the consent, and no other write in between.
 Anything else voids the consent.
+
+Some payment steps show no amount at all: a menu's "Checkout" opens the page that says
+what is due. A consent given for such a step (the person was told the screen showed no
+amount) releases only that same button, on a screen that still shows no amount other
+than the one consented to; the final pay is handed to the person anyway.
 """
 
 from __future__ import annotations
@@ -21,6 +26,10 @@ class Consent:
     amount: str
     what: str
     step: int
+    # False when the held-back step's screen showed no amount: then `button` (its label)
+    # is what the consent names, and no other amount may have appeared since.
+    amount_on_screen: bool = True
+    button: str = ""
 
 
 class ConfirmationGate:
@@ -34,7 +43,7 @@ class ConfirmationGate:
     def grant(self, consent: Consent) -> None:
         self._consent = consent
 
-    def release(self, *, app: str, kind: str, screen_text: str, on_screen: bool, step: int) -> bool:
+    def release(self, *, app: str, kind: str, screen_text: str, on_screen: bool, step: int, label: str = "") -> bool:
         """True if a consent covers this action; the consent is spent either way it matches."""
         c = self._consent
         if c is None:
@@ -46,7 +55,12 @@ class ConfirmationGate:
             return False
         if c.kind and kind and c.kind != kind:
             return False
-        if not on_screen or not _amount_shown(c.amount, screen_text):
+        if not on_screen:
+            return False
+        if c.amount_on_screen:
+            if not _amount_shown(c.amount, screen_text):
+                return False
+        elif (c.button and label.strip() != c.button.strip()) or not _no_other_amount(c.amount, screen_text):
             return False
         self._consent = None
         return True
@@ -61,3 +75,8 @@ def _amount_shown(amount: str, screen_text: str) -> bool:
     if want is None:
         return False
     return any(amount_value(a) == want for a in amounts_in(screen_text))
+
+
+def _no_other_amount(amount: str, screen_text: str) -> bool:
+    want = amount_value(amount)
+    return all(amount_value(a) == want for a in amounts_in(screen_text))
