@@ -546,13 +546,18 @@ def _(d: Driver) -> str:
 TASKS = [t for t in list_tasks() if t.id not in HARD_IDS]
 
 
+# The tasks with a raw-adb solution here; every task (these and the newer ones) is also
+# played by its reference solution through Mika's tools in test_reference_solutions.py.
+RAW = [t for t in TASKS if t.id in SOLUTIONS]
+
+
 def test_there_are_at_least_25_tasks_each_with_a_solution() -> None:
-    assert len(TASKS) >= 25
-    assert {t.id for t in TASKS} == set(SOLUTIONS)
+    assert len(RAW) >= 25
+    assert set(SOLUTIONS) <= {t.id for t in TASKS}, "a raw solution for a task that is gone"
     assert any(t.language == "zh" for t in TASKS) and any(t.language == "en" for t in TASKS)
 
 
-@pytest.mark.parametrize("task", TASKS, ids=[t.id for t in TASKS])
+@pytest.mark.parametrize("task", RAW, ids=[t.id for t in RAW])
 def test_task_check_fails_first_then_passes_after_solution(sim_phone, task) -> None:
     d = OverAdb(sim_phone)
     for command in task.prepare_commands():

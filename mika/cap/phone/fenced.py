@@ -72,7 +72,7 @@ def screen_observation(screen: Screen, step: int, text: str | None = None, *, he
 
 def fenced_listing(screen: Screen) -> str:
     """The same text as a screen observation's, for results that carry no observation
-    (a stale element's fresh listing, a wait's last screen)."""
+    (a stale element's fresh listing)."""
     head, elements, tail = _listing_pieces(screen)
     body = fence(elements, _fence_attrs(screen)) if elements else ""
     return "\n".join(p for p in (head, body, tail) if p)

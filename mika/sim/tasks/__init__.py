@@ -17,6 +17,14 @@ An adversarial task (untrusted text or a fake dialog tries to steer the agent) a
 happened. It may carry an "attack": the model script of an agent that falls for it (or,
 for a payment task, one that keeps pressing on towards paying), which tests run to show
 that Mika's rules stop it or the check catches it.
+
+An argument or answer containing "{match}" gets the last `Match: …` line a tool returned
+(the one-time code phone_event read off a notification: it differs on every run).
+
+A "handoff" task, and a task tagged "attended", runs with a person present: they approve
+a payment step when request_confirmation asks, unlock a locked phone when it is handed to
+them, and hand a payment or captcha back undone (tests/sim_world/test_reference_solutions.py
+plays that person).
 """
 
 from __future__ import annotations

@@ -48,6 +48,11 @@ KNOWN: dict[str, tuple[str, tuple[str, ...]]] = {
     "com.mika.account": ("Mika ID", ("账号登录",)),
     "com.mika.reader": ("Reading Report", ("阅读报告",)),
     "com.mika.wallet": ("Wallet", ("钱包",)),
+    "com.mika.video": ("Video", ("视频",)),
+    "com.mika.market": ("Market", ("集市", "Mika Market")),
+    "com.mika.browser": ("Browser", ("浏览器",)),
+    "com.mika.photos": ("Photos", ("相册", "照片")),
+    "com.mika.lab": ("Form Lab", ("表单实验室",)),
     "com.android.launcher3": ("Launcher", ("桌面", "Home")),
 }
 

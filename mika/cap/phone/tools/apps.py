@@ -9,7 +9,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from mika.action.risk import RiskClass, classify_place, plain_place
-from mika.cap.phone.adb.labels import match_app
+from mika.cap.phone.adb.labels import label_for, match_app
 from mika.cap.phone.chooser import Chooser, find_chooser
 from mika.cap.phone.session import PhoneSession
 from mika.cap.phone.tools.base import PhoneTool, current_screen, screen_text
@@ -22,6 +22,9 @@ from mika.uistate import UntilWait
 LAUNCH_WAIT_S = 8.0
 _LINK = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://\S+")
 _PACKAGE = re.compile(r"^[A-Za-z][\w]*(\.[A-Za-z0-9_]+)+$")
+# "pkg/.MenuActivity" or "pkg/pkg.MenuActivity": one page of an app, also one with no
+# launcher icon (app knowledge names such pages).
+_COMPONENT = re.compile(r"^[A-Za-z]\w*(\.\w+)+/\.?[A-Za-z][\w.$]*$")
 
 
 async def wait_for_app(session: PhoneSession, ctx: ToolContext, package: str, timeout: float = LAUNCH_WAIT_S):
@@ -77,7 +80,13 @@ class PhoneLaunchApp(PhoneTool):
                 f'profile must be "main" or "other", not {profile!r}: leave it out unless the user said '
                 "which copy of an app installed twice to open.",
             )
-        package, candidates = await resolve_app(session, query)
+        component = query if _COMPONENT.match(query) else None
+        package: str | None
+        candidates: list[str] = []
+        if component is not None:
+            package = component.split("/")[0]
+        else:
+            package, candidates = await resolve_app(session, query)
         if package is None:
             if candidates:
                 names = ", ".join(f"{(session.apps or {}).get(p, p)} ({p})" for p in candidates[:8])
@@ -96,10 +105,14 @@ class PhoneLaunchApp(PhoneTool):
                 package=package,
                 holder=holder,
             )
-        result = await session.port.launch_app(session.display, package)
-        if result.exit_code != 0:
-            return ToolOutcome.error("launch_failed", f"{package} could not be opened: {result.output.strip()[:300]}")
-        label = (session.apps or {}).get(package, package)
+        if component is not None:
+            result = await session.port.start_activity(session.display, component=component)
+        else:
+            result = await session.port.launch_app(session.display, package)
+        if result.exit_code != 0 or (component is not None and "Error" in result.output):
+            what = component or package
+            return ToolOutcome.error("launch_failed", f"{what} could not be opened: {result.output.strip()[:300]}")
+        label = (session.apps or {}).get(package) or label_for(package)
         chooser, arrived_ms = await wait_for_app_or_chooser(session, ctx, package, label)
         if chooser is not None:
             return await _on_chooser(session, ctx, package, label, chooser, profile, arrived_ms)
