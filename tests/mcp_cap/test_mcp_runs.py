@@ -70,6 +70,14 @@ def of_type(events: list[dict], kind: str) -> list[dict]:
     return [e for e in events if e["type"] == kind]
 
 
+def record_files(folder: Path) -> dict[str, str]:
+    return {str(f.relative_to(folder)): f.read_text(errors="replace") for f in folder.rglob("*") if f.is_file()}
+
+
+def exists(path: Path) -> bool:
+    return path.exists()
+
+
 def after_fence(text: str) -> str:
     """What follows the fence: Mika's own pointer to the observation, nothing of the server's."""
     tail = text.rsplit("</untrusted>", 1)[1].strip()
@@ -169,11 +177,11 @@ class TestUntrusted:
         assert f"I was given {secret}" in last_tool_results(model.requests[1])[0]
         # ...and the record holds it masked, nowhere in the clear.
         assert run.result is not None
-        folder = Path(run.result.record_dir)
-        for f in folder.rglob("*"):
-            if f.is_file():
-                assert secret not in f.read_text(errors="replace"), f
-        assert "I was given [redacted]" in (folder / "events.jsonl").read_text()
+        files = record_files(Path(run.result.record_dir))
+        assert files
+        for name, text in files.items():
+            assert secret not in text, name
+        assert "I was given [redacted]" in files["events.jsonl"]
 
 
 class TestFrozenList:
@@ -188,7 +196,7 @@ class TestFrozenList:
         assert "added late_tool" in last_tool_results(model.requests[1])[0]
         for request in model.requests:
             assert "mcp_fx_late_tool" not in [t.name for t in request.tools]
-        late = [e for e in of_type(record(run), "tool_result") if e["name"] == "mcp_fx_late_tool"][0]
+        late = next(e for e in of_type(record(run), "tool_result") if e["name"] == "mcp_fx_late_tool")
         assert not late["ok"] and late["code"] == "unknown_tool"
 
 
@@ -281,8 +289,8 @@ async def test_a_payment_tool_of_a_server_is_refused_in_an_unattended_run(tmp_pa
         "s.run()\n"
     )
     shop = McpServerConfig(name="shop", command=sys.executable, args=(str(fake),), start_timeout_s=60)
-    run, model = make_run(tmp_path, [shop], [Reply.call(f"mcp_shop_{word}_now", amount="$25.00"), "Refused."])
+    run, _ = make_run(tmp_path, [shop], [Reply.call(f"mcp_shop_{word}_now", amount="$25.00"), "Refused."])
     await run.run()
-    result = [e for e in of_type(record(run), "tool_result") if e["name"] == f"mcp_shop_{word}_now"][0]
+    result = next(e for e in of_type(record(run), "tool_result") if e["name"] == f"mcp_shop_{word}_now")
     assert not result["ok"] and result["code"] == code, result
-    assert not Path(str(fake) + ".called").exists()
+    assert not exists(Path(str(fake) + ".called"))
