@@ -126,3 +126,20 @@ class TestRisk:
         }
         assert input_schema(huge)["properties"] == {}
         assert input_schema({"properties": {"a": {"type": "string"}}})["type"] == "object"
+
+
+def test_the_example_config_documents_every_server_key_and_its_example_parses():
+    import tomllib
+    from pathlib import Path
+
+    from mika.config.mcp_servers import SERVER_KEYS
+
+    text = (Path(__file__).parents[2] / "config.example.toml").read_text()
+    block = text.split("# [mcp.servers.notes]", 1)[1].split("\n[ui]", 1)[0]
+    # The example is commented out (no server by default): uncomment one level.
+    toml = "[mcp.servers.notes]" + "\n".join(line.removeprefix("#").removeprefix(" ") for line in block.splitlines())
+    for key in SERVER_KEYS:
+        assert f"\n{key} = " in toml, key
+    s = parse_settings(tomllib.loads(toml))
+    assert s.warnings == ()
+    assert [(x.name, x.transport) for x in s.mcp_servers] == [("notes", "stdio"), ("search", "http")]
