@@ -102,6 +102,11 @@ def stats() -> dict[str, int]:
     return {"words": len(_items), "letters": sum(len(k) for k in _items)}
 
 
+@server.tool(description="A long text.", annotations=ToolAnnotations(read_only_hint=True))
+def big(chars: int) -> str:
+    return ("0123456789" * (chars // 10 + 1))[:chars]
+
+
 def _extra(n: int) -> None:
     for i in range(n):
         server.add_tool(lambda i=i: f"extra {i}", name=f"extra_{i}", description=f"Extra tool {i}.")

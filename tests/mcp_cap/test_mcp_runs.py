@@ -144,6 +144,18 @@ class TestToolsInARun:
         assert not {"mcp_fx_delete_item", "mcp_fx_plain_echo", "mcp_fx_send_note", "mcp_fx_crash"} & set(names)
 
 
+class TestSizes:
+    async def test_a_long_result_is_cut_and_says_so(self, tmp_path):
+        from mika.cap.mcp.result import TEXT_MAX
+
+        run, model = make_run(tmp_path, [stdio_config()], [Reply.call("mcp_fx_big", chars=60_000), "Long."])
+        await run.run()
+        text = last_tool_results(model.requests[1])[0]
+        assert f"cut to {TEXT_MAX} characters" in text.split("<untrusted", 1)[0]
+        assert TEXT_MAX < len(text) < TEXT_MAX + 1000
+        after_fence(text)
+
+
 class TestUntrusted:
     async def test_injected_instructions_stay_inside_the_one_fence(self, tmp_path):
         run, model = make_run(tmp_path, [stdio_config()], [Reply.call("mcp_fx_news"), "The weather is sunny."])
@@ -222,6 +234,24 @@ class TestBrokenServers:
         await run.run()
         notices = [e["text"] for e in of_type(record(run), "notice")]
         assert any("'dies'" in n and "missing NOTES_DIR" in n for n in notices), notices
+
+    async def test_a_missing_bearer_token_is_named(self, tmp_path, monkeypatch):
+        monkeypatch.delenv("NO_SUCH_MCP_TOKEN", raising=False)
+        remote = McpServerConfig(name="remote", url="http://127.0.0.1:9/mcp", bearer_token_env="NO_SUCH_MCP_TOKEN")
+        run, _ = make_run(tmp_path, [remote], ["Nothing."])
+        await run.run()
+        notices = [e["text"] for e in of_type(record(run), "notice")]
+        assert any("'remote'" in n and "NO_SUCH_MCP_TOKEN" in n and "not set" in n for n in notices), notices
+
+    async def test_an_address_nobody_listens_on_is_a_notice(self, tmp_path):
+        from tests.adb_env import free_port
+
+        remote = McpServerConfig(name="remote", url=f"http://127.0.0.1:{free_port()}/mcp", start_timeout_s=10)
+        run, _ = make_run(tmp_path, [remote], ["Nothing."])
+        result = await run.run()
+        assert result.status is OutcomeStatus.ANSWERED
+        notices = [e["text"] for e in of_type(record(run), "notice")]
+        assert any("'remote'" in n and "could not be started" in n for n in notices), notices
 
     async def test_a_server_that_never_answers_times_out_at_start(self, tmp_path):
         hangs = McpServerConfig(
