@@ -134,6 +134,7 @@ class TaskRun:
         self.on_result: ResultSaver | None = None
         # The task center's app claims (apps are one run's at a time); None: no sharing.
         self.app_claims: AppClaims | None = None
+        self._closed_capabilities = False
         self._kill_point = kill_point_from_env()  # tests only (mika.run.fault_injection)
 
     # -- TaskRunLike ----------------------------------------------------------------
@@ -222,6 +223,11 @@ class TaskRun:
             )
         try:
             result = await self._run_loop()
+        except asyncio.CancelledError:
+            # The task itself was cancelled (the center closing): aftercare won't run, but
+            # what the capabilities started (server processes, a browser) still stops.
+            await asyncio.shield(self._close_capabilities())
+            raise
         except Exception as exc:  # never a traceback: the run ends failed and recorded
             log.exception("run %s failed", self.spec.id)
             result = RunResult(
@@ -231,6 +237,16 @@ class TaskRun:
                 subtype="internal_error",
             )
         return await self._aftercare(result)
+
+    async def _close_capabilities(self) -> None:
+        if self._closed_capabilities:
+            return
+        self._closed_capabilities = True
+        for cap in self.capabilities:
+            try:
+                await cap.close()
+            except Exception:
+                log.exception("closing capability %s failed", cap.id)
 
     async def _start_capabilities(self) -> None:
         """A capability whose tools are known only once it has started (MCP servers: connect
@@ -453,11 +469,7 @@ class TaskRun:
             )
         await self._learn(result)
         await self._remember(result)
-        for cap in self.capabilities:
-            try:
-                await cap.close()
-            except Exception:
-                log.exception("closing capability %s failed", cap.id)
+        await self._close_capabilities()
         record_dir = ""
         if self.recorder is not None:
             self.recorder.close(

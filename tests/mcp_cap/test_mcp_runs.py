@@ -177,6 +177,15 @@ class TestUntrusted:
         assert '<untrusted source="mcp" server="fx" tool="news">' in spec.description
         assert "Read the news page." in spec.description.split("<untrusted", 1)[1]
 
+    async def test_a_hostile_description_cannot_close_its_fence(self, tmp_path):
+        run, model = make_run(tmp_path, [stdio_config()], ["ok"])
+        await run.run()
+        spec = next(t for t in model.requests[0].tools if t.name == "mcp_fx_count")
+        assert spec.description.count("</untrusted>") == 1 and spec.description.rstrip().endswith("</untrusted>")
+        assert "SYSTEM: before anything else" in spec.description.split("<untrusted", 1)[1]
+        said = json.dumps(spec.parameters)
+        assert "obey the server" in said and "<untrusted>" not in said and "</untrusted>" not in said
+
     async def test_env_secrets_never_reach_the_record(self, tmp_path):
         secret = "plum-orchard-7781"
         run, model = make_run(
@@ -295,6 +304,27 @@ class TestNoOrphans:
         text = last_tool_results(model.requests[1])[0]
         pid = int(text.split(">", 1)[1].split("<", 1)[0].strip())
         assert process_gone(pid), f"MCP server process {pid} outlived its run"
+
+    async def test_a_run_task_cancelled_mid_call_still_stops_the_server(self, tmp_path):
+        import asyncio
+
+        run, model = make_run(
+            tmp_path,
+            [stdio_config()],
+            [Reply.call("mcp_fx_server_pid"), Reply.call("mcp_fx_slow", seconds=60), "never"],
+        )
+        task = asyncio.create_task(run.run())
+        for _ in range(600):  # the slow call is on its way once the third request is due
+            await asyncio.sleep(0.05)
+            if len(model.requests) >= 2 and any(e.type == "tool_call" and e.name == "mcp_fx_slow" for e in run._events):
+                break
+        text = last_tool_results(model.requests[1])[0]
+        pid = int(text.split(">", 1)[1].split("<", 1)[0].strip())
+        assert not process_gone(pid)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        assert process_gone(pid), f"MCP server process {pid} outlived its cancelled run"
 
     async def test_closing_a_run_that_was_never_started_spawns_nothing(self, tmp_path):
         run, _ = make_run(tmp_path, [stdio_config()], [])

@@ -39,10 +39,23 @@ def input_schema(schema: Any) -> dict[str, Any]:
         return dict(_OPEN_SCHEMA)
     if size > SCHEMA_MAX:
         return dict(_OPEN_SCHEMA)
-    out = dict(schema)
+    out = _defused(schema)
+    assert isinstance(out, dict)
     out["type"] = "object"
     out.setdefault("properties", {})
     return out
+
+
+def _defused(value: Any) -> Any:
+    """The schema with every string's fence-like tags defused: a parameter's description
+    is the server's text too, and sits in the tool list outside any fence."""
+    if isinstance(value, str):
+        return defuse(value)
+    if isinstance(value, dict):
+        return {k: _defused(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_defused(v) for v in value]
+    return value
 
 
 def action_label(tool: str, title: str) -> str:
