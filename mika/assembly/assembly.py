@@ -279,11 +279,17 @@ class Assembly:
                 vision=vision,
                 images=_sees_images(self.models.main),
             )
+        mcp = None
+        if any(s.enabled for s in self.settings.mcp_servers):
+            from mika.assembly.mcp import mcp_opener
+
+            mcp = mcp_opener(self.settings, redact=redactor.add_secret, images=_sees_images(self.models.main))
         env = RunEnvironment(
             autonomous=self.settings.autonomous,
             state_dir=self.state_dir,
             phone=opener if phone.serial else None,
             web=web,
+            mcp=mcp,
             memory=options.memory,
             knowledge=self.knowledge,
             skills=self.skills,

@@ -222,8 +222,28 @@ class TaskRun:
             )
         return await self._aftercare(result)
 
+    async def _start_capabilities(self) -> None:
+        """A capability whose tools are known only once it has started (MCP servers: connect
+        and list) may have `async start() -> notices`; it is awaited once, here, before the
+        run's tool list is made and frozen. Each line it returns is a warning notice; a
+        capability that fails to start costs its own tools, never the run."""
+        for cap in self.capabilities:
+            start = getattr(cap, "start", None)
+            if start is None:
+                continue
+            try:
+                lines = await start()
+            except Exception as exc:
+                log.exception("capability %s could not start", cap.id)
+                lines = [f"{cap.id}: {type(exc).__name__}: {exc}"]
+            for line in lines or ():
+                self.emit(
+                    Notice(run_id=self.spec.id, conversation_id=self.spec.conversation_id, level="warning", text=line)
+                )
+
     async def _run_loop(self) -> RunResult:
         opts = self.options
+        await self._start_capabilities()
         acting = build_acting(
             self.spec,
             self.capabilities,
