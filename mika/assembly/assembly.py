@@ -228,20 +228,22 @@ class Assembly:
             self.live[spec.id] = live
         return run
 
-    def make_tool_session(self, spec: RunSpec) -> ToolSession:
+    def make_tool_session(self, spec: RunSpec, *, display: str = "main") -> ToolSession:
         """A run without a model, for tool calls from outside a model turn (the MCP
         server's phone tools): the same capabilities, options and record as `make_run`'s,
-        each call through the same action entry (mika.run.tool_session)."""
+        each call through the same action entry (mika.run.tool_session). It works on the
+        phone's main screen by default: a client driving the phone itself sees and acts
+        on what the person sees, not on a display of its own."""
         from mika.run.tool_session import ToolSession
 
-        caps, options = self._run_parts(spec)
+        caps, options = self._run_parts(spec, display=display)
         session = ToolSession(spec, caps, options)
         live = bind_phone(caps, session.emit, spec)
         if live is not None:
             self.live[spec.id] = live
         return session
 
-    def _run_parts(self, spec: RunSpec) -> tuple[list[Capability], RunOptions]:
+    def _run_parts(self, spec: RunSpec, *, display: str | None = None) -> tuple[list[Capability], RunOptions]:
         from dataclasses import replace
 
         from mika.record.redactor import Redactor
@@ -251,7 +253,7 @@ class Assembly:
         # that run's record.
         redactor = Redactor()
         phone = self.device
-        display = self.settings.phone_display
+        display = display or self.settings.phone_display
         keep = self.settings.keep_apps_after_run
         vision = self.models.vision
 

@@ -7,6 +7,7 @@ import sys
 
 import click
 
+from mika.commands.mcp_servers import servers_group
 from mika.exit_codes import ExitCode
 from mika.terminal_text import echo
 
@@ -76,12 +77,5 @@ def mcp_group(
         asm.close()
 
 
-# `mika mcp servers list|test` lives in its own module (the MCP servers Mika's runs use).
-# TODO(lead): until the `mcpcap` branch lands, that module may be missing; then `mika mcp`
-# serves without the subgroup.
-try:
-    from mika.commands.mcp_servers import servers_group
-except ModuleNotFoundError:  # pragma: no cover - only before the mcpcap branch is merged
-    pass
-else:
-    mcp_group.add_command(servers_group)
+# `mika mcp servers list|test`: the MCP servers Mika's own runs use (their own module).
+mcp_group.add_command(servers_group)

@@ -336,7 +336,9 @@ class McpFace:
         uri = str(params.uri)
         if uri == SCREEN_URI and self.has_phone:
             outcome = await self.session(can_elicit(rctx)).call("phone_observe", {}, Origin.MCP)
-            return _text_resource(uri, outcome.text, "text/plain")
+            # The whole listing (the observation), never a delta against an earlier look.
+            text = outcome.observations[-1].text if outcome.observations else outcome.text
+            return _text_resource(uri, text, "text/plain")
         prefix = "mika://runs/"
         if uri.startswith(prefix) and uri[len(prefix) :]:
             run_id = uri[len(prefix) :]
