@@ -12,7 +12,7 @@ import sys
 import time
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
@@ -41,9 +41,18 @@ async def stdio_mika(tmp_path: Path, *args: str, elicit=None, mode: str = "legac
     params = StdioServerParameters(
         command=sys.executable, args=["-m", "mika.cli", "mcp", *args], env=server_env(tmp_path), cwd=str(ROOT)
     )
-    with open(tmp_path / "server-stderr.txt", "w", encoding="utf-8") as errlog:
+    errlog = _log_file(tmp_path / "server-stderr.txt")
+    try:
         async with Client(stdio_client(params, errlog=errlog), mode=mode, elicitation_callback=elicit) as client:
             yield client
+    finally:
+        errlog.close()
+
+
+def _log_file(path: Path) -> TextIO:
+    # The server's stderr needs a real file (a descriptor for the subprocess); it stays
+    # open for the server's whole life and is closed by the caller.
+    return path.open("w", encoding="utf-8")
 
 
 def free_port() -> int:
@@ -59,7 +68,7 @@ class HttpMika:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}/mcp"
         self.err_path = tmp_path / f"http-stderr-{self.port}.txt"
-        self._err = open(self.err_path, "w", encoding="utf-8")
+        self._err = _log_file(self.err_path)
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "mika.cli", "mcp", "--http", f"{host}:{self.port}", *args],
             env=server_env(tmp_path),
