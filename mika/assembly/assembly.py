@@ -234,9 +234,13 @@ class Assembly:
         each call through the same action entry (mika.run.tool_session). It works on the
         phone's main screen by default: a client driving the phone itself sees and acts
         on what the person sees, not on a display of its own."""
+        from mika.cap.phone import PhoneCapability
         from mika.run.tool_session import ToolSession
 
         caps, options = self._run_parts(spec, display=display)
+        for cap in caps:
+            if isinstance(cap, PhoneCapability):
+                cap.reader.deltas = False  # the client has no observation ids to resolve a delta
         session = ToolSession(spec, caps, options)
         live = bind_phone(caps, session.emit, spec)
         if live is not None:

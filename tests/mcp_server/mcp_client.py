@@ -23,7 +23,12 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def server_env(tmp_path: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("MIKA_")}
-    env.update(MIKA_STATE_DIR=str(tmp_path / "state"), XDG_CONFIG_HOME=str(tmp_path / "cfg"), MIKA_LANGUAGE="en")
+    env.update(
+        MIKA_STATE_DIR=str(tmp_path / "state"),
+        XDG_CONFIG_HOME=str(tmp_path / "cfg"),
+        MIKA_LANGUAGE="en",
+        MIKA_RUN_PACE="fast",
+    )
     return env
 
 
@@ -125,3 +130,24 @@ def run_record(tmp_path: Path, run_id: str) -> dict:
     runs = tmp_path / "state" / "runs"
     folder = next(d for d in runs.iterdir() if d.name.endswith(run_id))
     return json.loads((folder / "run.json").read_text(encoding="utf-8"))
+
+
+async def shop_numbers(sim_phone_factory) -> tuple[int, int]:
+    """The element numbers of the shop's Cart (main page) and Checkout (cart page) in the
+    "shop_cart" scenario, read in-process on a twin phone, for scripted models."""
+    from mika.cap.phone import PhoneCapability
+    from mika.cap.phone.adb.port import AdbPort
+    from mika.run.tool_session import ToolSession
+    from mika.runtypes.spec import Attendance, RunOrigin, RunProvenance, RunSpec
+    from tests.phone.driver import number_for
+
+    twin_phone = sim_phone_factory(scenario="shop_cart", serial="twin")
+    looker = PhoneCapability(AdbPort(twin_phone.serial, twin_phone.server.client()))
+    looker.reader.deltas = False
+    twin = ToolSession(RunSpec("look", RunProvenance(RunOrigin.MCP, Attendance.UNATTENDED)), [looker])
+    await twin.call("phone_launch_app", {"app": "Shop"})
+    cart = number_for((await twin.call("phone_observe", {})).text, "Cart,")
+    await twin.call("phone_tap", {"element": cart})
+    checkout = number_for((await twin.call("phone_observe", {})).text, "Checkout")
+    await twin.close()
+    return cart, checkout
