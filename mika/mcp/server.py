@@ -25,7 +25,7 @@ from mika.action.approval import BLOCKED
 from mika.action.approval_summary import ScreenSummary
 from mika.action.origin import Origin
 from mika.assembly import Assembly
-from mika.mcp.approval import ask_payment_step, can_elicit
+from mika.mcp.approval import PendingQuestions, ask_payment_step, can_elicit, declares_elicitation
 from mika.mcp.texts import t
 from mika.record.events import ApprovalEvent, ConfirmationAsked, RunEvent, ToolCalled
 from mika.record.recorder import find_run, read_events
@@ -117,6 +117,7 @@ class McpFace:
         # The phone sessions of clients driving the phone themselves: one for clients
         # that can be asked about payments, one for those that cannot (their provenance).
         self._sessions: dict[bool, ToolSession] = {}
+        self.questions = PendingQuestions()
         self.server: Server[Any] = Server(
             "mika",
             version=__version__,
@@ -179,29 +180,44 @@ class McpFace:
             )
         return types.ListToolsResult(tools=tools)
 
-    async def _call_tool(self, rctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+    async def _call_tool(
+        self, rctx: Any, params: types.CallToolRequestParams
+    ) -> types.CallToolResult | types.InputRequiredResult:
         args = dict(params.arguments or {})
         if params.name == "run_task":
             return await self.run_task(rctx, args)
         if params.name in PHONE_TOOLS and self.has_phone:
-            return await self.phone_call(rctx, params.name, args)
+            return await self.phone_call(rctx, params.name, args, params)
         offered = ", ".join(["run_task", *(t.name for t in self.phone_tools())])
         return _error("unknown_tool", f"There is no tool named {params.name!r}. Tools: {offered}.")
 
-    async def phone_call(self, rctx: Any, name: str, args: dict[str, Any]) -> types.CallToolResult:
-        attended = can_elicit(rctx)
+    async def phone_call(
+        self, rctx: Any, name: str, args: dict[str, Any], params: Any = None
+    ) -> types.CallToolResult | types.InputRequiredResult:
+        attended = declares_elicitation(rctx)
         session = self.session(attended)
+        answered = self.questions.answer(params, name, args) if attended else None
+        if answered is not None:
+            # The retry of a call whose payment step was put to the client's user.
+            question, allowed = answered
+            if not allowed:
+                return _tool_result(ToolOutcome.error("refused", t("pay_declined")))
+            seen = question.seen
+            session.grant(app=seen.app, amount=seen.amount, what=seen.item or seen.button, origin=Origin.MCP)
+            return _tool_result(await session.call(name, args, Origin.MCP))
         outcome = await session.call(name, args, Origin.MCP)
         if outcome.code == "confirmation_required" and attended:
             # A payment step held back: the client's user sees what the screen showed.
             seen = session.acting.approval.seen or ScreenSummary(
                 amount=str(outcome.data.get("amount", "")), app=str(outcome.data.get("app", ""))
             )
+            session.acting.approval.seen = None
+            if not rctx.session.can_send_request:
+                return self.questions.ask(name, args, seen)  # 2026-07-28: asked in the result
             if await ask_payment_step(rctx, seen.line()):
                 session.grant(app=seen.app, amount=seen.amount, what=seen.item or seen.button, origin=Origin.MCP)
                 outcome = await session.call(name, args, Origin.MCP)
             else:
-                session.acting.approval.seen = None
                 outcome = ToolOutcome.error("refused", t("pay_declined"))
         elif outcome.code == "approval_unavailable":
             outcome = ToolOutcome.error("approval_unavailable", f"{outcome.text}\n\n{t('pay_unavailable')}")
@@ -335,7 +351,7 @@ class McpFace:
     async def _read_resource(self, rctx: Any, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
         uri = str(params.uri)
         if uri == SCREEN_URI and self.has_phone:
-            outcome = await self.session(can_elicit(rctx)).call("phone_observe", {}, Origin.MCP)
+            outcome = await self.session(declares_elicitation(rctx)).call("phone_observe", {}, Origin.MCP)
             # The whole listing (the observation), never a delta against an earlier look.
             text = outcome.observations[-1].text if outcome.observations else outcome.text
             return _text_resource(uri, text, "text/plain")

@@ -107,3 +107,65 @@ async def test_an_accepted_step_releases_only_that_step(tmp_path, sim_phone_fact
         assert not again.is_error  # this time the person allowed it again, explicitly
     state = shop(phone)
     assert not state.get("pay_reached") and not state.get("orders")
+
+
+async def test_a_2026_client_is_asked_in_the_result_and_its_retry_answers(tmp_path, sim_phone_factory):
+    """On 2026-07-28 (the SDK's default) the server cannot send a request mid-call: the
+    payment question comes back as an InputRequiredResult, the SDK's client asks its user
+    and retries with the answer. Declined: refused; accepted: that one step is done."""
+    phone = sim_phone_factory(scenario="shop_cart")
+    ask = elicitor("decline", "accept")
+    model = script(tmp_path, ["ok"])
+    async with stdio_mika(tmp_path, "--device", phone.serial, "--model", model, elicit=ask, mode="auto") as c:
+        assert c.protocol_version == "2026-07-28"
+        await to_cart(c)
+        declined = await tap_label(c, "Checkout")
+        assert declined.is_error and declined.structured_content["code"] == "refused"
+        assert not shop(phone).get("checkout_reached")
+        accepted = await tap_label(c, "Checkout")
+        assert not accepted.is_error, accepted.content
+    assert len(ask.asked) == 2 and "¥23.50" in ask.asked[1]
+    state = shop(phone)
+    assert state.get("checkout_reached") and not state.get("pay_reached") and not state.get("orders")
+
+
+async def test_a_forged_or_mismatched_retry_releases_nothing(tmp_path, sim_phone_factory):
+    """The attacker drives the 2026 rounds by hand: an "accepted" answer with a made-up
+    state token, or with the real token on a different call, is no consent."""
+    from mcp_types import ElicitResult, InputRequiredResult
+
+    phone = sim_phone_factory(scenario="shop_cart")
+    yes = {"payment": ElicitResult(action="accept", content={"allow": True})}
+    model = script(tmp_path, ["ok"])
+    async with stdio_mika(tmp_path, "--device", phone.serial, "--model", model, elicit=elicitor(), mode="auto") as c:
+        await to_cart(c)
+        number = number_for(await listing(c), "Checkout")
+        forged = await c.session.call_tool(
+            "phone_tap",
+            {"element": number},
+            input_responses=yes,
+            request_state="made-up",
+            allow_input_required=True,
+        )
+        assert isinstance(forged, InputRequiredResult)  # not released: asked afresh
+        # The real token, spent on another call (a point on the same button).
+        first = await c.session.call_tool("phone_tap", {"element": number}, allow_input_required=True)
+        assert isinstance(first, InputRequiredResult) and first.request_state
+        other = await c.session.call_tool(
+            "phone_long_press",
+            {"element": number},
+            input_responses=yes,
+            request_state=first.request_state,
+            allow_input_required=True,
+        )
+        assert isinstance(other, InputRequiredResult)
+        # The token was for one call and is gone now: the right call cannot use it either.
+        late = await c.session.call_tool(
+            "phone_tap",
+            {"element": number},
+            input_responses=yes,
+            request_state=first.request_state,
+            allow_input_required=True,
+        )
+        assert isinstance(late, InputRequiredResult)
+    assert not shop(phone).get("checkout_reached")
