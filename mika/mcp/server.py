@@ -29,7 +29,7 @@ from mika.mcp.approval import PendingQuestions, ask_payment_step, can_elicit, de
 from mika.mcp.texts import t
 from mika.record.events import ApprovalEvent, ConfirmationAsked, RunEvent, ToolCalled
 from mika.record.recorder import find_run, read_events
-from mika.run.conversations import ConversationStore
+from mika.run.conversations import BadConversationId, ConversationStore
 from mika.run.outbox import Delivery, Outbox
 from mika.run.result_view import result_dict
 from mika.run.task_center import TaskCenter
@@ -232,7 +232,7 @@ class McpFace:
             return _error("bad_arguments", "'max_steps' must be a positive whole number.")
         conversation_id = args.get("conversation_id")
         if conversation_id:
-            if not isinstance(conversation_id, str) or not self.conversations.exists(conversation_id):
+            if not isinstance(conversation_id, str) or not _known(self.conversations, conversation_id):
                 return _error("unknown_conversation", t("no_conversation", id=conversation_id))
         else:
             conversation_id = self.conversations.create().id
@@ -377,6 +377,13 @@ class McpFace:
                 log.exception("closing an MCP phone session failed")
         self._sessions.clear()
         await self.center.aclose()
+
+
+def _known(conversations: ConversationStore, conversation_id: str) -> bool:
+    try:
+        return conversations.exists(conversation_id)
+    except BadConversationId:  # not a conversation id at all (a path, odd characters)
+        return False
 
 
 def types_error(message: str) -> Exception:

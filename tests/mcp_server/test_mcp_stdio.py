@@ -59,6 +59,10 @@ async def test_run_task_over_stdio_reports_each_step_and_its_record(tmp_path, ad
 
         missing = await client.call_tool("run_task", {"goal": "x", "conversation_id": "nope"})
         assert missing.is_error and "no conversation 'nope'" in missing.content[0].text.lower()
+        odd = await client.call_tool("run_task", {"goal": "x", "conversation_id": "../../etc"})
+        assert odd.is_error and odd.structured_content["code"] == "unknown_conversation"
+        nogoal = await client.call_tool("run_task", {"goal": "  "})
+        assert nogoal.is_error and "needs 'goal'" in nogoal.content[0].text
 
 
 async def test_a_cancelled_call_stops_the_run_and_closes_its_record(tmp_path, adb_server):
