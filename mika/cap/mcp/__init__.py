@@ -30,7 +30,7 @@ from mika.tool.declaration import AgentTool, Risk
 __all__ = ["McpCapability", "McpServerError", "ServerTools", "list_server_tools"]
 
 _NOTICE = {
-    "en": "{problem} Its tools are not in this run.",
+    "en": "{problem}. Its tools are not in this run.",
     "zh": "{problem}（MCP 服务器 {name} 的工具不在本次任务中。）",
 }
 
@@ -89,7 +89,7 @@ class McpCapability:
         self._tools = [t for s in self.offered for t in s.tools]
         language = ui_language()
         text = _NOTICE.get(language, _NOTICE["en"])
-        return [text.format(name=s.server, problem=s.problem) for s in self.offered if s.problem]
+        return [text.format(name=s.server, problem=s.problem.rstrip(".")) for s in self.offered if s.problem]
 
     def tools(self) -> Sequence[AgentTool]:
         return list(self._tools)
