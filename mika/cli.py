@@ -81,6 +81,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
         "What Mika remembers about you: list, add, forget, approve.",
     ),
     "web": ("mika.commands.web:web_group", "Mika's own browser: the sites it is logged in to."),
+    "mcp": ("mika.commands.mcp:mcp_group", "Serve Mika to MCP clients: run_task, the phone's own tools, run records."),
 }
 
 

@@ -2,7 +2,10 @@
 
 Matching means: same app, same kind of action, the target on the screen, the declared
 amount on the screen, within 3 steps of the consent, and no other write in between.
-Anything else voids the consent.
+Anything else voids the consent. A consent is spent only by the starters it was given
+for: the user's consent at the TUI or terminal by the model's own calls (and its
+batches), a consent an MCP client's user gave through elicitation only by that client's
+own next call (never by a model, a replay or a script).
 
 Some payment steps show no amount at all: a menu's "Checkout" opens the page that says
 what is due. A consent given for such a step (the person was told the screen showed no
@@ -14,6 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from mika.action.origin import Origin
 from mika.action.risk import amount_value, amounts_in
 
 WITHIN_STEPS = 3
@@ -30,6 +34,7 @@ class Consent:
     # is what the consent names, and no other amount may have appeared since.
     amount_on_screen: bool = True
     button: str = ""
+    spent_by: frozenset[Origin] = frozenset(o for o in Origin if o.may_use_consent)
 
 
 class ConfirmationGate:
@@ -43,10 +48,20 @@ class ConfirmationGate:
     def grant(self, consent: Consent) -> None:
         self._consent = consent
 
-    def release(self, *, app: str, kind: str, screen_text: str, on_screen: bool, step: int, label: str = "") -> bool:
+    def release(
+        self,
+        *,
+        app: str,
+        kind: str,
+        screen_text: str,
+        on_screen: bool,
+        step: int,
+        label: str = "",
+        origin: Origin = Origin.MODEL,
+    ) -> bool:
         """True if a consent covers this action; the consent is spent either way it matches."""
         c = self._consent
-        if c is None:
+        if c is None or origin not in c.spent_by:
             return False
         if step - c.step > WITHIN_STEPS:
             self._consent = None

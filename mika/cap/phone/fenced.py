@@ -119,7 +119,7 @@ def listing_observation(screen: Screen, step: int, shown_by: object) -> tuple[Ob
     the same text, or a delta against the last full listing `shown_by` (the session's
     reader) gave, when the screen changed little."""
     obs = screen_observation(screen, step)
-    if _unseen.get():
+    if _unseen.get() or not getattr(shown_by, "deltas", True):
         return obs, obs.text
     head, elements, tail = _listing_pieces(screen)
     base = _keyframes.get(shown_by)
