@@ -12,10 +12,10 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Static
 
+from mika.record.step_words import step_action, step_result, step_words
 from mika_tui.i18n import Tr
 from mika_tui.plain import markup, plain
 from mika_tui.run_view import Step
-from mika_tui.step_words import step_action, step_result, step_words
 
 
 def _secs(ms: int) -> str:
@@ -44,18 +44,18 @@ class StepDetail(ModalScreen[None]):
 
     @property
     def words(self) -> str:
-        return step_words(self.step, self.tr)
+        return step_words(self.step, self.tr.lang)
 
     def compose(self) -> ComposeResult:
         s, tr = self.step, self.tr
         # One scroll for it all: in a short terminal the listing still shows, below the facts.
         with VerticalScroll(id="step-detail"):
             yield Static(
-                markup("[b]$title[/b]", title=tr("step_detail_title", n=s.index, words=step_action(s, tr))),
+                markup("[b]$title[/b]", title=tr("step_detail_title", n=s.index, words=step_action(s, tr.lang))),
                 classes="step-head",
             )
             yield Static(
-                plain(tr("step_detail_effect", effect=step_result(s, tr))),
+                plain(tr("step_detail_effect", effect=step_result(s, tr.lang))),
                 classes="step-failed" if s.ok is False else "step-meta",
             )
             if s.code:

@@ -13,10 +13,10 @@ from textual.geometry import Size
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from mika.record.step_words import step_action, step_result
 from mika.terminal_text import one_line
 from mika_tui.i18n import Tr
 from mika_tui.run_view import Step
-from mika_tui.step_words import step_action, step_result
 
 
 def _secs(ms: int) -> str:
@@ -92,7 +92,7 @@ class Timeline(ScrollView, can_focus=True):
         width = max(20, self.scrollable_content_region.width or 40)
         tr = self.tr
         mark = "…" if step.live else ("✓" if step.ok else "✗")
-        action, result = one_line(step_action(step, tr)), one_line(step_result(step, tr))
+        action, result = one_line(step_action(step, tr.lang)), one_line(step_result(step, tr.lang))
         right = [] if step.live else [_secs(step.duration_ms)]
         if step.wait_ms:
             right.append(self.wait_label.format(wait=_secs(step.wait_ms)))
