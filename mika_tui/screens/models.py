@@ -49,8 +49,8 @@ class PresetTable(DataTable):
     """Row cursor on Home/End: the first and last preset (Textual's scroll sideways)."""
 
     BINDINGS = [
-        Binding("home", "scroll_top", "Top", show=False),
-        Binding("end", "scroll_bottom", "Bottom", show=False),
+        Binding("home", "scroll_top", "b_top", show=False),
+        Binding("end", "scroll_bottom", "b_bottom", show=False),
     ]
 
 

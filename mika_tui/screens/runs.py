@@ -173,6 +173,8 @@ class RunViewerScreen(SubScreen):
         timeline = self.query_one(Timeline)
         timeline.set_steps(self.view.steps)
         timeline.focus()
+        # The cursor starts on the last step, lit, and the frame is that step's.
+        self.call_after_refresh(timeline.move_cursor, len(self.view.steps) - 1)
         self._show_frame(len(self.view.steps) - 1)
 
     def _show_frame(self, index: int) -> None:
@@ -180,5 +182,6 @@ class RunViewerScreen(SubScreen):
         # The last frame at or before the step: what the screen looked like then.
         self.query_one(FrameView).show(self.mika.frame_bytes(self.run_id, frames[-1]) if frames else None)
 
-    def on_key(self) -> None:
-        self.call_after_refresh(lambda: self._show_frame(self.query_one(Timeline).cursor))
+    def on_timeline_cursor_moved(self, message: Timeline.CursorMoved) -> None:
+        # The frame follows the cursor once it has moved (never on a key that moved nothing).
+        self._show_frame(message.index)

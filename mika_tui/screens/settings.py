@@ -4,33 +4,15 @@ from __future__ import annotations
 
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, DataTable, Footer, Select, Static, Switch
 
 from mika.config.paths import config_file
 from mika.config.settings import GRAPHICS, LANGUAGES, NOTIFY, PACES
 from mika_tui.config_write import ConfigWriteError, update_config
+from mika_tui.keymap import binding_table
 from mika_tui.plain import plain
 from mika_tui.screens.base import SubScreen
-
-
-def binding_table() -> list[tuple[str, str]]:
-    """(binding id, default key) for every remappable binding of the app."""
-    from mika_tui.app import MikaApp
-    from mika_tui.screens.base import SubScreen as Base
-    from mika_tui.screens.devices import DevicesScreen
-    from mika_tui.screens.main import MainScreen
-    from mika_tui.screens.memory import MemoryScreen
-    from mika_tui.widgets.cards import ApprovalCard, TakeoverCard
-    from mika_tui.widgets.timeline import Timeline
-
-    out: list[tuple[str, str]] = []
-    for cls in (MikaApp, MainScreen, ApprovalCard, TakeoverCard, Timeline, Base, DevicesScreen, MemoryScreen):
-        for b in cls.BINDINGS:
-            if isinstance(b, Binding) and b.id and b.id not in [i for i, _ in out]:
-                out.append((b.id, b.key))
-    return out
 
 
 class SettingsScreen(SubScreen):

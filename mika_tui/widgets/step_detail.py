@@ -10,9 +10,10 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Static
+from textual.widgets import Footer, Static
 
 from mika.record.step_words import step_action, step_result, step_words
+from mika_tui.bindings import TranslatedBindings
 from mika_tui.i18n import Tr
 from mika_tui.plain import markup, plain
 from mika_tui.run_view import Step
@@ -22,7 +23,7 @@ def _secs(ms: int) -> str:
     return f"{ms / 1000:.1f}s"
 
 
-class StepDetail(ModalScreen[None]):
+class StepDetail(TranslatedBindings, ModalScreen[None]):
     DEFAULT_CSS = """
     StepDetail { align: center middle; }
     StepDetail > VerticalScroll { width: 90%; max-width: 120; height: auto; max-height: 90%;
@@ -33,8 +34,8 @@ class StepDetail(ModalScreen[None]):
     StepDetail #step-text { height: auto; border: round $panel-lighten-2; }
     """
     BINDINGS = [
-        Binding("escape", "close", "Close", id="step.close", tooltip="Back to the timeline"),
-        Binding("enter", "close", "Close", id="step.close_enter", show=False, tooltip="Back to the timeline"),
+        Binding("escape", "close", "b_close", id="step.close", tooltip="d_step_close"),
+        Binding("enter", "close", "b_close", id="step.close_enter", show=False, tooltip="d_step_close"),
     ]
 
     def __init__(self, step: Step, tr: Tr) -> None:
@@ -79,6 +80,7 @@ class StepDetail(ModalScreen[None]):
             yield Static(plain(tr("step_detail_saw")), classes="step-meta")
             yield Static(plain(s.text or tr("step_detail_nothing")), id="step-text")
             yield Static(plain(tr("step_detail_close")), classes="step-meta")
+        yield Footer()
 
     def on_mount(self) -> None:
         self.query_one("#step-detail").focus()
