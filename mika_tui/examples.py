@@ -11,8 +11,12 @@ phone: no tasks, only how to attach one.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING
 
 from mika_tui.i18n import Tr
+
+if TYPE_CHECKING:
+    from mika.knowledge.catalog import KnowledgeCatalog
 
 SHOWN = 3
 
@@ -61,14 +65,10 @@ def examples_for(
     return out
 
 
-def catalog_names() -> dict[str, str]:
-    """package → app name from the knowledge catalog (shipped and the user's own);
-    empty when it cannot be read (the examples then do without it)."""
-    try:
-        from mika.knowledge.catalog import KnowledgeCatalog
-
-        catalog = KnowledgeCatalog.load()
-    except Exception:  # a broken catalog must not keep the chat from opening
+def catalog_names(catalog: KnowledgeCatalog | None) -> dict[str, str]:
+    """package → app name from the knowledge catalog the assembly read (shipped and the
+    user's own); empty without one (the examples then do without it)."""
+    if catalog is None:
         return {}
     return {p: e.name for e in catalog.entries() if e.kind == "app" for p in e.packages}
 

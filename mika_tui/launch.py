@@ -106,6 +106,6 @@ def build_deps(
         start_sim=lambda: _start_sim(asm),
         assembly=asm,
         apps_of=lambda serial: _apps_of(asm, devices, serial),
-        app_names=catalog_names(),
+        app_names=catalog_names(asm.knowledge),
     )
     return deps, asm.close
