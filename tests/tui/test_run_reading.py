@@ -143,7 +143,8 @@ class TestStepDetail:
             await pilot.press("ctrl+t")
             await pilot.pause()
             assert isinstance(app.focused, Timeline)
-            # The cursor starts on nothing: down goes to the first row, down again to the second.
+            # The cursor starts on nothing (the latest step is what Enter opens): the first
+            # key lights the latest row, the second moves from there (down: it stays).
             await pilot.press("down", "down", "enter")
             await until(lambda: isinstance(app.screen, StepDetail))
             detail = app.screen
@@ -165,7 +166,7 @@ class TestStepDetail:
             await scenes.run_to_end(pilot, "what is in my cart")
             app.main_screen.action_view_run(scenes.view(pilot).run_id)
             await until(lambda: isinstance(app.screen, RunViewerScreen))
-            await pilot.press("down", "enter")
+            await pilot.press("up", "enter")  # the viewer's cursor starts on the last step
             await until(lambda: isinstance(app.screen, StepDetail))
             assert app.screen.step.name == "toy_open"
             assert "Opened Cart" in app.screen.step.text
