@@ -63,6 +63,13 @@ def metrics_text(metrics: dict, tr: Tr) -> str:
     )
 
 
+def outcome_word(tr: Tr, outcome: str) -> str:
+    """A run's outcome code in the user's language (an unknown code as it is)."""
+    key = f"run_outcome_{outcome}"
+    word = tr(key)
+    return outcome if word == key else word
+
+
 def _metrics_of(run: dict, state_dir) -> dict:
     m = run.get("metrics") or {}
     if m:
@@ -100,7 +107,7 @@ class RunsScreen(SubScreen):
             )
             table.add_row(
                 when,
-                cell(r.get("outcome", r.get("state", "?"))),
+                cell(outcome_word(tr, str(r.get("outcome", r.get("state", "?"))))),
                 str(m.get("steps", 0)),
                 format_elapsed((m.get("total_ms") or 0) / 1000),
                 secs(m.get("first_feedback_ms")),
@@ -139,7 +146,7 @@ class RunViewerScreen(SubScreen):
         yield Static("", id="viewer-metrics")
         with Horizontal(id="viewer-body"):
             yield Timeline(title=tr("timeline_title"), empty=tr("timeline_empty"), wait_label=tr("timeline_wait"))
-            yield FrameView(None, id="viewer-frame")
+            yield FrameView(None, id="viewer-frame", empty=tr("viewer_no_frame"))
         yield Footer()
 
     def on_mount(self) -> None:
@@ -159,7 +166,7 @@ class RunViewerScreen(SubScreen):
                 tr(
                     "run_viewer",
                     id=self.run_id,
-                    outcome=self.summary.get("outcome", self.view.status or "?"),
+                    outcome=outcome_word(tr, str(self.summary.get("outcome", self.view.status or "?"))),
                     goal=self.summary.get("goal", self.view.goal),
                 )
             )

@@ -96,3 +96,25 @@ async def test_the_run_viewer_cursor_is_lit_and_the_frame_follows_it(tmp_path):
         await pilot.press("up")
         await settle(pilot)
         assert timeline.cursor == last - 1
+
+
+async def test_the_viewer_says_the_outcome_in_chinese_and_when_no_picture_was_recorded(tmp_path):
+    import json
+
+    app = make_app(tmp_path, ScriptedModel(["hi"]), language="zh")
+    state = tmp_path / "state" / "mika"
+    run_id = scenes.write_run_record(state, sim_frames()[0])
+    # The same run without its pictures: the frame pane says so instead of staying blank.
+    run_dir = next((state / "runs").iterdir())
+    events = [json.loads(line) for line in (run_dir / "events.jsonl").read_text().splitlines()]
+    (run_dir / "events.jsonl").write_text("\n".join(json.dumps({**e, "frame": ""}) for e in events) + "\n")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        app.open_run(run_id)
+        await until(lambda: isinstance(app.screen, RunViewerScreen))
+        await settle(pilot)
+        title = str(app.screen.query_one("#viewer-title").render())
+        assert "已回答" in title and "answered" not in title
+        frame = app.screen.query_one(FrameView)
+        assert frame.png is None
+        assert "没有记录画面" in frame.render_line(0).text
