@@ -117,4 +117,4 @@ async def test_the_viewer_says_the_outcome_in_chinese_and_when_no_picture_was_re
         assert "已回答" in title and "answered" not in title
         frame = app.screen.query_one(FrameView)
         assert frame.png is None
-        assert "没有记录画面" in frame.render_line(0).text
+        assert "没有记录画面" in frame.render_line(0).text  # 还没有记录画面
