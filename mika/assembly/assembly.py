@@ -122,6 +122,9 @@ class Assembly:
     # (told once, with the first run, as a notice: the web is optional unless --web-only).
     browser: str = ""
     web_problem: str = ""
+    # The main model chosen at launch (`--model`), which beats the config's roles.main for
+    # the whole session: a face that selects the models again (a saved config) keeps it.
+    model_choice: str | None = None
 
     @classmethod
     def open(
@@ -190,7 +193,17 @@ class Assembly:
             if models is not None:
                 models.close()
             raise
-        asm = cls(settings, sdir, models, phone, problem, device_problem, browser=browser, web_problem=web_problem)
+        asm = cls(
+            settings,
+            sdir,
+            models,
+            phone,
+            problem,
+            device_problem,
+            browser=browser,
+            web_problem=web_problem,
+            model_choice=model or None,
+        )
         asm.load_catalogs()
         if web_problem:
             from mika.assembly.web import no_browser_notice
