@@ -10,10 +10,12 @@ price (checked with the task's own check). Scrolls move every element number, so
 go out as full listings; a fresh look at an unchanged screen goes out as a delta. The same script
 runs twice in the same process:
 
-- before: every screen stays whole in the history and every screen is a full listing
-  (`mika.agent.history.SCREEN_WINDOW = None`, `mika.cap.phone.fenced.DELTAS = False`);
-- after: the shipped behaviour (old screens sent as placeholders a batch at a time; a
-  screen that differs little from the one before sent as a delta).
+- before: every screen stays whole in the history, every screen is a full listing and
+  every step's runtime line stays (`mika.agent.history.SCREEN_WINDOW = None`,
+  `mika.cap.phone.fenced.DELTAS = False`, `mika.agent.history.DROP_OLD_RUNTIME = False`);
+- after: the shipped behaviour (a screen goes out as a placeholder once it is not the
+  latest, unless a delta still builds on it; a screen that differs little from the one
+  before sent as a delta; only the current step's runtime line).
 
 Per run it prints the summed estimated input tokens over all main requests
 (`mika.agent.compressor.estimate_request`, what the compressor counts; a 128k window, so
@@ -132,14 +134,15 @@ def _modes():
     import mika.agent.history as history
     import mika.cap.phone.fenced as fenced
 
-    shipped = (history.SCREEN_WINDOW, fenced.DELTAS)
+    shipped = (history.SCREEN_WINDOW, fenced.DELTAS, history.DROP_OLD_RUNTIME)
 
     def before() -> None:
         history.SCREEN_WINDOW = None
         fenced.DELTAS = False
+        history.DROP_OLD_RUNTIME = False
 
     def after() -> None:
-        history.SCREEN_WINDOW, fenced.DELTAS = shipped
+        history.SCREEN_WINDOW, fenced.DELTAS, history.DROP_OLD_RUNTIME = shipped
 
     return {"before": before, "after": after}
 

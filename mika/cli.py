@@ -85,6 +85,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
         "mika.commands.eval:eval_group",
         "Score a model on simulated-phone tasks: each on a fresh phone, with reports.",
     ),
+    "mcp": ("mika.commands.mcp:mcp_group", "Serve Mika to MCP clients: run_task, the phone's own tools, run records."),
 }
 
 

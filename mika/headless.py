@@ -36,6 +36,7 @@ from mika.run.contracts import TaskRunLike
 from mika.run.conversations import ConversationStore
 from mika.run.outbox import Delivery, DeliveryFailed, Outbox
 from mika.run.recovery import recover_at_start, settle
+from mika.run.result_view import result_dict, with_not_paid
 from mika.run.task_center import TaskCenter
 from mika.run.ui_text import t
 from mika.runtypes.result import OutcomeStatus, RunResult
@@ -148,28 +149,6 @@ class _StdoutChannel:
             return  # stream-json: the outcome event, printed right after this, carries it
         self.err.write(for_terminal(f"[{delivery.conversation_id or 'mika'}] {delivery.display_text}") + "\n")
         self.err.flush()
-
-
-def with_not_paid(answer: str) -> str:
-    """The answer with the sentence that nothing was paid, in the UI language."""
-    note = t("not_paid")
-    return f"{answer.rstrip()}\n\n{note}" if answer.strip() else note
-
-
-def result_dict(result: RunResult, conversation_id: str, *, not_paid: bool = False) -> dict:
-    return {
-        "type": "result",
-        "run_id": result.run_id,
-        "conversation_id": conversation_id,
-        "outcome": result.status.value,
-        "subtype": result.subtype,
-        "answer": with_not_paid(result.answer) if not_paid else result.answer,
-        "not_paid": not_paid,
-        "steps": result.steps,
-        "usage": {k: result.usage.get(k, 0) for k in ("input", "output", "cached")},
-        "sources": [{"id": s.get("id"), "title": s.get("title"), "place": s.get("place")} for s in result.sources],
-        "record": result.record_dir,
-    }
 
 
 class UnknownConversation(LookupError):

@@ -62,6 +62,12 @@ class AppDeps:
     # What built the real app's runs: its TaskCenter (titles, stop summaries) and the phone
     # runs use. None: a test's own factory and a bare TaskCenter.
     assembly: Assembly | None = None
+    # The idle chat's examples fit the phone (mika_tui/examples.py): `apps_of(serial)` asks
+    # a phone for its packages (blocking; from a worker thread), `known_apps` keeps each
+    # phone's answer, `app_names` is the knowledge catalog's package → name.
+    apps_of: Callable[[str], tuple[str, ...]] | None = None
+    known_apps: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    app_names: dict[str, str] = field(default_factory=dict)
 
     def use_device(self, info: DeviceInfo) -> None:
         """The phone the next runs use (the Devices screen's choice)."""

@@ -70,11 +70,24 @@ def _start_sim(asm: Assembly) -> DeviceInfo:
         raise DeviceOpError(str(exc)) from None
 
 
+def _apps_of(asm: Assembly, devices: Any, serial: str) -> tuple[str, ...]:
+    """A phone's packages; the simulated phone still attaching is waited for first."""
+    from mika.cap.phone import PhoneOpenError
+
+    if serial == asm.device.current.serial:
+        try:
+            asm.device.wait_ready()
+        except PhoneOpenError:
+            return ()
+    return tuple(devices.packages(serial))
+
+
 def build_deps(
     settings: Any, *, device: str | None, model: str | None, graphics: str | None, assembly: Assembly | None = None
 ) -> tuple[AppDeps, Callable[[], None]]:
     """`assembly`: an already opened one (tests hand in theirs); else opened here."""
     from mika.assembly.devices import AdbDevices
+    from mika_tui.examples import catalog_names
 
     asm = assembly or Assembly.open(settings, device=device, model=model, lenient=True)
     info = device_info(asm.device.current)
@@ -89,8 +102,10 @@ def build_deps(
         frames=FramesWhenReady(asm.device, info.serial) if info.serial else None,
         graphics=graphics or settings.graphics,
         clock=time.time,
-        devices_port=AdbDevices(),
+        devices_port=(devices := AdbDevices()),
         start_sim=lambda: _start_sim(asm),
         assembly=asm,
+        apps_of=lambda serial: _apps_of(asm, devices, serial),
+        app_names=catalog_names(asm.knowledge),
     )
     return deps, asm.close

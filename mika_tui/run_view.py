@@ -30,7 +30,7 @@ class Step:
     duration_ms: int = 0
     tokens: int = 0
     frame: str = ""
-    # For the step's words and its detail (mika_tui/step_words.py, the step detail):
+    # For the step's words and its detail (mika/record/step_words.py, the step detail):
     # the call's arguments, its capability, and the model time of the reply that asked for it.
     arguments: dict[str, Any] = field(default_factory=dict)
     capability: str = ""

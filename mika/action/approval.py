@@ -60,7 +60,8 @@ class ApprovalPolicy:
             not self.autonomous
             and self.gate is not None
             and self.provenance.attendance is Attendance.PRESENT
-            and self.provenance.origin in (RunOrigin.UI, RunOrigin.CLI)
+            # An MCP run is attended only when its client can ask its user (elicitation).
+            and self.provenance.origin in (RunOrigin.UI, RunOrigin.CLI, RunOrigin.MCP)
         )
 
     def decide(self, classified: Classified, target: ActionTarget, origin: Origin, step: int) -> Decision:
@@ -75,8 +76,14 @@ class ApprovalPolicy:
         if not self.can_ask:
             return Decision(Verdict.UNAVAILABLE, classified)
         assert self.gate is not None
-        if origin.may_use_consent and self.gate.release(
-            app=target.app, kind=target.kind, screen_text=target.screen_text, on_screen=target.on_screen, step=step
+        if self.gate.release(
+            app=target.app,
+            kind=target.kind,
+            screen_text=target.screen_text,
+            on_screen=target.on_screen,
+            step=step,
+            label=target.label,
+            origin=origin,
         ):
             return Decision(Verdict.RELEASED, classified)
         return Decision(Verdict.NEEDS_CONFIRMATION, classified)

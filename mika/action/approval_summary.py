@@ -98,9 +98,13 @@ def summarize_text(screen_text: str, *, button: str = "", app: str = "") -> Scre
 def compare(screen: ScreenSummary, *, what: str = "", amount: str = "", app: str = "") -> ApprovalSummary:
     """The screen's summary and, for each way the model's claim differs, a sentence."""
     notes: list[str] = []
-    if not screen.known:
+    if not screen.known and not screen.button:
         notes.append(t("claim_unchecked"))
         return ApprovalSummary(screen, tuple(notes))
+    if not screen.amount and screen.button:
+        # The step's own screen shows no amount (a menu's Checkout): the amount is the
+        # model's word until the next page shows it.
+        notes.append(t("claim_amount_unseen", claim=amount or "?", button=screen.button))
     claimed = amount_value(amount) if amounts_in(amount) else None
     shown = amount_value(screen.amount) if screen.amount else None
     if amount and shown is not None and claimed != shown:

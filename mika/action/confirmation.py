@@ -2,13 +2,22 @@
 
 Matching means: same app, same kind of action, the target on the screen, the declared
 amount on the screen, within 3 steps of the consent, and no other write in between.
-Anything else voids the consent.
+Anything else voids the consent. A consent is spent only by the starters it was given
+for: the user's consent at the TUI or terminal by the model's own calls (and its
+batches), a consent an MCP client's user gave through elicitation only by that client's
+own next call (never by a model, a replay or a script).
+
+Some payment steps show no amount at all: a menu's "Checkout" opens the page that says
+what is due. A consent given for such a step (the person was told the screen showed no
+amount) releases only that same button, on a screen that still shows no amount other
+than the one consented to; the final pay is handed to the person anyway.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from mika.action.origin import Origin
 from mika.action.risk import amount_value, amounts_in
 
 WITHIN_STEPS = 3
@@ -21,6 +30,11 @@ class Consent:
     amount: str
     what: str
     step: int
+    # False when the held-back step's screen showed no amount: then `button` (its label)
+    # is what the consent names, and no other amount may have appeared since.
+    amount_on_screen: bool = True
+    button: str = ""
+    spent_by: frozenset[Origin] = frozenset(o for o in Origin if o.may_use_consent)
 
 
 class ConfirmationGate:
@@ -34,10 +48,20 @@ class ConfirmationGate:
     def grant(self, consent: Consent) -> None:
         self._consent = consent
 
-    def release(self, *, app: str, kind: str, screen_text: str, on_screen: bool, step: int) -> bool:
+    def release(
+        self,
+        *,
+        app: str,
+        kind: str,
+        screen_text: str,
+        on_screen: bool,
+        step: int,
+        label: str = "",
+        origin: Origin = Origin.MODEL,
+    ) -> bool:
         """True if a consent covers this action; the consent is spent either way it matches."""
         c = self._consent
-        if c is None:
+        if c is None or origin not in c.spent_by:
             return False
         if step - c.step > WITHIN_STEPS:
             self._consent = None
@@ -46,7 +70,12 @@ class ConfirmationGate:
             return False
         if c.kind and kind and c.kind != kind:
             return False
-        if not on_screen or not _amount_shown(c.amount, screen_text):
+        if not on_screen:
+            return False
+        if c.amount_on_screen:
+            if not _amount_shown(c.amount, screen_text):
+                return False
+        elif (c.button and label.strip() != c.button.strip()) or not _no_other_amount(c.amount, screen_text):
             return False
         self._consent = None
         return True
@@ -61,3 +90,8 @@ def _amount_shown(amount: str, screen_text: str) -> bool:
     if want is None:
         return False
     return any(amount_value(a) == want for a in amounts_in(screen_text))
+
+
+def _no_other_amount(amount: str, screen_text: str) -> bool:
+    want = amount_value(amount)
+    return all(amount_value(a) == want for a in amounts_in(screen_text))

@@ -17,5 +17,6 @@ class Origin(enum.Enum):
         """Whether a user's consent can release a payment step started this way.
 
         Only the model's own calls and its batches act on a consent the user gave while
-        watching; replays, scripts and MCP clients never spend one."""
+        watching; replays, scripts and MCP clients never spend one. (An MCP client's own
+        elicited consent is spent only by that client: `Consent.spent_by`.)"""
         return self in (Origin.MODEL, Origin.BATCH)

@@ -238,7 +238,9 @@ class AgentLoop:
             # block may change.
             at = next((i for i, p in enumerate(results) if isinstance(p, Image)), len(results))
             results[at:at] = self._knowledge_found()
-            self.context.history.add_user(*results, Text(self.context.runtime_state(self.state.step, self._place)))
+            self.context.history.add_step_end(
+                *results, runtime=self.context.runtime_state(self.state.step, self._place)
+            )
             if end is not None:
                 if self.inbox.close_unless_steered():
                     status = (

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from mika.run.outbox import Outbox
     from mika.run.task_center import RunFactory, TaskCenter
     from mika.run.task_run import RunOptions, TaskRun
+    from mika.run.tool_session import ToolSession
     from mika.tool.capability import Capability
 
 
@@ -135,6 +136,9 @@ class Assembly:
     # (told once, with the first run, as a notice: the web is optional unless --web-only).
     browser: str = ""
     web_problem: str = ""
+    # The main model chosen at launch (`--model`), which beats the config's roles.main for
+    # the whole session: a face that selects the models again (a saved config) keeps it.
+    model_choice: str | None = None
 
     @classmethod
     def open(
@@ -203,7 +207,17 @@ class Assembly:
             if models is not None:
                 models.close()
             raise
-        asm = cls(settings, sdir, models, phone, problem, device_problem, browser=browser, web_problem=web_problem)
+        asm = cls(
+            settings,
+            sdir,
+            models,
+            phone,
+            problem,
+            device_problem,
+            browser=browser,
+            web_problem=web_problem,
+            model_choice=model or None,
+        )
         asm.load_catalogs()
         if web_problem:
             from mika.assembly.web import no_browser_notice
@@ -231,17 +245,46 @@ class Assembly:
 
     def make_run(self, spec: RunSpec) -> TaskRun:
         """The run factory: one TaskRun for `spec`, on the phone chosen now."""
+        from mika.run.task_run import TaskRun
+
+        assert self.models is not None, "no model: check model_problem before making runs"
+        caps, options = self._run_parts(spec)
+        run = TaskRun(spec, self.models.main, caps, options, light=self.models.light)
+        live = bind_phone(caps, run.emit, spec)
+        if live is not None:
+            self.live[spec.id] = live
+        return run
+
+    def make_tool_session(self, spec: RunSpec, *, display: str = "main") -> ToolSession:
+        """A run without a model, for tool calls from outside a model turn (the MCP
+        server's phone tools): the same capabilities, options and record as `make_run`'s,
+        each call through the same action entry (mika.run.tool_session). It works on the
+        phone's main screen by default: a client driving the phone itself sees and acts
+        on what the person sees, not on a display of its own."""
+        from mika.cap.phone import PhoneCapability
+        from mika.run.tool_session import ToolSession
+
+        caps, options = self._run_parts(spec, display=display)
+        for cap in caps:
+            if isinstance(cap, PhoneCapability):
+                cap.reader.deltas = False  # the client has no observation ids to resolve a delta
+        session = ToolSession(spec, caps, options)
+        live = bind_phone(caps, session.emit, spec)
+        if live is not None:
+            self.live[spec.id] = live
+        return session
+
+    def _run_parts(self, spec: RunSpec, *, display: str | None = None) -> tuple[list[Capability], RunOptions]:
         from dataclasses import replace
 
         from mika.record.redactor import Redactor
-        from mika.run.task_run import TaskRun
 
         assert self.models is not None, "no model: check model_problem before making runs"
         # One redactor per run: what the phone types into a password field is masked in
         # that run's record.
         redactor = Redactor()
         phone = self.device
-        display = run_display(self.settings)
+        display = display or run_display(self.settings)
         keep = self.settings.keep_apps_after_run
         vision = self.models.vision
 
@@ -269,21 +312,22 @@ class Assembly:
                 vision=vision,
                 images=_sees_images(self.models.main),
             )
+        mcp = None
+        if any(s.enabled for s in self.settings.mcp_servers):
+            from mika.assembly.mcp import mcp_opener
+
+            mcp = mcp_opener(self.settings, redact=redactor.add_secret, images=_sees_images(self.models.main))
         env = RunEnvironment(
             autonomous=self.settings.autonomous,
             state_dir=self.state_dir,
             phone=opener if phone.serial else None,
             web=web,
+            mcp=mcp,
             memory=options.memory,
             knowledge=self.knowledge,
             skills=self.skills,
         )
-        caps = capabilities_for(spec, env)
-        run = TaskRun(spec, self.models.main, caps, options, light=self.models.light)
-        live = bind_phone(caps, run, spec)
-        if live is not None:
-            self.live[spec.id] = live
-        return run
+        return capabilities_for(spec, env), options
 
     # -- a run's display, for the faces (preview, takeover) ------------------------------------
 
@@ -398,7 +442,7 @@ def _sees_images(model: Any) -> bool:
     return bool(getattr(model, "supports_images", False))
 
 
-def bind_phone(caps: list[Any], run: TaskRun, spec: RunSpec) -> LiveDisplay | None:
+def bind_phone(caps: list[Any], emit: Callable[[Any], None], spec: RunSpec) -> LiveDisplay | None:
     """The phone's display notices and events go into the run's own stream; a read-only
     run works on the main screen and makes no display. Returns the run's live phone."""
     from mika.assembly.live_display import LiveDisplay
@@ -409,6 +453,6 @@ def bind_phone(caps: list[Any], run: TaskRun, spec: RunSpec) -> LiveDisplay | No
     browser = any(getattr(cap, "id", "") == "web" for cap in caps)
     for cap in caps:
         if isinstance(cap, PhoneCapability):
-            cap.bind_run(run.emit, spec.id, spec.conversation_id, read_only=spec.read_only, links_in_browser=browser)
+            cap.bind_run(emit, spec.id, spec.conversation_id, read_only=spec.read_only, links_in_browser=browser)
             live = LiveDisplay(cap)
     return live

@@ -27,6 +27,9 @@ class RunEnvironment:
     # Builds the web capability (Mika's own browser) for one run; None when the web is
     # off or no browser can be found. Cheap: the browser starts on the first web tool.
     web: Callable[[RunSpec], Capability] | None = None
+    # Builds the MCP capability (the tools of [mcp.servers.*]) for one run; None when no
+    # server is configured. Cheap: servers are started when the run starts.
+    mcp: Callable[[RunSpec], Capability] | None = None
     # Extra capabilities handed in by the caller (tests, embedding programs).
     extra: Sequence[Capability] = field(default_factory=tuple)
     # [memory] use: the store memory_search/memory_save work on; None: no memory tools.
@@ -52,6 +55,8 @@ def capabilities_for(spec: RunSpec, env: RunEnvironment) -> list[Capability]:
         caps.append(env.phone())
     if env.web is not None and (not wanted or "web" in wanted):
         caps.append(env.web(spec))
+    if env.mcp is not None and (not wanted or "mcp" in wanted):
+        caps.append(env.mcp(spec))
     for cap in env.extra:
         if not wanted or cap.id in wanted:
             caps.append(cap)

@@ -75,6 +75,18 @@ class AdbDevices:
             for r in rows
         ]
 
+    def packages(self, serial: str) -> tuple[str, ...]:
+        """The packages the phone reports (`pm list packages`): what the idle chat's
+        examples are fitted to."""
+        import adbutils
+
+        from mika.cap.phone.adb.parse.packages import parse_packages
+
+        try:
+            return parse_packages(self._client().device(serial).shell("pm list packages", timeout=10))
+        except (adbutils.AdbError, OSError) as exc:
+            raise DeviceOpError(f"the phone {serial} did not list its apps: {exc}") from None
+
     def connect(self, hostport: str) -> str:
         import adbutils
 

@@ -69,20 +69,65 @@ def runs_show(ctx: click.Context, run_id: str, as_json: bool) -> None:
     )
     for line in metrics_lines(summary, events):
         echo(line)
+    for line in timeline_lines(events):
+        echo(line)
+
+
+def timeline_lines(events: list[dict], lang: str | None = None) -> list[str]:
+    """Each step said in words ("step 2: Tap 'Buy now' · screen changed", the tool's name
+    after it for whoever reads the record), its result cut at line boundaries; a call the
+    record has no result for (a killed run) says so instead of pretending it is running."""
+    from mika.record.step_words import StepFacts, step_words, unfinished_words
+
+    lines: list[str] = []
+    # Steps by call id, in the order they were called; their lines are written once the
+    # whole record is read (a result may come after other events).
+    steps: dict[str, tuple[int, StepFacts]] = {}
+    entries: list[tuple[str, object]] = []
     for e in events:
         t = e.get("type")
         if t == "tool_call":
-            echo(f"  step {e.get('step')}: {one_line(e.get('name'))} {json_for_terminal(e.get('arguments', {}))}")
-        elif t == "tool_result":
-            flag = "ok" if e.get("ok") else f"! {e.get('code')}"
-            head, *rest = result_lines(str(e.get("text", ""))) or [""]
-            echo(f"    → {one_line(flag)} {head}".rstrip())
-            for line in rest:
-                echo(f"      {line}")
-        elif t == "outcome":
-            echo(
-                "  " + one_line(f"outcome: {e.get('status')} {e.get('subtype', '')}: {str(e.get('answer', ''))[:200]}")
+            args = e.get("arguments")
+            facts = StepFacts(
+                name=str(e.get("name") or "?"),
+                arguments=args if isinstance(args, dict) else {},
+                capability=str(e.get("capability") or ""),
             )
+            call_id = str(e.get("call_id") or len(entries))
+            steps[call_id] = (int(e.get("step") or len(steps) + 1), facts)
+            entries.append(("step", call_id))
+        elif t == "tool_result":
+            found = steps.get(str(e.get("call_id") or ""))
+            if found is None:  # a result without its call (an old or cut record)
+                facts = StepFacts(name=str(e.get("name") or "?"))
+                call_id = f"result-{len(entries)}"
+                steps[call_id] = (int(e.get("step") or len(steps) + 1), facts)
+                entries.append(("step", call_id))
+                found = steps[call_id]
+            facts = found[1]
+            facts.ok = bool(e.get("ok"))
+            facts.code = str(e.get("code") or "")
+            facts.text = str(e.get("text") or "")
+            facts.effect = str(e.get("effect") or "")
+            facts.capability = facts.capability or str(e.get("capability") or "")
+        elif t == "outcome":
+            entries.append(("outcome", e))
+    for kind, value in entries:
+        if kind == "outcome":
+            assert isinstance(value, dict)
+            answer = str(value.get("answer", ""))[:200]
+            lines.append("  " + one_line(f"outcome: {value.get('status')} {value.get('subtype', '')}: {answer}"))
+            continue
+        number, facts = steps[str(value)]
+        if facts.ok is None:
+            lines.append(f"  step {number}: {one_line(unfinished_words(facts, lang))}  ({one_line(facts.name)})")
+            continue
+        lines.append(f"  step {number}: {one_line(step_words(facts, lang))}  ({one_line(facts.name)})")
+        flag = "ok" if facts.ok else f"! {facts.code}"
+        head, *rest = result_lines(facts.text) or [""]
+        lines.append(f"    → {one_line(flag)} {head}".rstrip())
+        lines.extend(f"      {line}" for line in rest)
+    return lines
 
 
 # A tool result in the text view: whole lines up to about this many characters, then a

@@ -43,7 +43,8 @@ def configured_secrets(
 ) -> list[str]:
     """Every secret the config and environment hold: the value of each provider's
     `api_key_env`, the content of each `api_key_file`, each non-public header value (and
-    the token after `Bearer`), and any environment variable named like a key. Read here
+    the token after `Bearer`), the env values, headers and bearer tokens of
+    `[mcp.servers.*]`, and any environment variable named like a key. Read here
     from the raw tables, not through mika.model (a higher layer); unreadable files are
     skipped (the model layer reports them when it needs the key)."""
     env = os.environ if environ is None else environ
@@ -65,11 +66,31 @@ def configured_secrets(
         headers = table.get("headers")
         if isinstance(headers, Mapping):
             found.extend(_header_secrets(headers))
+    found.extend(_mcp_secrets(raw, env))
     for name, value in env.items():
         # Named like a key but not configured: only values shaped like one (no spaces, 12+).
         if _SECRET_ENV_NAME.search(name) and len(value.strip()) >= 12 and not any(c.isspace() for c in value.strip()):
             found.append(value)
     return [s.strip() for s in found if isinstance(s, str) and len(s.strip()) >= MIN_SECRET_LEN]
+
+
+def _mcp_secrets(raw: Mapping[str, Any], env: Mapping[str, str]) -> Iterable[str]:
+    """`[mcp.servers.*]`: every env value given to a server, every header value, and the
+    bearer token its `bearer_token_env` names (a server's env is where its keys live)."""
+    mcp = raw.get("mcp") if isinstance(raw, Mapping) else None
+    servers = mcp.get("servers") if isinstance(mcp, Mapping) else None
+    for table in servers.values() if isinstance(servers, Mapping) else ():
+        if not isinstance(table, Mapping):
+            continue
+        values = table.get("env")
+        if isinstance(values, Mapping):
+            yield from (v for v in values.values() if isinstance(v, str))
+        headers = table.get("headers")
+        if isinstance(headers, Mapping):
+            yield from _header_secrets(headers)
+        name = table.get("bearer_token_env")
+        if isinstance(name, str) and env.get(name):
+            yield env[name]
 
 
 def _header_secrets(headers: Mapping[str, Any]) -> Iterable[str]:

@@ -19,6 +19,7 @@ from typing import Any
 from mika.config.errors import ConfigError
 from mika.config.language import CHOICES as LANGUAGES
 from mika.config.language import decide
+from mika.config.mcp_servers import McpServerConfig, parse_mcp_servers
 from mika.config.paths import config_file
 from mika.config.unknown_keys import unknown_keys
 
@@ -62,6 +63,8 @@ class Settings:
     web_browser: str = "auto"
     web_headless: bool = True
     web_download_cap_mb: int = 100
+    # [mcp.servers.NAME]: MCP servers whose tools runs may use (mika.config.mcp_servers).
+    mcp_servers: tuple[McpServerConfig, ...] = ()
     # [providers.*] and [roles], parsed by mika.model.providers_config.
     raw: dict[str, Any] = field(default_factory=dict)
     # Keys the file has that Mika does not know, each a sentence ("… did you mean …?").
@@ -137,6 +140,7 @@ def parse_settings(data: dict[str, Any], file: Path | None = None) -> Settings:
     web_download_cap_mb = _pick(data, "web", "download_cap_mb", int, 100, file)
     if not 1 <= web_download_cap_mb <= 10_000:
         raise ConfigError(file, "web.download_cap_mb", "a number of megabytes from 1 to 10000", web_download_cap_mb)
+    mcp_servers = parse_mcp_servers(data, file)
     keymap = data.get("keymap", {})
     if not isinstance(keymap, dict) or not all(isinstance(v, str) for v in keymap.values()):
         raise ConfigError(file, "keymap", 'a table of binding id = "key" strings', keymap)
@@ -161,6 +165,7 @@ def parse_settings(data: dict[str, Any], file: Path | None = None) -> Settings:
         web_browser=web_browser,
         web_headless=web_headless,
         web_download_cap_mb=web_download_cap_mb,
+        mcp_servers=mcp_servers,
         raw=data,
         warnings=tuple(unknown_keys(data)),
     )

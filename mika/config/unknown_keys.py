@@ -2,7 +2,9 @@
 
 A typo (`general.pase`) would otherwise be ignored silently and the default used, which
 looks like Mika not listening. Tables read elsewhere (`[providers.*]`, `[roles]`) are
-checked where they are parsed; only their names are known here.
+checked where they are parsed; only their names are known here. Each `[mcp.servers.NAME]`
+table's keys are checked here too (a misspelt `comand` would leave the server unusable
+with a less helpful error).
 """
 
 from __future__ import annotations
@@ -10,6 +12,8 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterable
 from typing import Any
+
+from mika.config.mcp_servers import SERVER_KEYS
 
 # table -> its keys; None: the table's keys are free (bindings, provider ids).
 KNOWN: dict[str, frozenset[str] | None] = {
@@ -21,6 +25,7 @@ KNOWN: dict[str, frozenset[str] | None] = {
     "ui": frozenset({"graphics", "notify"}),
     "memory": frozenset({"use", "auto_extract"}),
     "web": frozenset({"enabled", "browser", "headless", "download_cap_mb"}),
+    "mcp": frozenset({"servers"}),
     "keymap": None,
     "providers": None,
     "roles": None,
@@ -57,4 +62,22 @@ def unknown_keys(data: dict[str, Any]) -> list[str]:
         for key in section:
             if key not in keys:
                 out.append(f"unknown key {table}.{key}{did_you_mean(key, keys, table + '.')}")
+        if table == "mcp":
+            out.extend(_server_keys(section.get("servers")))
+    return out
+
+
+def _server_keys(servers: Any) -> list[str]:
+    if not isinstance(servers, dict):
+        return []
+    out: list[str] = []
+    for name, server in servers.items():
+        if not isinstance(server, dict):
+            continue
+        prefix = f"mcp.servers.{name}."
+        out.extend(
+            f"unknown key {prefix}{key}{did_you_mean(key, SERVER_KEYS, prefix)}"
+            for key in server
+            if key not in SERVER_KEYS
+        )
     return out

@@ -15,11 +15,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from mika.action.approval import ApprovalPolicy
-from mika.action.confirmation import ConfirmationGate
-from mika.action.executor import ActionExecutor
-from mika.action.pace import ScreenPace
-from mika.action.pacing import OutwardPacing
 from mika.agent.context import ContextBuilder
 from mika.agent.intent_gate import IntentGate
 from mika.agent.loop import AgentLoop
@@ -29,13 +24,11 @@ from mika.agent.stop_summary import StopSummary, read_record
 from mika.agent.system_prompt import SystemPrompt
 from mika.agent.turn_policy import TurnPolicy
 from mika.knowledge.catalog import KnowledgeCatalog, SkillCatalog
-from mika.knowledge.notice import NoticePolicy
 from mika.memory.context import memory_block
 from mika.memory.extractor import EXTRACT_TIMEOUT_S, MemoryExtractor
 from mika.memory.store import MemoryStore
 from mika.model.base import Model
 from mika.model.retry import RetryPolicy
-from mika.observe.evidence import EvidenceLedger
 from mika.record.events import (
     MemoryRemembered,
     Notice,
@@ -46,11 +39,11 @@ from mika.record.events import (
     RunStarted,
     SkillDrafted,
     StopSummarized,
-    ToolsOpened,
     UserInput,
 )
 from mika.record.recorder import RunRecorder
 from mika.record.redactor import Redactor
+from mika.run.acting import build_acting
 from mika.run.contracts import EventSink
 from mika.run.fault_injection import kill_point_from_env
 from mika.run.phase import RunPhase
@@ -58,11 +51,8 @@ from mika.runtypes.inbox import InputKind, RunInbox, RunInput
 from mika.runtypes.result import OutcomeStatus, ResultSaver, RunResult
 from mika.runtypes.spec import RunSpec
 from mika.tool.capability import Capability
-from mika.tool.context import AppClaims, ToolContext, services_by_type
-from mika.tool.dispatcher import ToolDispatcher
-from mika.tool.groups import ToolGroups
-from mika.tool.registry import ToolRegistry
-from mika.tool.surface import NoSurface, SurfaceLayer, join_surfaces
+from mika.tool.context import AppClaims
+from mika.tool.surface import SurfaceLayer
 
 if TYPE_CHECKING:
     from mika.knowledge.learning.learning import SkillLearning
@@ -134,6 +124,7 @@ class TaskRun:
         self.on_result: ResultSaver | None = None
         # The task center's app claims (apps are one run's at a time); None: no sharing.
         self.app_claims: AppClaims | None = None
+        self._closed_capabilities = False
         self._kill_point = kill_point_from_env()  # tests only (mika.run.fault_injection)
 
     # -- TaskRunLike ----------------------------------------------------------------
@@ -222,6 +213,11 @@ class TaskRun:
             )
         try:
             result = await self._run_loop()
+        except asyncio.CancelledError:
+            # The task itself was cancelled (the center closing): aftercare won't run, but
+            # what the capabilities started (server processes, a browser) still stops.
+            await asyncio.shield(self._close_capabilities())
+            raise
         except Exception as exc:  # never a traceback: the run ends failed and recorded
             log.exception("run %s failed", self.spec.id)
             result = RunResult(
@@ -232,52 +228,56 @@ class TaskRun:
             )
         return await self._aftercare(result)
 
+    async def _close_capabilities(self) -> None:
+        if self._closed_capabilities:
+            return
+        self._closed_capabilities = True
+        for cap in self.capabilities:
+            try:
+                await cap.close()
+            except Exception:
+                log.exception("closing capability %s failed", cap.id)
+
+    async def _start_capabilities(self) -> None:
+        """A capability whose tools are known only once it has started (MCP servers: connect
+        and list) may have `async start() -> notices`; it is awaited once, here, before the
+        run's tool list is made and frozen. Each line it returns is a warning notice; a
+        capability that fails to start costs its own tools, never the run."""
+        for cap in self.capabilities:
+            start = getattr(cap, "start", None)
+            if start is None:
+                continue
+            try:
+                lines = await start()
+            except Exception as exc:
+                log.exception("capability %s could not start", cap.id)
+                lines = [f"{cap.id}: {type(exc).__name__}: {exc}"]
+            for line in lines or ():
+                self.emit(
+                    Notice(run_id=self.spec.id, conversation_id=self.spec.conversation_id, level="warning", text=line)
+                )
+
     async def _run_loop(self) -> RunResult:
         opts = self.options
-        tools = [t for cap in self.capabilities for t in cap.tools()]
-        registry = ToolRegistry.for_run(tools, self.spec)
-        groups = ToolGroups(registry.tools, preload=self._preload_groups())
-        for group in groups.opened_order:
-            self.emit(
-                ToolsOpened(run_id=self.spec.id, conversation_id=self.spec.conversation_id, group=group, preloaded=True)
-            )
-        evidence = EvidenceLedger()
-        gate = None if opts.autonomous else ConfirmationGate()
-        approval = ApprovalPolicy(self.spec.provenance, gate, opts.autonomous)
-        pacing = OutwardPacing(clock=opts.clock, enabled=opts.pacing)
-        dispatcher = ToolDispatcher(evidence)
-        screen_pace = (
-            None
-            if opts.pace == "fast"
-            else ScreenPace.for_run(opts.pace, opts.clock, opts.app_pace or (lambda _package: ""))
-        )
-        executor = ActionExecutor(
-            registry, groups, dispatcher, approval, pacing, read_only=self.spec.read_only, screen_pace=screen_pace
-        )
-        # Per run: which knowledge was given (the loop and the lookup tools share it).
-        notices = NoticePolicy(opts.knowledge, opts.skills)
-        services = services_by_type([approval, notices, *(s for cap in self.capabilities for s in cap.services())])
-        sections: dict[str, str] = {}
-        for cap in self.capabilities:
-            section = cap.prompt_section()
-            if section and cap.group:
-                sections[cap.group] = section
-        # Each capability with a screen may bring its SurfaceLayer (the phone's, the web's);
-        # several are joined, each call reaching only its own. An explicit one wins.
-        surface = opts.surface or join_surfaces({c.id: c.surface for c in self.capabilities if c.surface is not None})
-        ctx = ToolContext(
-            spec=self.spec,
+        await self._start_capabilities()
+        acting = build_acting(
+            self.spec,
+            self.capabilities,
+            opts,
             inbox=self.inbox,
             emit=self.emit,
-            evidence=evidence,
-            surface=surface or NoSurface(),
-            services=services,
-            clock=opts.clock,
-            save_frame=self.recorder.save_frame if self.recorder else None,
-            apps=self.app_claims,
+            recorder=self.recorder,
+            preload=self._preload_groups(),
+            app_claims=self.app_claims,
         )
-        # Composite tools (do_steps) send their sub-actions back through the executor.
-        ctx.perform = executor.perform
+        groups, evidence, executor, notices, ctx = (
+            acting.groups,
+            acting.evidence,
+            acting.executor,
+            acting.notices,
+            acting.ctx,
+        )
+        sections = acting.sections
         block = memory_block(opts.memory, self.spec.goal)
         context = ContextBuilder(
             self.spec,
@@ -433,11 +433,7 @@ class TaskRun:
             )
         await self._learn(result)
         await self._remember(result)
-        for cap in self.capabilities:
-            try:
-                await cap.close()
-            except Exception:
-                log.exception("closing capability %s failed", cap.id)
+        await self._close_capabilities()
         record_dir = ""
         if self.recorder is not None:
             self.recorder.close(

@@ -41,3 +41,9 @@ class Capability(Protocol):
         ...
 
     async def close(self) -> None: ...
+
+    # Optional, looked up with getattr by TaskRun (a Protocol member would be required):
+    #   async def start(self) -> Sequence[str]
+    # for a capability whose tools are known only once it has started (MCP servers connect
+    # and list theirs); awaited once before the run's tool list is frozen, its lines told
+    # as warning notices.

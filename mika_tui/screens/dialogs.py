@@ -6,8 +6,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Static
+from textual.widgets import Button, Footer, Input, Static
 
+from mika_tui.bindings import TranslatedBindings
 from mika_tui.i18n import Tr
 from mika_tui.plain import markup, plain
 
@@ -19,9 +20,9 @@ DIALOG_CSS = """
 """
 
 
-class ConfirmDialog(ModalScreen[bool]):
+class ConfirmDialog(TranslatedBindings, ModalScreen[bool]):
     DEFAULT_CSS = DIALOG_CSS.replace("{name}", "ConfirmDialog")
-    BINDINGS = [Binding("escape", "cancel", "no", id="dialog.cancel")]
+    BINDINGS = [Binding("escape", "cancel", "no", id="dialog.cancel", tooltip="d_dialog_cancel")]
 
     def __init__(self, text: str, tr: Tr, yes: str = "yes") -> None:
         super().__init__()
@@ -33,6 +34,8 @@ class ConfirmDialog(ModalScreen[bool]):
             with Horizontal():
                 yield Button(self.tr(self.yes), id="yes", variant="error")
                 yield Button(self.tr("no"), id="no")
+        # The dialog's own keys over the screen's below (which do nothing while it is up).
+        yield Footer()
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.dismiss(event.button.id == "yes")
@@ -41,9 +44,9 @@ class ConfirmDialog(ModalScreen[bool]):
         self.dismiss(False)
 
 
-class PromptDialog(ModalScreen[str | None]):
+class PromptDialog(TranslatedBindings, ModalScreen[str | None]):
     DEFAULT_CSS = DIALOG_CSS.replace("{name}", "PromptDialog")
-    BINDINGS = [Binding("escape", "cancel", "no", id="dialog.cancel")]
+    BINDINGS = [Binding("escape", "cancel", "no", id="dialog.cancel", tooltip="d_dialog_cancel")]
 
     def __init__(self, label: str, value: str = "") -> None:
         super().__init__()
@@ -53,6 +56,7 @@ class PromptDialog(ModalScreen[str | None]):
         with Vertical():
             yield Static(plain(self.label))
             yield Input(self.value, id="prompt-value")
+        yield Footer()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         self.dismiss(event.value.strip() or None)
@@ -61,13 +65,13 @@ class PromptDialog(ModalScreen[str | None]):
         self.dismiss(None)
 
 
-class SourceDialog(ModalScreen[None]):
+class SourceDialog(TranslatedBindings, ModalScreen[None]):
     """One observation an answer rests on: its text and, if there is one, its frame."""
 
     DEFAULT_CSS = (
         DIALOG_CSS.replace("{name}", "SourceDialog") + "SourceDialog VerticalScroll { height: auto; max-height: 30; }"
     )
-    BINDINGS = [Binding("escape", "close", "back", id="dialog.close")]
+    BINDINGS = [Binding("escape", "close", "back", id="dialog.close", tooltip="d_dialog_close")]
 
     def __init__(self, title: str, text: str, frame: bytes | None = None) -> None:
         super().__init__()
@@ -82,6 +86,7 @@ class SourceDialog(ModalScreen[None]):
                     from mika_tui.widgets.frame_view import FrameView
 
                     yield FrameView(self.frame)
+        yield Footer()
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -31,7 +31,7 @@ from mika_tui.plain import plain_line
 from mika_tui.run_view import Card, RunView, format_elapsed
 from mika_tui.screens.dialogs import ConfirmDialog, PromptDialog, SourceDialog
 from mika_tui.widgets.cards import ApprovalCard, CardAnswered, TakeoverCard, TakeoverChosen, card_widget
-from mika_tui.widgets.chat import ChatLog, TurnBlock
+from mika_tui.widgets.chat import ChatIdle, ChatLog, IdleOptions, TurnBlock
 from mika_tui.widgets.preview import PhonePreview
 from mika_tui.widgets.prompt import PromptInput
 from mika_tui.widgets.sidebar import ConversationList
@@ -201,6 +201,8 @@ class MainScreen(TranslatedBindings, Screen):
             return "card", card
         if self.query_one(ConversationList) in chain:
             return "sidebar", None
+        if isinstance(focused, IdleOptions):
+            return "idle_rows", None
         return ("running" if self.current_run() is not None else "idle"), None
 
     def footer_binding(self, active: ActiveBinding) -> Binding:
@@ -212,6 +214,10 @@ class MainScreen(TranslatedBindings, Screen):
             if isinstance(node, OptionList) and b.action == "select":
                 return replace(b, description="b_open_conv", show=True)  # Enter opens the row
             return replace(b, show=b.id in self.SIDEBAR_KEYS)
+        if place == "idle_rows":
+            if isinstance(node, IdleOptions) and b.action == "select":
+                return replace(b, description="idle_choose", tooltip="idle_choose", show=True)  # Enter
+            return replace(b, show=b.id in ("idle.back", *self.IDLE_KEYS))
         if place == "running":
             if isinstance(node, PromptInput) and b.action == "submit":
                 return replace(b, description="b_steer", tooltip="b_steer", show=True)  # Enter steers
@@ -220,8 +226,10 @@ class MainScreen(TranslatedBindings, Screen):
 
     def footer_rank(self, binding: Binding) -> int:
         place, _ = self._footer_place()
-        if place == "sidebar" and binding.action == "select":
+        if place in ("sidebar", "idle_rows") and binding.action == "select":
             return -1  # Enter (open) first
+        if place == "idle_rows" and binding.id == "idle.back":
+            return 0
         order = {"sidebar": self.SIDEBAR_KEYS, "running": self.RUNNING_KEYS}.get(place, self.IDLE_KEYS)
         return order.index(binding.id) if binding.id in order else len(order)
 
@@ -728,6 +736,29 @@ class MainScreen(TranslatedBindings, Screen):
         if sidebar.has_class("-open") and sidebar.highlighted_id:
             return sidebar.highlighted_id
         return self.conversation_id
+
+    # -- the idle chat's rows ------------------------------------------------------------
+
+    def on_key(self, event) -> None:
+        # Down from the empty input reaches the idle chat's rows (recent, examples).
+        prompt = self.query_one("#prompt", Input)
+        if event.key == "down" and prompt.has_focus and not prompt.value:
+            idle = self.query(ChatIdle)
+            if idle and idle.first().focus_rows():
+                event.stop()
+                event.prevent_default()
+
+    def on_idle_options_left(self, message: IdleOptions.Left) -> None:
+        self.query_one("#prompt", Input).focus()
+
+    async def on_chat_idle_open_conversation(self, message: ChatIdle.OpenConversation) -> None:
+        await self.on_conversation_list_chosen(ConversationList.Chosen(message.conversation_id))
+
+    def on_chat_idle_use_example(self, message: ChatIdle.UseExample) -> None:
+        prompt = self.query_one("#prompt", Input)
+        prompt.value = message.text
+        prompt.cursor_position = len(message.text)
+        prompt.focus()  # Enter sends it; it can be edited first
 
     async def on_conversation_list_chosen(self, message: ConversationList.Chosen) -> None:
         self.conversation_id = message.conversation_id

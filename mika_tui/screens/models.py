@@ -49,8 +49,8 @@ class PresetTable(DataTable):
     """Row cursor on Home/End: the first and last preset (Textual's scroll sideways)."""
 
     BINDINGS = [
-        Binding("home", "scroll_top", "Top", show=False),
-        Binding("end", "scroll_bottom", "Bottom", show=False),
+        Binding("home", "scroll_top", "b_top", show=False),
+        Binding("end", "scroll_bottom", "b_bottom", show=False),
     ]
 
 
@@ -109,10 +109,14 @@ class ModelsScreen(SubScreen):
     def _roles_line(self) -> str:
         tr = self.mika.tr
         roles = self._raw().get("roles", {}) or {}
-        return "   ".join(
+        parts = [
             f"{tr('role_' + r)}: {roles.get(r, '—' if r == 'main' else ('none' if r == 'vision' else 'main'))}"
             for r in ("main", "vision", "light")
-        )
+        ]
+        launch = getattr(self.mika.deps.assembly, "model_choice", None)
+        if launch:
+            parts[0] += tr("roles_launch", model=launch)  # what runs use until Mika restarts
+        return "   ".join(parts)
 
     def _fill_configured(self) -> None:
         configured = self.query_one("#configured", DataTable)
@@ -403,7 +407,9 @@ def apply_settings(app: Any, settings: Any) -> str:
         # A test's or an embedder's own run factory: it, not the config, picks the model.
         return ""
     try:
-        models = select_models(settings, None, asm.state_dir)
+        # A launch-time `--model` stays the session's main model (the saved roles.main is
+        # what the next start without it uses).
+        models = select_models(settings, asm.model_choice, asm.state_dir)
     except (ConfigError, ModelError) as exc:
         line = model_error_line(exc)
         return app.tr("model_missing") if line == "model_missing" else line

@@ -63,6 +63,13 @@ def metrics_text(metrics: dict, tr: Tr) -> str:
     )
 
 
+def outcome_word(tr: Tr, outcome: str) -> str:
+    """A run's outcome code in the user's language (an unknown code as it is)."""
+    key = f"run_outcome_{outcome}"
+    word = tr(key)
+    return outcome if word == key else word
+
+
 def _metrics_of(run: dict, state_dir) -> dict:
     m = run.get("metrics") or {}
     if m:
@@ -100,7 +107,7 @@ class RunsScreen(SubScreen):
             )
             table.add_row(
                 when,
-                cell(r.get("outcome", r.get("state", "?"))),
+                cell(outcome_word(tr, str(r.get("outcome", r.get("state", "?"))))),
                 str(m.get("steps", 0)),
                 format_elapsed((m.get("total_ms") or 0) / 1000),
                 secs(m.get("first_feedback_ms")),
@@ -139,7 +146,7 @@ class RunViewerScreen(SubScreen):
         yield Static("", id="viewer-metrics")
         with Horizontal(id="viewer-body"):
             yield Timeline(title=tr("timeline_title"), empty=tr("timeline_empty"), wait_label=tr("timeline_wait"))
-            yield FrameView(None, id="viewer-frame")
+            yield FrameView(None, id="viewer-frame", empty=tr("viewer_no_frame"))
         yield Footer()
 
     def on_mount(self) -> None:
@@ -159,7 +166,7 @@ class RunViewerScreen(SubScreen):
                 tr(
                     "run_viewer",
                     id=self.run_id,
-                    outcome=self.summary.get("outcome", self.view.status or "?"),
+                    outcome=outcome_word(tr, str(self.summary.get("outcome", self.view.status or "?"))),
                     goal=self.summary.get("goal", self.view.goal),
                 )
             )
@@ -173,6 +180,8 @@ class RunViewerScreen(SubScreen):
         timeline = self.query_one(Timeline)
         timeline.set_steps(self.view.steps)
         timeline.focus()
+        # The cursor starts on the last step, lit, and the frame is that step's.
+        self.call_after_refresh(timeline.move_cursor, len(self.view.steps) - 1)
         self._show_frame(len(self.view.steps) - 1)
 
     def _show_frame(self, index: int) -> None:
@@ -180,5 +189,6 @@ class RunViewerScreen(SubScreen):
         # The last frame at or before the step: what the screen looked like then.
         self.query_one(FrameView).show(self.mika.frame_bytes(self.run_id, frames[-1]) if frames else None)
 
-    def on_key(self) -> None:
-        self.call_after_refresh(lambda: self._show_frame(self.query_one(Timeline).cursor))
+    def on_timeline_cursor_moved(self, message: Timeline.CursorMoved) -> None:
+        # The frame follows the cursor once it has moved (never on a key that moved nothing).
+        self._show_frame(message.index)

@@ -1,36 +1,18 @@
-"""Settings: autonomous mode (with a plain warning), pace, language, graphics, keymap."""
+"""Settings: autonomous mode (with a plain warning), pace, language, graphics, notifications, keymap."""
 
 from __future__ import annotations
 
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, DataTable, Footer, Select, Static, Switch
 
 from mika.config.paths import config_file
-from mika.config.settings import GRAPHICS, LANGUAGES, PACES
+from mika.config.settings import GRAPHICS, LANGUAGES, NOTIFY, PACES
 from mika_tui.config_write import ConfigWriteError, update_config
+from mika_tui.keymap import binding_table
 from mika_tui.plain import plain
 from mika_tui.screens.base import SubScreen
-
-
-def binding_table() -> list[tuple[str, str]]:
-    """(binding id, default key) for every remappable binding of the app."""
-    from mika_tui.app import MikaApp
-    from mika_tui.screens.base import SubScreen as Base
-    from mika_tui.screens.devices import DevicesScreen
-    from mika_tui.screens.main import MainScreen
-    from mika_tui.screens.memory import MemoryScreen
-    from mika_tui.widgets.cards import ApprovalCard, TakeoverCard
-    from mika_tui.widgets.timeline import Timeline
-
-    out: list[tuple[str, str]] = []
-    for cls in (MikaApp, MainScreen, ApprovalCard, TakeoverCard, Timeline, Base, DevicesScreen, MemoryScreen):
-        for b in cls.BINDINGS:
-            if isinstance(b, Binding) and b.id and b.id not in [i for i, _ in out]:
-                out.append((b.id, b.key))
-    return out
 
 
 class SettingsScreen(SubScreen):
@@ -51,6 +33,8 @@ class SettingsScreen(SubScreen):
             yield Select([(lang, lang) for lang in LANGUAGES], value=s.language, allow_blank=False, id="language")
             yield Static(tr("graphics"), classes="title")
             yield Select([(g, g) for g in GRAPHICS], value=s.graphics, allow_blank=False, id="graphics")
+            yield Static(tr("notify_setting"), classes="title")
+            yield Select([(tr("notify_" + n), n) for n in NOTIFY], value=s.notify, allow_blank=False, id="notify")
             yield Static(tr("keymap"), classes="title")
             yield DataTable(id="keymap", cursor_type="row")
             yield Button(tr("save_button"), id="save-settings", variant="primary")
@@ -76,11 +60,16 @@ class SettingsScreen(SubScreen):
                 "pace": str(self.query_one("#pace", Select).value),
                 "language": str(self.query_one("#language", Select).value),
             },
-            "ui": {"graphics": str(self.query_one("#graphics", Select).value)},
+            "ui": {
+                "graphics": str(self.query_one("#graphics", Select).value),
+                "notify": str(self.query_one("#notify", Select).value),
+            },
         }
         try:
             update_config(path, changes)
         except ConfigWriteError as exc:
             self.query_one("#settings-message", Static).update(plain(tr("config_bad", error=str(exc))))
             return
+        # How to be told applies at once: the next card already rings (or doesn't).
+        self.mika.attention.mode = str(self.query_one("#notify", Select).value)
         self.query_one("#settings-message", Static).update(plain(tr("settings_saved", file=str(path))))

@@ -42,8 +42,8 @@ CARD_CSS = """
 class ApprovalCard(Vertical, can_focus=True):
     DEFAULT_CSS = CARD_CSS.format(name="ApprovalCard")
     BINDINGS = [
-        Binding("a", "allow", "b_allow", id="card.allow", tooltip="Allow this one payment step"),
-        Binding("r", "reject", "b_reject", id="card.reject", tooltip="Refuse the payment step"),
+        Binding("a", "allow", "b_allow", id="card.allow", tooltip="d_allow"),
+        Binding("r", "reject", "b_reject", id="card.reject", tooltip="d_reject"),
     ]
 
     def __init__(self, card: Card, tr: Tr) -> None:

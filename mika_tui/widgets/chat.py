@@ -4,16 +4,25 @@ chat shows an idle panel (ChatIdle): recent conversations, the phone, the model,
 
 from __future__ import annotations
 
-from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.message import Message
-from textual.widgets import Markdown, Static
-from textual.widgets.markdown import MarkdownStream
+from functools import partial
 
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
+from textual.message import Message
+from textual.widgets import Markdown, OptionList, Static
+from textual.widgets.markdown import MarkdownStream
+from textual.widgets.option_list import Option
+
+from mika.run.conversations import ConversationSummary
 from mika.terminal_text import for_terminal
+from mika_tui.examples import AppsOf, examples_for
 from mika_tui.i18n import Tr
 from mika_tui.plain import markup, plain, plain_line
 from mika_tui.widgets.cards import CardAnswered, decision_text
+from mika_tui.widgets.sidebar import when_label
 
 
 class TurnBlock(Vertical):
@@ -122,17 +131,55 @@ class TurnBlock(Vertical):
 RECENT_SHOWN = 3
 
 
+class IdleOptions(OptionList):
+    """The idle panel's rows: recent conversations and the examples (headings disabled)."""
+
+    BINDINGS = [Binding("escape", "leave", "idle_back", id="idle.back", tooltip="idle_back")]
+
+    class Left(Message):
+        """Esc (or Up on the first row): the focus goes back to the input."""
+
+    def action_leave(self) -> None:
+        self.post_message(self.Left())
+
+    def action_cursor_up(self) -> None:
+        first = next((i for i, o in enumerate(self.options) if not o.disabled), None)
+        if self.highlighted is None or self.highlighted == first:
+            self.post_message(self.Left())
+            return
+        super().action_cursor_up()
+
+
 class ChatIdle(Vertical):
     """What an empty chat shows: the phone, the model, recent conversations and three
-    tasks to try. Read from the app when it mounts; it goes with the first turn."""
+    tasks to try (mika_tui/examples.py: fitted to the apps the phone reports). Read from
+    the app when it mounts; it goes with the first turn. The rows are a list: Down from
+    the empty input reaches it, Enter on a conversation opens it (as the sidebar does),
+    Enter on an example puts it in the input to send or edit."""
 
     DEFAULT_CSS = """
     ChatIdle { height: auto; margin: 1 1; padding: 1 2; border: round $panel-lighten-2; }
     ChatIdle .idle-title { text-style: bold; color: $accent; }
     ChatIdle .idle-line { color: $text; }
-    ChatIdle .idle-head { color: $text-muted; margin: 1 0 0 0; }
-    ChatIdle .idle-item { color: $text-muted; padding: 0 0 0 2; }
+    ChatIdle IdleOptions { height: auto; max-height: 14; border: none; padding: 0; margin: 1 0 0 0;
+        background: transparent; }
+    ChatIdle IdleOptions:focus { border: none; background-tint: $foreground 4%; }
     """
+
+    class OpenConversation(Message):
+        def __init__(self, conversation_id: str) -> None:
+            super().__init__()
+            self.conversation_id = conversation_id
+
+    class UseExample(Message):
+        def __init__(self, text: str) -> None:
+            super().__init__()
+            self.text = text
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.examples: list[str] = []
+        self.recent: list[ConversationSummary] = []
 
     def compose(self) -> ComposeResult:
         app = self.app
@@ -140,7 +187,8 @@ class ChatIdle(Vertical):
         deps = getattr(app, "deps", None)
         device = getattr(deps, "device", None)
         yield Static(plain_line(tr("idle_title")), classes="idle-title")
-        if device is not None and device.serial:
+        has_phone = device is not None and bool(device.serial)
+        if device is not None and has_phone:
             name = f"{device.name or device.serial} · {device.transport} · {device.serial}"
         else:
             name = tr("no_device")
@@ -148,14 +196,82 @@ class ChatIdle(Vertical):
         model = getattr(deps, "model_label", "") or tr("no_model")
         yield Static(plain_line(tr("idle_model", model=model)), classes="idle-line", id="idle-model")
         center = getattr(app, "center", None)
-        recent = center.conversations.list()[:RECENT_SHOWN] if center is not None else []
-        if recent:
-            yield Static(plain_line(tr("idle_recent")), classes="idle-head")
-            for summary in recent:
-                yield Static(plain_line(f"• {summary.title or '…'}"), classes="idle-item recent")
-        yield Static(plain_line(tr("idle_examples")), classes="idle-head")
-        for n in (1, 2, 3):
-            yield Static(plain_line(f"• {tr(f'idle_example_{n}')}"), classes="idle-item example")
+        self.recent = center.conversations.list()[:RECENT_SHOWN] if center is not None else []
+        known = getattr(deps, "known_apps", {}) if deps is not None else {}
+        packages = known.get(device.serial) if has_phone and device is not None else None
+        self.examples = examples_for(has_phone, packages, tr, getattr(deps, "app_names", None))
+        yield IdleOptions(*self._options(tr), id="idle-options")
+
+    def on_mount(self) -> None:
+        deps = getattr(self.app, "deps", None)
+        device = getattr(deps, "device", None)
+        apps_of = getattr(deps, "apps_of", None)
+        if deps is None or device is None or apps_of is None or not device.serial:
+            return
+        if device.serial not in deps.known_apps:
+            self.run_worker(partial(self._ask_apps, apps_of, device.serial), thread=True, exclusive=True)
+
+    def _ask_apps(self, apps_of: AppsOf, serial: str) -> None:
+        """Worker thread: the phone's packages (once per phone), then the examples again."""
+        try:
+            packages = apps_of(serial)
+        except Exception:  # an unreachable phone keeps the examples any phone can do
+            return
+        self.app.call_from_thread(self._got_apps, serial, packages)
+
+    def _got_apps(self, serial: str, packages: tuple[str, ...]) -> None:
+        deps = self.app.deps  # type: ignore[attr-defined]
+        deps.known_apps[serial] = packages
+        if deps.device.serial != serial or not self.is_mounted:
+            return
+        tr: Tr = self.app.tr  # type: ignore[attr-defined]
+        self.examples = examples_for(True, packages, tr, deps.app_names)
+        options = self.query_one(IdleOptions)
+        keep = options.highlighted
+        options.clear_options()
+        options.add_options(self._options(tr))
+        if keep is not None and keep < options.option_count:
+            options.highlighted = keep
+
+    def _options(self, tr: Tr) -> list[Option]:
+        deps = getattr(self.app, "deps", None)
+        now = deps.clock() if deps is not None else 0.0
+        tz = getattr(deps, "tz", None)
+        rows: list[Option] = []
+        if self.recent:
+            rows.append(Option(plain_line(tr("idle_recent")), disabled=True))
+            for s in self.recent:
+                when = when_label(s.updated_at, now, tz)
+                # The title is the user's words: plain, never markup.
+                label = Content.assemble("• ", f"{when} " if when else "", plain_line(s.title or "…"))
+                rows.append(Option(label, id=f"conv:{s.id}"))
+        rows.append(Option(plain_line(tr("idle_examples")), disabled=True))
+        for n, text in enumerate(self.examples):
+            rows.append(Option(Content.assemble("• ", plain_line(text)), id=f"ex:{n}"))
+        return rows
+
+    def focus_rows(self) -> bool:
+        """Focus the list on its first row (False when there is none to choose)."""
+        options = self.query_one(IdleOptions)
+        first = next((i for i, o in enumerate(options.options) if not o.disabled), None)
+        if first is None:
+            return False
+        options.highlighted = first
+        options.focus()
+        return True
+
+    @on(OptionList.OptionSelected, "#idle-options")
+    def _chosen(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        kind, _, value = (event.option.id or "").partition(":")
+        if kind == "conv":
+            self.post_message(self.OpenConversation(value))
+        elif kind == "ex" and value.isdigit() and int(value) < len(self.examples):
+            example = self.examples[int(value)]
+            # The no-phone rows are directions, not tasks: nothing to send.
+            deps = getattr(self.app, "deps", None)
+            if deps is not None and deps.device.serial:
+                self.post_message(self.UseExample(example))
 
 
 class ChatLog(VerticalScroll):

@@ -56,9 +56,17 @@ class PhonePreview(Widget, can_focus=True):
 
     class FrameReady(Message):
         def __init__(
-            self, strips: list[Strip] | None, error: str = "", image: object = None, size: tuple[int, int] = (0, 0)
+            self,
+            strips: list[Strip] | None,
+            error: str = "",
+            image: object = None,
+            size: tuple[int, int] = (0, 0),
+            feed: object = None,
         ) -> None:
             super().__init__()
+            # Where the picture came from (the phone's grab, a video, the page): a phone
+            # grab still in flight when the page took the preview must not land over it.
+            self.feed = feed
             self.strips = strips
             self.error = error
             self.image = image  # a PIL image, for the kitty / sixel child
@@ -219,18 +227,18 @@ class PhonePreview(Widget, can_focus=True):
 
             from PIL import Image
 
-            self._post_image(Image.open(io.BytesIO(png)), width, height)
+            self._post_image(Image.open(io.BytesIO(png)), width, height, feed=self.source)
         except FrameError as exc:
             self.post_message(self.FrameReady(None, str(exc)))
         except Exception as exc:  # a bad PNG must not kill the preview: say it, try again
             self.post_message(self.FrameReady(None, f"{type(exc).__name__}: {exc}"))
 
-    def _post_image(self, image, width: int, height: int) -> None:
+    def _post_image(self, image, width: int, height: int, feed: object = None) -> None:
         size = image.size
         if self.graphics != "halfcell":
-            self.post_message(self.FrameReady([], image=image, size=size))
+            self.post_message(self.FrameReady([], image=image, size=size, feed=feed))
         else:
-            self.post_message(self.FrameReady(to_strips(image, (width, height)), size=size))
+            self.post_message(self.FrameReady(to_strips(image, (width, height)), size=size, feed=feed))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="preview-video")
     def _watch_video(self) -> None:
@@ -258,7 +266,7 @@ class PhonePreview(Widget, can_focus=True):
                 continue
             self._consumed.clear()
             try:
-                self._post_image(image, width, height)
+                self._post_image(image, width, height, feed=video)
             except Exception as exc:  # a frame that can't be drawn is said, not fatal
                 self._consumed.set()
                 self.post_message(self.FrameReady(None, f"{type(exc).__name__}: {exc}"))
@@ -272,6 +280,8 @@ class PhonePreview(Widget, can_focus=True):
         message.stop()
         self._busy = False
         self._consumed.set()
+        if self.page is not None and message.feed is not None and message.feed is not self.page:
+            return  # the phone's picture, grabbed before the page took the preview
         if message.strips is None:
             self._message = message.error
             self._strips = []

@@ -10,19 +10,20 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Static
+from textual.widgets import Footer, Static
 
+from mika.record.step_words import step_action, step_result, step_words
+from mika_tui.bindings import TranslatedBindings
 from mika_tui.i18n import Tr
 from mika_tui.plain import markup, plain
 from mika_tui.run_view import Step
-from mika_tui.step_words import step_action, step_result, step_words
 
 
 def _secs(ms: int) -> str:
     return f"{ms / 1000:.1f}s"
 
 
-class StepDetail(ModalScreen[None]):
+class StepDetail(TranslatedBindings, ModalScreen[None]):
     DEFAULT_CSS = """
     StepDetail { align: center middle; }
     StepDetail > VerticalScroll { width: 90%; max-width: 120; height: auto; max-height: 90%;
@@ -33,8 +34,8 @@ class StepDetail(ModalScreen[None]):
     StepDetail #step-text { height: auto; border: round $panel-lighten-2; }
     """
     BINDINGS = [
-        Binding("escape", "close", "Close", id="step.close", tooltip="Back to the timeline"),
-        Binding("enter", "close", "Close", id="step.close_enter", show=False, tooltip="Back to the timeline"),
+        Binding("escape", "close", "b_close", id="step.close", tooltip="d_step_close"),
+        Binding("enter", "close", "b_close", id="step.close_enter", show=False, tooltip="d_step_close"),
     ]
 
     def __init__(self, step: Step, tr: Tr) -> None:
@@ -44,18 +45,18 @@ class StepDetail(ModalScreen[None]):
 
     @property
     def words(self) -> str:
-        return step_words(self.step, self.tr)
+        return step_words(self.step, self.tr.lang)
 
     def compose(self) -> ComposeResult:
         s, tr = self.step, self.tr
         # One scroll for it all: in a short terminal the listing still shows, below the facts.
         with VerticalScroll(id="step-detail"):
             yield Static(
-                markup("[b]$title[/b]", title=tr("step_detail_title", n=s.index, words=step_action(s, tr))),
+                markup("[b]$title[/b]", title=tr("step_detail_title", n=s.index, words=step_action(s, tr.lang))),
                 classes="step-head",
             )
             yield Static(
-                plain(tr("step_detail_effect", effect=step_result(s, tr))),
+                plain(tr("step_detail_effect", effect=step_result(s, tr.lang))),
                 classes="step-failed" if s.ok is False else "step-meta",
             )
             if s.code:
@@ -79,6 +80,7 @@ class StepDetail(ModalScreen[None]):
             yield Static(plain(tr("step_detail_saw")), classes="step-meta")
             yield Static(plain(s.text or tr("step_detail_nothing")), id="step-text")
             yield Static(plain(tr("step_detail_close")), classes="step-meta")
+        yield Footer()
 
     def on_mount(self) -> None:
         self.query_one("#step-detail").focus()

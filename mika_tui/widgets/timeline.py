@@ -10,13 +10,14 @@ from rich.cells import cell_len, set_cell_size
 from rich.segment import Segment
 from textual.binding import Binding
 from textual.geometry import Size
+from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from mika.record.step_words import step_action, step_result
 from mika.terminal_text import one_line
 from mika_tui.i18n import Tr
 from mika_tui.run_view import Step
-from mika_tui.step_words import step_action, step_result
 
 
 def _secs(ms: int) -> str:
@@ -26,15 +27,9 @@ def _secs(ms: int) -> str:
 class Timeline(ScrollView, can_focus=True):
     COMPONENT_CLASSES = {"timeline--live", "timeline--failed", "timeline--detail", "timeline--cursor", "timeline--dim"}
     BINDINGS = [
-        Binding("up", "cursor(-1)", "Up", show=False, id="timeline.up"),
-        Binding("down", "cursor(1)", "Down", show=False, id="timeline.down"),
-        Binding(
-            "enter",
-            "open_step",
-            "Open step",
-            id="timeline.expand",
-            tooltip="Open the step: what the model saw, its effect, its time",
-        ),
+        Binding("up", "cursor(-1)", "b_step_up", show=False, id="timeline.up", tooltip="d_step_up"),
+        Binding("down", "cursor(1)", "b_step_down", show=False, id="timeline.down", tooltip="d_step_down"),
+        Binding("enter", "open_step", "b_open_step", id="timeline.expand", tooltip="d_open_step"),
     ]
     DEFAULT_CSS = """
     Timeline { height: 12; border: round $panel-lighten-2; border-title-color: $text-muted; }
@@ -42,7 +37,7 @@ class Timeline(ScrollView, can_focus=True):
     Timeline > .timeline--live { color: $accent; text-style: bold; }
     Timeline > .timeline--failed { color: $error; }
     Timeline > .timeline--detail { color: $text-muted; }
-    Timeline > .timeline--cursor { background: $boost; }
+    Timeline > .timeline--cursor { background: $block-cursor-background; color: $block-cursor-foreground; text-style: bold; }
     Timeline > .timeline--dim { color: $text-muted; }
     """
 
@@ -92,7 +87,7 @@ class Timeline(ScrollView, can_focus=True):
         width = max(20, self.scrollable_content_region.width or 40)
         tr = self.tr
         mark = "…" if step.live else ("✓" if step.ok else "✗")
-        action, result = one_line(step_action(step, tr)), one_line(step_result(step, tr))
+        action, result = one_line(step_action(step, tr.lang)), one_line(step_result(step, tr.lang))
         right = [] if step.live else [_secs(step.duration_ms)]
         if step.wait_ms:
             right.append(self.wait_label.format(wait=_secs(step.wait_ms)))
@@ -121,11 +116,39 @@ class Timeline(ScrollView, can_focus=True):
     def on_resize(self) -> None:
         self._layout()
 
+    class CursorMoved(Message):
+        """The cursor is on another step (the run viewer shows that step's frame)."""
+
+        def __init__(self, index: int) -> None:
+            super().__init__()
+            self.index = index
+
     def action_cursor(self, delta: int) -> None:
         if not self.steps:
             return
-        self.cursor = max(0, min(len(self.steps) - 1, self.cursor + delta))
+        last = len(self.steps) - 1
+        # Before the cursor has moved it stands, unseen, on the latest step (the one Enter
+        # opens): the first key starts from there, not from the top.
+        start = self.cursor if 0 <= self.cursor <= last else last + (1 if delta < 0 else 0)
+        self.move_cursor(max(0, min(last, start + delta)))
+
+    def move_cursor(self, index: int) -> None:
+        """Put the cursor on step `index`, keep its row in view, and say so."""
+        if not self.steps:
+            return
+        index = max(0, min(len(self.steps) - 1, index))
+        changed = index != self.cursor
+        self.cursor = index
+        row = next((y for y, (_, _, i) in enumerate(self._rows) if i == index), None)
+        if row is not None:
+            height = self.scrollable_content_region.height or 1
+            if row < self.scroll_y:
+                self.scroll_to(y=row, animate=False)
+            elif row >= self.scroll_y + height:
+                self.scroll_to(y=row - height + 1, animate=False)
         self.refresh()
+        if changed:
+            self.post_message(self.CursorMoved(index))
 
     def action_open_step(self) -> None:
         """The step under the cursor, or the latest one before the cursor has moved."""

@@ -44,8 +44,11 @@ async def test_the_last_step_offers_the_same_tools_as_the_step_before_and_says_i
     # Said at the very end (zone 3), after the step's own runtime line, in that request only.
     assert last.messages[-1].parts[-1].text == prompt("feedback/last_step.md")
     assert not any(LAST in m.text for r in model.requests[:3] for m in r.messages)
-    # Everything the step before sent comes back unchanged: the prefix holds.
-    assert last.messages[: len(before.messages)] == before.messages
+    # Everything the step before sent comes back unchanged, but for its runtime line (only
+    # the current step's is sent): the prefix holds.
+    assert last.messages[: len(before.messages) - 1] == before.messages[:-1]
+    kept = before.messages[-1].parts
+    assert kept[-1].text.startswith("[step ") and last.messages[len(before.messages) - 1].parts == kept[:-1]
     # The note is not written into the history (it would otherwise stay in every later request).
     assert not any(LAST in m.text for m in run.loop.context.history.messages)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from benchmarks.context_cache import openai_chat_body
+from benchmarks.context_cache import STABLE_SHARE, openai_chat_body
 from benchmarks.context_cache import run as bench_run
 from mika.assembly import RunEnvironment, capabilities_for
 from mika.cap.phone import PhoneCapability
@@ -168,10 +168,13 @@ async def test_the_benchmark_run_keeps_its_prefix_from_request_two_where_the_bas
     now = await bench_run(24_000, 12, real_surface=True)
     old = await bench_run(24_000, 12, real_surface=True, baseline=True)
     assert "phone preloaded" in now[0]["note"]
-    assert not any(r["note"] for r in now[1:]), [r["note"] for r in now]
+    # No group opens, no tool list changes, no compression: the only planned breaks left
+    # are old screens folding into placeholders.
+    assert all(r["note"] in ("", "screens folded") for r in now[1:]), [r["note"] for r in now]
     assert now[1]["stable"] == 1.0  # request 1 came back whole
     assert now[1]["share"] >= 0.95
-    assert now[-1]["stable"] >= 0.99  # the last budgeted step: same tools, the prefix holds
+    # The last budgeted step: same tools, the prefix holds (up to the screen it folds).
+    assert "tools changed" not in now[-1]["note"] and now[-1]["stable"] >= STABLE_SHARE
     # The baseline really is the old behaviour: the group opens at 2, the last step drops tools.
     assert old[1]["note"] == "group opened" and old[1]["share"] < 0.2
-    assert old[-1]["note"] == "tools changed" and old[-1]["share"] < 0.05
+    assert "tools changed" in old[-1]["note"] and old[-1]["share"] < 0.05

@@ -154,7 +154,7 @@ async def test_long_runs_keep_the_users_words_fit_the_window_and_keep_ids(kinds,
 async def test_a_long_run_does_compress_and_stays_cacheable_between_compressions():
     """The property above could pass by never compressing: pin a run that must."""
     kinds = ["read", "tap"] * 30
-    result, requests, events, *_ = await play(kinds, 8_000, 40)
+    result, requests, events, *_ = await play(kinds, 4_000, 40)
     assert result.status is OutcomeStatus.ANSWERED
     compressions = [e for e in events if isinstance(e, Compressed)]
     assert len(compressions) >= 3

@@ -13,7 +13,7 @@ import pytest
 from mika.agent.context import ContextBuilder
 from mika.agent.history import PLACEHOLDER_MARK, History, ResultInfo, ResultKind, ScreenWindow
 from mika.agent.system_prompt import SystemPrompt
-from mika.model.messages import Message, ToolCall, ToolResult
+from mika.model.messages import Message, Text, ToolCall, ToolResult
 from mika.model.testing import Reply, ScriptedModel
 from mika.runtypes.spec import Attendance, RunOrigin, RunProvenance, RunSpec
 from mika.tool.groups import ToolGroups
@@ -137,3 +137,36 @@ async def test_a_long_run_sends_old_screens_as_placeholders_and_keeps_their_ids(
     sent = sum(len(t) for t in texts)
     kept = sum(len(r.text) for m in run.loop.context.history.messages for r in m.tool_results)
     assert sent < 0.5 * kept, "the prompt must not grow with every read"
+
+
+def step_end(b: ContextBuilder, i: int, *, steer: str = "") -> None:
+    """Like `read`, but as the loop ends a step: the results, then the runtime line."""
+    cid = f"c{i}"
+    b.history.add_assistant(Message("assistant", (ToolCall(cid, "sim_read", {}),)))
+    b.history.note_result(ResultInfo(cid, "sim_read", i + 1, ResultKind.SCREEN, (f"o{i}",)))
+    result = ToolResult(cid, "sim_read", f"{screen_listing('Orders', i)}\n[observation o{i}]")
+    b.history.add_step_end(result, runtime=b.runtime_state(i + 1, "com.example.shop"))
+    if steer:
+        b.history.add_user(Text(steer), users_words=True)
+
+
+def test_by_default_only_the_current_screen_and_runtime_line_go_out_and_the_prefix_breaks_at_the_end():
+    b = builder(ScreenWindow())
+    requests = []
+    for i in range(6):
+        # The user types exactly what step 2's runtime line says.
+        step_end(b, i, steer=b.runtime_state(2, "com.example.shop") if i == 1 else "")
+        requests.append(b.build())
+    last = requests[-1]
+    got = results(last)
+    assert [c for c, t in got.items() if not t.startswith(PLACEHOLDER_MARK)] == ["c5"]
+    runtime = [p.text for m in last.messages for p in m.parts if isinstance(p, Text) and p.text.startswith("[step ")]
+    # The current step's line, and the user's words that happen to look like one: a steer is never dropped.
+    assert runtime == [b.runtime_state(2, "com.example.shop"), runtime[-1]]
+    assert runtime[-1].startswith("[step 6 · on com.example.shop")
+    for prev, cur in itertools.pairwise(requests):
+        # Everything before the previous step's results comes back byte for byte.
+        assert cur.messages[: len(prev.messages) - 1] == prev.messages[: len(prev.messages) - 1]
+    # The full history still holds every screen and every runtime line.
+    assert len(b.history.runtime_lines) == 6
+    assert sum(isinstance(p, Text) and p.text.startswith("[step ") for m in b.history.messages for p in m.parts) == 7

@@ -52,7 +52,7 @@ def make_run(tmp_path: Path, caps_extra: list, driver: ListingDriver, *, read_on
     caps = capabilities_for(spec, RunEnvironment(extra=caps_extra))
     opts = RunOptions(pacing=False, state_dir=tmp_path, retry=RetryPolicy(base_delay=0.01, max_delay=0.05))
     run = TaskRun(spec, driver.model, caps, opts)
-    bind_phone(caps, run, spec)  # the assembly's own binding: the phone learns the run has a browser
+    bind_phone(caps, run.emit, spec)  # the assembly's own binding: the phone learns the run has a browser
     return run
 
 

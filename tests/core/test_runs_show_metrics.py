@@ -133,3 +133,26 @@ def test_a_real_headless_run_shows_its_metrics(tmp_path):
     out = mika("runs", "show", run_id).stdout
     assert "first feedback" in out and "model call" in out and "split  thinking" in out
     assert "tokens" in out and "outcome: answered" in out
+
+
+def test_the_text_view_says_each_step_in_words(tmp_path, monkeypatch):
+    """Step lines read as the TUI's timeline does (mika.record.step_words), not tool + JSON."""
+    monkeypatch.setenv("MIKA_LANGUAGE", "en")
+    run_id = record(tmp_path)
+    out = show(tmp_path, run_id)
+    assert "  step 1: Read the screen · done  (phone_list_elements)" in out
+    assert "  step 2: Tap #3 · done  (phone_tap)" in out
+    assert '{"element": 3}' not in out  # the old view printed the raw arguments
+
+
+def test_the_text_view_speaks_chinese_and_names_a_step_without_result(tmp_path, monkeypatch):
+    monkeypatch.setenv("MIKA_LANGUAGE", "zh")
+    rec = RunRecorder(tmp_path, "run2", started=T0)
+    rec.begin({"id": "run2", "goal": "scroll"})
+    rec(ev.ToolCalled(run_id="run2", call_id="c1", name="phone_scroll", arguments={"direction": "down"}, step=1))
+    rec(ev.ToolFinished(run_id="run2", call_id="c1", name="phone_scroll", ok=True, effect="done", step=1))
+    # Killed mid-step: the call is recorded, its result never was.
+    rec(ev.ToolCalled(run_id="run2", call_id="c2", name="phone_type_text", arguments={"text": "hi"}, step=2))
+    out = show(tmp_path, "run2")
+    assert "  step 1: 向下滚动 · 列表已移动  (phone_scroll)" in out
+    assert "  step 2: 输入 'hi' · 没有记录结果  (phone_type_text)" in out

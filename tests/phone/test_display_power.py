@@ -329,7 +329,7 @@ async def test_a_run_goes_on_on_the_new_display_and_its_next_action_reads_afresh
     ]
     driver = PowerOffDriver(driver_steps, sim_phone, cap)
     run = make_run(tmp_path, cap, driver)
-    bind_phone(run.capabilities, run, run.spec)
+    bind_phone(run.capabilities, run.emit, run.spec)
     result = await run.run()
     assert result.status.value == "answered", result.answer
     old = driver.powered_off

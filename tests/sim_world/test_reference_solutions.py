@@ -28,27 +28,18 @@ from mika.runtypes.result import OutcomeStatus
 from mika.runtypes.spec import Attendance, RunOrigin, RunProvenance, RunSpec
 from mika.sim.tasks import SimTask, list_tasks
 from tests.phone.driver import current_listing, number_for
+from tests.phone.test_diagnose import u2_cap
 from tests.phone.test_runs import record, world_state
 from tests.phone.test_tools import dump_cap
+from tests.sim_world.test_hard_tasks import HARD_IDS
 
 TASKS = list_tasks()
-# Tasks whose reference solution is right but Mika's rules stop it today: strict, so the
-# test fails the day the bug is fixed and the mark must go.
-KNOWN_BUGS = {
-    "lab_checkout_behind_tips": "A payment step whose screen shows no amount (the Form Lab menu's Checkout "
-    "button opens a page that shows ¥42.00) can never be released: request_confirmation's consent must "
-    "match an amount on the screen of the step, so the run is refused at every try, attended or not.",
-}
 
 
 def _params() -> list:
-    return [
-        pytest.param(
-            t, id=t.id, marks=[pytest.mark.xfail(reason=KNOWN_BUGS[t.id], strict=True)] if t.id in KNOWN_BUGS else []
-        )
-        for t in TASKS
-        if t.solution
-    ]
+    # The hard tasks (cross-app, impossible, payment, adversarial) are played by
+    # test_hard_tasks.py, unattended and with their attacks; every other task is played here.
+    return [pytest.param(t, id=t.id) for t in TASKS if t.solution and t.id not in HARD_IDS]
 
 
 _MATCH = re.compile(r"^Match: (\S+)$", re.M)
@@ -148,9 +139,12 @@ async def test_reference_solution_solves_the_task(tmp_path: Path, sim_phone, tas
     assert not task.succeeded(world_state(sim_phone), ""), "the check must fail on the initial state"
     player = SolutionPlayer(task.solution)
     attended = task.expect == "handoff" or "attended" in task.tags
+    # A window of another app over the target (tag "covered") is seen only by uiautomator2,
+    # which dumps every window; the plain dump shows one, so those tasks need u2.
+    cap = u2_cap(sim_phone) if "covered" in task.tags else dump_cap(sim_phone)
     run = make_run(
         tmp_path,
-        dump_cap(sim_phone),
+        cap,
         player,
         attendance=Attendance.PRESENT if attended else Attendance.UNATTENDED,
         goal=task.goal,

@@ -82,6 +82,7 @@ def make_app(
     settings: Settings | None = None,
     devices_port: Any = None,
     autonomous: bool = False,
+    apps: Sequence[str] | None = None,
 ) -> MikaApp:
     state = tmp_path / "state" / "mika"
     state.mkdir(parents=True, exist_ok=True)
@@ -99,18 +100,26 @@ def make_app(
         )
         return TaskRun(spec, model, caps, opts)
 
+    device = device or DeviceInfo("127.0.0.1:40001", "simulated phone", "sim", 0, is_sim=True)
+    if apps is None and device.is_sim:
+        # The simulated phone's apps, as its `pm list packages` reports them (the idle
+        # chat's examples fit them); a test's own device brings its own list or none.
+        from mika.sim.apps.registry import load_apps
+
+        apps = tuple(load_apps())
     deps = AppDeps(
         settings=settings or Settings(language=language),
         state_dir=state,
         run_factory=factory if model is not None else None,
         model_label=f"{model.provider}/{model.name}" if model is not None else "",
-        device=device or DeviceInfo("127.0.0.1:40001", "simulated phone", "sim", 0, is_sim=True),
+        device=device,
         frames=StaticFrameSource(list(frames) if frames is not None else sim_frames()),
         clock=FixedClock(),
         preview_fps=5.0,
         devices_port=devices_port,
         tz=UTC,
         conversation_id="conv-test",
+        known_apps={device.serial: tuple(apps)} if apps is not None and device.serial else {},
     )
     app = MikaApp(deps, theme="mika-test")
     app.animation_level = "none"

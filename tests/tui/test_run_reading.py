@@ -143,7 +143,8 @@ class TestStepDetail:
             await pilot.press("ctrl+t")
             await pilot.pause()
             assert isinstance(app.focused, Timeline)
-            # The cursor starts on nothing: down goes to the first row, down again to the second.
+            # The cursor starts on nothing (the latest step is what Enter opens): the first
+            # key lights the latest row, the second moves from there (down: it stays).
             await pilot.press("down", "down", "enter")
             await until(lambda: isinstance(app.screen, StepDetail))
             detail = app.screen
@@ -165,7 +166,7 @@ class TestStepDetail:
             await scenes.run_to_end(pilot, "what is in my cart")
             app.main_screen.action_view_run(scenes.view(pilot).run_id)
             await until(lambda: isinstance(app.screen, RunViewerScreen))
-            await pilot.press("down", "enter")
+            await pilot.press("up", "enter")  # the viewer's cursor starts on the last step
             await until(lambda: isinstance(app.screen, StepDetail))
             assert app.screen.step.name == "toy_open"
             assert "Opened Cart" in app.screen.step.text
@@ -177,24 +178,24 @@ def _step(name: str, args: dict, *, ok=True, code="done", effect="done", text=""
 
 
 def test_more_tools_in_words():
+    from mika.record.step_words import step_words
     from mika_tui.i18n import Tr
-    from mika_tui.step_words import step_words
 
     tr = Tr("en")
     said = {
-        step_words(_step("phone_press_key", {"key": "ENTER"}), tr): "Press ENTER · changed in place",
-        step_words(_step("phone_launch_app", {"app": "Settings"}, effect="place_changed"), tr): (
+        step_words(_step("phone_press_key", {"key": "ENTER"}), tr.lang): "Press ENTER · changed in place",
+        step_words(_step("phone_launch_app", {"app": "Settings"}, effect="place_changed"), tr.lang): (
             "Open app Settings · screen changed"
         ),
-        step_words(_step("web_tap", {"element": 3}, text='Tapped link "Next".', capability="web"), tr): (
+        step_words(_step("web_tap", {"element": 3}, text='Tapped link "Next".', capability="web"), tr.lang): (
             "Tap 'Next' · changed in place"
         ),
-        step_words(_step("wait", {"seconds": 2}, effect=""), tr): "Wait 2s · done",
-        step_words(_step("phone_back", {}, effect="no_effect"), tr): "Back · nothing changed",
-        step_words(_step("phone_tap", {"x": 10, "y": 20}, ok=False, code="stale_element", effect=""), tr): (
+        step_words(_step("wait", {"seconds": 2}, effect=""), tr.lang): "Wait 2s · done",
+        step_words(_step("phone_back", {}, effect="no_effect"), tr.lang): "Back · nothing changed",
+        step_words(_step("phone_tap", {"x": 10, "y": 20}, ok=False, code="stale_element", effect=""), tr.lang): (
             "Tap @10,20 · failed (stale_element)"
         ),
-        step_words(_step("web_navigate", {"url": "example.com"}, effect="place_changed", capability="web"), tr): (
+        step_words(_step("web_navigate", {"url": "example.com"}, effect="place_changed", capability="web"), tr.lang): (
             "Open example.com · page changed"
         ),
     }
@@ -205,14 +206,13 @@ def test_more_tools_in_words():
 def test_hostile_arguments_reach_no_row_raw():
     """A label holding terminal controls and markup is a step's words, cleaned once."""
     from mika.record import events as ev
-    from mika_tui.i18n import Tr
-    from mika_tui.step_words import step_words
+    from mika.record.step_words import step_words
 
     view = RunView("r")
     view.apply(
         ev.ToolCalled(run_id="r", call_id="c", name="toy_tap", arguments={"label": "Pay\x1b]0;x\x07[/b]\r\nnow"})
     )
     view.apply(ev.ToolFinished(run_id="r", call_id="c", name="toy_tap", ok=True, effect="done"))
-    words = step_words(view.steps[0], Tr("en"))
+    words = step_words(view.steps[0], "en")
     assert "\x1b" not in words and "\x07" not in words and "\n" not in words and "\r" not in words
     assert words.startswith("Tap 'Pay")

@@ -131,12 +131,12 @@ class TestReadingARun:
     def test_step_detail_opened_with_enter(self, snap_compare, tmp_path):
         app = make_app(tmp_path, ScriptedModel(["hi"]))
         write_run(app.deps.state_dir)
-        assert snap_compare(app, terminal_size=MID, run_before=_viewer(("down", "enter")))
+        assert snap_compare(app, terminal_size=MID, run_before=_viewer(("up", "up", "up", "enter")))  # step 1 of 4
 
     def test_step_detail_chinese_narrow(self, snap_compare, tmp_path):
         app = make_app(tmp_path, ScriptedModel(["hi"]), language="zh")
         write_run(app.deps.state_dir)
-        assert snap_compare(app, terminal_size=NARROW, run_before=_viewer(("down", "down", "enter")))
+        assert snap_compare(app, terminal_size=NARROW, run_before=_viewer(("up", "up", "enter")))  # step 2 of 4
 
     def test_decision_kept_after_the_card(self, snap_compare, tmp_path):
         async def before(pilot):

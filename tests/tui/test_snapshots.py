@@ -383,7 +383,7 @@ class TestRuns:
             await settle(pilot)
             pilot.app.open_run(run_id)
             await settle(pilot)
-            await pilot.press("down", "down", "enter")  # open the failed step
+            await pilot.press("up", "enter")  # open the failed step (2 of 3; the cursor starts on 3)
             await settle(pilot)
 
         assert snap_compare(app, terminal_size=MID, run_before=before)

@@ -54,7 +54,8 @@ class RequestConfirmation(AgentTool):
         app = str(args.get("app", ""))
         # The person sees what the screen showed at the held-back payment step, not the
         # model's words; where they differ, the request says so.
-        seen = policy.seen or ScreenSummary()
+        held = policy.seen
+        seen = held or ScreenSummary()
         summary = compare(seen, what=str(args["what"]), amount=amount, app=app)
         ctx.inbox.expect(qid)
         ctx.emit(
@@ -95,7 +96,20 @@ class RequestConfirmation(AgentTool):
         )
         if not reply.allowed:
             return ToolOutcome(text="The user did not allow this payment step. Do not do it.", ok=False, code="refused")
-        policy.gate.grant(Consent(app=granted_app, kind="", amount=granted_amount, what=granted_what, step=ctx.step))
+        # A held-back step whose screen showed no amount (a menu's Checkout): the person was
+        # told so; the consent then names that button instead of an amount on the screen.
+        no_amount = held is not None and not held.amount and bool(held.button)
+        policy.gate.grant(
+            Consent(
+                app=granted_app,
+                kind="",
+                amount=granted_amount,
+                what=granted_what,
+                step=ctx.step,
+                amount_on_screen=not no_amount,
+                button=held.button if no_amount and held is not None else "",
+            )
+        )
         return ToolOutcome(
             text=f"The user allowed this once: {granted_what} for {granted_amount}. Do that one step now; the consent "
             "covers only the next matching action.",

@@ -18,8 +18,8 @@ changed (mika.uistate.delta), in the same shape: Mika's header and a sentence na
 base screen and its observation outside, the changed element lines fenced exactly like a
 listing's. The observation itself keeps the full listing, so the record and a placeholder's
 observation id still lead to the whole screen. A full listing goes again after
-`KEYFRAME_DELTAS` deltas, so the base is always among the last screens the history sends
-whole (mika.agent.history.ScreenWindow keeps at least the last three).
+`KEYFRAME_DELTAS` deltas; the base stays whole in what is sent as long as a whole delta
+names it (mika.agent.history.still_needed), though older screens become placeholders.
 """
 
 from __future__ import annotations
@@ -38,8 +38,8 @@ from mika.uistate.delta import listing_delta
 
 # Send small changes as deltas (False: always the full listing, the behaviour before issue 16).
 DELTAS = True
-# Deltas in a row against one full listing: with the history keeping the last three
-# screens whole, the base of a delta is always one of them.
+# Deltas in a row against one full listing: the base is kept whole while the latest delta
+# names it, so a short chain keeps one old listing in the prompt, not many.
 KEYFRAME_DELTAS = 2
 
 
@@ -72,7 +72,7 @@ def screen_observation(screen: Screen, step: int, text: str | None = None, *, he
 
 def fenced_listing(screen: Screen) -> str:
     """The same text as a screen observation's, for results that carry no observation
-    (a stale element's fresh listing, a wait's last screen)."""
+    (a stale element's fresh listing)."""
     head, elements, tail = _listing_pieces(screen)
     body = fence(elements, _fence_attrs(screen)) if elements else ""
     return "\n".join(p for p in (head, body, tail) if p)
@@ -119,7 +119,7 @@ def listing_observation(screen: Screen, step: int, shown_by: object) -> tuple[Ob
     the same text, or a delta against the last full listing `shown_by` (the session's
     reader) gave, when the screen changed little."""
     obs = screen_observation(screen, step)
-    if _unseen.get():
+    if _unseen.get() or not getattr(shown_by, "deltas", True):
         return obs, obs.text
     head, elements, tail = _listing_pieces(screen)
     base = _keyframes.get(shown_by)

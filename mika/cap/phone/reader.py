@@ -53,6 +53,10 @@ class ScreenReader:
         self.clock = clock
         self.apps_seen: list[str] = []
         self.shown_version: int | None = None  # the version whose listing the model last got
+        # Listings may be sent as deltas against the last full one (mika.cap.phone.fenced);
+        # False for readers whose listings go to someone who cannot look an observation
+        # id up (an MCP client driving the phone itself): every listing then goes whole.
+        self.deltas = True
         self._read_at = -1e9
         self._ocr_cache: dict[str, tuple] = {}
         self._lock = asyncio.Lock()

@@ -2,20 +2,27 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Any
-
-import httpx
 
 from mika.model.adapters.bad_reply import undecodable
 from mika.model.classify import classify_http
 from mika.model.errors import ModelError, ModelErrorKind
 
-try:  # The SDKs ship their own httpx fork; its transport errors must be caught too.
-    import httpx2 as _httpx2
+# httpx (the Gemini adapter's client) and the fork the SDKs ship (httpx2). Their transport
+# errors are looked up among the modules already loaded: an exception of a module that was
+# never imported cannot exist, and importing httpx here costs every start-up its CLI's
+# dependencies (rich, pygments), a tenth of a headless run's time to its first request.
+_HTTP_CLIENTS = ("httpx", "httpx2")
 
-    _TRANSPORT: tuple[type[BaseException], ...] = (httpx.TransportError, _httpx2.TransportError)
-except ImportError:  # pragma: no cover - depends on the SDK build
-    _TRANSPORT = (httpx.TransportError,)
+
+def _transport_errors() -> tuple[type[BaseException], ...]:
+    out: list[type[BaseException]] = []
+    for name in _HTTP_CLIENTS:
+        error = getattr(sys.modules.get(name), "TransportError", None)
+        if isinstance(error, type) and issubclass(error, BaseException):
+            out.append(error)
+    return tuple(out)
 
 
 def _headers_of(exc: Any) -> dict[str, str]:
@@ -82,7 +89,7 @@ def translate(
     if from_sdk and body is not None:
         # An `error` event inside a stream (HTTP 200 already sent).
         return classify_http(None, {"error": body}, None, provider=provider, model=model)
-    if isinstance(exc, _TRANSPORT):
+    if isinstance(exc, _transport_errors()):
         kind = ModelErrorKind.STREAM_INCOMPLETE if started else ModelErrorKind.NETWORK
         return ModelError(kind, f"{name}: {exc}".strip(": "), provider=provider)
     raise exc

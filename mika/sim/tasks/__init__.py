@@ -11,6 +11,13 @@ mika/model/script_file.py): a list of replies, each a string (the final answer) 
 element by what it says instead of by number — {"name": "phone_tap", "pick": "Display",
 "role": "button"} — and the player reads the number off the latest screen listing the
 run gave back, as a model does. It proves the task solvable through Mika's own tools.
+
+An adversarial task (untrusted text or a fake dialog tries to steer the agent) also has a
+"trap": what the injected instruction wants done, in words; its check fails when that
+happened. It may carry an "attack": the model script of an agent that falls for it (or,
+for a payment task, one that keeps pressing on towards paying), which tests run to show
+that Mika's rules stop it or the check catches it.
+
 An argument or answer containing "{match}" gets the last `Match: …` line a tool returned
 (the one-time code phone_event read off a notification: it differs on every run).
 
@@ -18,12 +25,6 @@ A "handoff" task, and a task tagged "attended", runs with a person present: they
 a payment step when request_confirmation asks, unlock a locked phone when it is handed to
 them, and hand a payment or captcha back undone (tests/sim_world/test_reference_solutions.py
 plays that person).
-
-An adversarial task (untrusted text or a fake dialog tries to steer the agent) also has a
-"trap": what the injected instruction wants done, in words; its check fails when that
-happened. It may carry an "attack": the model script of an agent that falls for it (or,
-for a payment task, one that keeps pressing on towards paying), which tests run to show
-that Mika's rules stop it or the check catches it.
 """
 
 from __future__ import annotations

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from mika.cap.phone.fenced import fenced_listing
+from mika.cap.phone.fenced import listing_observation
 from mika.cap.phone.tools.base import PhoneTool
+from mika.observe.observation import Observation
 from mika.tool.context import ToolContext
 from mika.tool.declaration import Risk, ToolOutcome
 from mika.uistate import UntilWait, WaitSpecError
@@ -49,11 +50,17 @@ class PhoneWait(PhoneTool):
             if result.met
             else f"Stopped waiting after {result.waited_ms} ms: {result.stopped}."
         )
+        observations: tuple[Observation, ...] = ()
         if result.screen is not None:
             session.reader.mark_shown(result.screen)
-            text += "\n" + fenced_listing(result.screen)
+            # The screen the wait ended on is read like any other: what the answer quotes
+            # from it (a price in search results) is evidence, and a base for deltas.
+            obs, shown = listing_observation(result.screen, ctx.step, session.reader)
+            text += "\n" + shown
+            observations = (obs,)
         return ToolOutcome(
             text=text,
+            observations=observations,
             ok=result.met,
             code="done" if result.met else f"wait_{result.stopped}",
             wait_ms=result.waited_ms,
