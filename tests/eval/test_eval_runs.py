@@ -125,8 +125,9 @@ def test_a_task_without_a_reference_solution_is_reported_no_solution(tmp_path):
 
 # The shipped tasks whose reference solution needs a person present (a stand-in person
 # plays it in tests/sim_world/test_reference_solutions.py): mika eval's runs are
-# unattended, so these are reported needs_person and not scored.
-NEEDS_PERSON = {"settings_dnd_locked", "shop_buy_green_tea", "login_until_captcha"}
+# unattended, so these are reported needs_person and not scored. lab_checkout_behind_tips
+# is one since its payment step can be released: only by a person's consent.
+NEEDS_PERSON = {"settings_dnd_locked", "shop_buy_green_tea", "login_until_captcha", "lab_checkout_behind_tips"}
 
 
 @pytest.mark.slow
