@@ -18,6 +18,7 @@ from dataclasses import replace
 from mika.cap.phone.empty_area import nothing_drawn
 from mika.cap.phone.port import AndroidPort
 from mika.cap.phone.screenshot import ScreenshotError
+from mika.resources import prompt
 from mika.tool.errors import ToolFault
 from mika.uistate import HierarchyError, Screen, ScreenTracker, TreeAdequacy, build_screen, parse_hierarchy
 
@@ -126,6 +127,10 @@ class ScreenReader:
         return await self._with_ocr(screen)
 
     async def _with_ocr(self, screen: Screen) -> Screen:
+        if self.display != 0 and not screen.windows:
+            # The run's own display before an app was started on it: its picture is black
+            # because nothing is drawn, not because a secure window hides it.
+            return replace(screen, notes=(*screen.notes, prompt("feedback/display_empty.md").strip()))
         if self.ocr is None:
             return screen
         adequacy = TreeAdequacy.assess(screen)
