@@ -131,6 +131,7 @@ NEEDS_PERSON = {"settings_dnd_locked", "shop_buy_green_tea", "login_until_captch
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(3600)  # ~130 task runs, each its own phone and run process: minutes, not the default 300 s
 def test_every_shipped_task_with_a_solution_passes_with_its_reference(tmp_path):
     from mika.eval.scoring import NOT_RUN
 
