@@ -166,7 +166,9 @@ class TestStepDetail:
             await scenes.run_to_end(pilot, "what is in my cart")
             app.main_screen.action_view_run(scenes.view(pilot).run_id)
             await until(lambda: isinstance(app.screen, RunViewerScreen))
-            await pilot.press("up", "enter")  # the viewer's cursor starts on the last step
+            # The viewer's cursor starts on the last step; up twice reaches the first of the
+            # two whether or not the first press only woke the highlight.
+            await pilot.press("up", "up", "enter")
             await until(lambda: isinstance(app.screen, StepDetail))
             assert app.screen.step.name == "toy_open"
             assert "Opened Cart" in app.screen.step.text
