@@ -11,6 +11,7 @@ class Origin(enum.Enum):
     SCRIPT = "script"  # a step of a scripted sequence
     REPLAY = "replay"  # a step of a recorded route
     MCP = "mcp"  # an MCP client called a tool
+    SANDBOX = "sandbox"  # a command inside the sandbox called `mika phone <op>`
 
     @property
     def may_use_consent(self) -> bool:

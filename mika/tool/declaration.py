@@ -94,6 +94,12 @@ class AgentTool(abc.ABC):
     # Brings its own pacing between screens (the web's page dwell, seed §6 页面节奏): the
     # action entry's app dwell and screen cap, made for phone apps, are not added on top.
     paces_itself: ClassVar[bool] = False
+    # Seed §9: a verified run's calls of this tool may be recorded into a route and
+    # replayed (by the anchor it acted on, never by coordinates). Off unless a tool says so.
+    replayable: ClassVar[bool] = False
+    # Seed §6 SandboxBridge: callable from inside the sandbox as `mika phone <op> '<json>'`
+    # (each call still goes through the action entry, with Origin.SANDBOX).
+    sandbox_callable: ClassVar[bool] = False
     parameters: ClassVar[dict[str, Any]] = {"type": "object", "properties": {}}
 
     @abc.abstractmethod
