@@ -44,3 +44,14 @@ def data_dir() -> Path:
     """`MIKA_DATA_DIR` beats the platform's data folder (`$XDG_DATA_HOME/mika/` on Linux):
     what the user adds to Mika (their own knowledge and skills, learned skills)."""
     return _env_path(DATA_ENV) or _dirs().user_data_path
+
+
+def workspace_dir(state: Path, conversation_id: str) -> Path:
+    """A conversation's sandbox workspace (`workspaces/<conversation>/`, `/workspace`
+    inside): the sandbox runs commands in it and the phone's file pulls land in it, so both
+    capabilities find it here rather than in each other. A conversation id is Mika's own
+    short hex, but an id is checked anyway so no name can point outside `workspaces/`."""
+    name = conversation_id or "no-conversation"
+    if name in (".", "..") or not all(c.isalnum() or c in "-_" for c in name):
+        raise ValueError(f"not a conversation id for a workspace: {conversation_id!r}")
+    return state / "workspaces" / name

@@ -2,7 +2,7 @@
 
 TOML at config_file() (see paths.py). Every key is documented in config.example.toml.
 A bad file names the file, the key and what was expected. Environment variables
-MIKA_LANGUAGE, MIKA_AUTONOMOUS, MIKA_PACE, MIKA_DEVICE, MIKA_LEARNING_SKILLS,
+MIKA_LANGUAGE, MIKA_AUTONOMOUS, MIKA_PACE, MIKA_DEVICE, MIKA_REPLAY, MIKA_LEARNING_SKILLS,
 MIKA_MEMORY_USE and MIKA_MEMORY_AUTO_EXTRACT override the file.
 """
 
@@ -45,6 +45,15 @@ class Settings:
     judge_outcome: bool = True
     # Check numbers, ids and quotes of an answer against what was read (the seed keeps it off).
     review_final_answer: bool = False
+    # [run] replay: a new goal matching a verified route is done again without the model
+    # (seed §9 照着上次的做法做, off by default). Env: MIKA_REPLAY.
+    replay: bool = False
+    # [sandbox]: the Linux sandbox (bubblewrap). `sandbox_enabled`: offer its tools where
+    # bwrap runs; `sandbox_network`: commands may reach the network (a run can't turn it on);
+    # `sandbox_cpu_seconds`: the CPU time all of one run's commands may use together.
+    sandbox_enabled: bool = True
+    sandbox_network: bool = False
+    sandbox_cpu_seconds: int = 300
     # [learning] skills: draft personal skills from verified runs (seed: off by default).
     learning_skills: bool = False
     keymap: dict[str, str] = field(default_factory=dict)
@@ -125,6 +134,12 @@ def parse_settings(data: dict[str, Any], file: Path | None = None) -> Settings:
     max_parallel = _pick(data, "run", "max_parallel", int, 1, file)
     judge_outcome = _pick(data, "run", "judge_outcome", bool, True, file)
     review_final_answer = _pick(data, "run", "review_final_answer", bool, False, file)
+    replay = _env_bool("MIKA_REPLAY", _pick(data, "run", "replay", bool, False, file))
+    sandbox_enabled = _pick(data, "sandbox", "enabled", bool, True, file)
+    sandbox_network = _pick(data, "sandbox", "network", bool, False, file)
+    sandbox_cpu_seconds = _pick(data, "sandbox", "cpu_seconds", int, 300, file)
+    if not 1 <= sandbox_cpu_seconds <= 86_400:
+        raise ConfigError(file, "sandbox.cpu_seconds", "a number of seconds from 1 to 86400", sandbox_cpu_seconds)
     learning_skills = _env_bool("MIKA_LEARNING_SKILLS", _pick(data, "learning", "skills", bool, False, file))
     if not 1 <= max_parallel <= 3:
         raise ConfigError(file, "run.max_parallel", "a number from 1 to 3", max_parallel)
@@ -155,6 +170,10 @@ def parse_settings(data: dict[str, Any], file: Path | None = None) -> Settings:
         max_parallel=max_parallel,
         judge_outcome=judge_outcome,
         review_final_answer=review_final_answer,
+        replay=replay,
+        sandbox_enabled=sandbox_enabled,
+        sandbox_network=sandbox_network,
+        sandbox_cpu_seconds=sandbox_cpu_seconds,
         learning_skills=learning_skills,
         keymap=dict(keymap),
         phone_display=phone_display,
