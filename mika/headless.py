@@ -24,6 +24,7 @@ from mika.model.errors import ModelErrorKind
 from mika.record.events import (
     Activity,
     ApprovalEvent,
+    FileShared,
     MemoryRemembered,
     ModelFailed,
     Notice,
@@ -113,6 +114,8 @@ def _progress_line(event: RunEvent) -> str:
         return f"  model: {event.message}" + (f" (retrying in {event.retry_in_s:.0f}s)" if event.will_retry else "")
     if isinstance(event, (Activity, Notice)):
         return f"  {event.text}"
+    if isinstance(event, FileShared):
+        return "  " + t("file_shared", name=event.name, size=event.size, path=event.path)
     if isinstance(event, MemoryRemembered):
         return "\n".join(
             "  " + t("memory_pending" if i.get("status") == "pending" else "memory_remembered", **i)

@@ -136,6 +136,8 @@ class Assembly:
     # (told once, with the first run, as a notice: the web is optional unless --web-only).
     browser: str = ""
     web_problem: str = ""
+    # Whether runs get the sandbox ([sandbox] enabled and bubblewrap works here, probed once).
+    sandbox: bool = False
     # The main model chosen at launch (`--model`), which beats the config's roles.main for
     # the whole session: a face that selects the models again (a saved config) keeps it.
     model_choice: str | None = None
@@ -223,6 +225,12 @@ class Assembly:
             from mika.assembly.web import no_browser_notice
 
             asm.catalog_problems.append(no_browser_notice(web_problem))
+        from mika.assembly.sandbox import no_sandbox_notice, sandbox_problem
+
+        sandbox_why = sandbox_problem(settings)
+        asm.sandbox = sandbox_why == ""
+        if sandbox_why:
+            asm.catalog_problems.append(no_sandbox_notice(sandbox_why))
         return asm
 
     def load_catalogs(self) -> None:
@@ -317,11 +325,17 @@ class Assembly:
             from mika.assembly.mcp import mcp_opener
 
             mcp = mcp_opener(self.settings, redact=redactor.add_secret, images=_sees_images(self.models.main))
+        sandbox = None
+        if self.sandbox:
+            from mika.assembly.sandbox import sandbox_opener
+
+            sandbox = sandbox_opener(self.settings, self.state_dir, knowledge=self.knowledge, skills=self.skills)
         env = RunEnvironment(
             autonomous=self.settings.autonomous,
             state_dir=self.state_dir,
             phone=opener if phone.serial else None,
             web=web,
+            sandbox=sandbox,
             mcp=mcp,
             memory=options.memory,
             knowledge=self.knowledge,

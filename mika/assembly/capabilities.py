@@ -27,6 +27,9 @@ class RunEnvironment:
     # Builds the web capability (Mika's own browser) for one run; None when the web is
     # off or no browser can be found. Cheap: the browser starts on the first web tool.
     web: Callable[[RunSpec], Capability] | None = None
+    # Builds the sandbox capability (bubblewrap around the conversation's workspace) for one
+    # run; None when [sandbox] enabled is off or bwrap does not work here.
+    sandbox: Callable[[RunSpec], Capability] | None = None
     # Builds the MCP capability (the tools of [mcp.servers.*]) for one run; None when no
     # server is configured. Cheap: servers are started when the run starts.
     mcp: Callable[[RunSpec], Capability] | None = None
@@ -55,6 +58,8 @@ def capabilities_for(spec: RunSpec, env: RunEnvironment) -> list[Capability]:
         caps.append(env.phone())
     if env.web is not None and (not wanted or "web" in wanted):
         caps.append(env.web(spec))
+    if env.sandbox is not None and (not wanted or "sandbox" in wanted):
+        caps.append(env.sandbox(spec))
     if env.mcp is not None and (not wanted or "mcp" in wanted):
         caps.append(env.mcp(spec))
     for cap in env.extra:

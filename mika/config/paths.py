@@ -13,6 +13,7 @@ APP = "mika"
 CONFIG_ENV = "MIKA_CONFIG"
 STATE_ENV = "MIKA_STATE_DIR"
 DATA_ENV = "MIKA_DATA_DIR"
+DOWNLOADS_ENV = "MIKA_DOWNLOADS_DIR"
 
 
 def _dirs() -> platformdirs.PlatformDirs:
@@ -55,3 +56,9 @@ def workspace_dir(state: Path, conversation_id: str) -> Path:
     if name in (".", "..") or not all(c.isalnum() or c in "-_" for c in name):
         raise ValueError(f"not a conversation id for a workspace: {conversation_id!r}")
     return state / "workspaces" / name
+
+
+def downloads_dir() -> Path:
+    """Where files the sandbox shares land: `MIKA_DOWNLOADS_DIR`, else the user's downloads
+    folder (platformdirs: XDG_DOWNLOAD_DIR, ~/Downloads) with a `Mika/` folder of its own."""
+    return _env_path(DOWNLOADS_ENV) or Path(platformdirs.user_downloads_dir()) / "Mika"

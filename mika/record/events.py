@@ -253,6 +253,19 @@ class Notice(RunEvent):
 
 
 @dataclass(frozen=True, kw_only=True)
+class FileShared(RunEvent):
+    """A file the run shared with the user (the sandbox's share_file): copied out of the
+    workspace to `path` on the user's machine; the TUI shows it as a file card, headless
+    prints the path."""
+
+    type: ClassVar[str] = "file_shared"
+    name: str
+    path: str
+    size: int = 0
+    source: str = ""  # where it came from (/workspace/…)
+
+
+@dataclass(frozen=True, kw_only=True)
 class KnowledgeGiven(RunEvent):
     """App or site knowledge handed to the model: at the start because the task named it
     ("task"), when the run first read a screen of the app ("screen") or a page of the

@@ -346,6 +346,9 @@ class MainScreen(TranslatedBindings, Screen):
             await self._finish(turn, view)
         elif isinstance(e, ev.Notice) and e.text:
             await chat.add_notice(e.text, error=e.level == "error")
+        elif isinstance(e, ev.FileShared):
+            # The sandbox's share_file: the file's name, size and where it was saved.
+            await chat.add_notice(core_text("file_shared", name=e.name, size=e.size, path=e.path))
         elif isinstance(e, ev.ModelFailed) and e.will_retry:
             await chat.add_notice(app.tr("model_retry", error=e.message, seconds=f"{e.retry_in_s:.0f}"))
         elif isinstance(e, ev.MemoryRemembered):

@@ -18,6 +18,7 @@ from pathlib import Path
 from mika.cap.sandbox.guard import SandboxGuard
 from mika.cap.sandbox.port import TIMEOUT_DEFAULT, Bind, CommandResult, Extras, SandboxPort
 from mika.cap.sandbox.workspace import Workspace
+from mika.config.paths import downloads_dir
 from mika.tool.context import ToolContext
 
 ExtrasProvider = Callable[[ToolContext | None], AbstractAsyncContextManager[Extras]]
@@ -30,11 +31,14 @@ class SandboxSession:
         workspace: Workspace,
         guard: SandboxGuard,
         extras: Sequence[ExtrasProvider] = (),
+        share_dir: Path | None = None,
     ) -> None:
         self.port = port
         self.workspace = workspace
         self.guard = guard
         self._extras = list(extras)
+        # Where share_file puts what it gives the user (the downloads folder's Mika/).
+        self.share_dir = share_dir if share_dir is not None else downloads_dir()
 
     def add_extras(self, provider: ExtrasProvider) -> None:
         self._extras.append(provider)

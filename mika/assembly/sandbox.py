@@ -1,0 +1,57 @@
+"""The sandbox in the run environment: does bubblewrap work here, and one run's sandbox.
+
+Whether the sandbox can run is found once per process (`sandbox_problem` starts one `true`
+inside bwrap); a machine without it (not Linux, no bwrap, no user namespaces) gets one
+notice with the first run and no sandbox tools, never a traceback. A run's sandbox is
+built per run for its conversation's workspace and costs nothing until a command runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from mika.config.settings import Settings
+from mika.runtypes.spec import RunSpec
+
+_NOTICE = {
+    "en": "The sandbox tools are off for now: {problem}.",
+    "zh": "沙箱工具暂时不可用：{problem}。",
+}
+
+
+def sandbox_problem(settings: Settings) -> str | None:
+    """None when the sandbox is off in the config (quietly), "" when it works, else why not."""
+    if not settings.sandbox_enabled:
+        return None
+    from mika.cap.sandbox.bwrap import sandbox_problem as probe
+
+    return probe()
+
+
+def no_sandbox_notice(problem: str) -> str:
+    from mika.config.language import ui_language
+
+    return _NOTICE.get(ui_language(), _NOTICE["en"]).format(problem=problem)
+
+
+def sandbox_opener(
+    settings: Settings, state_dir: Path, *, knowledge: Any = None, skills: Any = None
+) -> Callable[[RunSpec], Any]:
+    """`RunEnvironment.sandbox`: the sandbox for one run, in its conversation's workspace
+    (a run outside a conversation gets one of its own, by run id)."""
+
+    def opener(spec: RunSpec) -> Any:
+        from mika.cap.sandbox import open_sandbox
+
+        return open_sandbox(
+            state_dir,
+            spec.conversation_id or f"run-{spec.id}",
+            network=settings.sandbox_network,
+            cpu_seconds=settings.sandbox_cpu_seconds,
+            knowledge=knowledge,
+            skills=skills,
+        )
+
+    return opener

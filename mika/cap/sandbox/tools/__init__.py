@@ -1,0 +1,1 @@
+"""The sandbox's tools, one class each (seed §6 sandbox)."""
