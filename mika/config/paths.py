@@ -58,6 +58,11 @@ def workspace_dir(state: Path, conversation_id: str) -> Path:
     return state / "workspaces" / name
 
 
+def routes_dir(state: Path) -> Path:
+    """Where recorded routes live (seed §9 经验回放): `routes/`, one JSON file a route."""
+    return state / "routes"
+
+
 def downloads_dir() -> Path:
     """Where files the sandbox shares land: `MIKA_DOWNLOADS_DIR`, else the user's downloads
     folder (platformdirs: XDG_DOWNLOAD_DIR, ~/Downloads) with a `Mika/` folder of its own."""
