@@ -9,7 +9,9 @@ Origin.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import replace
+from typing import Any
 
 from mika.action.approval import ApprovalPolicy, Verdict
 from mika.action.approval_summary import summarize_text
@@ -18,7 +20,7 @@ from mika.action.pace import ScreenPace
 from mika.action.pacing import OutwardPacing
 from mika.action.risk import Classified, RiskClass, classify_target
 from mika.model.messages import ToolCall
-from mika.record.events import ApprovalEvent, ToolCalled, ToolFinished, ToolsOpened
+from mika.record.events import ApprovalEvent, RouteStepSeen, ToolCalled, ToolFinished, ToolsOpened
 from mika.resources import prompt
 from mika.tool.action_pass import issue_minter
 from mika.tool.context import SkippedForNewMessage, ToolContext
@@ -30,6 +32,7 @@ from mika.tool.registry import ToolRegistry
 from mika.tool.schema import check_arguments
 
 _MINTER = issue_minter()
+log = logging.getLogger(__name__)
 
 # Model-facing texts live in prompts/feedback/, named by the verdict's code.
 _REFUSALS = {
@@ -49,6 +52,7 @@ class ActionExecutor:
         *,
         read_only: bool = False,
         screen_pace: ScreenPace | None = None,
+        record_anchors: bool = False,
     ) -> None:
         self.registry = registry
         self.groups = groups
@@ -59,6 +63,9 @@ class ActionExecutor:
         # [general] pace: dwell before each screen-changing action and the careful apps'
         # screen cap; None (tests, fast) acts at once as before.
         self.screen_pace = screen_pace
+        # [run] replay: each replayable call's place and anchor is read just before it runs
+        # (a RouteStepSeen event), so a verified run can become a route (mika.replay).
+        self.record_anchors = record_anchors
 
     async def perform(self, call: ToolCall, ctx: ToolContext, origin: Origin = Origin.MODEL) -> ToolOutcome:
         started = ctx.clock()  # the run's clock, like the waits it is compared with
@@ -177,6 +184,9 @@ class ActionExecutor:
                     return skipped_outcome(), wait_ms + int((ctx.clock() - waited_from) * 1000)
                 wait_ms += int((ctx.clock() - waited_from) * 1000)
 
+        if self.record_anchors and tool.replayable and origin in (Origin.MODEL, Origin.BATCH):
+            await self._note_anchor(tool, call, args, ctx)
+
         # 4. execute
         outcome = await self.dispatcher.execute(call.id, tool, args, ctx, _MINTER.mint(call.id, tool.name))
 
@@ -191,6 +201,25 @@ class ActionExecutor:
             if outward and outcome.ok:
                 paced.cap.outward_done(target.app)
         return outcome, wait_ms
+
+    async def _note_anchor(self, tool: AgentTool, call: ToolCall, args: dict[str, Any], ctx: ToolContext) -> None:
+        try:
+            seen = await tool.anchor(args, ctx)
+        except Exception:  # a route is a bonus: reading its anchor never fails the action
+            log.exception("reading the anchor of %s failed", tool.name)
+            seen = None
+        ctx.emit(
+            RouteStepSeen(
+                run_id=ctx.run_id,
+                conversation_id=ctx.spec.conversation_id,
+                step=ctx.step,
+                call_id=call.id,
+                name=tool.name,
+                place=dict((seen or {}).get("place") or {}),
+                anchor=dict((seen or {}).get("anchor") or {}),
+                anchored=seen is not None,
+            )
+        )
 
     # 6. record
     def _record(

@@ -83,6 +83,8 @@ def run_options(
             draft_skills=settings.learning_skills,
         ),
         memory=memory,
+        # [run] replay (seed §9, off by default): routes recorded and replayed under state_dir.
+        replay=settings.replay,
         # A side call, like the judge: a scripted model's replies are the run's.
         memory_extract=memory is not None and settings.memory_auto_extract and not models.scripted,
         **extra,

@@ -151,6 +151,44 @@ class ToolFinished(RunEvent):
 
 
 @dataclass(frozen=True, kw_only=True)
+class RouteStepSeen(RunEvent):
+    """What a replayable call acted on, read just before it ran (only in runs that record
+    routes): the place it started from and the anchor (label, resource id, role,
+    description — never a coordinate). `anchored` False: the tool could not say."""
+
+    type: ClassVar[str] = "route_step"
+    call_id: str
+    name: str
+    place: dict[str, str] = field(default_factory=dict)
+    anchor: dict[str, str] = field(default_factory=dict)
+    anchored: bool = True
+
+
+@dataclass(frozen=True, kw_only=True)
+class RouteReplayed(RunEvent):
+    """A route was replayed before the first model call: how many of its steps were done,
+    and, when it stopped early, the step it handed over at (1-based) and why."""
+
+    type: ClassVar[str] = "route_replayed"
+    route_id: str
+    steps: int  # of the route
+    done: int  # steps replayed and checked
+    handed_over_at: int = 0  # 0: all steps done
+    reason: str = ""
+    params: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, kw_only=True)
+class RouteRecorded(RunEvent):
+    """Aftercare saved this run's route (`mika routes show ID`)."""
+
+    type: ClassVar[str] = "route_recorded"
+    route_id: str
+    steps: int
+    params: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, kw_only=True)
 class ObservationMade(RunEvent):
     type: ClassVar[str] = "observation"
     observation: dict[str, Any]

@@ -71,7 +71,15 @@ def build_acting(
         else ScreenPace.for_run(options.pace, options.clock, options.app_pace or (lambda _package: ""))
     )
     executor = ActionExecutor(
-        registry, groups, dispatcher, approval, pacing, read_only=spec.read_only, screen_pace=screen_pace
+        registry,
+        groups,
+        dispatcher,
+        approval,
+        pacing,
+        read_only=spec.read_only,
+        screen_pace=screen_pace,
+        # [run] replay: a run that may become a route notes what each replayable call acted on.
+        record_anchors=options.replay and options.state_dir is not None,
     )
     # Per run: which knowledge was given (the loop and the lookup tools share it).
     notices = NoticePolicy(options.knowledge, options.skills)

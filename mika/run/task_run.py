@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from mika.action.executor import ActionExecutor
 from mika.agent.context import ContextBuilder
 from mika.agent.intent_gate import IntentGate
 from mika.agent.loop import AgentLoop
@@ -34,6 +35,8 @@ from mika.record.events import (
     Notice,
     OutcomeJudged,
     PhaseChanged,
+    RouteRecorded,
+    RouteReplayed,
     RunEvent,
     RunOutcome,
     RunStarted,
@@ -43,15 +46,20 @@ from mika.record.events import (
 )
 from mika.record.recorder import RunRecorder
 from mika.record.redactor import Redactor
+from mika.replay.matcher import RouteMatcher
+from mika.replay.player import PlayReport, RoutePlayer
+from mika.replay.recorder import RouteRecorder
+from mika.replay.store import RouteStore
 from mika.run.acting import build_acting
 from mika.run.contracts import EventSink
 from mika.run.fault_injection import kill_point_from_env
 from mika.run.phase import RunPhase
+from mika.run.ui_text import t as ui_text
 from mika.runtypes.inbox import InputKind, RunInbox, RunInput
 from mika.runtypes.result import OutcomeStatus, ResultSaver, RunResult
-from mika.runtypes.spec import RunSpec
+from mika.runtypes.spec import RunOrigin, RunSpec
 from mika.tool.capability import Capability
-from mika.tool.context import AppClaims
+from mika.tool.context import AppClaims, ToolContext
 from mika.tool.surface import SurfaceLayer
 
 if TYPE_CHECKING:
@@ -95,6 +103,9 @@ class RunOptions:
     # same run: no capability preloads from the task's words, and the last budgeted step
     # offers only end_not_done (which changes the tool list, so the cached prefix breaks).
     cache_baseline: bool = False
+    # [run] replay (seed §9): a goal matching a recorded route is replayed before the first
+    # model call, and a verified run is recorded as a route (under state_dir's routes/).
+    replay: bool = False
 
 
 class TaskRun:
@@ -125,6 +136,7 @@ class TaskRun:
         # The task center's app claims (apps are one run's at a time); None: no sharing.
         self.app_claims: AppClaims | None = None
         self._closed_capabilities = False
+        self._fully_replayed = False  # a route did the whole task (no model call)
         self._kill_point = kill_point_from_env()  # tests only (mika.run.fault_injection)
 
     # -- TaskRunLike ----------------------------------------------------------------
@@ -278,6 +290,13 @@ class TaskRun:
             acting.ctx,
         )
         sections = acting.sections
+        report = await self._replay(executor, ctx)
+        if report is not None and report.complete:
+            return self._replayed_result(report, acting.groups.opened_order)
+        handover: tuple[tuple[str, str, str, str], ...] = ()
+        if report is not None:
+            # The model takes over where the route stopped, told what was done and why it stopped.
+            handover = (("route_progress", "mika", "trusted", report.handover_note()),)
         block = memory_block(opts.memory, self.spec.goal)
         context = ContextBuilder(
             self.spec,
@@ -285,7 +304,7 @@ class TaskRun:
             groups,
             window=self.model.context_window,
             # Seed §7 zone 1, in its order: memory, then app/site knowledge and the skill index.
-            extra_context=((block,) if block else ()) + notices.opening_context(self.spec.goal),
+            extra_context=((block,) if block else ()) + notices.opening_context(self.spec.goal) + handover,
         )
         self._evidence = evidence
         caller = ModelCaller(
@@ -312,6 +331,94 @@ class TaskRun:
         self.executor = executor
         self._set_phase(RunPhase.RUNNING)
         return await self.loop.run()
+
+    def _route_store(self) -> RouteStore | None:
+        """Routes are kept (and replayed) only with [run] replay on, for runs with a state
+        folder, and never for a child run (it does a part of its parent's task)."""
+        opts = self.options
+        if not opts.replay or opts.state_dir is None or self.spec.provenance.origin is RunOrigin.CHILD:
+            return None
+        return RouteStore(opts.state_dir)
+
+    async def _replay(self, executor: ActionExecutor, ctx: ToolContext) -> PlayReport | None:
+        """Before the first model call: replay the route this goal repeats, if any."""
+        store = self._route_store()
+        if store is None or self.spec.read_only:
+            return None
+        try:
+            routes = store.list()
+            match = await RouteMatcher(self.light).match(self.spec.goal, routes)
+        except Exception:  # finding a route is a shortcut: the model does the task without one
+            log.exception("matching run %s to a route failed", self.spec.id)
+            return None
+        if match is None:
+            return None
+        self._set_phase(RunPhase.RUNNING)
+        report = await RoutePlayer(executor, ctx).play(match)
+        self.emit(
+            RouteReplayed(
+                run_id=self.spec.id,
+                conversation_id=self.spec.conversation_id,
+                step=report.done,
+                route_id=match.route.id,
+                steps=report.total,
+                done=report.done,
+                handed_over_at=report.handed_over_at,
+                reason=report.reason,
+                params=dict(match.params),
+            )
+        )
+        if report.complete:
+            try:
+                store.used(match.route, time.time())
+            except OSError as exc:
+                log.warning("route %s: its use was not counted: %s", match.route.id, exc)
+        return report
+
+    def _replayed_result(self, report: PlayReport, groups: Sequence[str]) -> RunResult:
+        self._fully_replayed = True
+        answer = report.answer()
+        key = "route_answer_recorded" if answer else "route_answer_fixed"
+        self.emit(
+            Notice(
+                run_id=self.spec.id,
+                conversation_id=self.spec.conversation_id,
+                text=ui_text(key, route=report.match.route.id, steps=report.total),
+            )
+        )
+        return RunResult(
+            self.spec.id,
+            OutcomeStatus.ANSWERED,
+            answer or ui_text("route_done", goal=self.spec.goal, steps=report.total),
+            steps=report.done,
+            groups_used=tuple(groups),
+        )
+
+    def _record_route(self, result: RunResult) -> None:
+        """Aftercare: a verified run becomes a route (seed §9); never fails the run."""
+        store = self._route_store()
+        if store is None or self._fully_replayed:
+            return
+        try:
+            redactor = self.recorder.redactor if self.recorder is not None else self.options.redactor
+            decision = RouteRecorder(store).after_run(
+                self.spec.goal, self.spec.id, result, self._events, time.time(), redactor
+            )
+        except Exception:
+            log.exception("recording the route of run %s failed", self.spec.id)
+            return
+        if decision.route is None:
+            log.debug("no route from run %s: %s", self.spec.id, decision.reason)
+            return
+        self.emit(
+            RouteRecorded(
+                run_id=self.spec.id,
+                conversation_id=self.spec.conversation_id,
+                route_id=decision.route.id,
+                steps=len(decision.route.steps),
+                params=dict(decision.route.params),
+            )
+        )
 
     def _preload_groups(self) -> tuple[str, ...]:
         """The groups open from the first request (seed §4): those the last turn used, and
@@ -419,7 +526,8 @@ class TaskRun:
         )
         self._set_phase(RunPhase.AFTERCARE)
         judge = self.options.judge_outcome if self.options.judge_outcome is not None else self.light is not None
-        if judge and result.status is not OutcomeStatus.STOPPED:
+        # A route replayed to the end checked every step's effect itself: no judge call.
+        if judge and result.status is not OutcomeStatus.STOPPED and not self._fully_replayed:
             verdict = await OutcomeJudge([self.light, self.model]).judge(
                 self.spec.goal, result.status.value, result.answer, self._events
             )
@@ -431,6 +539,7 @@ class TaskRun:
                     why=verdict.why,
                 )
             )
+        self._record_route(result)
         await self._learn(result)
         await self._remember(result)
         await self._close_capabilities()

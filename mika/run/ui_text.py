@@ -38,6 +38,9 @@ TEXTS: dict[str, dict[str, str]] = {
         "memory_remembered": "remembered {id} ({kind}): {text} — undo: mika memory forget {id}",
         "file_shared": "Shared a file: {name} ({size} bytes) — {path}",
         "memory_pending": "saved {id} ({kind}), waiting for approval: {text} — mika memory approve {id}",
+        "route_answer_recorded": "Done by replaying route {route} ({steps} steps, no model calls); the answer is the one recorded with the route.",
+        "route_answer_fixed": "Done by replaying route {route} ({steps} steps, no model calls); the route kept no answer, so this is a fixed one.",
+        "route_done": "Done: “{goal}” (replayed a recorded route, {steps} steps, each checked).",
         "knowledge_skipped": "Skipped a broken knowledge or skill file — {problem}. Fix it (`mika knowledge check` / `mika skills check` show every problem); the rest is used.",
     },
     "zh": {
@@ -68,6 +71,9 @@ TEXTS: dict[str, dict[str, str]] = {
         "memory_remembered": "已记住 {id}（{kind}）：{text} —— 撤销：mika memory forget {id}",
         "file_shared": "分享了一个文件：{name}（{size} 字节）—— {path}",
         "memory_pending": "已保存 {id}（{kind}），等待批准：{text} —— mika memory approve {id}",
+        "route_answer_recorded": "照着路线 {route} 做完了（{steps} 步，没有调用模型）；回答是录下路线时的那句。",
+        "route_answer_fixed": "照着路线 {route} 做完了（{steps} 步，没有调用模型）；路线没存回答，这是固定的一句。",
+        "route_done": "办好了：「{goal}」（照着录下的路线做，{steps} 步，每步都核对过）。",
         "knowledge_skipped": "跳过了一个有错的知识或技能文件——{problem}。请改正（`mika knowledge check` / `mika skills check` 会列出所有问题）；其余的照常使用。",
     },
 }

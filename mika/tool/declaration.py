@@ -70,6 +70,11 @@ class ToolOutcome:
         return ToolOutcome(text=text, ok=False, code=code, data=data)
 
 
+class AnchorMissing(Exception):
+    """`from_anchor`: the route's place or element is not on the current screen (or is
+    there twice); the message says what differs, for the hand-over note."""
+
+
 class AgentTool(abc.ABC):
     """Base of every tool. Subclasses set the ClassVars and implement `run`."""
 
@@ -109,6 +114,29 @@ class AgentTool(abc.ABC):
     async def target(self, args: dict[str, Any], ctx: ToolContext) -> ActionTarget | None:
         """What this call would touch, for the risk check; None when nothing outward."""
         return None
+
+    # -- routes (seed §9): what a call acted on, and acting on it again ----------
+
+    async def anchor(self, args: dict[str, Any], ctx: ToolContext) -> dict[str, Any] | None:
+        """Called before a replayable call runs, when the run records routes: where it acts
+        and on what, from the screen the call uses — {"place": {...}, "anchor": {...}},
+        the anchor {} when the call needs no element (launch, a key). None: the tool can't
+        say (a point instead of an element), and the run yields no route. The default:
+        a call whose arguments point at nothing on a screen needs no anchor."""
+        if any(k in args for k in ("element", "x", "y", "x1", "y1")):
+            return None
+        return {"place": {}, "anchor": {}}
+
+    async def from_anchor(
+        self, step_args: dict[str, Any], anchor: dict[str, Any], ctx: ToolContext
+    ) -> dict[str, Any] | None:
+        """At replay: the step's arguments re-targeted onto the current screen (an element
+        number of this screen for the anchor), or None / AnchorMissing(why) when the place
+        differs or the anchor is not there, is there twice, or is stale. The default: a
+        step with no anchor runs with its arguments as they are."""
+        if anchor.get("anchor"):
+            return None
+        return dict(step_args)
 
     # -- how the model sees it --------------------------------------------------
 

@@ -46,6 +46,7 @@ async def resolve_app(session: PhoneSession, query: str) -> tuple[str | None, li
 
 class PhoneLaunchApp(PhoneTool):
     name = "phone_launch_app"
+    replayable = True  # seed §9: a verified run may record it, by its anchor
     opens_app = True
     entry = EntryKind.OPENS
     batchable = True

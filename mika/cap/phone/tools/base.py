@@ -31,6 +31,19 @@ class PhoneTool(AgentTool):
     def session(self, ctx: ToolContext) -> PhoneSession:
         return session_of(ctx)
 
+    async def anchor(self, args: dict[str, Any], ctx: ToolContext) -> dict[str, Any] | None:
+        from mika.cap.phone.anchors import anchor_for
+
+        # Opening an app or an intent (an alarm) works from any screen: no place to expect.
+        return await anchor_for(args, self.session(ctx), place=self.changes_screen and not self.opens_app)
+
+    async def from_anchor(
+        self, step_args: dict[str, Any], anchor: dict[str, Any], ctx: ToolContext
+    ) -> dict[str, Any] | None:
+        from mika.cap.phone.anchors import retarget
+
+        return await retarget(step_args, anchor, self.session(ctx))
+
 
 def screen_text(screen: Screen | None) -> str:
     if screen is None:

@@ -37,6 +37,7 @@ KEYS = [
 class PhoneBack(PhoneTool):
     page_capped = True  # stopped by a careful app's screen cap (mika.action.pace)
     name = "phone_back"
+    replayable = True  # seed §9: a verified run may record it, by its anchor
     batchable = True
     changes_screen = True
     parameters = {"type": "object", "properties": {}}
@@ -50,6 +51,7 @@ class PhoneBack(PhoneTool):
 class PhonePressKey(PhoneTool):
     page_capped = True  # stopped by a careful app's screen cap (mika.action.pace)
     name = "phone_press_key"
+    replayable = True  # seed §9: a verified run may record it, by its anchor
     batchable = True
     changes_screen = True
     parameters = {

@@ -41,6 +41,7 @@ async def next_alarm(session: PhoneSession) -> str | None:
 
 class PhoneSetAlarm(PhoneTool):
     name = "phone_set_alarm"
+    replayable = True  # seed §9: a verified run may record it, by its anchor
     entry = EntryKind.ALONE
     batchable = True
     parameters = {
@@ -102,6 +103,7 @@ class PhoneSetAlarm(PhoneTool):
 
 class PhoneSetTimer(PhoneTool):
     name = "phone_set_timer"
+    replayable = True  # seed §9: a verified run may record it, by its anchor
     entry = EntryKind.ALONE
     batchable = True
     parameters = {

@@ -107,6 +107,7 @@ async def _field_for(args: dict[str, Any], session: PhoneSession, tool: str) -> 
 
 class PhoneTypeText(PhoneTool):
     name = "phone_type_text"
+    replayable = True  # seed §9: a verified run may record it, by its anchor
     batchable = True
     changes_screen = True
     parameters = {
@@ -228,6 +229,7 @@ class PhoneTypeText(PhoneTool):
 
 class PhoneClearText(PhoneTool):
     name = "phone_clear_text"
+    replayable = True  # seed §9: a verified run may record it, by its anchor
     batchable = True
     changes_screen = True
     parameters = {"type": "object", "properties": dict(ELEMENT_OR_POINT)}

@@ -28,6 +28,7 @@ def _name(el: Element | None, x: int, y: int) -> str:
 class PhoneTap(PhoneTool):
     page_capped = True  # stopped by a careful app's screen cap (mika.action.pace)
     name = "phone_tap"
+    replayable = True  # seed §9: a verified run may record it, by its anchor
     batchable = True
     changes_screen = True
     parameters = {"type": "object", "properties": dict(ELEMENT_OR_POINT)}
@@ -62,6 +63,7 @@ class PhoneTap(PhoneTool):
 class PhoneLongPress(PhoneTool):
     page_capped = True  # stopped by a careful app's screen cap (mika.action.pace)
     name = "phone_long_press"
+    replayable = True  # seed §9: a verified run may record it, by its anchor
     batchable = True
     changes_screen = True
     parameters = {
@@ -156,6 +158,7 @@ def scroll_gesture(box: tuple[int, int, int, int], direction: str, amount: float
 
 class PhoneScroll(PhoneTool):
     name = "phone_scroll"
+    replayable = True  # seed §9: a verified run may record it, by its anchor
     batchable = True
     changes_screen = True
     parameters = {

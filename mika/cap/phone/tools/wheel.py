@@ -342,6 +342,7 @@ class _Turn:
 
 class PhoneSetWheel(PhoneTool):
     name = "phone_set_wheel"
+    replayable = True  # seed §9: a verified run may record it, by its anchor
     batchable = True
     changes_screen = True
     settle_s: ClassVar[float] = 0.35
