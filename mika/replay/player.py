@@ -134,7 +134,7 @@ class RoutePlayer:
         if not outcome.ok:
             first = outcome.text.strip().splitlines()[0] if outcome.text.strip() else ""
             return f"the step did not succeed ({outcome.code}): {first[:200]}"
-        if outcome.effect == "no_effect":
+        if outcome.effect == "no_effect" and step.effect != "no_effect":
             return "the step had no visible effect"
         if step.effect == "place_changed" and outcome.effect != "place_changed":
             return f"the step was to open another page, but its effect was {outcome.effect or 'unchecked'}"

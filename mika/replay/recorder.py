@@ -3,7 +3,7 @@
 All must hold (seed §9: 路线只从办成且核实过的运行里记录): the run was answered; the
 outcome judge said "done"; it acted at least once; every acting call was a replayable
 tool whose place and anchor were read before it ran (RouteStepSeen, anchored) — no
-coordinates; every call ended ok with a checked effect (not no_effect); no takeover
+coordinates; every call ended ok with a checked effect; no takeover
 was skipped; it was not itself a replay; nothing it typed is a secret the run's redactor
 knows (a password never goes into a route file). A pure function over the run's events,
 so each edge is a test; `RouteRecorder` saves what it returns.
@@ -29,7 +29,10 @@ from mika.replay.store import RouteStore
 from mika.runtypes.result import OutcomeStatus, RunResult
 
 _TARGET_KEYS = ("element", "x", "y", "x1", "y1", "x2", "y2")  # the anchor says what to act on
-_CHECKED = ("done", "place_changed", "")  # "": a tool that checks itself (an alarm read back)
+# "": a tool that checks itself (an alarm read back). "no_effect" with an ok result: the
+# step found its work already done (a scroll to "Display" with Display on screen); kept,
+# and at replay it must end ok again, the next step's place and anchor checking the rest.
+_CHECKED = ("done", "place_changed", "", "no_effect")
 _NUMBER = re.compile(r"(?<!\d)\d+(?!\d)")
 
 
@@ -79,7 +82,7 @@ def record_route(
         if end is None or not end.ok:
             return no(f"step {index} ({call.name}) did not end ok")
         if end.effect not in _CHECKED:
-            return no(f"step {index} ({call.name}) had no visible effect ({end.effect})")
+            return no(f"step {index} ({call.name}) had an effect nobody checked ({end.effect})")
         args = {k: v for k, v in call.arguments.items() if k not in _TARGET_KEYS}
         raw.append((call.name, args, step, end.effect))
     if redactor is not None:
