@@ -32,10 +32,18 @@ def judge_done() -> ScriptedModel:
     return ScriptedModel(["done\nThe record shows the change."])
 
 
-def make(tmp_path: Path, sim_phone, model, goal: str, *, light=None, judge: bool = True) -> TaskRun:
-    spec = RunSpec(
-        goal=goal, provenance=RunProvenance(RunOrigin.CLI, Attendance.UNATTENDED), conversation_id="c-routes"
-    )
+def make(
+    tmp_path: Path,
+    sim_phone,
+    model,
+    goal: str,
+    *,
+    light=None,
+    judge: bool = True,
+    attendance: Attendance = Attendance.UNATTENDED,
+    origin: RunOrigin = RunOrigin.CLI,
+) -> TaskRun:
+    spec = RunSpec(goal=goal, provenance=RunProvenance(origin, attendance), conversation_id="c-routes")
     caps = capabilities_for(spec, RunEnvironment(extra=[default_cap(sim_phone)]))
     opts = RunOptions(
         pacing=False,
@@ -114,7 +122,7 @@ async def test_a_changed_screen_hands_over_at_that_step_with_the_progress_note(t
     run = make(tmp_path, sim_phone, FunctionModel(model), task.goal, judge=False)
     result = await run.run()
     assert result.status is OutcomeStatus.ANSWERED
-    replayed = [e for e in events_of(run) if e["type"] == "route_replayed"][0]
+    replayed = next(e for e in events_of(run) if e["type"] == "route_replayed")
     assert replayed["done"] == 3 and replayed["handed_over_at"] == 4
     assert "Dark theme" in replayed["reason"] and "not on the screen" in replayed["reason"]
     opening = seen[0].messages[0].text

@@ -9,6 +9,8 @@ not guessed: the replay hands over (AnchorMissing says why).
 
 from __future__ import annotations
 
+import asyncio
+import time
 from typing import Any
 
 from mika.cap.phone.session import PhoneSession
@@ -17,6 +19,10 @@ from mika.uistate import Element, Screen, StaleElement, UnknownElement
 
 _ANCHOR_KEYS = ("label", "resource_id", "role", "desc")
 POINT_KEYS = ("x", "y", "x1", "y1", "x2", "y2")
+# How long a replay step waits for its place and anchor to show (a page still loading)
+# before it hands over; polled on fresh reads, never a fixed sleep.
+ANCHOR_WAIT_S = 3.0
+ANCHOR_POLL_S = 0.15
 
 
 def place_of(screen: Screen) -> dict[str, str]:
@@ -65,25 +71,47 @@ async def anchor_for(args: dict[str, Any], session: PhoneSession, *, place: bool
     return {"place": where, "anchor": anchor}
 
 
-async def retarget(step_args: dict[str, Any], seen: dict[str, Any], session: PhoneSession) -> dict[str, Any]:
-    """The step's arguments with the anchored element's number on a fresh read of the screen."""
+async def retarget(
+    step_args: dict[str, Any], seen: dict[str, Any], session: PhoneSession, *, wait_s: float = ANCHOR_WAIT_S
+) -> dict[str, Any]:
+    """The step's arguments with the anchored element's number on a fresh read of the screen.
+
+    The page may still be loading after the step before (search results, a list filling
+    in, which the recorded run waited for): reads are repeated for up to `wait_s` until
+    the place and the anchor are there; then the last read's difference is the reason."""
     expected = seen.get("place") or {}
-    if not expected and not seen.get("anchor"):
-        return {k: v for k, v in step_args.items() if k not in ("element", *POINT_KEYS)}
-    screen = await session.reader.read()
+    anchor = seen.get("anchor") or {}
+    args = {k: v for k, v in step_args.items() if k not in ("element", *POINT_KEYS)}
+    if not expected and not anchor:
+        return args
+    deadline = time.monotonic() + wait_s
+    while True:
+        screen = await session.reader.read()
+        try:
+            number = _find(screen, expected, anchor)
+        except AnchorMissing:
+            if time.monotonic() >= deadline:
+                raise
+            await asyncio.sleep(ANCHOR_POLL_S)
+            continue
+        if number is None:
+            return args
+        # The number belongs to this read: mark it shown, so the tool resolves it against it
+        # (and a screen that changes before the tap makes it stale, as for the model).
+        session.reader.mark_shown(screen)
+        return {**args, "element": number}
+
+
+def _find(screen: Screen, expected: dict[str, str], anchor: dict[str, str]) -> int | None:
     now = place_of(screen)
     for key, what in (("app", "app"), ("activity", "page")):
         want = expected.get(key, "")
         if want and now[key] != want:
             was = f" ({expected.get('title')})" if expected.get("title") else ""
-            raise AnchorMissing(
-                f"expected the {what} {want}{was}, the screen shows {now[key] or 'nothing'}"
-                + (f" ({now['title']})" if now["title"] else "")
-            )
-    args = {k: v for k, v in step_args.items() if k not in ("element", *POINT_KEYS)}
-    anchor = seen.get("anchor") or {}
+            shown = f" ({now['title']})" if now["title"] else ""
+            raise AnchorMissing(f"expected the {what} {want}{was}, the screen shows {now[key] or 'nothing'}{shown}")
     if not anchor:
-        return args
+        return None
     hits = [e for e in screen.elements if matches(e, anchor)]
     name = (
         f'{anchor.get("role") or "element"} "{anchor.get("label") or anchor.get("desc") or anchor.get("resource_id")}"'
@@ -92,7 +120,4 @@ async def retarget(step_args: dict[str, Any], seen: dict[str, Any], session: Pho
         raise AnchorMissing(f"{name} is not on the screen")
     if len(hits) > 1:
         raise AnchorMissing(f"{name} is on the screen {len(hits)} times; which one is not guessed")
-    # The number belongs to this read: mark it shown, so the tool resolves it against it
-    # (and a screen that changes before the tap makes it stale, as for the model).
-    session.reader.mark_shown(screen)
-    return {**args, "element": hits[0].number}
+    return hits[0].number
