@@ -80,6 +80,10 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
         "mika.commands.memory:memory_group",
         "What Mika remembers about you: list, add, forget, approve.",
     ),
+    "routes": (
+        "mika.commands.routes:routes_group",
+        "Routes recorded from verified runs and replayed without the model: list, show, delete.",
+    ),
     "web": ("mika.commands.web:web_group", "Mika's own browser: the sites it is logged in to."),
     "eval": (
         "mika.commands.eval:eval_group",
