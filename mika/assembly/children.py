@@ -3,7 +3,7 @@ knows every capability.
 
 A child gets the web and the sandbox only (no phone, no MCP), is read-only and unattended
 (so nothing that needs a person, sends, or writes is offered), has at most 15 steps, no
-memory (no memory tools, no extraction), no knowledge or skill lookups, no learning, no
+memory (no memory tools, no extraction), no conversation history, no knowledge or skill lookups, no learning, no
 outcome judge, and no children of its own. Its run is recorded like any run
 (runs/<…>/events.jsonl) and the parent's record names it (`ChildRunEvent`). Its model
 calls go through the assembly's metered models, so its usage is in the ledger under the
@@ -62,9 +62,13 @@ def child_spec(goal: str, context: str, parent: RunSpec) -> RunSpec:
 
 def child_parts(env: RunEnvironment, options: RunOptions) -> tuple[RunEnvironment, RunOptions]:
     """What a child run is built from: the parent's environment without the phone, MCP,
-    memory, knowledge, skills, extra capabilities and children; options without memory,
+    memory, conversation history, knowledge, skills, extra capabilities and children; options without memory,
     learning, judge or final review, and without the start notices (the parent tells them)."""
-    env = replace(env, phone=None, mcp=None, memory=None, knowledge=None, skills=None, extra=(), children=None)
+    # No state folder in the environment: no history_read either (the parent passes what
+    # the child needs to know in `context`).
+    env = replace(
+        env, state_dir=None, phone=None, mcp=None, memory=None, knowledge=None, skills=None, extra=(), children=None
+    )
     options = replace(
         options,
         memory=None,
