@@ -62,13 +62,17 @@ def _is_child(request: ModelRequest) -> bool:
     return "spawn_agent" not in _names(request)
 
 
-def _assembly(tmp_path: Path, fn, *, ledger: UsageLedger | None = None, browser: str = "") -> Assembly:
+def _assembly(
+    tmp_path: Path, fn, *, ledger: UsageLedger | None = None, browser: str = "", side_calls: bool = False
+) -> Assembly:
     settings = parse_settings({"web": {"enabled": bool(browser)}, "memory": {"use": True}})
     assert sandbox_problem(settings) == "", "bubblewrap must work here (the child's capability)"
     model = FunctionModel(fn)
     main = metered(model, ledger, "main") if ledger is not None else model
     state = tmp_path / "state"
-    asm = Assembly(settings, state, SelectedModels(main, None, None, lambda: None, scripted=True), DeviceChoice(state))
+    asm = Assembly(
+        settings, state, SelectedModels(main, None, None, lambda: None, scripted=not side_calls), DeviceChoice(state)
+    )
     asm.sandbox = True
     asm.browser = browser
     asm.load_catalogs()  # knowledge/skill lookups for the parent, to show the child has none
@@ -230,6 +234,21 @@ async def test_the_childs_usage_is_metered_like_a_normal_runs(tmp_path):
     rows = [r for r in ledger.rows() if r.purpose == "main"]
     # Every main call, the parent's and the child's, is counted under "main".
     assert sum(r.calls for r in rows) == calls
+
+
+async def test_a_parent_that_read_a_childs_answer_proposes_no_memory_from_it(tmp_path):
+    # Side calls on (a model that is not scripted): the parent's aftercare would extract
+    # memory; a child's answer counts as read content, like a web page, so it does not.
+    spawning = _assembly(tmp_path / "a", _parent_spawns(lambda _r: Reply(text="I prefer green tea.")), side_calls=True)
+    await spawning.make_run(RunSpec("What tea do I like?", ATTENDED, conversation_id="c1")).run()
+    assert [r for r in spawning.model.requests if r.purpose == "main" and _is_child(r)]
+    assert not [r for r in spawning.model.requests if r.purpose == "memory"]
+    # The same parent answering by itself is offered to memory extraction (the control).
+    alone = _assembly(
+        tmp_path / "b", lambda r: "side call" if r.purpose != "main" else "You like green tea.", side_calls=True
+    )
+    await alone.make_run(RunSpec("I like green tea. Which tea do I like?", ATTENDED, conversation_id="c1")).run()
+    assert [r for r in alone.model.requests if r.purpose == "memory"]
 
 
 class _Children(ChildRuns):
