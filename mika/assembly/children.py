@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from mika.observe.untrusted import fence
 from mika.record.events import ChildRunEvent
 from mika.resources import prompt
 from mika.runtypes.spec import Attendance, RunOrigin, RunProvenance, RunSpec
@@ -47,7 +48,10 @@ def offers_children(spec: RunSpec, env: RunEnvironment) -> bool:
 
 
 def child_spec(goal: str, context: str, parent: RunSpec) -> RunSpec:
-    text = prompt("roles/child_goal.md").format(goal=goal, context=context) if context else goal
+    # The context is the parent model's words, which may repeat what a page said: fenced,
+    # so the child reads it as data, never as orders.
+    fenced = fence(context, {"source": "parent_run", "run": parent.id})
+    text = prompt("roles/child_goal.md").format(goal=goal, context=fenced) if context else goal
     return RunSpec(
         goal=text,
         provenance=CHILD,
