@@ -287,7 +287,9 @@ class Assembly:
     def _run_parts(self, spec: RunSpec, *, display: str | None = None) -> tuple[list[Capability], RunOptions]:
         from dataclasses import replace
 
+        from mika.assembly.children import AssemblyChildRuns, child_parts
         from mika.record.redactor import Redactor
+        from mika.runtypes.spec import RunOrigin
 
         assert self.models is not None, "no model: check model_problem before making runs"
         # One redactor per run: what the phone types into a password field is masked in
@@ -342,7 +344,10 @@ class Assembly:
             memory=options.memory,
             knowledge=self.knowledge,
             skills=self.skills,
+            children=AssemblyChildRuns(self.make_run),
         )
+        if spec.provenance.origin is RunOrigin.CHILD:  # web and sandbox only, nothing kept
+            env, options = child_parts(env, options)
         return capabilities_for(spec, env), options
 
     # -- a run's display, for the faces (preview, takeover) ------------------------------------

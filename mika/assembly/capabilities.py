@@ -12,6 +12,7 @@ from mika.memory.store import MemoryStore
 from mika.memory.utterances import NOT_THE_USER
 from mika.runtypes.spec import RunSpec
 from mika.tool.capability import Capability
+from mika.tool.children import ChildRuns
 
 
 @dataclass
@@ -40,9 +41,13 @@ class RunEnvironment:
     # The catalogs behind knowledge_search/_read and skill_search/_read; None: no such tools.
     knowledge: KnowledgeCatalog | None = None
     skills: SkillCatalog | None = None
+    # spawn_agent's children (mika.assembly.children); offered only where offers_children says.
+    children: ChildRuns | None = None
 
 
 def capabilities_for(spec: RunSpec, env: RunEnvironment) -> list[Capability]:
+    from mika.assembly.children import offers_children
+
     wanted = set(spec.capabilities)
     history = env.state_dir if spec.conversation_id and env.state_dir is not None else None
     general = GeneralCapability(
@@ -52,6 +57,7 @@ def capabilities_for(spec: RunSpec, env: RunEnvironment) -> list[Capability]:
         memory_writes=spec.provenance.origin not in NOT_THE_USER,
         knowledge=env.knowledge,
         skills=env.skills,
+        children=env.children if env.children is not None and offers_children(spec, env) else None,
     )
     caps: list[Capability] = [general]
     if env.phone is not None and (not wanted or "phone" in wanted):

@@ -19,6 +19,7 @@ from mika.memory.store import MemoryFileError, MemoryItem, MemoryKind, MemoryRef
 from mika.memory.utterances import NOT_THE_USER, UserUtterances
 from mika.model.messages import Message, ModelRequest, ModelResponse
 from mika.observe.evidence import EvidenceLedger
+from mika.observe.observation import ObsKind
 from mika.resources import prompt
 from mika.runtypes.spec import RunOrigin, RunSpec
 
@@ -34,9 +35,13 @@ _WEB_PLACES = frozenset({"site", "page"})
 
 
 def read_web(evidence: EvidenceLedger | None) -> bool:
-    """Whether the run read a web page: an observation from the web capability or of a site/page place."""
+    """Whether the run read a web page: an observation from the web capability or of a
+    site/page place, or a child run's answer (ObsKind.REPLY: the child may have read pages,
+    and what it says of them must not become the user's memory either)."""
     for obs in evidence.all() if evidence is not None else ():
         if obs.source == "web" or (obs.place is not None and obs.place.kind in _WEB_PLACES):
+            return True
+        if obs.kind is ObsKind.REPLY:
             return True
     return False
 

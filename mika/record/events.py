@@ -327,6 +327,21 @@ class DisplayChosen(RunEvent):
 
 
 @dataclass(frozen=True, kw_only=True)
+class ChildRunEvent(RunEvent):
+    """A child run started by spawn_agent (seed §6): its own record is under runs/ by
+    `child_run_id`; this links the parent's record to it."""
+
+    type: ClassVar[str] = "child_run"
+    step: int = 0
+    child_run_id: str
+    state: str  # started | ended
+    goal: str = ""
+    status: str = ""  # the child's outcome, when ended
+    steps: int = 0
+    record_dir: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
 class RunOutcome(RunEvent):
     type: ClassVar[str] = "outcome"
     status: str  # answered | not_done | stopped | failed | budget_exhausted | approval_refused | device_unavailable

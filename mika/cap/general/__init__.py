@@ -12,9 +12,11 @@ from mika.cap.general.history import HistoryRead
 from mika.cap.general.lookup import lookup_tools
 from mika.cap.general.memory_tools import MemorySave, MemorySearch
 from mika.cap.general.outcome_tools import EndNotDone
+from mika.cap.general.spawn_tool import SpawnAgent
 from mika.cap.general.wait import Wait
 from mika.knowledge.catalog import KnowledgeCatalog, SkillCatalog
 from mika.memory.store import MemoryStore
+from mika.tool.children import ChildRuns
 from mika.tool.declaration import AgentTool
 
 
@@ -32,6 +34,7 @@ class GeneralCapability:
         memory_writes: bool = True,
         knowledge: KnowledgeCatalog | None = None,
         skills: SkillCatalog | None = None,
+        children: ChildRuns | None = None,
     ) -> None:
         # request_confirmation exists only while asking (not autonomous).
         self._confirmations = confirmations
@@ -45,6 +48,9 @@ class GeneralCapability:
         # knowledge_* / skill_* exist when the assembly loaded the catalogs.
         self._knowledge = knowledge
         self._skills = skills
+        # spawn_agent exists only when the assembly judged this run may have children
+        # (an attended conversation run with the web or the sandbox; never a child).
+        self._children = children
 
     def tools(self) -> Sequence[AgentTool]:
         tools: list[AgentTool] = [AskUser(), EndNotDone(), Wait(), HandToUser()]
@@ -57,13 +63,15 @@ class GeneralCapability:
             tools.append(MemorySearch(self._memory))
             if self._memory_writes:
                 tools.append(MemorySave(self._memory))
+        if self._children is not None:
+            tools.append(SpawnAgent())
         return tools
 
     def prompt_section(self) -> str | None:
         return None
 
     def services(self) -> Sequence[object]:
-        return ()
+        return () if self._children is None else (self._children,)
 
     async def close(self) -> None:
         return None
