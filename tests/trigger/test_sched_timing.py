@@ -4,6 +4,7 @@ fixed instants (the "clock" is the `after`/`now` argument)."""
 
 from __future__ import annotations
 
+import itertools
 from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
@@ -81,7 +82,7 @@ def test_weekdays_filter():
     dues = walk(t, utc(2026, 3, 16), 8)  # across the Berlin change too
     assert {d.astimezone(BERLIN).weekday() for d in dues} == {0, 4}
     assert all(d.astimezone(BERLIN).hour == 8 for d in dues)
-    gaps = {(b - a).days for a, b in zip(dues, dues[1:])}
+    gaps = {(b - a).days for a, b in itertools.pairwise(dues)}
     assert gaps <= {2, 3, 4}
 
 
