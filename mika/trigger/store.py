@@ -26,6 +26,7 @@ found by `orphans()` and settled once by `settle_orphan` (the runtime tells the 
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -73,7 +74,7 @@ class TriggerStore(LeasedTable):
             raise TriggerNotFound(trigger_id)
         return _status(row)
 
-    def run_requests(self) -> list[str]:
+    def run_requests(self) -> builtins.list[str]:
         return [tid for tid, row in self._rows().items() if row.get("run_now") and _valid(row)]
 
     # -- the user's changes -------------------------------------------------------------
@@ -198,7 +199,7 @@ class TriggerStore(LeasedTable):
 
         self._change(change)
 
-    def orphans(self) -> list[tuple[TriggerStatus, str, dict[str, Any]]]:
+    def orphans(self) -> builtins.list[tuple[TriggerStatus, str, dict[str, Any]]]:
         """Windows left `claimed` by a process that is gone (killed, crashed)."""
         found = []
         alive: dict[str, bool] = {}
