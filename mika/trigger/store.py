@@ -199,6 +199,16 @@ class TriggerStore(LeasedTable):
 
         self._change(change)
 
+    def set_value(self, trigger_id: str, value: bool | None) -> None:
+        """A condition's last known value (written before its task is dispatched)."""
+
+        def change(rows: Rows) -> None:
+            row = rows.get(trigger_id)
+            if row is not None and value is not None:
+                row["last_value"] = value
+
+        self._change(change)
+
     def orphans(self) -> builtins.list[tuple[TriggerStatus, str, dict[str, Any]]]:
         """Windows left `claimed` by a process that is gone (killed, crashed)."""
         found = []
