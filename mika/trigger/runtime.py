@@ -96,10 +96,10 @@ class TriggerRuntime:
 
     # -- the loop -----------------------------------------------------------------------
 
-    async def serve(self, stop: asyncio.Event) -> None:
+    async def loop(self, stop: asyncio.Event) -> None:
         """Until `stop` is set: poll, claim, dispatch. Then no new window is taken, and the
-        runs under way are stopped cleanly through the TaskCenter (their step finishes)."""
-        self.recover()
+        runs under way are stopped cleanly through the TaskCenter (their step finishes).
+        Call `recover()` first."""
         while not stop.is_set():
             self.tick()
             await self._wait(stop)
