@@ -246,7 +246,7 @@ def test_sigterm_during_a_run_stops_it_cleanly_and_exits_0(tmp_path):
     serve = _serve(tmp_path, slow)
     _until("the run's wait step", lambda: _in_wait_step(state), serve)
     started = time.time()
-    out, err = _stop(serve)  # exit 0, asserted inside
+    _, err = _stop(serve)  # exit 0, asserted inside
     assert time.time() - started < 30  # the 60 s wait did not hold it
     (window,) = _windows(tmp_path, tid).values()
     assert window["state"] == "done"  # the result is known: it was stopped, not lost
@@ -255,7 +255,7 @@ def test_sigterm_during_a_run_stops_it_cleanly_and_exits_0(tmp_path):
 
 
 def test_deleting_a_conversation_deletes_its_schedules(tmp_path):
-    tid, cid = _add(tmp_path, "--every", "1h", "check the weather")
+    _, cid = _add(tmp_path, "--every", "1h", "check the weather")
     other, _ = _add(tmp_path, "--every", "1h", "check the news")
     done = _mika(tmp_path, "conversations", "delete", "--yes", cid)
     assert "Deleted its 1 schedule(s)" in done.stderr
