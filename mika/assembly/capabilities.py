@@ -10,9 +10,14 @@ from mika.cap.general import GeneralCapability
 from mika.knowledge.catalog import KnowledgeCatalog, SkillCatalog
 from mika.memory.store import MemoryStore
 from mika.memory.utterances import NOT_THE_USER
-from mika.runtypes.spec import RunSpec
+from mika.runtypes.spec import RunOrigin, RunSpec
 from mika.tool.capability import Capability
 from mika.tool.children import ChildRuns
+from mika.trigger.store import TriggerStore
+
+# Runs a person started from a conversation: the only ones that may make schedules
+# (not scheduled runs themselves, MCP clients or child runs).
+SCHEDULING_ORIGINS = frozenset({RunOrigin.UI, RunOrigin.CLI})
 
 
 @dataclass
@@ -58,6 +63,7 @@ def capabilities_for(spec: RunSpec, env: RunEnvironment) -> list[Capability]:
         knowledge=env.knowledge,
         skills=env.skills,
         children=env.children if env.children is not None and offers_children(spec, env) else None,
+        schedules=_schedules(spec, env),
     )
     caps: list[Capability] = [general]
     if env.phone is not None and (not wanted or "phone" in wanted):
@@ -72,3 +78,9 @@ def capabilities_for(spec: RunSpec, env: RunEnvironment) -> list[Capability]:
         if not wanted or cap.id in wanted:
             caps.append(cap)
     return caps
+
+
+def _schedules(spec: RunSpec, env: RunEnvironment) -> TriggerStore | None:
+    if env.state_dir is None or not spec.conversation_id or spec.provenance.origin not in SCHEDULING_ORIGINS:
+        return None
+    return TriggerStore(env.state_dir)

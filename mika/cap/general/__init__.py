@@ -12,12 +12,14 @@ from mika.cap.general.history import HistoryRead
 from mika.cap.general.lookup import lookup_tools
 from mika.cap.general.memory_tools import MemorySave, MemorySearch
 from mika.cap.general.outcome_tools import EndNotDone
+from mika.cap.general.schedule_tool import ScheduleTask
 from mika.cap.general.spawn_tool import SpawnAgent
 from mika.cap.general.wait import Wait
 from mika.knowledge.catalog import KnowledgeCatalog, SkillCatalog
 from mika.memory.store import MemoryStore
 from mika.tool.children import ChildRuns
 from mika.tool.declaration import AgentTool
+from mika.trigger.store import TriggerStore
 
 
 class GeneralCapability:
@@ -35,6 +37,7 @@ class GeneralCapability:
         knowledge: KnowledgeCatalog | None = None,
         skills: SkillCatalog | None = None,
         children: ChildRuns | None = None,
+        schedules: TriggerStore | None = None,
     ) -> None:
         # request_confirmation exists only while asking (not autonomous).
         self._confirmations = confirmations
@@ -51,6 +54,9 @@ class GeneralCapability:
         # spawn_agent exists only when the assembly judged this run may have children
         # (an attended conversation run with the web or the sandbox; never a child).
         self._children = children
+        # schedule_task only for runs a person started from a conversation (the assembly
+        # hands a store to those alone); the registry also drops it from unattended runs.
+        self._schedules = schedules
 
     def tools(self) -> Sequence[AgentTool]:
         tools: list[AgentTool] = [AskUser(), EndNotDone(), Wait(), HandToUser()]
@@ -65,6 +71,8 @@ class GeneralCapability:
                 tools.append(MemorySave(self._memory))
         if self._children is not None:
             tools.append(SpawnAgent())
+        if self._schedules is not None:
+            tools.append(ScheduleTask(self._schedules))
         return tools
 
     def prompt_section(self) -> str | None:
