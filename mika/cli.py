@@ -89,6 +89,14 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
         "mika.commands.eval:eval_group",
         "Score a model on simulated-phone tasks: each on a fresh phone, with reports.",
     ),
+    "serve": (
+        "mika.commands.serve:serve_command",
+        "Fire schedules: reminders, scheduled tasks and conditions (foreground; SIGTERM stops).",
+    ),
+    "schedule": (
+        "mika.commands.schedule:schedule_group",
+        "Schedules: add, list, pause, resume, delete, run now.",
+    ),
     "mcp": ("mika.commands.mcp:mcp_group", "Serve Mika to MCP clients: run_task, the phone's own tools, run records."),
 }
 

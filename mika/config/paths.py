@@ -63,6 +63,12 @@ def routes_dir(state: Path) -> Path:
     return state / "routes"
 
 
+def schedules_file(state: Path) -> Path:
+    """The schedules and their windows (`schedules.json` in the state folder): the one
+    file `mika serve`, `mika schedule`, the schedule_task tool and the TUI share."""
+    return state / "schedules.json"
+
+
 def downloads_dir() -> Path:
     """Where files the sandbox shares land: `MIKA_DOWNLOADS_DIR`, else the user's downloads
     folder (platformdirs: XDG_DOWNLOAD_DIR, ~/Downloads) with a `Mika/` folder of its own."""
