@@ -178,3 +178,18 @@ async def test_empty_state_in_chinese(tmp_path):
     async with app.run_test(size=SIZE) as pilot:
         await open_plans(pilot)
         assert "没有定时任务" in text_of(app, "#plans-note")
+
+
+async def test_a_broken_schedules_file_is_no_traceback(tmp_path):
+    path = store_at(tmp_path).path
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("{ not json")
+    app = make_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await open_plans(pilot)
+        assert app.is_running and isinstance(app.screen, PlansScreen)
+        assert rows(app, "#plans-active") == [] and rows(app, "#plans-paused") == []
+        # The state layer moves a file that is not JSON aside (mika.run.state_lock.read_state)
+        # and the screen shows an empty plan list, not a traceback.
+        assert "No schedules" in text_of(app, "#plans-note")
+    assert list(path.parent.glob("schedules.json.corrupt-*"))
