@@ -10,8 +10,13 @@ from mika.cap.general import GeneralCapability
 from mika.knowledge.catalog import KnowledgeCatalog, SkillCatalog
 from mika.memory.store import MemoryStore
 from mika.memory.utterances import NOT_THE_USER
-from mika.runtypes.spec import RunSpec
+from mika.runtypes.spec import RunOrigin, RunSpec
 from mika.tool.capability import Capability
+from mika.trigger.store import TriggerStore
+
+# Runs a person started from a conversation: the only ones that may make schedules
+# (not scheduled runs themselves, MCP clients or child runs).
+SCHEDULING_ORIGINS = frozenset({RunOrigin.UI, RunOrigin.CLI})
 
 
 @dataclass
@@ -52,6 +57,7 @@ def capabilities_for(spec: RunSpec, env: RunEnvironment) -> list[Capability]:
         memory_writes=spec.provenance.origin not in NOT_THE_USER,
         knowledge=env.knowledge,
         skills=env.skills,
+        schedules=_schedules(spec, env),
     )
     caps: list[Capability] = [general]
     if env.phone is not None and (not wanted or "phone" in wanted):
@@ -66,3 +72,9 @@ def capabilities_for(spec: RunSpec, env: RunEnvironment) -> list[Capability]:
         if not wanted or cap.id in wanted:
             caps.append(cap)
     return caps
+
+
+def _schedules(spec: RunSpec, env: RunEnvironment) -> TriggerStore | None:
+    if env.state_dir is None or not spec.conversation_id or spec.provenance.origin not in SCHEDULING_ORIGINS:
+        return None
+    return TriggerStore(env.state_dir)

@@ -125,5 +125,12 @@ def delete_command(ctx: click.Context, conversation_id: str, yes: bool) -> None:
             abort=True,
             err=True,
         )
+    from mika.trigger.store import TriggerStore
+    from mika.trigger.texts import t as sched_t
+
+    # Its schedules first, so none starts a new task in a conversation being deleted.
+    removed = TriggerStore(store.state_dir).delete_conversation(conversation_id)
     store.delete(conversation_id)
     echo(t("deleted", id=conversation_id), err=True)
+    if removed:
+        echo(sched_t("deleted_with_conversation", n=removed), err=True)

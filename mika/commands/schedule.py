@@ -67,18 +67,16 @@ def add_command(
     from datetime import UTC, datetime
 
     from mika.run.conversations import ConversationError, ConversationStore
-    from mika.trigger.definition import Trigger, TriggerKind, new_trigger_id
+    from mika.trigger.definition import TriggerError, build_trigger
     from mika.trigger.texts import t
     from mika.trigger.timing import TimingError, parse_timing
 
-    text = " ".join(goal).strip()
-    if not text:
-        _fail(t("empty_goal"))
-    if reminder and condition:
-        _fail(t("condition_and_reminder"))
     try:
         timing = parse_timing(now=datetime.now(UTC), at=at, every=every, daily=daily, weekdays=weekdays, zone=zone)
-    except TimingError as exc:
+        build_trigger(
+            goal=" ".join(goal), timing=timing, conversation_id="-", reminder=reminder, condition=condition or ""
+        )  # checked before a conversation is made
+    except (TimingError, TriggerError) as exc:
         _fail(str(exc))
     store = _store()
     conversations = ConversationStore(store.state_dir)
@@ -91,20 +89,22 @@ def add_command(
             note = t("new_conversation", cid=cid)
     except ConversationError as exc:
         _fail(str(exc))
-    kind = TriggerKind.REMINDER if reminder else TriggerKind.CONDITION if condition else TriggerKind.TASK
-    trigger = Trigger(
-        new_trigger_id(),
-        kind,
-        text,
-        timing,
+    trigger = build_trigger(
+        goal=" ".join(goal),
+        timing=timing,
         conversation_id=cid,
-        condition=(condition or "").strip(),
+        reminder=reminder,
+        condition=condition or "",
         when_idle=when_idle,
         created_by="cli",
     )
     status = store.add(trigger)
-    echo(t("added", id=trigger.id, kind=t(f"kind_{kind.value}"), rule=timing.describe(), next=_next(status)))
+    echo(t("added", id=trigger.id, kind=t(f"kind_{trigger.kind.value}"), rule=timing.describe(), next=_next(status)))
     echo(note)
+    from mika.trigger.serve_lock import serve_running
+
+    if not serve_running(store.state_dir):
+        echo(t("no_serve"), err=True)
 
 
 @schedule_group.command("list")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import signal
 import sys
 import time
@@ -20,6 +21,7 @@ from mika.run.conversations import ConversationStore
 from mika.run.outbox import Channel, Outbox
 from mika.run.recovery import recover_at_start, settle
 from mika.terminal_text import echo, for_terminal
+from mika.trigger import serve_lock
 from mika.trigger.channels import ConversationChannel, DesktopChannel
 from mika.trigger.runtime import TriggerRuntime, WindowLog
 from mika.trigger.store import TriggerStore
@@ -60,6 +62,15 @@ def serve_main(*, config_path: str | None, device: str | None, model: str | None
 
 
 async def _serve(asm: Assembly, poll_s: float) -> ExitCode:
+    state = asm.state_dir
+    held = serve_lock.hold(state)  # kept until exit: tells the schedule tool a serve is running
+    try:
+        return await _serve_held(asm, poll_s)
+    finally:
+        os.close(held)
+
+
+async def _serve_held(asm: Assembly, poll_s: float) -> ExitCode:
     state = asm.state_dir
     recover_at_start(state)
     conversations = ConversationStore(state)

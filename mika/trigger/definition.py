@@ -173,3 +173,40 @@ def format_duration(seconds: int) -> str:
             parts.append(f"{seconds // size}{unit}")
             seconds %= size
     return "".join(parts) or "0s"
+
+
+class TriggerError(ValueError):
+    """A schedule that can't be made as asked; `str()` says why and what to do."""
+
+
+def build_trigger(
+    *,
+    goal: str,
+    timing: Timing,
+    conversation_id: str,
+    reminder: bool = False,
+    condition: str = "",
+    when_idle: bool = False,
+    created_by: str = "",
+) -> Trigger:
+    """The one way a schedule is made (the CLI and the schedule_task tool): the kind
+    follows from `reminder` / `condition`, which can't go together."""
+    from mika.trigger.texts import t
+
+    text = " ".join(goal.split())
+    if not text:
+        raise TriggerError(t("empty_goal"))
+    condition = " ".join(condition.split())
+    if reminder and condition:
+        raise TriggerError(t("condition_and_reminder"))
+    kind = TriggerKind.REMINDER if reminder else TriggerKind.CONDITION if condition else TriggerKind.TASK
+    return Trigger(
+        new_trigger_id(),
+        kind,
+        text,
+        timing,
+        conversation_id=conversation_id,
+        condition=condition,
+        when_idle=when_idle,
+        created_by=created_by,
+    )

@@ -237,3 +237,26 @@ def test_a_condition_fires_only_on_its_false_to_true_edges(tmp_path):
     assert [t.answer for t in _turns(tmp_path, cid)] == ["Bought two tickets.", "Bought two more."]
     outcomes = [line.split()[4].rstrip(":") for line in out.splitlines() if "s1@" in line][:6]
     assert outcomes == ["check:false", "fired:answered", "check:true", "check:unknown", "check:false", "fired:answered"]
+
+
+def test_sigterm_during_a_run_stops_it_cleanly_and_exits_0(tmp_path):
+    slow = _script(tmp_path, "slow.json", [{"tool_calls": [{"name": "wait", "arguments": {"seconds": 60}}]}, "late"])
+    tid, cid = _add(tmp_path, "--at", "+2s", "post the report")
+    state = tmp_path / "state"
+    serve = _serve(tmp_path, slow)
+    _until("the run's wait step", lambda: _in_wait_step(state), serve)
+    started = time.time()
+    out, err = _stop(serve)  # exit 0, asserted inside
+    assert time.time() - started < 30  # the 60 s wait did not hold it
+    (window,) = _windows(tmp_path, tid).values()
+    assert window["state"] == "done"  # the result is known: it was stopped, not lost
+    assert [t.outcome for t in _turns(tmp_path, cid)] == ["stopped"]
+    assert "stopping" in err
+
+
+def test_deleting_a_conversation_deletes_its_schedules(tmp_path):
+    tid, cid = _add(tmp_path, "--every", "1h", "check the weather")
+    other, _ = _add(tmp_path, "--every", "1h", "check the news")
+    done = _mika(tmp_path, "conversations", "delete", "--yes", cid)
+    assert "Deleted its 1 schedule(s)" in done.stderr
+    assert [s.id for s in TriggerStore(tmp_path / "state").list()] == [other]

@@ -12,10 +12,12 @@ from mika.cap.general.history import HistoryRead
 from mika.cap.general.lookup import lookup_tools
 from mika.cap.general.memory_tools import MemorySave, MemorySearch
 from mika.cap.general.outcome_tools import EndNotDone
+from mika.cap.general.schedule_tool import ScheduleTask
 from mika.cap.general.wait import Wait
 from mika.knowledge.catalog import KnowledgeCatalog, SkillCatalog
 from mika.memory.store import MemoryStore
 from mika.tool.declaration import AgentTool
+from mika.trigger.store import TriggerStore
 
 
 class GeneralCapability:
@@ -32,6 +34,7 @@ class GeneralCapability:
         memory_writes: bool = True,
         knowledge: KnowledgeCatalog | None = None,
         skills: SkillCatalog | None = None,
+        schedules: TriggerStore | None = None,
     ) -> None:
         # request_confirmation exists only while asking (not autonomous).
         self._confirmations = confirmations
@@ -45,6 +48,9 @@ class GeneralCapability:
         # knowledge_* / skill_* exist when the assembly loaded the catalogs.
         self._knowledge = knowledge
         self._skills = skills
+        # schedule_task only for runs a person started from a conversation (the assembly
+        # hands a store to those alone); the registry also drops it from unattended runs.
+        self._schedules = schedules
 
     def tools(self) -> Sequence[AgentTool]:
         tools: list[AgentTool] = [AskUser(), EndNotDone(), Wait(), HandToUser()]
@@ -57,6 +63,8 @@ class GeneralCapability:
             tools.append(MemorySearch(self._memory))
             if self._memory_writes:
                 tools.append(MemorySave(self._memory))
+        if self._schedules is not None:
+            tools.append(ScheduleTask(self._schedules))
         return tools
 
     def prompt_section(self) -> str | None:
