@@ -34,6 +34,7 @@ class MikaApp(App):
         Binding("ctrl+c", "quit_request", "b_quit", id="app.quit", tooltip="d_quit", priority=True),
         Binding("f1", "open('settings')", "b_settings", id="app.settings", tooltip="b_settings", show=False),
         Binding("f4", "open('memory')", "b_memory", id="app.memory", tooltip="b_memory", show=False),
+        Binding("f9", "open('plans')", "b_plans", id="app.plans", tooltip="d_plans", show=False),
     ]
 
     def __init__(self, deps: AppDeps, *, theme: str = "mika", **kwargs: Any) -> None:
@@ -176,7 +177,7 @@ class MikaApp(App):
         self.notify(self.tr("quit_again"), timeout=QUIT_WINDOW_S)
 
     def action_open(self, name: str) -> None:
-        from mika_tui.screens import devices, memory, models, runs, settings, usage
+        from mika_tui.screens import devices, memory, models, plans, routes, runs, settings, usage
         from mika_tui.screens import help as help_screen
 
         factories = {
@@ -185,6 +186,8 @@ class MikaApp(App):
             "usage": usage.UsageScreen,
             "runs": runs.RunsScreen,
             "memory": memory.MemoryScreen,
+            "plans": plans.PlansScreen,
+            "routes": routes.RoutesScreen,
             "settings": settings.SettingsScreen,
             "help": help_screen.HelpScreen,
         }

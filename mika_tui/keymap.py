@@ -18,6 +18,8 @@ def remappable_classes() -> list[type[DOMNode]]:
     from mika_tui.screens.dialogs import ConfirmDialog, PromptDialog, SourceDialog
     from mika_tui.screens.main import MainScreen
     from mika_tui.screens.memory import MemoryScreen
+    from mika_tui.screens.plans import PlansScreen
+    from mika_tui.screens.routes import RoutesScreen
     from mika_tui.widgets.cards import ApprovalCard, TakeoverCard
     from mika_tui.widgets.chat import IdleOptions
     from mika_tui.widgets.sidebar import ConversationList
@@ -36,6 +38,8 @@ def remappable_classes() -> list[type[DOMNode]]:
         SubScreen,
         DevicesScreen,
         MemoryScreen,
+        PlansScreen,
+        RoutesScreen,
         ConfirmDialog,
         PromptDialog,
         SourceDialog,

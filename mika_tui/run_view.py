@@ -35,6 +35,9 @@ class Step:
     arguments: dict[str, Any] = field(default_factory=dict)
     capability: str = ""
     think_ms: int = 0
+    # Who made the call (mika.action.origin): "replay" and "sandbox" steps are marked in
+    # the timeline, since no model chose them at that moment.
+    origin: str = ""
 
     @property
     def live(self) -> bool:
@@ -155,6 +158,7 @@ class RunView:
             arguments={k: _clean(v) if isinstance(v, str) else v for k, v in e.arguments.items()},
             capability=_clean(e.capability),
             think_ms=self._pending_think_ms,
+            origin=_clean(e.origin),
         )
         self._pending_tokens = 0
         self._pending_think_ms = 0

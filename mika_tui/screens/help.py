@@ -29,6 +29,8 @@ SLASH_HELP = (
     ("/usage", "slash_usage"),
     ("/runs", "slash_runs"),
     ("/memory", "slash_memory"),
+    ("/plans", "slash_plans"),
+    ("/routes", "slash_routes"),
     ("/settings", "slash_settings"),
     ("/help", "slash_help"),
 )

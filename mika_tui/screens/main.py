@@ -54,7 +54,7 @@ class CenterChanged(Message):
         self.state = state
 
 
-SLASH = ("/new", "/stop", "/device", "/model", "/usage", "/runs", "/memory", "/settings", "/help")
+SLASH = ("/new", "/stop", "/device", "/model", "/usage", "/runs", "/memory", "/plans", "/routes", "/settings", "/help")
 
 
 class MainScreen(TranslatedBindings, Screen):
@@ -301,6 +301,8 @@ class MainScreen(TranslatedBindings, Screen):
             app.action_open("runs")
         elif cmd == "/memory":
             app.action_open("memory")
+        elif cmd in ("/plans", "/routes"):
+            app.action_open(cmd[1:])
         elif cmd == "/settings":
             app.action_open("settings")
         elif cmd == "/help":

@@ -19,6 +19,14 @@ from mika.terminal_text import one_line
 from mika_tui.i18n import Tr
 from mika_tui.run_view import Step
 
+# A step no model chose at that moment gets a mark after its ✓/✗; the border says what
+# the marks mean (timeline_legend) once a run has such a step.
+ORIGIN_MARKS = {"replay": "↻", "sandbox": "▣"}
+
+
+def origin_mark(step: Step) -> str:
+    return ORIGIN_MARKS.get(step.origin, "")
+
 
 def _secs(ms: int) -> str:
     return f"{ms / 1000:.1f}s"
@@ -68,6 +76,8 @@ class Timeline(ScrollView, can_focus=True):
         for i, step in enumerate(self.steps):
             rows.append((self._row(step), self._kind(step), i))
         self._rows = rows
+        # The legend only when there is something to explain.
+        self.border_subtitle = self.tr("timeline_legend") if any(origin_mark(s) for s in self.steps) else ""
         self.virtual_size = Size(width, max(1, len(rows)))
         at_end = self.scroll_y >= self.max_scroll_y - 1
         self.refresh()
@@ -96,7 +106,8 @@ class Timeline(ScrollView, can_focus=True):
         # In a narrow column what the step did matters most: drop tokens, then the waits,
         # then the time, before cutting the words short (the result is kept whole).
         # Widths are terminal cells: a Chinese character takes two.
-        head = f"{step.index:>2} {mark} "
+        extra = origin_mark(step)
+        head = f"{step.index:>2} {mark} {extra + ' ' if extra else ''}"
         whole = f"{head}{action} · {result}"
 
         def room_for(n: int) -> tuple[str, int]:
