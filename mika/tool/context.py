@@ -15,8 +15,8 @@ from mika.tool.surface import NoSurface, SurfaceLayer
 
 if TYPE_CHECKING:
     from mika.observe.evidence import EvidenceLedger
-    from mika.tool.registry import ToolRegistry
     from mika.runtypes.inbox import RunInbox
+    from mika.tool.registry import ToolRegistry
 
 
 T = TypeVar("T")

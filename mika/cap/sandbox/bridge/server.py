@@ -210,6 +210,4 @@ def _unknown(request: Request, ctx: ToolContext, ops: dict[tuple[str, str], Agen
                 "not_callable", f"{tool.name} can't be called from the sandbox; the model calls it directly"
             )
     offered = ", ".join(sorted(op for cap, op in ops if cap == request.capability)) or "none"
-    return BadRequest(
-        "unknown_op", f"no op '{request.op}' for 'mika {request.capability}' in this run; ops: {offered}"
-    )
+    return BadRequest("unknown_op", f"no op '{request.op}' for 'mika {request.capability}' in this run; ops: {offered}")
