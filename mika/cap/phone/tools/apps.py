@@ -47,6 +47,8 @@ async def resolve_app(session: PhoneSession, query: str) -> tuple[str | None, li
 class PhoneLaunchApp(PhoneTool):
     name = "phone_launch_app"
     replayable = True  # seed §9: a verified run may record it, by its anchor
+    sandbox_callable = True
+    sandbox_name = "launch"
     opens_app = True
     entry = EntryKind.OPENS
     batchable = True
@@ -216,6 +218,8 @@ async def _on_chooser(
 
 class PhoneListApps(PhoneTool):
     name = "phone_list_apps"
+    sandbox_callable = True
+    sandbox_name = "apps"
     entry = EntryKind.ALONE
     risk = Risk.READ
     parameters = {

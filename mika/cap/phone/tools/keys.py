@@ -38,6 +38,7 @@ class PhoneBack(PhoneTool):
     page_capped = True  # stopped by a careful app's screen cap (mika.action.pace)
     name = "phone_back"
     replayable = True  # seed §9: a verified run may record it, by its anchor
+    sandbox_callable = True
     batchable = True
     changes_screen = True
     parameters = {"type": "object", "properties": {}}
@@ -52,6 +53,8 @@ class PhonePressKey(PhoneTool):
     page_capped = True  # stopped by a careful app's screen cap (mika.action.pace)
     name = "phone_press_key"
     replayable = True  # seed §9: a verified run may record it, by its anchor
+    sandbox_callable = True
+    sandbox_name = "key"
     batchable = True
     changes_screen = True
     parameters = {

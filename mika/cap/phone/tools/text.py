@@ -108,6 +108,8 @@ async def _field_for(args: dict[str, Any], session: PhoneSession, tool: str) -> 
 class PhoneTypeText(PhoneTool):
     name = "phone_type_text"
     replayable = True  # seed §9: a verified run may record it, by its anchor
+    sandbox_callable = True
+    sandbox_name = "type"
     batchable = True
     changes_screen = True
     parameters = {
@@ -230,6 +232,8 @@ class PhoneTypeText(PhoneTool):
 class PhoneClearText(PhoneTool):
     name = "phone_clear_text"
     replayable = True  # seed §9: a verified run may record it, by its anchor
+    sandbox_callable = True
+    sandbox_name = "clear"
     batchable = True
     changes_screen = True
     parameters = {"type": "object", "properties": dict(ELEMENT_OR_POINT)}

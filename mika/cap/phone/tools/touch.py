@@ -29,6 +29,7 @@ class PhoneTap(PhoneTool):
     page_capped = True  # stopped by a careful app's screen cap (mika.action.pace)
     name = "phone_tap"
     replayable = True  # seed §9: a verified run may record it, by its anchor
+    sandbox_callable = True
     batchable = True
     changes_screen = True
     parameters = {"type": "object", "properties": dict(ELEMENT_OR_POINT)}
@@ -64,6 +65,7 @@ class PhoneLongPress(PhoneTool):
     page_capped = True  # stopped by a careful app's screen cap (mika.action.pace)
     name = "phone_long_press"
     replayable = True  # seed §9: a verified run may record it, by its anchor
+    sandbox_callable = True
     batchable = True
     changes_screen = True
     parameters = {
@@ -90,6 +92,7 @@ class PhoneLongPress(PhoneTool):
 class PhoneSwipe(PhoneTool):
     page_capped = True  # stopped by a careful app's screen cap (mika.action.pace)
     name = "phone_swipe"
+    sandbox_callable = True
     batchable = True
     changes_screen = True
     parameters = {
@@ -159,6 +162,7 @@ def scroll_gesture(box: tuple[int, int, int, int], direction: str, amount: float
 class PhoneScroll(PhoneTool):
     name = "phone_scroll"
     replayable = True  # seed §9: a verified run may record it, by its anchor
+    sandbox_callable = True
     batchable = True
     changes_screen = True
     parameters = {
