@@ -355,9 +355,16 @@ class BwrapSandbox:
         cpu = usage.ru_utime + usage.ru_stime
         if timed_out:
             cpu = max(cpu, wall)  # the killed processes' time is not reported: charge the wall time
+        # SIGXCPU comes only from the soft limit; a SIGKILL near the limit is the hard one. The
+        # kernel checks the limit by its own ticks, which can run ahead of the rusage sum by a
+        # tick or two on a loaded machine: the signal is the evidence, and the limit is charged.
         cpu_limited = (
-            limit is not None and not timed_out and sig in (signal.SIGXCPU, signal.SIGKILL) and cpu >= limit - 0.05
+            limit is not None
+            and not timed_out
+            and (sig == signal.SIGXCPU or (sig == signal.SIGKILL and cpu >= limit - 0.25))
         )
+        if cpu_limited and limit is not None:
+            cpu = max(cpu, float(limit))
         return CommandResult(
             exit_code=None if timed_out or cpu_limited else (code if code >= 0 else None),
             stdout=captures[0].stream(),
