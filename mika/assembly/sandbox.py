@@ -4,6 +4,10 @@ Whether the sandbox can run is found once per process (`sandbox_problem` starts 
 inside bwrap); a machine without it (not Linux, no bwrap, no user namespaces) gets one
 notice with the first run and no sandbox tools, never a traceback. A run's sandbox is
 built per run for its conversation's workspace and costs nothing until a command runs.
+
+Every run's sandbox gets the bridge (`mika phone <op>` inside a command). It opens a socket
+only when the run has tools declared `sandbox_callable` — the phone's — so a run with a
+phone and a sandbox has it and a run without a phone gets the client's "nothing to call".
 """
 
 from __future__ import annotations
@@ -44,6 +48,7 @@ def sandbox_opener(
 
     def opener(spec: RunSpec) -> Any:
         from mika.cap.sandbox import open_sandbox
+        from mika.cap.sandbox.bridge import SandboxBridge
 
         return open_sandbox(
             state_dir,
@@ -52,6 +57,7 @@ def sandbox_opener(
             cpu_seconds=settings.sandbox_cpu_seconds,
             knowledge=knowledge,
             skills=skills,
+            extras=(SandboxBridge().extras,),
         )
 
     return opener

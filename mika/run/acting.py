@@ -97,4 +97,5 @@ def build_acting(
     )
     # Composite tools (do_steps) send their sub-actions back through the executor.
     ctx.perform = executor.perform
+    ctx.tools = registry
     return Acting(registry, groups, evidence, approval, executor, notices, ctx, sections)

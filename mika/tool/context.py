@@ -16,6 +16,7 @@ from mika.tool.surface import NoSurface, SurfaceLayer
 if TYPE_CHECKING:
     from mika.observe.evidence import EvidenceLedger
     from mika.runtypes.inbox import RunInbox
+    from mika.tool.registry import ToolRegistry
 
 
 T = TypeVar("T")
@@ -53,6 +54,9 @@ class ToolContext:
     apps: AppClaims | None = None
     # Sub-actions of composite tools (do_steps) go back through the executor with this.
     perform: Callable[..., Awaitable[Any]] | None = None
+    # The run's tools, frozen (the sandbox bridge finds the ones it may call here, by their
+    # `sandbox_callable` declaration); None outside a run.
+    tools: ToolRegistry | None = None
 
     @property
     def run_id(self) -> str:

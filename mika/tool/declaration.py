@@ -100,7 +100,18 @@ class AgentTool(abc.ABC):
     # Seed §6 SandboxBridge: callable from inside the sandbox as `mika phone <op> '<json>'`
     # (each call still goes through the action entry, with Origin.SANDBOX).
     sandbox_callable: ClassVar[bool] = False
+    # Its short name there (`mika phone tap`); None: the tool name without its capability's
+    # prefix (phone_swipe → swipe).
+    sandbox_name: ClassVar[str | None] = None
     parameters: ClassVar[dict[str, Any]] = {"type": "object", "properties": {}}
+
+    @classmethod
+    def sandbox_op(cls) -> str:
+        """The name a sandbox command calls this tool by (`mika <capability> <op>`)."""
+        if cls.sandbox_name:
+            return cls.sandbox_name
+        prefix = f"{cls.capability}_"
+        return cls.name[len(prefix) :] if cls.name.startswith(prefix) else cls.name
 
     @abc.abstractmethod
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:

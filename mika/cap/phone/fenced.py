@@ -33,6 +33,7 @@ from typing import Any, TypeVar
 from mika.observe.observation import Observation, ObsKind, Place
 from mika.observe.untrusted import fence
 from mika.resources import prompt
+from mika.tool.unseen import are_results_unseen
 from mika.uistate import Screen, listing_parts
 from mika.uistate.delta import listing_delta
 
@@ -119,6 +120,11 @@ def listing_observation(screen: Screen, step: int, shown_by: object) -> tuple[Ob
     the same text, or a delta against the last full listing `shown_by` (the session's
     reader) gave, when the screen changed little."""
     obs = screen_observation(screen, step)
+    if are_results_unseen():
+        # A sandbox command's call (mika.tool.unseen): whole, and the model's next listing
+        # is whole too, as after do_steps.
+        _keyframes.pop(shown_by, None)
+        return obs, obs.text
     if _unseen.get() or not getattr(shown_by, "deltas", True):
         return obs, obs.text
     head, elements, tail = _listing_pieces(screen)

@@ -37,6 +37,7 @@ from pathlib import Path, PurePosixPath
 from mika.cap.sandbox.port import (
     OUTPUT_HEAD,
     OUTPUT_TAIL,
+    PATH_INSIDE,
     TIMEOUT_DEFAULT,
     TIMEOUT_MAX,
     Bind,
@@ -47,7 +48,6 @@ from mika.cap.sandbox.port import (
 )
 
 INSIDE_WORKSPACE = "/workspace"
-PATH_INSIDE = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 # The merged-/usr top-level folders: a link on the host is the same link inside, a real
 # folder is bound read-only.
 _SYSTEM_TOP = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")

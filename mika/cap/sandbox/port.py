@@ -21,6 +21,9 @@ from typing import Protocol
 OUTPUT_HEAD = 12_000
 OUTPUT_TAIL = 4_000
 TIMEOUT_DEFAULT = 60.0
+# The fixed PATH inside (a command's environment is clean); the session puts Mika's own
+# client folder (/opt/mika/bin) in front.
+PATH_INSIDE = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 TIMEOUT_MAX = 600.0
 
 

@@ -15,8 +15,10 @@ from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, AsyncExitStack
 from pathlib import Path
 
+from mika.cap.sandbox.bridge import CLIENT_DIR
+from mika.cap.sandbox.bridge.protocol import BIN_INSIDE
 from mika.cap.sandbox.guard import SandboxGuard
-from mika.cap.sandbox.port import TIMEOUT_DEFAULT, Bind, CommandResult, Extras, SandboxPort
+from mika.cap.sandbox.port import PATH_INSIDE, TIMEOUT_DEFAULT, Bind, CommandResult, Extras, SandboxPort
 from mika.cap.sandbox.workspace import Workspace
 from mika.config.paths import downloads_dir
 from mika.tool.context import ToolContext
@@ -57,8 +59,10 @@ class SandboxSession:
         and every extras provider's binds and variables; its CPU time is charged to the
         guard. The caller checks `guard.refusal` first (the repeat rule is the caller's)."""
         root: Path = self.workspace.ensure()
-        binds = list(extra_ro_binds)
-        variables = dict(env or {})
+        # The `mika` client is in every command, bridge or not: without one it says that
+        # this run has nothing to call, rather than the shell's "not found".
+        binds = [Bind(CLIENT_DIR, BIN_INSIDE), *extra_ro_binds]
+        variables = {"PATH": f"{BIN_INSIDE}:{PATH_INSIDE}", **(env or {})}
         async with AsyncExitStack() as stack:
             for provider in self._extras:
                 extra = await stack.enter_async_context(provider(ctx))

@@ -46,6 +46,8 @@ async def resolve_app(session: PhoneSession, query: str) -> tuple[str | None, li
 
 class PhoneLaunchApp(PhoneTool):
     name = "phone_launch_app"
+    sandbox_callable = True
+    sandbox_name = "launch"
     opens_app = True
     entry = EntryKind.OPENS
     batchable = True
@@ -215,6 +217,8 @@ async def _on_chooser(
 
 class PhoneListApps(PhoneTool):
     name = "phone_list_apps"
+    sandbox_callable = True
+    sandbox_name = "apps"
     entry = EntryKind.ALONE
     risk = Risk.READ
     parameters = {

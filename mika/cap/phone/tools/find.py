@@ -62,6 +62,7 @@ def find_on(screen: Screen, wanted: str, by: str, match: str) -> tuple[UiNode, E
 
 class PhoneFind(PhoneTool):
     name = "phone_find"
+    sandbox_callable = True
     batchable = True
     # It scrolls: through the action entry, as phone_scroll.
     changes_screen = True

@@ -37,6 +37,7 @@ KEYS = [
 class PhoneBack(PhoneTool):
     page_capped = True  # stopped by a careful app's screen cap (mika.action.pace)
     name = "phone_back"
+    sandbox_callable = True
     batchable = True
     changes_screen = True
     parameters = {"type": "object", "properties": {}}
@@ -50,6 +51,8 @@ class PhoneBack(PhoneTool):
 class PhonePressKey(PhoneTool):
     page_capped = True  # stopped by a careful app's screen cap (mika.action.pace)
     name = "phone_press_key"
+    sandbox_callable = True
+    sandbox_name = "key"
     batchable = True
     changes_screen = True
     parameters = {

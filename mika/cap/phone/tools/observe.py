@@ -62,6 +62,7 @@ def screen_data(screen: Screen) -> dict[str, Any]:
 
 class PhoneObserve(PhoneTool):
     name = "phone_observe"
+    sandbox_callable = True
     risk = Risk.READ
     parameters = {"type": "object", "properties": {}}
 
@@ -75,6 +76,8 @@ class PhoneObserve(PhoneTool):
 
 class PhoneListElements(PhoneTool):
     name = "phone_list_elements"
+    sandbox_callable = True
+    sandbox_name = "dump"
     risk = Risk.READ
     parameters = {
         "type": "object",
@@ -111,6 +114,7 @@ class PhoneListElements(PhoneTool):
 
 class PhoneQuery(PhoneTool):
     name = "phone_query"
+    sandbox_callable = True
     risk = Risk.READ
     parameters = {
         "type": "object",

@@ -107,6 +107,8 @@ async def _field_for(args: dict[str, Any], session: PhoneSession, tool: str) -> 
 
 class PhoneTypeText(PhoneTool):
     name = "phone_type_text"
+    sandbox_callable = True
+    sandbox_name = "type"
     batchable = True
     changes_screen = True
     parameters = {
@@ -228,6 +230,8 @@ class PhoneTypeText(PhoneTool):
 
 class PhoneClearText(PhoneTool):
     name = "phone_clear_text"
+    sandbox_callable = True
+    sandbox_name = "clear"
     batchable = True
     changes_screen = True
     parameters = {"type": "object", "properties": dict(ELEMENT_OR_POINT)}

@@ -28,6 +28,7 @@ def _name(el: Element | None, x: int, y: int) -> str:
 class PhoneTap(PhoneTool):
     page_capped = True  # stopped by a careful app's screen cap (mika.action.pace)
     name = "phone_tap"
+    sandbox_callable = True
     batchable = True
     changes_screen = True
     parameters = {"type": "object", "properties": dict(ELEMENT_OR_POINT)}
@@ -62,6 +63,7 @@ class PhoneTap(PhoneTool):
 class PhoneLongPress(PhoneTool):
     page_capped = True  # stopped by a careful app's screen cap (mika.action.pace)
     name = "phone_long_press"
+    sandbox_callable = True
     batchable = True
     changes_screen = True
     parameters = {
@@ -88,6 +90,7 @@ class PhoneLongPress(PhoneTool):
 class PhoneSwipe(PhoneTool):
     page_capped = True  # stopped by a careful app's screen cap (mika.action.pace)
     name = "phone_swipe"
+    sandbox_callable = True
     batchable = True
     changes_screen = True
     parameters = {
@@ -156,6 +159,7 @@ def scroll_gesture(box: tuple[int, int, int, int], direction: str, amount: float
 
 class PhoneScroll(PhoneTool):
     name = "phone_scroll"
+    sandbox_callable = True
     batchable = True
     changes_screen = True
     parameters = {

@@ -32,6 +32,7 @@ def until_wait(args: dict[str, Any]) -> UntilWait:
 
 class PhoneWait(PhoneTool):
     name = "phone_wait"
+    sandbox_callable = True
     risk = Risk.READ
     control = True
     yields_to_steer = True
