@@ -86,25 +86,24 @@ async def test_the_folder_is_private_while_the_command_runs(cap, phone, workspac
 async def test_a_second_command_cannot_use_the_first_ones_socket_or_token(port, workspace, phone, raw) -> None:
     from mika.cap.sandbox import SandboxCapability
 
-    # Two runs' sandboxes at once (two commands alive together), one bridge each.
-    first = bridge_run(SandboxCapability(port, workspace, cpu_seconds=30), phone, bridge=Watched())
-    second_bridge = Watched()
-    second = bridge_run(SandboxCapability(port, workspace, cpu_seconds=30), None, bridge=second_bridge)
+    # Two sandboxes with the phone, commands alive at once, one bridge each.
+    first_bridge, second_bridge = Watched(), Watched()
+    first = bridge_run(SandboxCapability(port, workspace, cpu_seconds=30), phone, bridge=first_bridge)
+    second = bridge_run(SandboxCapability(port, workspace, cpu_seconds=30), phone, bridge=second_bridge)
     a = asyncio.ensure_future(
         first.command('printf %s "$MIKA_BRIDGE_TOKEN" > a.tok; while [ ! -e b.done ]; do sleep 0.05; done')
     )
     try:
         await _until(lambda: (workspace.root / "a.tok").exists())
-        # The second command sees no socket of the first's (its own run has no phone: none at all).
-        out = await second.command(
-            f'ls /run/mika/bridge 2>&1; {raw} "$(cat a.tok)" apps 0 /run/mika/bridge/bridge.sock'
-        )
-        assert "No such file" in out.text, out.text
-        assert "ConnectionRefusedError" in out.text or "FileNotFoundError" in out.text
+        # The second command's /run/mika/bridge is its own socket: the first's folder is not there.
+        out = await second.command(f'ls -a /run/mika/bridge; {raw} "$(cat a.tok)"')
+        assert last_json(out.text)["code"] == "bad_token", out.text
+        assert first_bridge.folders[0] != second_bridge.folders[0]
+        assert first_bridge.folders[0].exists()  # alive while its command runs
     finally:
         (workspace.root / "b.done").touch()
         await a
-    assert first.calls("sandbox") == []
+    assert first.calls("sandbox") == [] and second.calls("sandbox") == []
 
 
 async def test_an_oversize_request_is_refused(cap, phone, raw, workspace) -> None:
