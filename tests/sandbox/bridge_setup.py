@@ -5,7 +5,6 @@ commands go through run_command like the model's."""
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -59,6 +58,7 @@ def bridge_run(
     *,
     attendance: Attendance = Attendance.UNATTENDED,
     bridge: SandboxBridge | None = None,
+    autonomous: bool = False,
 ) -> BridgeRun:
     sandbox.add_extras((bridge or SandboxBridge()).extras)
     spec = RunSpec(goal="x", provenance=RunProvenance(RunOrigin.CLI, attendance), conversation_id="conv1")
@@ -66,17 +66,17 @@ def bridge_run(
     caps = capabilities_for(spec, RunEnvironment(extra=extra))
     run = BridgeRun(acting=None)  # type: ignore[arg-type]
     run.acting = build_acting(
-        spec, caps, RunOptions(pacing=False), inbox=RunInbox(), emit=run.events.append, recorder=None
+        spec,
+        caps,
+        RunOptions(pacing=False, autonomous=autonomous),
+        inbox=RunInbox(),
+        emit=run.events.append,
+        recorder=None,
     )
     return run
 
 
-def stdout_of(out: ToolOutcome) -> str:
-    """What the command printed on stdout (the result fences it; the text is inside)."""
-    return out.text
-
-
-def element_number(text: str, label: str) -> int:
+def element_number(text: str, label: str, *, prefix: bool = False) -> int:
     """The number of the element labelled `label` in a `mika phone dump` printed by a command."""
     for line in text.splitlines():
         line = line.strip()
@@ -85,11 +85,40 @@ def element_number(text: str, label: str) -> int:
                 row = json.loads(line)
             except ValueError:
                 continue
-            if isinstance(row, dict) and row.get("label") == label:
+            found = str(row.get("label", "")) if isinstance(row, dict) else ""
+            if found == label or (prefix and found.startswith(label)):
                 return int(row["n"])
     raise AssertionError(f"no element {label!r} in:\n{text}")
 
 
 def exit_code(out: ToolOutcome) -> int | None:
-    m = re.search(r"exit(?: code)? (\d+)", out.text)
-    return int(m.group(1)) if m else None
+    return out.data.get("exit_code")
+
+
+# A raw client (not bin/mika): sends what it is told, so the server's own checks are seen.
+# argv: token ("env" = this command's) and an optional request size to pad to.
+RAW_CLIENT = """
+import json, os, socket, sys
+token = os.environ.get("MIKA_BRIDGE_TOKEN", "") if sys.argv[1] == "env" else sys.argv[1]
+req = {"token": token, "op": sys.argv[2] if len(sys.argv) > 2 else "apps", "args": {}}
+if len(sys.argv) > 3:
+    req["pad"] = "x" * int(sys.argv[3])
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[4] if len(sys.argv) > 4 else os.environ["MIKA_BRIDGE"])
+s.sendall((json.dumps(req) + "\\n").encode())
+out = b""
+while True:
+    c = s.recv(65536)
+    if not c:
+        break
+    out += c
+print(out.decode().strip())
+"""
+
+
+def last_json(text: str) -> dict[str, Any]:
+    for line in reversed(text.splitlines()):
+        line = line.strip()
+        if line.startswith("{") and line.endswith("}"):
+            return dict(json.loads(line))
+    raise AssertionError(f"no JSON line in:\n{text}")

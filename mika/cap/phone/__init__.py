@@ -37,6 +37,7 @@ from mika.cap.phone.tools.gesture import PhoneGesture
 from mika.cap.phone.tools.keys import PhoneBack, PhonePressKey
 from mika.cap.phone.tools.observe import PhoneListElements, PhoneObserve, PhoneQuery, PhoneScreenshot
 from mika.cap.phone.tools.obstacle import HandleObstacle
+from mika.cap.phone.tools.pull import PhonePullFile
 from mika.cap.phone.tools.run import PhoneRun
 from mika.cap.phone.tools.system_actions import PhoneAddCalendarEvent, PhoneSetAlarm, PhoneSetTimer, PhoneShowAlarms
 from mika.cap.phone.tools.system_command import PhoneSystemCommand
@@ -99,6 +100,7 @@ class PhoneCapability:
         keep_apps: bool = False,
         vision: Model | None = None,
         pace: str = "fast",
+        workspaces: Path | None = None,
     ) -> None:
         self.port = port
         self.reader = ScreenReader(port, display, ocr=ocr, on_app_seen=on_app_seen)
@@ -150,6 +152,8 @@ class PhoneCapability:
             PhoneCollect(),
             PhoneFind(),
             PhoneExtract(),
+            # Where its copies land: the conversation's workspace under this state folder.
+            PhonePullFile(workspaces),
         ]
         if vision is not None:
             # Looking at the picture only when the user chose a vision model (roles.vision).

@@ -8,6 +8,7 @@ assumes there is only one (the virtual display comes later). The ADB implementat
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Protocol
 
 
@@ -99,7 +100,17 @@ class AndroidPort(Protocol):
 
     async def shell(self, command: str, timeout: float = 20.0) -> ShellResult: ...
 
+    async def pull(self, path: str, dest: Path, max_bytes: int) -> int:
+        """Copy the phone's file `path` (sync RECV) into `dest`, a new local file; returns
+        its size. Raises PullError when it is missing, not a plain file or over
+        `max_bytes` (nothing is left at `dest` then)."""
+        ...
+
     async def close(self) -> None: ...
+
+
+class PullError(Exception):
+    """A file could not be pulled from the phone; the sentence says why."""
 
 
 class LongExtra(int):

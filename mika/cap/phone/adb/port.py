@@ -36,6 +36,7 @@ import shlex
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, TypeVar
 
 import adbutils
@@ -53,7 +54,7 @@ from mika.cap.phone.adb.text_input import (
     is_plain_ascii,
 )
 from mika.cap.phone.display.control import KEYCODES, ControlChannel, ControlError
-from mika.cap.phone.port import DeviceInfo, Foreground, LongExtra, ShellResult
+from mika.cap.phone.port import DeviceInfo, Foreground, LongExtra, PullError, ShellResult
 from mika.cap.phone.screenshot import CorruptedScreenshot, screen_capture
 from mika.tool.errors import DeviceUnavailable, ToolFault
 
@@ -874,6 +875,33 @@ class AdbPort:
             return {pkg: label_for(pkg) for pkg in sorted(launchable)}
         out = await self.shell("pm list packages")
         return {pkg: label_for(pkg) for pkg in parse_packages(out.output) if not is_background_package(pkg)}
+
+    async def pull(self, path: str, dest: Path, max_bytes: int) -> int:
+        return await self._run(lambda: self._pull_sync(path, dest, max_bytes))
+
+    def _pull_sync(self, path: str, dest: Path, max_bytes: int) -> int:
+        info = self.device.sync.stat(path)
+        kind = info.mode & 0o170000
+        if info.mode == 0:
+            raise PullError(f"there is no file {path} on the phone")
+        if kind != 0o100000:
+            raise PullError(
+                f"{path} on the phone is not a plain file ({'a folder' if kind == 0o040000 else 'special'})"
+            )
+        if info.size > max_bytes:
+            raise PullError(f"{path} is {info.size} bytes; at most {max_bytes} are pulled")
+        total = 0
+        try:
+            with open(dest, "xb") as out:
+                for chunk in self.device.sync.iter_content(path):
+                    total += len(chunk)
+                    if total > max_bytes:  # it grew since the stat
+                        raise PullError(f"{path} is over {max_bytes} bytes; at most that is pulled")
+                    out.write(chunk)
+        except BaseException:
+            dest.unlink(missing_ok=True)
+            raise
+        return total
 
     def _give_back_clipboard(self) -> None:
         if self._borrowed_clip is None:
