@@ -822,7 +822,11 @@ class MainScreen(TranslatedBindings, Screen):
 
         async def done(yes: bool | None) -> None:
             if yes:
-                await center.delete_conversation(cid)
+                from mika.trigger.store import TriggerStore
+
+                # Its schedules first, so none starts a task in a conversation being deleted.
+                schedules = TriggerStore(center.conversations.state_dir)
+                await center.delete_conversation(cid, remove_schedules=schedules.delete_conversation)
                 if cid == self.conversation_id:
                     self.conversation_id = new_conversation_id()
                 await self._reload_chat()

@@ -219,6 +219,8 @@ class TestConversationActions:
     async def test_rename_pin_and_delete_a_conversation(self, tmp_path):
         from textual.widgets import Input
 
+        from mika.trigger.definition import Timing, TimingKind, build_trigger
+        from mika.trigger.store import TriggerStore
         from mika_tui.screens.dialogs import ConfirmDialog, PromptDialog
 
         model = ScriptedModel([Reply.call("toy_read"), "Three toys."])
@@ -235,12 +237,18 @@ class TestConversationActions:
             assert store.get("conv-test").title == "Toy shop"
             await pilot.press("f3")
             assert store.get("conv-test").pinned_at > 0
+            # A schedule of this conversation goes with it; another conversation's stays.
+            schedules = TriggerStore(store.state_dir)
+            daily = Timing(TimingKind.DAILY, hour=7, minute=30)
+            schedules.add(build_trigger(goal="water the plants", timing=daily, conversation_id="conv-test"))
+            kept = schedules.add(build_trigger(goal="call mum", timing=daily, conversation_id="conv-other"))
             await pilot.press("f8")
             await pilot.pause()
             assert isinstance(app.screen, ConfirmDialog) and "Toy shop" in app.screen.text
             await pilot.click("#yes")
             await until(lambda: not store.exists("conv-test"))
             assert app.main_screen.conversation_id != "conv-test"
+            assert [s.trigger.id for s in TriggerStore(store.state_dir).list()] == [kept.trigger.id]
 
 
 class TestKeysAndCommands:
