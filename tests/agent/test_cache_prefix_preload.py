@@ -171,7 +171,9 @@ async def test_the_benchmark_run_keeps_its_prefix_from_request_two_where_the_bas
     # No group opens, no tool list changes, no compression: the only planned breaks left
     # are old screens folding into placeholders.
     assert all(r["note"] in ("", "screens folded") for r in now[1:]), [r["note"] for r in now]
-    assert now[1]["stable"] == 1.0  # request 1 came back whole
+    # Request 1 came back whole: all of it but, at most, the one estimated token (4 chars)
+    # its end shares with what request 2 appends — a rounding of the estimate, not a break.
+    assert now[1]["shared"] >= now[0]["total"] - 1, (now[0]["total"], now[1]["shared"])
     assert now[1]["share"] >= 0.95
     # The last budgeted step: same tools, the prefix holds (up to the screen it folds).
     assert "tools changed" not in now[-1]["note"] and now[-1]["stable"] >= STABLE_SHARE
