@@ -108,13 +108,14 @@ def append_line(path: Path | str, line: str) -> None:
     append_text(path, line.rstrip("\n") + "\n")
 
 
-def append_json_line(path: Path | str, value: Any) -> None:
+def append_json_line(path: Path | str, value: Any, *, sync: bool = True) -> None:
     """One JSON object as a JSONL line, masked value by value before serializing."""
-    append_text(path, _json_text(scrub_value(value)) + "\n")
+    append_text(path, _json_text(scrub_value(value)) + "\n", sync=sync)
 
 
-def append_text(path: Path | str, text: str) -> None:
-    """Append to a log-like file (JSONL, crash.log): masked, 0600, fsynced."""
+def append_text(path: Path | str, text: str, *, sync: bool = True) -> None:
+    """Append to a log-like file (JSONL, crash.log): masked, 0600, fsynced — unless the
+    caller syncs it itself (`sync=False`: a run's event log, mika.record.event_sync)."""
     path = Path(path)
     ensure_dir(path.parent)
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, FILE_MODE)
@@ -124,7 +125,8 @@ def append_text(path: Path | str, text: str) -> None:
         data = _utf8(scrub(text))
         while data:
             data = data[os.write(fd, data) :]
-        os.fsync(fd)
+        if sync:
+            os.fsync(fd)
     finally:
         os.close(fd)
 

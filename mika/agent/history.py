@@ -146,12 +146,15 @@ def observation_ids_text(ids: tuple[str, ...]) -> str:
 
 
 # How every screen placeholder starts (a benchmark counts them to see where screens were folded).
-PLACEHOLDER_MARK = "[screen read at step "
+PLACEHOLDER_MARK = "[old screen "
 
 
 def screen_placeholder(result: ToolResult, info: ResultInfo) -> ToolResult:
-    """An old screen read as one line that keeps its observation ids."""
-    text = f"{PLACEHOLDER_MARK}{info.step} omitted; {observation_ids_text(info.observation_ids)}]"
+    """An old screen read as one short line that keeps its observation ids (the call before
+    it says what was done; every placeholder is sent again in every later request, so
+    each word here is paid for many times)."""
+    ids = ", ".join(info.observation_ids)
+    text = f"{PLACEHOLDER_MARK}{ids + ' ' if ids else ''}omitted]"
     return ToolResult(result.call_id, result.name, text, None, result.is_error)
 
 

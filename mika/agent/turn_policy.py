@@ -23,10 +23,11 @@ from mika.agent.reply_language import ReplyLanguage, dominant_script
 from mika.model.messages import ModelResponse
 from mika.resources import prompt
 from mika.tool.declaration import AgentTool, Risk, ToolOutcome
-from mika.tool.groups import OPENS_WITH
+from mika.tool.groups import OPENS_WITH, opens_along
 
-# Groups whose tools act on a screen (they open the "screens" group with them).
-SCREEN_GROUPS = frozenset(g for g, with_ in OPENS_WITH.items() if with_ == "screens")
+# Groups whose tools act on a screen (they open the "screens" group with them, a tier
+# such as phone_more through its group).
+SCREEN_GROUPS = frozenset(g for g in OPENS_WITH if "screens" in opens_along(g))
 SCREEN_EFFECTS = frozenset({"done", "place_changed"})
 
 

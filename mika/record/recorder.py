@@ -16,6 +16,7 @@ from typing import Any
 
 from mika.atomic_write import append_json_line, ensure_dir, read_json, write_bytes, write_json, write_text
 from mika.model.messages import Image
+from mika.record.event_sync import SYNC
 from mika.record.events import RunEvent
 from mika.record.metrics import RunMetrics
 from mika.record.redactor import Redactor
@@ -55,7 +56,8 @@ class RunRecorder:
             return
         data = self.redactor.event_dict(event.to_dict())
         self._events.append(data)
-        append_json_line(self.events_path, data)
+        append_json_line(self.events_path, data, sync=False)
+        SYNC.later(self.events_path)
 
     def _scrub(self) -> None:
         """Rewrite what is already on disk with the newly known secret masked. The one
@@ -75,6 +77,7 @@ class RunRecorder:
         return list(self._events)
 
     def close(self, summary: dict[str, Any]) -> RunMetrics:
+        SYNC.now(self.events_path)
         metrics = RunMetrics.of(self._events)
         self._summary.update(self.redactor.value(summary))
         self._summary["state"] = "ended"

@@ -25,6 +25,9 @@ class EntryKind(enum.Enum):
     MEMBER = "member"  # part of a group, offered once the group is open
     OPENS = "opens"  # offered while folded; calling it opens its group
     ALONE = "alone"  # offered while folded; enough on its own, opens nothing
+    # Offered only while its group (a tier) is folded, listing the members by name with
+    # their short texts; calling it opens the group (mika.tool.groups).
+    INDEX = "index"
 
 
 @dataclass(frozen=True)

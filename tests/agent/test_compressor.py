@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import itertools
 
-from mika.agent.compressor import ContextCompressor, estimate_text
+from mika.agent.compressor import ContextCompressor, estimate_messages, estimate_text
 from mika.agent.context import ContextBuilder
 from mika.agent.history import History, ResultInfo, ResultKind, only_last_image
 from mika.agent.recovery import ContextRecovery
@@ -70,7 +70,7 @@ class TestLevels:
         c = ContextCompressor().compress(h, 1)
         view = list(c.head) + h.messages[c.cut :]
         text = all_text(view)
-        assert "[screen read at step 1 omitted; observation o0]" in text
+        assert "[old screen o0 omitted]" in text
         assert "more characters cut; observation o2" in text
         # The last 12 turns are the live messages themselves.
         assert h.messages[c.cut :] == h.messages[-24:]
@@ -98,7 +98,9 @@ class TestLevels:
         sizes = []
         for level in range(1, 6):
             c = ContextCompressor().compress(h, level)
-            sizes.append(estimate_text(all_text(list(c.head) + h.messages[c.cut :])))
+            # What the request would cost (the compressor's own estimate, per message and
+            # per call), not the bare text: a folded line replaces a whole call and its result.
+            sizes.append(estimate_messages(list(c.head) + h.messages[c.cut :]))
         assert sizes == sorted(sizes, reverse=True) and sizes[-1] < sizes[0] / 3
 
     def test_a_short_history_is_left_alone(self):

@@ -205,7 +205,7 @@ async def test_a_compression_keeps_the_block(tmp_path, phone, catalogs):
     steps += [step("phone_scroll", direction=d) for d in ("down", "up") * 5]
     driver = ListingDriver([*steps, "Scrolled."])
     # A window just above the fixed part (system prompt + tools): the screens soon overflow it.
-    driver.model.context_window = 8_000
+    driver.model.context_window = 5_000
     run = make_run(tmp_path, phone, driver.model, catalogs)
     result = await run.run()
     assert result.status is OutcomeStatus.ANSWERED, driver.results

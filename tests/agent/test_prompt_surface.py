@@ -31,7 +31,13 @@ GOLDENS = Path(__file__).parent / "goldens"
 SURFACE_MD = prompts_dir() / "SURFACE.md"
 UPDATE = os.environ.get("MIKA_UPDATE_GOLDENS") == "1"
 HOW = "If the change is intended, regenerate: MIKA_UPDATE_GOLDENS=1 uv run pytest tests/agent/test_prompt_surface.py"
-STATES = {"folded": (), "phone_open": ("phone",), "web_open": ("web",), "all_open": tuple(GROUP_ORDER)}
+STATES = {
+    "folded": (),
+    "phone_open": ("phone",),
+    "phone_more_open": ("phone_more",),
+    "web_open": ("web",),
+    "all_open": tuple(GROUP_ORDER),
+}
 
 
 def declared_tools() -> list[type[AgentTool]]:
@@ -58,7 +64,13 @@ class _Tool:
 
     def __init__(self, cls: type[AgentTool]) -> None:
         self.cls = cls
-        self.name, self.group, self.entry = cls.name, cls.group, cls.entry
+        self.name, self.group, self.entry, self.parameters = cls.name, cls.group, cls.entry, cls.parameters
+
+    def entry_description(self) -> str:
+        try:
+            return self.cls.entry_description()
+        except MissingPrompt as err:
+            return f"<MISSING: {err}>"
 
     def spec(self, folded: bool = False):
         try:

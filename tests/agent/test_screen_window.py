@@ -7,6 +7,7 @@ The history itself is never rewritten; what a request carries keeps the last `re
 from __future__ import annotations
 
 import itertools
+import re
 
 import pytest
 
@@ -49,7 +50,7 @@ def test_the_last_screens_stay_whole_and_older_ones_fold_a_batch_at_a_time():
         assert not any(PLACEHOLDER_MARK in t for t in sent[n].values()), n
     folded = [c for c, t in sent[6].items() if t.startswith(PLACEHOLDER_MARK)]
     assert folded == ["c0", "c1", "c2", "c3"]
-    assert sent[6]["c0"] == "[screen read at step 1 omitted; observation o0]"
+    assert sent[6]["c0"] == "[old screen o0 omitted]"
     # Between folds the old ones stay folded and nothing else changes.
     assert sent[9] == {**sent[8], "c9": sent[9]["c9"]}
     # At 11 screens the next four fold; the current screen and the two before are always whole.
@@ -126,7 +127,7 @@ async def test_a_long_run_sends_old_screens_as_placeholders_and_keeps_their_ids(
     folded = [t for t in texts if t.startswith(PLACEHOLDER_MARK)]
     window = ScreenWindow()
     assert window.recent <= len(whole) < window.recent + window.batch
-    assert folded and all("observation o" in t for t in folded)
+    assert folded and all(re.fullmatch(r"\[old screen o\d+(, o\d+)* omitted\]", t) for t in folded), folded
     # Every observation id a whole screen had is still named in the request.
     first = results(model.requests[window.recent + window.batch - 1])
     for text in first.values():

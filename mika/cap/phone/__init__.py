@@ -35,6 +35,7 @@ from mika.cap.phone.tools.extract import PhoneExtract
 from mika.cap.phone.tools.find import PhoneFind
 from mika.cap.phone.tools.gesture import PhoneGesture
 from mika.cap.phone.tools.keys import PhoneBack, PhonePressKey
+from mika.cap.phone.tools.more import PhoneMore
 from mika.cap.phone.tools.observe import PhoneListElements, PhoneObserve, PhoneQuery, PhoneScreenshot
 from mika.cap.phone.tools.obstacle import HandleObstacle
 from mika.cap.phone.tools.pull import PhonePullFile
@@ -159,7 +160,7 @@ class PhoneCapability:
             # Looking at the picture only when the user chose a vision model (roles.vision).
             phone_tools += [PhoneDescribe(vision), PhoneFindVisually(vision)]
         by_name = {t.name: t for t in phone_tools}
-        self._tools = [*phone_tools, DoSteps(by_name), PhoneRun(by_name)]
+        self._tools = [*phone_tools, DoSteps(by_name), PhoneRun(by_name), PhoneMore()]
         self.surface = PhoneSurface(self.session, {t.name: t for t in self._tools}, pace=pace)
 
     @property

@@ -248,6 +248,7 @@ class PhoneListApps(PhoneTool):
 
 
 class PhoneOpenLink(PhoneTool):
+    group = "phone_more"  # the less common tools: listed by phone_more until opened
     name = "phone_open_link"
     opens_app = True
     batchable = True
@@ -357,6 +358,7 @@ async def read_in_browser(reader: LinkReader, url: str) -> ToolOutcome:
 
 
 class PhoneShareText(PhoneTool):
+    group = "phone_more"  # the less common tools: listed by phone_more until opened
     name = "phone_share_text"
     opens_app = True
     batchable = True

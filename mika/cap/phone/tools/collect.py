@@ -53,6 +53,7 @@ def _int_arg(args: dict[str, Any], name: str, default: int, cap: int) -> int:
 
 
 class PhoneCollect(PhoneTool):
+    group = "phone_more"  # the less common tools: listed by phone_more until opened
     name = "phone_collect"
     # It scrolls: it goes through the action entry like phone_scroll, so pacing and the
     # record see each call.

@@ -15,6 +15,7 @@ from mika.uistate.errors import StaleElement, UnknownElement
 
 
 class PhoneDiagnose(PhoneTool):
+    group = "phone_more"  # the less common tools: listed by phone_more until opened
     name = "phone_diagnose"
     risk = Risk.READ
     batchable = False

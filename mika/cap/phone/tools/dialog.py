@@ -31,6 +31,7 @@ def _press(args: dict[str, Any]) -> str | None:
 
 
 class PhoneDialog(PhoneTool):
+    group = "phone_more"  # the less common tools: listed by phone_more until opened
     name = "phone_dialog"
     batchable = True
     changes_screen = True

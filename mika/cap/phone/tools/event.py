@@ -237,6 +237,7 @@ class _Screens:
 
 
 class PhoneEvent(PhoneTool):
+    group = "phone_more"  # the less common tools: listed by phone_more until opened
     name = "phone_event"
     risk = Risk.READ
     control = True

@@ -91,6 +91,7 @@ _HINTISH = re.compile(
 
 
 class PhoneExtract(PhoneTool):
+    group = "phone_more"  # the less common tools: listed by phone_more until opened
     name = "phone_extract"
     risk = Risk.READ
     parameters = {

@@ -61,6 +61,7 @@ def find_on(screen: Screen, wanted: str, by: str, match: str) -> tuple[UiNode, E
 
 
 class PhoneFind(PhoneTool):
+    group = "phone_more"  # the less common tools: listed by phone_more until opened
     name = "phone_find"
     sandbox_callable = True
     batchable = True

@@ -119,6 +119,7 @@ def _two_fingers(
 
 
 class PhoneGesture(PhoneTool):
+    group = "phone_more"  # the less common tools: listed by phone_more until opened
     page_capped = True  # stopped by a careful app's screen cap (mika.action.pace)
     name = "phone_gesture"
     batchable = True

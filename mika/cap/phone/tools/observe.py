@@ -75,6 +75,7 @@ class PhoneObserve(PhoneTool):
 
 
 class PhoneListElements(PhoneTool):
+    group = "phone_more"  # the less common tools: listed by phone_more until opened
     name = "phone_list_elements"
     sandbox_callable = True
     sandbox_name = "dump"
@@ -113,6 +114,7 @@ class PhoneListElements(PhoneTool):
 
 
 class PhoneQuery(PhoneTool):
+    group = "phone_more"  # the less common tools: listed by phone_more until opened
     name = "phone_query"
     sandbox_callable = True
     risk = Risk.READ

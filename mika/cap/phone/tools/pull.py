@@ -69,6 +69,7 @@ def free_name(folder: Path, name: str) -> str:
 
 
 class PhonePullFile(PhoneTool):
+    group = "phone_more"  # the less common tools: listed by phone_more until opened
     name = "phone_pull_file"
     parameters = {
         "type": "object",

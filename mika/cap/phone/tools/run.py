@@ -194,6 +194,7 @@ def _has_text(screen: Screen, text: str) -> bool:
 
 
 class PhoneRun(PhoneTool):
+    group = "phone_more"  # the less common tools: listed by phone_more until opened
     name = "phone_run"
     changes_screen = True
     # Like do_steps: the action entry's dwell is per command, not for the run itself.

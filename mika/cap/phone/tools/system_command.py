@@ -27,6 +27,7 @@ SHOWN_COMMAND_MAX = 200  # characters of a refused command quoted back to the mo
 
 
 class PhoneSystemCommand(PhoneTool):
+    group = "phone_more"  # the less common tools: listed by phone_more until opened
     name = "phone_system_command"
     changes_screen = True
     parameters = {

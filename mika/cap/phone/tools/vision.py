@@ -93,6 +93,7 @@ def parse_box(reply: str, width: int, height: int) -> tuple[bool, tuple[int, int
 
 
 class VisionTool(PhoneTool):
+    group = "phone_more"  # the less common tools: listed by phone_more until opened
     risk = Risk.READ
     yields_to_steer = True  # only asks the vision model: a new user message ends it early
 

@@ -341,6 +341,7 @@ class _Turn:
 
 
 class PhoneSetWheel(PhoneTool):
+    group = "phone_more"  # the less common tools: listed by phone_more until opened
     name = "phone_set_wheel"
     replayable = True  # seed §9: a verified run may record it, by its anchor
     batchable = True
