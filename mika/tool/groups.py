@@ -8,7 +8,9 @@ on, so the request prefix breaks at most once per group.
 
 A tier (`TIER_OF`) is a second fold inside an open group: the phone's less common tools
 (`phone_more`) stay out of the phone's full text and are offered, once the phone is
-open, as one `INDEX` entry that names each of them with its short text. Calling the index
+open, as one `INDEX` entry that names each of them with its short text; the general
+tools most runs never call (`more`: schedules, child runs, older turns) likewise, from
+the first request. Calling the index
 (or a member by name) opens the tier. A run that reads a long chat pays one model turn to
 open it; every other phone run saves those definitions in every request (issue 16).
 
@@ -25,13 +27,15 @@ from collections.abc import Iterable, Sequence
 from mika.model.messages import ToolSpec
 from mika.tool.declaration import AgentTool, EntryKind
 
-GROUP_ORDER: tuple[str, ...] = ("screens", "phone", "phone_more", "web", "sandbox")
+# The general tier (`more`) comes last: opening it changes only the end of the list.
+GROUP_ORDER: tuple[str, ...] = ("screens", "phone", "phone_more", "web", "sandbox", "more")
 # Groups that open along with another: tools for screens (hand_to_user, do_steps,
 # view_past_screens) come with the first screen capability; a tier brings its group.
 OPENS_WITH: dict[str, str] = {"phone": "screens", "web": "screens", "phone_more": "phone"}
 # A tier offers nothing, not even its index, while the group it belongs to is folded:
-# the folded phone shows only its entries.
-TIER_OF: dict[str, str] = {"phone_more": "phone"}
+# the folded phone shows only its entries. The general tier belongs to no group (None):
+# its index is there from the first request.
+TIER_OF: dict[str, str | None] = {"phone_more": "phone", "more": None}
 
 
 def opens_along(group: str) -> list[str]:
@@ -84,6 +88,12 @@ class ToolGroups:
         """The group's tools that are offered once it is open (its index is not)."""
         return [t for t in self._tools if t.group == group and t.entry is not EntryKind.INDEX]
 
+    def _index_shown(self, tier: str) -> bool:
+        """A folded tier's index is offered once its group is open (always, for a tier of
+        no group) and while the run has at least one of its tools."""
+        group = TIER_OF[tier]
+        return (group is None or group in self.open) and bool(self.members(tier))
+
     def offered(self) -> list[tuple[AgentTool, bool]]:
         """(tool, folded) in the fixed order: always-on first, then groups by GROUP_ORDER."""
         out: list[tuple[AgentTool, bool]] = [(t, False) for t in self._tools if t.group is None]
@@ -92,8 +102,8 @@ class ToolGroups:
             members = [t for t in self._tools if t.group == g]
             if g in self.open:
                 out.extend((t, False) for t in members if t.entry is not EntryKind.INDEX)
-            elif g in TIER_OF and (TIER_OF[g] not in self.open or not self.members(g)):
-                continue  # a folded group's tier, or a tier this run has no tool of
+            elif g in TIER_OF and not self._index_shown(g):
+                continue
             else:
                 out.extend((t, True) for t in members if t.entry is not EntryKind.MEMBER)
         return out

@@ -35,6 +35,7 @@ STATES = {
     "folded": (),
     "phone_open": ("phone",),
     "phone_more_open": ("phone_more",),
+    "more_open": ("more",),
     "web_open": ("web",),
     "all_open": tuple(GROUP_ORDER),
 }

@@ -58,9 +58,14 @@ def _names(request: ModelRequest) -> set[str]:
     return {t.name for t in request.tools}
 
 
+def _offers(request: ModelRequest, name: str) -> bool:
+    """Offered in full, or named by a tier's index (more_tools) that opens it on a call."""
+    return name in _names(request) or any(f"\n- {name}: " in t.description for t in request.tools)
+
+
 def _is_child(request: ModelRequest) -> bool:
-    # The parent always has spawn_agent (a general tool, never folded); a child never does.
-    return "spawn_agent" not in _names(request)
+    # The parent always has spawn_agent (in the general tier's index); a child never does.
+    return not _offers(request, "spawn_agent")
 
 
 def _assembly(
@@ -135,10 +140,11 @@ async def test_the_childs_tools_are_web_and_sandbox_reads_only(tmp_path):
     child = [r for r in asm.model.requests if r.purpose == "main" and _is_child(r)]
     assert parent and child
     # The parent had what the child must not: memory and lookups, asking, spawning.
-    assert {"ask_user", "spawn_agent", "memory_search"} <= _names(parent[0])
+    assert {"ask_user", "memory_search"} <= _names(parent[0]) and _offers(parent[0], "spawn_agent")
     for request in child:
         names = _names(request)
         assert not names & FORBIDDEN, names & FORBIDDEN
+        assert not [n for n in FORBIDDEN if _offers(request, n)]  # nor named by an index
         assert not [n for n in names if n.startswith(FORBIDDEN_PREFIXES)], names
         assert "end_not_done" in names  # it can still give up
     # The parent's context reaches the child fenced: it may repeat what a page said.

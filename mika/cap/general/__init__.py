@@ -11,12 +11,15 @@ from mika.cap.general.confirmation import RequestConfirmation
 from mika.cap.general.history import HistoryRead
 from mika.cap.general.lookup import lookup_tools
 from mika.cap.general.memory_tools import MemorySave, MemorySearch
+from mika.cap.general.more_tool import MoreTools
 from mika.cap.general.outcome_tools import EndNotDone
 from mika.cap.general.schedule_tool import ScheduleTask
 from mika.cap.general.spawn_tool import SpawnAgent
+from mika.cap.general.tier_preload import wants_schedules
 from mika.cap.general.wait import Wait
 from mika.knowledge.catalog import KnowledgeCatalog, SkillCatalog
 from mika.memory.store import MemoryStore
+from mika.runtypes.spec import RunSpec
 from mika.tool.children import ChildRuns
 from mika.tool.declaration import AgentTool
 from mika.trigger.store import TriggerStore
@@ -73,10 +76,17 @@ class GeneralCapability:
             tools.append(SpawnAgent())
         if self._schedules is not None:
             tools.append(ScheduleTask(self._schedules))
+        # Offered only while one of the tier's tools is in the run and the tier is folded.
+        tools.append(MoreTools())
         return tools
 
     def prompt_section(self) -> str | None:
         return None
+
+    def preload(self, spec: RunSpec, knowledge: KnowledgeCatalog | None = None) -> tuple[str, ...]:
+        """The general tier from the first request when the task asks for something later
+        or repeatedly (and this run may make schedules)."""
+        return ("more",) if self._schedules is not None and wants_schedules(spec.goal) else ()
 
     def services(self) -> Sequence[object]:
         return () if self._children is None else (self._children,)

@@ -16,6 +16,7 @@ from mika.tool.declaration import AgentTool, Risk, ToolOutcome
 
 
 class HistoryRead(AgentTool):
+    group = "more"  # rarely needed: listed by more_tools until opened
     name = "history_read"
     capability = "general"
     risk = Risk.READ

@@ -23,6 +23,7 @@ NO_SERVE = "Note: `mika serve` is not running, so nothing fires until the user s
 
 
 class ScheduleTask(AgentTool):
+    group = "more"  # rarely needed: listed by more_tools until opened
     name = "schedule_task"
     capability = "general"
     risk = Risk.WRITE  # changes the user's schedules: not in read-only runs

@@ -22,6 +22,7 @@ ANSWER_MAX = 4000
 
 
 class SpawnAgent(AgentTool):
+    group = "more"  # rarely needed: listed by more_tools until opened
     name = "spawn_agent"
     capability = "general"
     # The child only reads (its spec is read-only), so starting one is a read.
