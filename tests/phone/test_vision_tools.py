@@ -38,7 +38,7 @@ def test_the_vision_tools_are_offered_only_with_a_vision_model(sim_phone):
     assert set(tools) >= VISION_TOOLS
     for name in VISION_TOOLS:
         t = tools[name]
-        assert t.group == "phone" and t.risk.value == "read" and t.yields_to_steer
+        assert t.group == "phone_more" and t.risk.value == "read" and t.yields_to_steer  # the less common tier
         assert t.description().strip(), "its text comes from prompts/tools/"
 
 
