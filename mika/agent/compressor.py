@@ -89,7 +89,28 @@ def estimate_messages(messages: list[Message] | tuple[Message, ...]) -> int:
     return sum(4 + sum(estimate_part(p) for p in m.parts) for m in messages)
 
 
+# The last few (system, tools) sizes. A run's tool list is one tuple per set of open
+# groups (mika.tool.groups), asked about several times a step (the compression check, the
+# request's estimate, calibration): a JSON dump of every tool's parameters each time was
+# a millisecond a step. Keyed by the tuple's identity, kept alive beside its size.
+_FIXED: dict[tuple[str, int], tuple[object, int]] = {}
+_FIXED_KEEP = 16
+
+
 def estimate_fixed(system: str, tools: Iterable[ToolSpec]) -> int:
+    key = (system, id(tools))
+    hit = _FIXED.get(key)
+    if hit is not None and hit[0] is tools:
+        return hit[1]
+    size = _estimate_fixed(system, tools)
+    if isinstance(tools, tuple):  # immutable: the same object always has the same size
+        if len(_FIXED) >= _FIXED_KEEP:
+            _FIXED.pop(next(iter(_FIXED)))
+        _FIXED[key] = (tools, size)
+    return size
+
+
+def _estimate_fixed(system: str, tools: Iterable[ToolSpec]) -> int:
     size = estimate_text(system)
     for t in tools:
         size += (

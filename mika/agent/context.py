@@ -35,7 +35,7 @@ from mika.agent.compressor import (
 from mika.agent.history import History, sent_messages
 from mika.agent.recovery import ContextRecovery
 from mika.agent.system_prompt import SystemPrompt
-from mika.model.messages import Message, ModelRequest, Text, ToolSpec, Usage
+from mika.model.messages import Message, ModelRequest, Text, Usage
 from mika.observe.untrusted import close_cut
 from mika.runtypes.spec import PriorTurn, RunSpec
 from mika.tool.groups import ToolGroups
@@ -101,7 +101,6 @@ class ContextBuilder:
         self._last_after = 0
         self.level = 0
         self.ratio = 1.0  # reported / estimated input tokens, learnt from usage
-        self._fixed_memo: tuple[str, tuple[ToolSpec, ...], int] | None = None
         self.compressions: list[CompressionDone] = []
         opening: list[str] = []
         if spec.prior_turns:
@@ -185,13 +184,7 @@ class ContextBuilder:
         return f"{close_cut(text[:keep])}\n[… {len(text) - keep} more characters cut to fit the context; {ids}]"
 
     def fixed_tokens(self) -> int:
-        system, specs = self.system.build(self.groups.open), self.groups.specs()
-        last = self._fixed_memo
-        # The same system text and the same specs (ToolGroups hands out one tuple per set of
-        # open groups): the estimate, a JSON dump of every tool's parameters, is not redone.
-        if last is None or last[0] != system or last[1] is not specs:
-            last = self._fixed_memo = (system, specs, estimate_fixed(system, specs))
-        return int(last[2] * self.ratio)
+        return int(estimate_fixed(self.system.build(self.groups.open), self.groups.specs()) * self.ratio)
 
     def _estimate_view(self, messages: list[Message] | None = None) -> int:
         msgs = sent_messages(self.view() if messages is None else messages, self.history)

@@ -127,7 +127,8 @@ def test_a_plus_3s_task_runs_exactly_once(tmp_path):
 
 def test_killed_before_the_claim_then_restarted_runs_once(tmp_path):
     model = _script(tmp_path, "once.json", ["Done: the report is posted."])
-    tid, cid = _add(tmp_path, "--at", "+3s", "post the report")
+    # Due well after serve is up: a loaded machine took over 3 s to start it, and claimed first.
+    tid, cid = _add(tmp_path, "--at", "+10s", "post the report")
     first = _serve(tmp_path, model)
     _until(
         "serve to start",
