@@ -6,9 +6,8 @@ import asyncio
 import sys
 
 from mika.assembly import Assembly
-from mika.cap.phone import PhoneOpenError
-from mika.cap.phone.adb.restore import phone_ledger
-from mika.cap.web.port import NoBrowser
+from mika.assembly.device import phone_open_error
+from mika.assembly.restorers import borrowed_ledger
 from mika.config.errors import ConfigError
 from mika.config.settings import load_settings
 from mika.exit_codes import ExitCode
@@ -47,7 +46,7 @@ def headless_main(
     except ModelError as exc:
         _err(exc.user_message())
         return ExitCode.MODEL
-    except (PhoneOpenError, NoBrowser) as exc:
+    except _device_errors() as exc:
         # No phone, or (--web-only) no browser: the device the run needs is unavailable.
         _err(str(exc))
         return ExitCode.DEVICE
@@ -63,7 +62,7 @@ def headless_main(
                 fmt=fmt,
                 out=sys.stdout,
                 err=sys.stderr,
-                borrowed=phone_ledger(asm.state_dir),
+                borrowed=borrowed_ledger(asm.state_dir),
                 make_center=lambda conversations, outbox: asm.task_center(
                     outbox=outbox, conversations=conversations, limit=1
                 ),
@@ -77,6 +76,14 @@ def headless_main(
     finally:
         asm.close()
     return outcome.exit_code
+
+
+def _device_errors() -> tuple[type[Exception], ...]:
+    # Imported only while an exception is matched: a start without a phone or a browser
+    # never loads their capabilities for this clause.
+    from mika.cap.web.port import NoBrowser
+
+    return (phone_open_error(), NoBrowser)
 
 
 def open_assembly(

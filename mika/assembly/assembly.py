@@ -158,8 +158,7 @@ class Assembly:
     ) -> Assembly:
         """`web_only` (`--web-only`): runs without a phone (no adb server is touched), and a
         browser that cannot be found is the error (NoBrowser) instead of a notice."""
-        from mika.assembly.device import DeviceChoice
-        from mika.cap.phone import PhoneOpenError
+        from mika.assembly.device import DeviceChoice, phone_open_error
         from mika.cap.web.port import NoBrowser
         from mika.config.language import set_language
         from mika.config.paths import state_dir as default_state_dir
@@ -177,7 +176,7 @@ class Assembly:
         if wanted == "sim":
             try:
                 early = DeviceChoice.open(wanted, sdir, lenient=lenient, start_sim=start_sim)
-            except PhoneOpenError:
+            except phone_open_error():
                 early = None  # raised again, in its usual place, by the open below
         models: SelectedModels | None = None
         problem: Exception | None = None
@@ -196,7 +195,7 @@ class Assembly:
             device_problem = ""
             if not lenient:  # headless: a phone that cannot be had is its exit code, before the run
                 phone.wait_ready()
-        except PhoneOpenError as exc:
+        except phone_open_error() as exc:
             if phone is not None:
                 phone.close()
             if not lenient:
@@ -466,6 +465,8 @@ def _sees_images(model: Any) -> bool:
 def bind_phone(caps: list[Any], emit: Callable[[Any], None], spec: RunSpec) -> LiveDisplay | None:
     """The phone's display notices and events go into the run's own stream; a read-only
     run works on the main screen and makes no display. Returns the run's live phone."""
+    if not any(getattr(cap, "id", "") == "phone" for cap in caps):
+        return None  # no phone in this run: the phone stack is not loaded for the check
     from mika.assembly.live_display import LiveDisplay
     from mika.cap.phone import PhoneCapability
 

@@ -28,9 +28,12 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from mika.cap.phone import PhoneCapability, PhoneOpenError, open_phone
+# The phone stack (adbutils, requests, PIL, the phone tools: ~300 ms to import) is loaded
+# where a phone is used, not with the assembly: a run without one never loads it.
+if TYPE_CHECKING:
+    from mika.cap.phone import PhoneCapability
 
 
 @dataclass(frozen=True)
@@ -109,6 +112,7 @@ class DeviceChoice:
             pending = self._pending
         if pending is None or not self.current.is_sim:
             return
+        from mika.cap.phone import PhoneOpenError
         from mika.sim.launch import SimLaunchError
 
         try:
@@ -130,6 +134,8 @@ class DeviceChoice:
         """A fresh phone capability for one run, on the phone chosen now; `display` is
         `[phone] display` ("virtual": a display of the run's own); `keep_apps` is
         `[phone] keep_apps_after_run`; `vision`: the vision model, if any."""
+        from mika.cap.phone import open_phone
+
         self.wait_ready()
         return open_phone(
             self.current.serial,
@@ -152,6 +158,7 @@ class DeviceChoice:
 
 
 def _attached(wanted: str | None, *, lenient: bool) -> ChosenPhone | None:
+    from mika.cap.phone import PhoneOpenError
     from mika.cap.phone.adb.devices import DeviceChoiceError, list_devices, pick_serial
     from mika.cap.phone.adb.server import AdbServerError, adb_client
 
@@ -177,6 +184,7 @@ def _attached(wanted: str | None, *, lenient: bool) -> ChosenPhone | None:
 def _start_sim_in_process() -> Any:
     # The assembly is the one product module that starts the simulated phone (see the
     # import contract "Only the CLI, the assembly and tests reach the simulated phone").
+    from mika.cap.phone import PhoneOpenError
     from mika.sim.launch import SimLaunchError, start_sim
 
     try:
@@ -186,9 +194,19 @@ def _start_sim_in_process() -> Any:
 
 
 def _begin_sim_in_process() -> Any:
+    from mika.cap.phone import PhoneOpenError
     from mika.sim.launch import SimLaunchError, begin_sim
 
     try:
         return begin_sim()
     except SimLaunchError as exc:
         raise PhoneOpenError(str(exc)) from None
+
+
+def phone_open_error() -> type[Exception]:
+    """PhoneOpenError, for an `except` clause: Python evaluates a clause's class only while
+    an exception is being matched, so a start without a phone never imports the phone stack
+    for it (and one raised by the phone stack finds it imported already)."""
+    from mika.cap.phone import PhoneOpenError
+
+    return PhoneOpenError
