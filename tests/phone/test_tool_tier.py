@@ -56,7 +56,7 @@ async def test_the_index_stands_for_the_tier_until_it_is_called(tmp_path, sim_ph
     assert "max_screens" in collect.parameters["properties"]
     # What the model was told: what opened, and that an unknown name is not among them.
     assert "Opened: phone_collect, phone_find." in driver.results[1]
-    assert "Not among the less common phone tools: phone_fly." in driver.results[1]
+    assert "Not among these tools: phone_fly." in driver.results[1]
     assert opened(run) == [("phone", True), ("screens", True), ("phone_more", False)]
     assert "phone_more" in result.groups_used  # the next turn starts with it open
 
