@@ -10,9 +10,9 @@ A tier (`TIER_OF`) is a second fold inside an open group: the phone's less commo
 (`phone_more`) stay out of the phone's full text and are offered, once the phone is
 open, as one `INDEX` entry that names each of them with its short text; the general
 tools most runs never call (`more`: schedules, child runs, older turns) likewise, from
-the first request. Calling the index
-(or a member by name) opens the tier. A run that reads a long chat pays one model turn to
-open it; every other phone run saves those definitions in every request (issue 16).
+the first request. Calling the index (or a member by name) opens the tier. A run that
+reads a long chat pays one model turn to open it; every other phone run saves those
+definitions in every request (issue 16).
 
 Groups may be open from the first request (`preload`): those the last turn used
 (`RunSpec.preload_groups`) and those a capability judges the task's words to need for sure
