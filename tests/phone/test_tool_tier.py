@@ -129,3 +129,16 @@ def test_preloading_the_tier_opens_its_group_and_the_screens_first(sim_phone):
     offered = [t.name for t, folded in groups.offered() if not folded]
     assert set(offered) >= TIER and "phone_more" not in offered
     assert offered.index("phone_tap") < offered.index("phone_collect")  # the tier after its group
+
+
+async def test_a_task_that_reads_a_whole_chat_has_the_tier_from_the_first_request(tmp_path, sim_phone):
+    for goal in ("Read the group chat and summarise it", "总结一下周末户外群的聊天记录"):
+        driver = ListingDriver(["Summary."])
+        run = make_run(tmp_path, dump_cap(sim_phone), driver, goal=goal)
+        await run.run()
+        offered = set(names(driver.model.requests[0]))
+        assert {"phone_tap", "phone_collect"} <= offered and "phone_more" not in offered, goal
+    # A word inside another is no chat: "group chatter" preloads nothing of the tier.
+    driver = ListingDriver(["Ok."])
+    await make_run(tmp_path, dump_cap(sim_phone), driver, goal="Explain group chatter in birds").run()
+    assert "phone_collect" not in names(driver.model.requests[0])

@@ -21,7 +21,7 @@ from mika.cap.phone.adb.reconnect import ReconnectPolicy
 from mika.cap.phone.adb.server import AdbServerError, adb_client
 from mika.cap.phone.display.life import VIRTUAL, DisplayKeeper, DisplayState
 from mika.cap.phone.port import AndroidPort
-from mika.cap.phone.preload import phone_reason
+from mika.cap.phone.preload import phone_reason, tier_reason
 from mika.cap.phone.reader import ScreenReader
 from mika.cap.phone.session import PhoneSession
 from mika.cap.phone.surface import PhoneSurface
@@ -222,7 +222,12 @@ class PhoneCapability:
     def preload(self, spec: RunSpec, knowledge: KnowledgeCatalog | None = None) -> tuple[str, ...]:
         """The groups to open from the first request: the phone's when the task's words
         name an app or a phone action (mika.cap.phone.preload), so request 2 keeps request
-        1's prefix instead of unfolding the group after the first call."""
+        1's prefix instead of unfolding the group after the first call; with its tier too
+        when they ask to read a whole chat (phone_collect)."""
+        tier = tier_reason(spec.goal)
+        if tier:
+            log.info("run %s preloads the phone's less common tools: the task is %s", spec.id, tier)
+            return ("phone_more", self.group)
         reason = phone_reason(spec.goal, knowledge)
         if reason:
             log.info("run %s preloads the phone tools: the task names %s", spec.id, reason)

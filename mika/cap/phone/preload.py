@@ -76,3 +76,25 @@ def phone_reason(goal: str, knowledge: KnowledgeCatalog | None = None) -> str:
         if mention_spans(goal, word):
             return f'action "{word}"'
     return ""
+
+
+# A whole chat or list to read: the tier's phone_collect (and the phone with it). Words
+# that only make sense for a chat on a phone; "summarise" alone could be a web page.
+COLLECT_WORDS: tuple[str, ...] = (
+    "group chat",
+    "chat history",
+    "whole chat",
+    "all the messages",
+    "群聊",
+    "群里",
+    "聊天记录",
+    "所有消息",
+)
+
+
+def tier_reason(goal: str) -> str:
+    """Why the task needs the phone's less common tools from the start, or ""."""
+    for word in COLLECT_WORDS:
+        if mention_spans(goal, word):
+            return f'reading "{word}"'
+    return ""
