@@ -6,15 +6,12 @@ so what is measured is what a user's `mika --help` imports.
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-
 import click
 import pytest
 from click.testing import CliRunner
 
 from mika import cli
+from tests.core.mika_import_probe import probe
 
 HEAVY = ["adbutils", "requests", "httpx", "PIL", "openai", "anthropic", "uiautomator2", "textual"]
 # What `mika --help` and `mika --version` must not load either: every subcommand's module and
@@ -40,26 +37,9 @@ START_UP_HEAVY = [
     "concurrent",
 ]
 
-_PROBE = """
-import json, sys
-from mika_tui.launcher import main
-sys.argv = ["mika", *json.loads(sys.argv[1])]
-try:
-    main()
-except SystemExit as exc:
-    code = exc.code
-else:
-    code = 0
-heavy = [m for m in sys.modules if m.split('.')[0] in HEAVY]
-startup = [m for m in sys.modules if any(m == h or m.startswith(h + ".") for h in START_UP_HEAVY)]
-print(json.dumps({"code": code, "loaded": sorted(heavy), "startup": sorted(startup)}), file=sys.stderr)
-"""
-
 
 def _help(*args: str) -> tuple[str, dict]:
-    code = _PROBE.replace("START_UP_HEAVY", repr(START_UP_HEAVY)).replace("HEAVY", repr(set(HEAVY)))
-    r = subprocess.run([sys.executable, "-c", code, json.dumps(list(args))], capture_output=True, text=True, timeout=60)
-    report = json.loads(r.stderr.strip().splitlines()[-1])
+    r, report = probe(args, {"loaded": HEAVY, "startup": START_UP_HEAVY})
     return r.stdout, report
 
 

@@ -9,36 +9,36 @@ from __future__ import annotations
 import json
 import os
 import threading
-import time
 
 from mika.record.event_sync import EventSync
 from mika.record.events import Notice
 from mika.record.recorder import RunRecorder
 
 
-def _watch_fsync(monkeypatch) -> list[tuple[str, str]]:
-    seen: list[tuple[str, str]] = []
-    real = os.fsync
+class _Fsyncs:
+    """Which files were fsynced and on which thread; `synced(path)` waits for one of them."""
 
-    def fsync(fd: int) -> None:
-        seen.append((os.readlink(f"/proc/self/fd/{fd}"), threading.current_thread().name))
-        real(fd)
+    def __init__(self, monkeypatch) -> None:
+        self.seen: list[tuple[str, str]] = []
+        self._changed = threading.Condition()
+        real = os.fsync
 
-    monkeypatch.setattr(os, "fsync", fsync)
-    return seen
+        def fsync(fd: int) -> None:
+            real(fd)
+            with self._changed:
+                self.seen.append((os.readlink(f"/proc/self/fd/{fd}"), threading.current_thread().name))
+                self._changed.notify_all()
 
+        monkeypatch.setattr(os, "fsync", fsync)
 
-def _until(check, timeout: float = 5.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if check():
-            return True
-        time.sleep(0.005)
-    return check()
+    def synced(self, path: str, timeout: float = 5.0) -> bool:
+        with self._changed:
+            return self._changed.wait_for(lambda: any(p == path for p, _ in self.seen), timeout)
 
 
 def test_events_are_on_disk_at_once_and_synced_off_the_steps_thread(tmp_path, monkeypatch):
-    seen = _watch_fsync(monkeypatch)
+    fsyncs = _Fsyncs(monkeypatch)
+    seen = fsyncs.seen
     rec = RunRecorder(tmp_path, "r1")
     rec.begin({"goal": "g"})
     for i in range(40):
@@ -47,7 +47,7 @@ def test_events_are_on_disk_at_once_and_synced_off_the_steps_thread(tmp_path, mo
         lines = rec.events_path.read_text(encoding="utf-8").splitlines()
         assert json.loads(lines[-1])["text"] == f"n{i}"
     events = str(rec.events_path)
-    assert _until(lambda: any(p == events for p, _ in seen))
+    assert fsyncs.synced(events)
     assert all(thread == "mika-event-sync" for p, thread in seen if p == events)
     assert sum(p == events for p, _ in seen) <= 40  # never more than one a write; bursts share
     rec.close({"outcome": "answered"})
@@ -56,12 +56,12 @@ def test_events_are_on_disk_at_once_and_synced_off_the_steps_thread(tmp_path, mo
 
 
 def test_a_log_removed_before_its_sync_is_skipped_and_the_syncer_lives_on(tmp_path, monkeypatch):
-    seen = _watch_fsync(monkeypatch)
+    fsyncs = _Fsyncs(monkeypatch)
     sync = EventSync()
     gone = tmp_path / "gone.jsonl"  # a run folder pruned between the write and its sync
     kept = tmp_path / "kept.jsonl"
     kept.write_text("y\n")
     sync.later(gone)
     sync.later(kept)
-    assert _until(lambda: any(p == str(kept) for p, _ in seen))
-    assert not any(p == str(gone) for p, _ in seen)
+    assert fsyncs.synced(str(kept))
+    assert not any(p == str(gone) for p, _ in fsyncs.seen)

@@ -11,34 +11,16 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
+
+from tests.core.mika_import_probe import probe
 
 PHONE_STACK = ["adbutils", "requests", "urllib3", "PIL", "uiautomator2", "mika.cap.phone"]
-
-_PROBE = """
-import json, sys
-from mika_tui.launcher import main
-sys.argv = ["mika", *json.loads(sys.argv[1])]
-try:
-    main()
-except SystemExit as exc:
-    code = exc.code
-else:
-    code = 0
-stack = PHONE_STACK
-loaded = sorted(m for m in sys.modules if any(m == s or m.startswith(s + ".") for s in stack))
-print(json.dumps({"code": code, "loaded": loaded}), file=sys.stderr)
-"""
 
 
 def _run(tmp_path, *args: str) -> tuple[subprocess.CompletedProcess[str], dict]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("MIKA_")}
     env.update(MIKA_STATE_DIR=str(tmp_path / "state"), XDG_CONFIG_HOME=str(tmp_path / "cfg"))
-    code = _PROBE.replace("PHONE_STACK", repr(PHONE_STACK))
-    r = subprocess.run(
-        [sys.executable, "-c", code, json.dumps(list(args))], capture_output=True, text=True, timeout=60, env=env
-    )
-    return r, json.loads(r.stderr.strip().splitlines()[-1])
+    return probe(args, {"loaded": PHONE_STACK}, env=env)
 
 
 def test_a_run_without_a_phone_loads_no_phone_stack(tmp_path):
