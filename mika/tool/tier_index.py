@@ -30,6 +30,11 @@ class TierIndex(AgentTool):
         },
     }
 
+    @classmethod
+    def description(cls) -> str:
+        # An index is only ever offered folded: its one text is its entry text.
+        return prompt(f"entries/{cls.name}.md")
+
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
         run_tools = ctx.tools.tools if ctx.tools else ()
         tier = sorted(t.name for t in run_tools if t.group == self.group and t.entry is not EntryKind.INDEX)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import threading
+from pathlib import Path
 
 from mika.record.event_sync import EventSync
 from mika.record.events import Notice
@@ -65,3 +66,37 @@ def test_a_log_removed_before_its_sync_is_skipped_and_the_syncer_lives_on(tmp_pa
     sync.later(kept)
     assert fsyncs.synced(str(kept))
     assert not any(p == str(gone) for p, _ in fsyncs.seen)
+
+
+_EMITTER = """
+import sys
+from pathlib import Path
+from mika.record.events import Notice
+from mika.record.recorder import RunRecorder
+rec = RunRecorder(Path(sys.argv[1]), "r-kill")
+rec.begin({"goal": "g"})
+for i in range(25):
+    rec(Notice(run_id="r-kill", conversation_id="", level="info", text=f"n{i}"))
+print(rec.events_path, flush=True)
+sys.stdin.readline()  # held here, mid-run, until the test kills it
+"""
+
+
+def test_a_process_killed_right_after_emitting_loses_none_of_its_events(tmp_path):
+    import signal
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _EMITTER, str(tmp_path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert proc.stdout is not None
+        path = proc.stdout.readline().strip()
+        proc.send_signal(signal.SIGKILL)  # no close, no final sync, no atexit
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    lines = [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines()]
+    assert [e["text"] for e in lines if e["type"] == "notice"] == [f"n{i}" for i in range(25)]
