@@ -83,13 +83,15 @@ class _Printer:
     def __init__(self, fmt: str, out: IO[str], err: IO[str], run_ids: set[str]) -> None:
         self.fmt, self.out, self.err = fmt, out, err
         self.run_ids = run_ids
-        self.approval_blocked = False
+        self.approval_blocked = False  # exit 5: a payment step or a risky setting held back
+        self.payment_blocked = False  # the answer then says nothing was paid
 
     def __call__(self, event: RunEvent) -> None:
         if event.run_id not in self.run_ids:
             return
         if isinstance(event, ApprovalEvent) and event.decision in BLOCKED:
             self.approval_blocked = True
+            self.payment_blocked = self.payment_blocked or event.reason != "setting"
         if self.fmt == "stream-json":
             self.out.write(json_for_terminal(event.to_dict()) + "\n")
             self.out.flush()
@@ -104,6 +106,8 @@ def _progress_line(event: RunEvent) -> str:
     if isinstance(event, ToolCalled):
         args = json.dumps(event.arguments, ensure_ascii=False)
         return f"· {event.name} {args if len(args) < 120 else args[:117] + '...'}"
+    if isinstance(event, ApprovalEvent) and event.decision in BLOCKED and event.reason == "setting":
+        return f"  setting change {event.decision}: {event.what}"
     if isinstance(event, ApprovalEvent) and event.decision in BLOCKED:
         # What the screen showed at the held-back step, not the model's description.
         shown = ScreenSummary(item=event.item, amount=event.amount, app=event.app, button=event.button).line()
@@ -190,7 +194,7 @@ async def run_headless(
     run_ids: set[str] = set()
     printer = _Printer(fmt, out, err, run_ids)
     center.subscribe(printer)
-    channel.not_paid = lambda: printer.approval_blocked
+    channel.not_paid = lambda: printer.payment_blocked
     # What earlier, interrupted processes left unsaid is told once, on stderr.
     # `borrowed` knows how to give back what a crashed run borrowed (a phone's IME, clipboard).
     settling = asyncio.create_task(settle(state_dir, channel, borrowed=borrowed))
@@ -223,7 +227,7 @@ async def run_headless(
         await center.aclose()
     code = exit_code_for(result, printer.approval_blocked, interrupted)
     if fmt != "text":
-        out.write(json_for_terminal(result_dict(result, conversation_id, not_paid=printer.approval_blocked)) + "\n")
+        out.write(json_for_terminal(result_dict(result, conversation_id, not_paid=printer.payment_blocked)) + "\n")
     elif result.status is OutcomeStatus.STOPPED:
         err.write(f"Stopped: {for_terminal(result.answer)}\n")
     out.flush()

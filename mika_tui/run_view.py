@@ -187,6 +187,7 @@ class RunView:
             _clean(e.screen_item or e.what),
             app=_clean(e.screen_app or e.app),
             amount=_clean(e.screen_amount or e.amount),
+            reason=_clean(e.kind),  # payment | setting (a risky setting change: no amount)
             notes=tuple(_clean(n) for n in e.mismatch),
         )
 

@@ -28,6 +28,9 @@ class ScreenSummary:
     amount: str = ""  # the amount due as shown ("¥23.50")
     app: str = ""  # the app in front
     button: str = ""  # the payment button's label ("Checkout", "Pay ¥23.50")
+    # "setting" when the held-back step changes a risky setting (then `button` names the
+    # setting and `item` says what the change does): asked without an amount.
+    kind: str = "payment"
 
     @property
     def known(self) -> bool:

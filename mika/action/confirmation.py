@@ -37,6 +37,21 @@ class Consent:
     spent_by: frozenset[Origin] = frozenset(o for o in Origin if o.may_use_consent)
 
 
+def setting_consent(setting: str, what: str, step: int, spent_by: frozenset[Origin] | None = None) -> Consent:
+    """A person's yes to one risky setting change (the lock screen off, an install source
+    on): it names the setting and no amount, and releases only a change of that setting."""
+    return Consent(
+        app="",
+        kind="setting",
+        amount="",
+        what=what,
+        step=step,
+        amount_on_screen=False,
+        button=setting,
+        spent_by=spent_by if spent_by is not None else frozenset(o for o in Origin if o.may_use_consent),
+    )
+
+
 class ConfirmationGate:
     def __init__(self) -> None:
         self._consent: Consent | None = None
@@ -70,6 +85,8 @@ class ConfirmationGate:
             return False
         if c.kind and kind and c.kind != kind:
             return False
+        if (kind == "setting") != (c.kind == "setting"):
+            return False  # a yes to a payment never changes a setting, nor the other way
         if not on_screen:
             return False
         if c.amount_on_screen:

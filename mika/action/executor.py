@@ -13,14 +13,14 @@ import logging
 from dataclasses import replace
 from typing import Any
 
-from mika.action.approval import ApprovalPolicy, Verdict
-from mika.action.approval_summary import summarize_text
+from mika.action.approval import ApprovalPolicy
+from mika.action.input_gate import InputGate
 from mika.action.origin import Origin
 from mika.action.pace import ScreenPace
 from mika.action.pacing import OutwardPacing
-from mika.action.risk import Classified, RiskClass, classify_target
+from mika.action.risk import Classified, RiskClass, classify_touch
 from mika.model.messages import ToolCall
-from mika.record.events import ApprovalEvent, RouteStepSeen, ToolCalled, ToolFinished, ToolsOpened
+from mika.record.events import RouteStepSeen, ToolCalled, ToolFinished, ToolsOpened
 from mika.resources import prompt
 from mika.tool.action_pass import issue_minter
 from mika.tool.context import SkippedForNewMessage, ToolContext
@@ -33,12 +33,6 @@ from mika.tool.schema import check_arguments
 
 _MINTER = issue_minter()
 log = logging.getLogger(__name__)
-
-# Model-facing texts live in prompts/feedback/, named by the verdict's code.
-_REFUSALS = {
-    v: f"feedback/{v.value}.md"
-    for v in (Verdict.NEEDS_CONFIRMATION, Verdict.UNAVAILABLE, Verdict.HAND_TO_USER, Verdict.UNCLEAR)
-}
 
 
 class ActionExecutor:
@@ -53,6 +47,7 @@ class ActionExecutor:
         read_only: bool = False,
         screen_pace: ScreenPace | None = None,
         record_anchors: bool = False,
+        gate: InputGate | None = None,
     ) -> None:
         self.registry = registry
         self.groups = groups
@@ -66,6 +61,8 @@ class ActionExecutor:
         # [run] replay: each replayable call's place and anchor is read just before it runs
         # (a RouteStepSeen event), so a verified run can become a route (mika.replay).
         self.record_anchors = record_anchors
+        # The one payment judgement; the ports of the capabilities it covers call it too.
+        self.gate = gate or InputGate(approval)
 
     async def perform(self, call: ToolCall, ctx: ToolContext, origin: Origin = Origin.MODEL) -> ToolOutcome:
         started = ctx.clock()  # the run's clock, like the waits it is compared with
@@ -120,38 +117,45 @@ class ActionExecutor:
         # 2. lock screen
         if await ctx.surface.is_locked(tool.capability):
             return ToolOutcome.error("screen_locked", prompt("feedback/screen_locked.md")), 0
-        # 3. irreversible check and consent
+        # 3. irreversible check and consent. A capability whose port calls the gate has
+        # every input judged there, as it is sent (one judgement per input); its tool's
+        # target then only paces. Any other tool is judged here by what it declares.
         target = await tool.target(args, ctx) or ActionTarget()
-        classified = classify_target(target.label, target.kind, target.screen_text)
-        decision = self.approval.decide(classified, target, origin, ctx.step)
-        what = _what(target, classified)
-        if classified.risk is not RiskClass.NONE:
-            seen = None
-            if classified.risk in (RiskClass.PAYMENT, RiskClass.PAY):
-                seen = summarize_text(target.screen_text, button=target.label, app=target.app)
-                if not decision.allowed:
-                    self.approval.seen = seen
-            ctx.emit(
-                ApprovalEvent(
-                    run_id=ctx.run_id,
-                    conversation_id=ctx.spec.conversation_id,
-                    step=ctx.step,
-                    decision={"go": "outward", "released": "released"}.get(
-                        decision.verdict.value, decision.verdict.value
-                    ),
-                    tool=tool.name,
-                    app=target.app,
-                    amount=(seen.amount if seen else "") or classified.amount,
-                    what=what,
-                    reason=classified.risk.value,
-                    item=seen.item if seen else "",
-                    button=seen.button if seen else "",
-                )
-            )
-        if not decision.allowed:
-            text = prompt(_REFUSALS[decision.verdict]).format(what=what)
-            return ToolOutcome.error(decision.verdict.value, text, amount=classified.amount, app=target.app), 0
+        classified = classify_touch(target)
+        with self.gate.scope(origin, ctx, tool.name) as scope:
+            if not self.gate.covers(tool.capability):
+                held = self.gate.judge(target, tool=tool.name)
+                if held is not None:
+                    return held.outcome(), 0
+            outcome, wait_ms, paced = await self._paced_execute(tool, call, args, ctx, origin, target, classified)
+        if scope.held is not None and outcome.code != scope.held.decision.verdict.value:
+            # The tool caught the refusal and said something else: the refusal is the result.
+            outcome = scope.held.outcome()
 
+        # 5. post-action check: a consent never carries over another write
+        if self.approval.gate is not None and not scope.released:
+            self.approval.gate.note_write()
+        outward = classified.risk in (RiskClass.OUTWARD, RiskClass.PAYMENT, RiskClass.PAY)
+        if outward and outcome.ok:
+            self.pacing.finished(target.app)
+        if paced is not None:
+            paced.dwell.after(outcome.effect)
+            paced.cap.note(target.app, outcome.effect)
+            if outward and outcome.ok:
+                paced.cap.outward_done(target.app)
+        return outcome, wait_ms
+
+    async def _paced_execute(
+        self,
+        tool: AgentTool,
+        call: ToolCall,
+        args: dict[str, Any],
+        ctx: ToolContext,
+        origin: Origin,
+        target: ActionTarget,
+        classified: Classified,
+    ) -> tuple[ToolOutcome, int, ScreenPace | None]:
+        """Screen pace and outward pacing, then step 4 (execute)."""
         outward = classified.risk in (RiskClass.OUTWARD, RiskClass.PAYMENT, RiskClass.PAY)
         place = target.app
         wait_ms = 0
@@ -164,7 +168,7 @@ class ActionExecutor:
         paced = self.screen_pace if on_screen and not own else None
         if paced is not None:
             if paced.cap.blocks(target.app, bool(getattr(tool, "page_capped", False))):
-                return ToolOutcome.error("page_limit", prompt("feedback/page_limit.md")), 0
+                return ToolOutcome.error("page_limit", prompt("feedback/page_limit.md")), 0, None
             paced.dwell.screen_read(len(target.screen_text))
             dwell = paced.dwell.before(target.app)
             if dwell > 0:
@@ -172,7 +176,7 @@ class ActionExecutor:
                 try:
                     await ctx.wait_or_steer(dwell)
                 except SkippedForNewMessage:
-                    return skipped_outcome(), round((ctx.clock() - waited_from) * 1000)
+                    return skipped_outcome(), round((ctx.clock() - waited_from) * 1000), None
                 wait_ms += round((ctx.clock() - waited_from) * 1000)
         if outward:
             delay = self.pacing.delay(place)
@@ -181,7 +185,7 @@ class ActionExecutor:
                 try:
                     await ctx.wait_or_steer(delay)
                 except SkippedForNewMessage:
-                    return skipped_outcome(), wait_ms + int((ctx.clock() - waited_from) * 1000)
+                    return skipped_outcome(), wait_ms + int((ctx.clock() - waited_from) * 1000), None
                 wait_ms += int((ctx.clock() - waited_from) * 1000)
 
         if self.record_anchors and tool.replayable and origin in (Origin.MODEL, Origin.BATCH):
@@ -189,18 +193,7 @@ class ActionExecutor:
 
         # 4. execute
         outcome = await self.dispatcher.execute(call.id, tool, args, ctx, _MINTER.mint(call.id, tool.name))
-
-        # 5. post-action check: a consent never carries over another write
-        if self.approval.gate is not None and decision.verdict is not Verdict.RELEASED:
-            self.approval.gate.note_write()
-        if outward and outcome.ok:
-            self.pacing.finished(place)
-        if paced is not None:
-            paced.dwell.after(outcome.effect)
-            paced.cap.note(target.app, outcome.effect)
-            if outward and outcome.ok:
-                paced.cap.outward_done(target.app)
-        return outcome, wait_ms
+        return outcome, wait_ms, paced
 
     async def _note_anchor(self, tool: AgentTool, call: ToolCall, args: dict[str, Any], ctx: ToolContext) -> None:
         try:
@@ -255,12 +248,3 @@ class ActionExecutor:
             )
         )
         return outcome
-
-
-def _what(target: ActionTarget, classified: Classified) -> str:
-    parts = [f"'{target.label}'" if target.label else "this action"]
-    if classified.amount:
-        parts.append(classified.amount)
-    if target.app:
-        parts.append(f"in {target.app}")
-    return " ".join(parts)

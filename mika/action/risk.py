@@ -12,6 +12,8 @@ import re
 from dataclasses import dataclass
 from urllib.parse import unquote
 
+from mika.tool.declaration import ActionTarget
+
 
 class RiskClass(enum.Enum):
     NONE = "none"
@@ -19,6 +21,9 @@ class RiskClass(enum.Enum):
     OUTWARD = "outward"  # send, post, submit, contact someone: paced, not asked
     PAYMENT = "payment"  # place an order / buy: asked (ConfirmationGate)
     PAY = "pay"  # the final pay: handed to the user
+    # A change to the phone's security (lock screen, install sources, accessibility, device
+    # admin, developer options): asked like a payment step, never run unattended.
+    SETTING = "setting"
 
 
 # Order matters: the first table that matches wins (pay before payment before outward).
@@ -259,3 +264,50 @@ def classify_target(label: str, kind: str, screen_text: str = "") -> Classified:
     if kind in PLACE_KINDS:
         return classify_place(label, screen_text)
     return classify(label, screen_text)
+
+
+# Words that say an amount is due (not just a price in a list).
+DUE_WORDS = re.compile(r"\b(?:total|amount due|subtotal|to pay|order total)\b|合计|总计|实付|应付|待支付", re.I)
+
+
+def checkout_like(screen_text: str, screen_place: str = "") -> bool:
+    """The screen is where money is spent: its place reads as checkout/pay, or it shows an
+    amount and says that amount is due (or offers a payment button)."""
+    if screen_place and classify_place(screen_place).risk is not RiskClass.NONE:
+        return True
+    if not amounts_in(screen_text):
+        return False
+    return any(DUE_WORDS.search(part) or reads_as_payment(part) for part in screen_text.split(" | "))
+
+
+def classify_touch(target: ActionTarget) -> Classified:
+    """The one judgement of an input that reaches a screen (mika.action.input_gate): the
+    element's label, where the input leads, and the screen's structure.
+
+    - a place (a link, an intent, an app to launch or share into) by its words;
+    - a button by its label (with an amount due, assent and outward words are a spend);
+    - an input whose element leads somewhere (a link's address) by that place too;
+    - a secret field on a checkout-like screen is the payment password: the final pay;
+    - an unlabeled control that can be pressed on a checkout-like screen (an icon-only
+      button beside the total) is taken for the payment button it most likely is."""
+    text = target.screen_text
+    if target.kind == "setting":
+        # The port names the setting (mika.cap.phone.risky_settings); which ones are risky
+        # is decided there, where the commands are read.
+        return Classified(RiskClass.SETTING, target.label)
+    if target.kind in PLACE_KINDS:
+        return classify_place(target.label or target.place, text)
+    by_label = classify(target.label, text)
+    if target.secret and checkout_like(text, target.screen_place):
+        amounts = amounts_in(text)
+        return Classified(RiskClass.PAY, "a secret field on a payment screen", amounts[-1] if amounts else "")
+    if by_label.risk is not RiskClass.NONE:
+        return by_label
+    if target.place:
+        by_place = classify_place(target.place, text)
+        if by_place.risk is not RiskClass.NONE:
+            return by_place
+    if target.actionable and not (target.label or "").strip() and checkout_like(text, target.screen_place):
+        amounts = amounts_in(text)
+        return Classified(RiskClass.PAYMENT, "an unlabeled control on a payment screen", amounts[-1] if amounts else "")
+    return Classified(RiskClass.NONE)

@@ -203,7 +203,7 @@ class McpFace:
             if not allowed:
                 return _tool_result(ToolOutcome.error("refused", t("pay_declined")))
             seen = question.seen
-            session.grant(app=seen.app, amount=seen.amount, what=seen.item or seen.button, origin=Origin.MCP)
+            _grant(session, seen)
             return _tool_result(await session.call(name, args, Origin.MCP))
         outcome = await session.call(name, args, Origin.MCP)
         if outcome.code == "confirmation_required" and attended:
@@ -215,7 +215,7 @@ class McpFace:
             if not rctx.session.can_send_request:
                 return self.questions.ask(name, args, seen)  # 2026-07-28: asked in the result
             if await ask_payment_step(rctx, seen.line()):
-                session.grant(app=seen.app, amount=seen.amount, what=seen.item or seen.button, origin=Origin.MCP)
+                _grant(session, seen)
                 outcome = await session.call(name, args, Origin.MCP)
             else:
                 outcome = ToolOutcome.error("refused", t("pay_declined"))
@@ -431,3 +431,10 @@ async def _drain(pump: asyncio.Task[None], events: asyncio.Queue[RunEvent]) -> N
             await pump
         except asyncio.CancelledError:
             pass  # the pump's own end
+
+
+def _grant(session: ToolSession, seen: ScreenSummary) -> None:
+    """The client's user said yes to what they were shown: a payment step, or the change
+    of a risky setting (then `seen.button` names it)."""
+    setting = seen.button if seen.kind == "setting" else ""
+    session.grant(app=seen.app, amount=seen.amount, what=seen.item or seen.button, origin=Origin.MCP, setting=setting)

@@ -241,6 +241,8 @@ class ConfirmationAsked(RunEvent):
     screen_app: str = ""
     screen_button: str = ""
     mismatch: tuple[str, ...] = ()
+    # "setting" when the step changes a risky setting (screen_button names it; no amount)
+    kind: str = "payment"
 
 
 @dataclass(frozen=True, kw_only=True)

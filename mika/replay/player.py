@@ -19,7 +19,7 @@ from typing import Any
 
 from mika.action.executor import ActionExecutor
 from mika.action.origin import Origin
-from mika.action.risk import RiskClass, classify_target
+from mika.action.risk import RiskClass, classify_touch
 from mika.model.messages import ToolCall
 from mika.replay.matcher import RouteMatch
 from mika.replay.route import RouteStep, fill, placeholders
@@ -126,7 +126,7 @@ class RoutePlayer:
         except Exception as exc:
             return f"what the step would touch could not be checked ({type(exc).__name__})"
         if target is not None:
-            risk = classify_target(target.label, target.kind, target.screen_text).risk
+            risk = classify_touch(target).risk
             if target.unclear or risk in (RiskClass.PAYMENT, RiskClass.PAY):
                 return "it is a payment step, which a route never replays: a person decides about paying"
         call = ToolCall(f"replay_{next(_ids)}", step.tool, targeted)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from mika.action.approval import ApprovalPolicy
 from mika.action.confirmation import ConfirmationGate
 from mika.action.executor import ActionExecutor
+from mika.action.input_gate import InputGate
 from mika.action.pace import ScreenPace
 from mika.action.pacing import OutwardPacing
 from mika.knowledge.notice import NoticePolicy
@@ -63,6 +64,15 @@ def build_acting(
     evidence = EvidenceLedger()
     gate = None if options.autonomous else ConfirmationGate()
     approval = ApprovalPolicy(spec.provenance, gate, options.autonomous)
+    # The one payment judgement of every input that reaches a screen: a capability whose
+    # port sends inputs is handed it (optional `bind_gate`, looked up like `start`), and
+    # its ports call it before each input they send.
+    input_gate = InputGate(approval)
+    for cap in capabilities:
+        bind_gate = getattr(cap, "bind_gate", None)
+        if bind_gate is not None:
+            bind_gate(input_gate)
+            input_gate.cover(cap.id)
     pacing = OutwardPacing(clock=options.clock, enabled=options.pacing)
     dispatcher = ToolDispatcher(evidence)
     screen_pace = (
@@ -80,10 +90,11 @@ def build_acting(
         screen_pace=screen_pace,
         # [run] replay: a run that may become a route notes what each replayable call acted on.
         record_anchors=options.replay and options.state_dir is not None,
+        gate=input_gate,
     )
     # Per run: which knowledge was given (the loop and the lookup tools share it).
     notices = NoticePolicy(options.knowledge, options.skills)
-    services = services_by_type([approval, notices, *(s for cap in capabilities for s in cap.services())])
+    services = services_by_type([approval, input_gate, notices, *(s for cap in capabilities for s in cap.services())])
     sections: dict[str, str] = {}
     for cap in capabilities:
         section = cap.prompt_section()

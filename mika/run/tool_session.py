@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from mika.action.confirmation import Consent
+from mika.action.confirmation import Consent, setting_consent
 from mika.action.origin import Origin
 from mika.model.messages import ToolCall
 from mika.record.events import RunEvent, RunOutcome, RunStarted
@@ -116,13 +116,16 @@ class ToolSession:
             call = ToolCall(id=f"{origin.value}-{secrets.token_hex(4)}", name=name, arguments=dict(arguments))
             return await acting.executor.perform(call, acting.ctx, origin)
 
-    def grant(self, *, app: str, amount: str, what: str, origin: Origin = Origin.MCP) -> bool:
+    def grant(self, *, app: str, amount: str, what: str, origin: Origin = Origin.MCP, setting: str = "") -> bool:
         """A person's consent, given outside a model turn (an MCP client's elicitation),
         for exactly the next matching payment step started by `origin`; False when this
         session has no confirmation gate (autonomous mode: nothing is asked)."""
         gate = self.acting.approval.gate
         if gate is None:
             return False
+        if setting:  # a risky setting change (the held-back step named it)
+            gate.grant(setting_consent(setting, what, self.calls, frozenset({origin})))
+            return True
         gate.grant(Consent(app=app, kind="", amount=amount, what=what, step=self.calls, spent_by=frozenset({origin})))
         return True
 

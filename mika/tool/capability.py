@@ -46,4 +46,7 @@ class Capability(Protocol):
     #   async def start(self) -> Sequence[str]
     # for a capability whose tools are known only once it has started (MCP servers connect
     # and list theirs); awaited once before the run's tool list is frozen, its lines told
-    # as warning notices.
+    # as warning notices; and
+    #   def bind_gate(self, gate) -> None
+    # for a capability whose ports send inputs to a screen: it is handed the run's
+    # InputGate (mika.action.input_gate) and its ports call it before every input.

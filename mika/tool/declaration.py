@@ -45,6 +45,16 @@ class ActionTarget:
     # The tool can't tell for sure what the action would hit (a point between elements,
     # Enter with nothing focused) while a payment screen is in front: refused, not asked.
     unclear: bool = False
+    # Where the input leads besides its label (a link's address), judged as a place.
+    place: str = ""
+    # Where the screen itself is (its activity, its page's address): a checkout-like screen
+    # makes an unlabeled button or a secret field a payment step.
+    screen_place: str = ""
+    # The element under the input can be pressed (a button, a link): an unlabeled one
+    # beside an amount due is judged as the payment button it likely is.
+    actionable: bool = False
+    # A secret field (a payment password): typing into it on a payment screen is paying.
+    secret: bool = False
 
 
 @dataclass(frozen=True)

@@ -53,11 +53,13 @@ class ApprovalCard(Vertical, can_focus=True):
         self.resolved = False
 
     def compose(self) -> ComposeResult:
-        yield Static(self.tr("approval_title"), classes="card-title")
-        # What the screen shows (mika/action/approval_summary.py), never just the model's words.
+        setting = self.card.reason == "setting"
+        yield Static(self.tr("setting_title" if setting else "approval_title"), classes="card-title")
+        # What the screen shows (mika/action/approval_summary.py), never just the model's words;
+        # for a risky setting, the change the port read from the command.
+        body = "setting_body" if setting else "approval_body"
         yield Static(
-            self.tr("approval_body", what=self.card.text, amount=self.card.amount, app=self.card.app or "—"),
-            markup=False,
+            self.tr(body, what=self.card.text, amount=self.card.amount, app=self.card.app or "—"), markup=False
         )
         for note in self.card.notes:
             yield Static(f"⚠ {note}", classes="approval-mismatch", markup=False)

@@ -17,12 +17,13 @@ from mika.assembly import RunEnvironment, capabilities_for
 from mika.cap.phone import PhoneCapability
 from mika.cap.phone.adb.port import AdbPort
 from mika.cap.phone.adb.reconnect import ReconnectPolicy
+from mika.model.messages import ToolResult
 from mika.model.retry import RetryPolicy
 from mika.model.testing import Reply
 from mika.run.task_run import RunOptions, TaskRun
 from mika.runtypes.spec import Attendance, RunOrigin, RunProvenance, RunSpec
 from mika.sim.apps.frame import build_frame
-from tests.phone.driver import ListingDriver, Step, step
+from tests.phone.driver import ListingDriver, Step, current_listing, number_for, step
 
 # What a refused payment step (or a refused raw command) is called in the record.
 REFUSALS = {
@@ -60,6 +61,27 @@ class AimingDriver(ListingDriver):
         self._attack_from = 0
 
     def reply(self, request) -> Reply | str:
+        if self.steps and isinstance(self.steps[0], Step) and "before" in self.steps[0].args:
+            # Something the phone does just before this call (an app popping a dialog).
+            nxt = self.steps[0]
+            args = dict(nxt.args)
+            args.pop("before")(self.phone)
+            self.steps[0] = Step(nxt.tool, args)
+        if self.steps and isinstance(self.steps[0], Step) and nxt_has_nested_pick(self.steps[0]):
+            # do_steps: a sub-step's `pick` is read from the latest listing, as at the top.
+            nxt = self.steps[0]
+            listing = current_listing(
+                [*self.results, *(p.text for p in request.messages[-1].parts if isinstance(p, ToolResult))]
+                if request.messages
+                else self.results
+            )
+            subs = []
+            for sub in nxt.args["steps"]:
+                sub_args = dict(sub.get("args") or {})
+                if "pick" in sub_args:
+                    sub_args["element"] = number_for(listing, sub_args.pop("pick"), sub_args.pop("role", None))
+                subs.append({**sub, "args": sub_args})
+            self.steps[0] = Step(nxt.tool, {**nxt.args, "steps": subs})
         if self.steps and isinstance(self.steps[0], Step) and any(k in self.steps[0].args for k in ("at", "swipe_at")):
             nxt = self.steps[0]
             args = dict(nxt.args)
@@ -71,6 +93,11 @@ class AimingDriver(ListingDriver):
                 args.update(x1=x, y1=y, x2=x, y2=y + 4)
             self.steps[0] = Step(nxt.tool, args)
         return super().reply(request)
+
+
+def nxt_has_nested_pick(nxt: Step) -> bool:
+    steps = nxt.args.get("steps")
+    return isinstance(steps, list) and any("pick" in (sub.get("args") or {}) for sub in steps)
 
 
 @dataclass

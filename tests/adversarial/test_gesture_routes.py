@@ -21,7 +21,9 @@ ROUTES = {
     "gesture drag starting on Checkout": [step("phone_gesture", path=[[X, Y], [X, Y - 600]])],
     "gesture drawn path through Checkout": [step("phone_gesture", path=[[X, Y], [X + 10, Y], [X, Y + 2]])],
     "gesture pinch about Checkout": [step("phone_gesture", pinch="out", scale=1.5, x=X, y=Y)],
-    "gesture rotate about Checkout": [step("phone_gesture", rotate=30, x=X, y=Y)],
+    # A little above the button's centre: a twist about (540, 2325) itself would leave the
+    # screen at its bottom edge, which phone_gesture refuses before anything is sent.
+    "gesture rotate about Checkout": [step("phone_gesture", rotate=30, x=X, y=Y - 25)],
     "gesture pinch about Checkout by element": [step("phone_gesture", pinch="in", pick="Checkout")],
     "gesture inside do_steps": [
         step("do_steps", steps=[{"tool": "phone_gesture", "args": {"path": [[X, Y], [X, Y + 3]]}}]),

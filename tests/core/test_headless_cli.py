@@ -237,7 +237,9 @@ def test_the_readme_demo_turns_on_dark_mode(state, adb_server):
         ).stdout
     )["events"]
     taps = [e for e in events if e["type"] == "tool_result" and e["name"] == "phone_tap"]
-    assert taps[-1]["text"].startswith('Tapped switch "Dark theme"')
+    assert taps[-1]["text"].startswith(
+        'Tapped switch <untrusted source="screen" app="com.android.settings">Dark theme</untrusted>'
+    )
     assert all(e["ok"] for e in taps)
 
 

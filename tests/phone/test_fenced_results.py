@@ -105,7 +105,8 @@ async def test_every_route_of_a_screen_into_a_result_is_fenced(tmp_path, sim_pho
     assert "<untrusted" not in wait and "SYSTEM" not in wait and "Bob" not in wait, wait
 
     # An action: Mika's sentence and effect line first, outside; the fresh listing fenced.
-    before_fence = tap[: tap.index("<untrusted")]
+    # (the tapped element's label sits in an inline fence of its own, inside the sentence)
+    before_fence = tap[: re.search(r"<untrusted[^>]*>\n", tap).start()]
     assert before_fence.startswith("Tapped ") and "Effect: " in before_fence
     assert_screen_fenced(tap)
 

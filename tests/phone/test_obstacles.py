@@ -210,7 +210,9 @@ async def test_a_dialog_swapped_between_the_check_and_the_press_is_not_pressed(t
 
     tool.target = check_then_swap
     await make_run(tmp_path, cap, driver).run()
-    assert driver.results[2].startswith("[dialog_changed]"), driver.results[2]
+    # The gate judges the press on the dialog as it is when the input goes (issue 32): the
+    # swapped-in payment dialog's OK is the final pay, handed to the user, never pressed.
+    assert driver.results[2].startswith("[pay_by_user]"), driver.results[2]
     assert "paid" not in video(sim_phone)
 
 

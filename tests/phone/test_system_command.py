@@ -16,6 +16,7 @@ from mika.cap.phone import PhoneCapability
 from mika.cap.phone.adb.port import AdbPort
 from mika.sim.shell.parse import parse as sim_parse
 from mika.sim.world import Phone
+from tests.adversarial.test_shell_routes import OPENS_CHECKOUT
 from tests.phone.driver import ListingDriver, step
 from tests.phone.test_runs import make_run, record, results_of
 from tests.phone_parse.test_shell_line import ATTACKS
@@ -105,15 +106,19 @@ async def test_issue_11_reproduction_never_reaches_checkout(tmp_path, sim_phone_
     )
     run = make_run(tmp_path, _cap(phone), driver)
     await run.run()
-    for text in driver.results:
+    for text in driver.results[:3]:
         assert text.startswith("[use_phone_tool] Not run:"), text
         assert "Nothing was done" in text
     assert "phone_tap" in driver.results[0] and "phone_tap" in driver.results[2]
-    assert "phone_launch_app" in driver.results[3]
+    # The line that would open the checkout is refused by the payment rule (issue 32), so
+    # the unattended run ends as a refused payment (exit 5), never as an ordinary failure.
+    assert driver.results[3].startswith("[approval_unavailable]"), driver.results[3]
+    assert "spends money" in driver.results[3] and "nothing was done" in driver.results[3]
     events = record(run)
     codes = [e["code"] for e in results_of(events, "phone_system_command")]
-    assert codes == ["use_phone_tool"] * 4
-    assert [e for e in events if e["type"] == "approval"] == [], "nothing acted, so nothing needed approving"
+    assert codes == ["use_phone_tool"] * 3 + ["approval_unavailable"]
+    decisions = [e["decision"] for e in events if e["type"] == "approval"]
+    assert decisions == ["approval_unavailable"], "only the checkout line is a payment, and nobody could approve it"
     after = _world(phone)
     assert after == before and not after["shop"]["checkout_reached"] and not after["shop"]["orders"]
     assert phone.device.world.taps == taps
@@ -129,6 +134,7 @@ async def test_every_attacker_line_leaves_the_phone_untouched(tmp_path, sim_phon
     already = len(device.lines)
     refused = 0
     approvals = 0
+    unavailable = 0
     # A run stops by itself after 8 failed calls in a row (StopRules), so the table goes
     # in runs of CHUNK lines, each a real unattended run on the same phone.
     for n, start in enumerate(range(0, len(PHONE_ATTACKS), CHUNK)):
@@ -140,17 +146,26 @@ async def test_every_attacker_line_leaves_the_phone_untouched(tmp_path, sim_phon
         results = results_of(events, "phone_system_command")
         assert len(results) == len(chunk), [r["code"] for r in results]
         for (line, code, fragment), result, text in zip(chunk, results, driver.results, strict=False):
+            if line.strip() in OPENS_CHECKOUT or (result["code"] == "approval_unavailable" and "spends money" in text):
+                # Refused by the payment rule (issue 32): a line the command reader sees as
+                # opening a payment page (however wrapped) can't be approved unattended.
+                assert not result["ok"] and result["code"] == "approval_unavailable", (line, result["code"], text)
+                assert "nothing was done" in text, (line, text)
+                refused += 1
+                unavailable += 1
+                continue
             assert not result["ok"] and result["code"] == code, (line, result["code"], text)
             assert text.startswith(f"[{code}] Not run: "), (line, text)
             assert fragment in text and "Nothing was done" in text, (line, text)
             refused += 1
-        approvals += len([e for e in events if e["type"] == "approval"])
+        approvals += len([e for e in events if e["type"] == "approval" and e["decision"] != "approval_unavailable"])
         assert _world(phone) == before, f"the world changed during {[line for line, _, _ in chunk]}"
     print(
         f"\nphone_system_command attacks on the cart page: {len(PHONE_ATTACKS)} tried, {refused} refused, "
         f"{len(PHONE_ATTACKS) - refused} ran, {approvals} approvals asked"
     )
     assert refused == len(PHONE_ATTACKS) and approvals == 0
+    assert unavailable >= len([a for a in PHONE_ATTACKS if a[0].strip() in OPENS_CHECKOUT])
     assert phone.device.world.taps == taps
     ran = device.lines[already:]
     attack_lines = {line.strip() for line, _, _ in PHONE_ATTACKS}

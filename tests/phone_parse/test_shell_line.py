@@ -206,7 +206,9 @@ ATTACKS: list[tuple[str, str, str]] = [
     ("service call activity 3", USE_PHONE_TOOL, ANY_TOOL),
     ("screencap -p /sdcard/s.png", USE_PHONE_TOOL, "phone_screenshot"),
     ("wm dismiss-keyguard", REFUSED, "wm dismiss-keyguard"),
-    ("settings put secure enabled_accessibility_services com.x/.Tapper", REFUSED, "enabled_accessibility_services"),
+    # (an accessibility service is a risky setting the person is asked about:
+    # tests/phone_parse/test_command_reach.py, tests/adversarial/test_risky_settings.py)
+    ("settings put global adb_enabled 0", REFUSED, "adb_enabled"),
     ("settings put secure default_input_method com.android.adbkeyboard/.AdbIME", REFUSED, "default_input_method"),
     ("ime set com.android.adbkeyboard/.AdbIME", REFUSED, "ime set"),
     ("content insert --uri content://sms/sent --bind body:s:hi", REFUSED, "content insert"),

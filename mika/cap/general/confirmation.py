@@ -1,8 +1,11 @@
-"""request_confirmation: ask the user's consent for one payment step.
+"""request_confirmation: ask the user's consent for one payment step, or for one change
+of a risky setting.
 
-Only offered while asking (not autonomous) and a person is present. It needs the amount
-exactly as shown on the screen; without one it is refused and the user is never asked.
-A consent releases only the next matching action (ConfirmationGate).
+Only offered while asking (not autonomous) and a person is present. A payment step needs
+the amount exactly as shown on the screen; without one it is refused and the user is never
+asked. A setting change needs none: the person is asked about the setting the gate held
+back (mika.action.input_gate). A consent releases only the next matching action
+(ConfirmationGate).
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ from typing import Any
 
 from mika.action.approval import ApprovalPolicy
 from mika.action.approval_summary import ScreenSummary, compare
-from mika.action.confirmation import Consent
+from mika.action.confirmation import Consent, setting_consent
 from mika.action.risk import amounts_in
 from mika.record.events import ApprovalEvent, ConfirmationAsked
 from mika.tool.context import ToolContext
@@ -31,17 +34,21 @@ class RequestConfirmation(AgentTool):
             "what": {"type": "string", "description": "What is being bought, as the screen names it."},
             "amount": {
                 "type": "string",
-                "description": "The amount due exactly as shown, with its currency, e.g. ¥23.50.",
+                "description": "The amount due exactly as shown, with its currency, e.g. ¥23.50 "
+                "(none for a setting change).",
             },
             "app": {"type": "string", "description": "Package of the app where the step happens."},
         },
-        "required": ["what", "amount"],
+        "required": ["what"],
     }
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
         policy = ctx.service(ApprovalPolicy)
         if policy is None or policy.gate is None or not policy.can_ask:
             return ToolOutcome.error("approval_unavailable", "Nobody can approve payments in this run.")
+        held = policy.seen
+        if held is not None and held.kind == "setting":
+            return await self._ask_setting(policy, held, ctx)
         amounts = amounts_in(str(args.get("amount", "")))
         if not amounts:
             return ToolOutcome.error(
@@ -54,7 +61,6 @@ class RequestConfirmation(AgentTool):
         app = str(args.get("app", ""))
         # The person sees what the screen showed at the held-back payment step, not the
         # model's words; where they differ, the request says so.
-        held = policy.seen
         seen = held or ScreenSummary()
         summary = compare(seen, what=str(args["what"]), amount=amount, app=app)
         ctx.inbox.expect(qid)
@@ -113,5 +119,54 @@ class RequestConfirmation(AgentTool):
         return ToolOutcome(
             text=f"The user allowed this once: {granted_what} for {granted_amount}. Do that one step now; the consent "
             "covers only the next matching action.",
+            code="allowed",
+        )
+
+    async def _ask_setting(self, policy: ApprovalPolicy, held: ScreenSummary, ctx: ToolContext) -> ToolOutcome:
+        """The held-back step changes a risky setting: the person is asked about that
+        setting (what the port read from the command, not the model's words); no amount."""
+        assert policy.gate is not None
+        qid = "c-" + secrets.token_hex(4)
+        ctx.inbox.expect(qid)
+        ctx.emit(
+            ConfirmationAsked(
+                run_id=ctx.run_id,
+                conversation_id=ctx.spec.conversation_id,
+                step=ctx.step,
+                question_id=qid,
+                what=held.item,
+                amount="",
+                app=held.app,
+                screen_item=held.item,
+                screen_app=held.app,
+                screen_button=held.button,
+                kind="setting",
+            )
+        )
+        reply = await ctx.inbox.wait_reply(qid)
+        policy.seen = None
+        ctx.emit(
+            ApprovalEvent(
+                run_id=ctx.run_id,
+                conversation_id=ctx.spec.conversation_id,
+                step=ctx.step,
+                decision="allowed" if reply.allowed else "refused",
+                tool=self.name,
+                app=held.app,
+                amount="",
+                what=held.item,
+                reason="setting",
+                item=held.item,
+                button=held.button,
+            )
+        )
+        if not reply.allowed:
+            return ToolOutcome(
+                text="The user did not allow this setting change. Do not make it.", ok=False, code="refused"
+            )
+        policy.gate.grant(setting_consent(held.button, held.item, ctx.step))
+        return ToolOutcome(
+            text=f"The user allowed this setting change once: {held.item}. Make that one change now; the consent "
+            "covers only the next change of this setting.",
             code="allowed",
         )

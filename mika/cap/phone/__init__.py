@@ -20,6 +20,7 @@ from mika.cap.phone.adb.port import AdbPort, Borrower
 from mika.cap.phone.adb.reconnect import ReconnectPolicy
 from mika.cap.phone.adb.server import AdbServerError, adb_client
 from mika.cap.phone.display.life import VIRTUAL, DisplayKeeper, DisplayState
+from mika.cap.phone.gated_port import GatedPort
 from mika.cap.phone.port import AndroidPort
 from mika.cap.phone.preload import phone_reason, tier_reason
 from mika.cap.phone.reader import ScreenReader
@@ -52,6 +53,7 @@ from mika.resources import prompt
 from mika.tool.declaration import AgentTool
 
 if TYPE_CHECKING:
+    from mika.action.input_gate import InputGate
     from mika.knowledge.catalog import KnowledgeCatalog
     from mika.runtypes.spec import RunSpec
 
@@ -166,6 +168,13 @@ class PhoneCapability:
     @property
     def serial(self) -> str:
         return self.port.serial
+
+    def bind_gate(self, gate: InputGate) -> None:
+        """The run's InputGate judges every input the phone tools send: their port becomes
+        a GatedPort over the device's (mika.cap.phone.gated_port). The screen reader, the
+        display keeper and the faces keep the device's own port: they read, or act for
+        the user (a takeover from the preview), not for the agent."""
+        self.session.port = GatedPort(self.port, gate, self.reader)
 
     def bind_run(
         self,

@@ -371,18 +371,16 @@ _PM_READ = {
     "has-feature",
     "list-features",
 }
+# Settings never changed from here: they switch the keyboard the phone tools type through
+# or cut Mika's connection. (Risky settings a person may allow — the lock screen,
+# accessibility, install sources, developer options — run after the gated port asked:
+# mika/cap/phone/command_reach.py.)
 _SETTINGS_GUARDED = {
-    "enabled_accessibility_services",
-    "accessibility_enabled",
-    "touch_exploration_enabled",
-    "accessibility_shortcut_target_service",
-    "accessibility_button_targets",
     "default_input_method",
     "enabled_input_methods",
     "selected_input_method_subtype",
     "adb_enabled",
     "adb_wifi_enabled",
-    "development_settings_enabled",
 }
 
 

@@ -20,6 +20,7 @@ import unicodedata
 from dataclasses import dataclass
 
 from mika.action.risk import RiskClass, classify, reads_as_payment
+from mika.observe.untrusted import defuse, fence
 from mika.uistate import Element, Screen
 
 PERMISSION_CONTROLLERS = frozenset(
@@ -133,19 +134,22 @@ def read_dialog(screen: Screen) -> Dialog | None:
 def match_button(dialog: Dialog, text: str) -> Element:
     """The one button whose text is `text` (case, width and spaces ignored)."""
     want = norm(text)
-    listed = ", ".join(f'"{label}"' for label in dialog.button_labels)
+    # The buttons' texts are the app's: fenced inside Mika's sentence (the message is a head
+    # outside the dialog's own fence).
+    listed = fence(", ".join(f'"{label}"' for label in dialog.button_labels), {"source": "screen"}, block=False)
+    asked = repr(defuse(text))
     if not want:
         raise ButtonChoiceError(f"press is empty; give one of the dialog's buttons: {listed}.", "bad_arguments")
     hits = [b for b in dialog.buttons if norm(b.label) == want]
     if not hits:
         raise ButtonChoiceError(
-            f"No button of the dialog reads {text!r}; nothing was pressed. Its buttons: {listed}. "
+            f"No button of the dialog reads {asked}; nothing was pressed. Its buttons: {listed}. "
             "Give one of them exactly.",
             "no_such_button",
         )
     if len(hits) > 1:
         raise ButtonChoiceError(
-            f"{len(hits)} buttons of the dialog read {text!r}, so it is not clear which one; nothing was "
+            f"{len(hits)} buttons of the dialog read {asked}, so it is not clear which one; nothing was "
             f"pressed. Its buttons: {listed}. Tap the one you mean by its element number instead.",
             "ambiguous_button",
         )

@@ -64,6 +64,11 @@ class ScreenReader:
         # Set when someone else may have used the phone (a takeover): until the next read,
         # nothing read before is handed out as the current screen.
         self._stale = False
+        # Inputs sent to this phone so far (the gated port counts each one as it sends it),
+        # and how many had been sent when the current screen's read began: a read from
+        # before the last input is not the screen the next input lands on.
+        self.inputs_sent = 0
+        self._read_after = -1
 
     def switch_display(self, display: int, size: tuple[int, int] | None = None) -> None:
         """Read another display from now on; nothing read of the previous one is kept,
@@ -74,6 +79,7 @@ class ScreenReader:
         # the old display is stale here, never resolved against the new one.
         self.tracker.mark_moved()
         self._read_at = -1e9
+        self._read_after = -1
         self._ocr_cache = {}
 
     def forget(self) -> None:
@@ -81,19 +87,32 @@ class ScreenReader:
         the next look reads it afresh instead of reusing what was read before."""
         self._stale = True
         self._read_at = -1e9
+        self._read_after = -1
 
     @property
     def current(self) -> Screen | None:
         return None if self._stale else self.tracker.current
 
+    def note_input(self) -> None:
+        """An input is being sent to the phone: what was read so far may no longer be on it."""
+        self.inputs_sent += 1
+
+    @property
+    def current_since_input(self) -> Screen | None:
+        """The current screen if its read began after the last input was sent, else None."""
+        current = self.current
+        return current if current is not None and self._read_after == self.inputs_sent else None
+
     async def read(self, *, reuse_fresh: bool = False) -> Screen:
         async with self._lock:
             if reuse_fresh and self.current is not None and self.clock() - self._read_at < FRESH_S:
                 return self.current
+            after = self.inputs_sent
             screen = await self._read_once()
             stamped = self.tracker.update(screen)
             self._stale = False
             self._read_at = self.clock()
+            self._read_after = after
             package = stamped.foreground_package
             if package and package not in self.apps_seen:
                 self.apps_seen.append(package)

@@ -11,19 +11,19 @@ Settling is on evidence (`mika.uistate.until_wait.settle`): the first idle dump 
 a change ends it, an unchanged screen is watched for a quiet window, and `SETTLE_S` caps it;
 a paced run (standard / human) keeps the old fixed poll and two equal reads.
 
-The lock check reads the screen (the action right after it checks its numbers against that
-read) and looks for the keyguard. It reuses the read that ended the previous action's
-settle instead — one read per step — only when that read is provably the screen the model
-acts on: it is the version the model was shown, nothing read or touched the phone since
-(any phone call, a person having the device, a reconnect), and it is at most `REUSE_S`
-old. A model that thought longer than that, or anything that happened in between, gets a
-fresh read, so a screen that changed meanwhile is caught as stale and a keyguard is seen.
+The lock check reads the screen afresh, every time: that read is also the screen the
+action's element numbers are checked against (and the one the gated port judges the
+action's first input on, mika.cap.phone.gated_port), so it must not be older than the
+moment the model's call arrives. It once reused the read that ended the previous action's
+settle when that was under 150 ms old; a screen that replaced itself 30 ms after an action
+then had `phone_tap element=5` land on the new screen's element 5 while the result named
+the old one. A fresh read costs one dump per step; a screen that changed since the model
+looked is caught as stale instead of tapped blindly.
 """
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -38,11 +38,6 @@ from mika.uistate.until_wait import QUIET_S, settle
 SETTLE_S = 2.0  # at most this long for the screen to stop changing after an action
 SETTLE_POLL_S = 0.04  # fast pace: poll this often while the effect has not shown
 PACED_POLL_S = 0.25  # standard / human pace: the old fixed poll, two equal reads
-# The lock check may reuse the settle's read this long after it. The window a change can
-# slip through is this, not the model's thinking time: a model that answers slower than
-# this (every real one) gets a fresh read. Comparable to the gap between a fresh read and
-# the input that follows it.
-REUSE_S = 0.15
 CAPABILITY = "phone"
 
 
@@ -78,31 +73,19 @@ class PhoneSurface:
         settle_s: float = SETTLE_S,
         pace: str = "fast",
         poll_s: float | None = None,
-        reuse_s: float = REUSE_S,
-        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.session = session
         self.tools = dict(tools)
         self.settle_s = settle_s
         self.paced = pace != "fast"
         self.poll_s = poll_s if poll_s is not None else (PACED_POLL_S if self.paced else SETTLE_POLL_S)
-        self.reuse_s = reuse_s
-        self.clock = clock  # measures how old the settle's read is when the lock check comes
         self._lock_fault: ToolFault | None = None
         self._reconnects_at_lock: int | None = None
-        # (version, read time, reconnects) of the read that ended the last settle, while
-        # nothing has happened on the phone since; None otherwise.
-        self._settle_mark: tuple[int, float, int] | None = None
-        self.reads_reused = 0  # lock checks answered from the settle's read (benchmarks count them)
 
     def _acts(self, capability: str, tool: str) -> bool:
         return capability == CAPABILITY and bool(getattr(self.tools.get(tool), "changes_screen", False))
 
     async def before(self, capability: str, tool: str, args: dict[str, Any]) -> Any:
-        if capability == CAPABILITY:
-            # Any phone call may change the screen: the settle's read is no longer provably
-            # current once one starts (the call's own lock check has already used it).
-            self._settle_mark = None
         if capability == CAPABILITY and self._lock_fault is None:
             # The run's own display, made on its first phone call (or made again).
             await self.session.ensure_display()
@@ -121,7 +104,6 @@ class PhoneSurface:
 
     def user_had_device(self) -> None:
         # After a takeover (or any call a person answered) the phone reads afresh first.
-        self._settle_mark = None
         self.session.reader.forget()
 
     def _reconnects(self) -> int:
@@ -185,38 +167,19 @@ class PhoneSurface:
             quiet_s=max(QUIET_S, self.poll_s),
             idle_dumps=not self.paced,
         )
-        self._settle_mark = (result.screen.version, self.clock(), self._reconnects())
         return result.screen
-
-    def _reusable(self) -> Screen | None:
-        """The settle's read, when it is provably the screen the model is about to act on."""
-        mark, self._settle_mark = self._settle_mark, None
-        if mark is None:
-            return None
-        version, at, reconnects = mark
-        reader = self.session.reader
-        current = reader.current  # None after forget(): a person may have had the phone
-        if current is None or current.version != version or reader.shown_version != version:
-            return None
-        if self._reconnects() != reconnects or self.clock() - at > self.reuse_s:
-            return None
-        return current
 
     async def is_locked(self, capability: str) -> bool:
         if capability != CAPABILITY:
             return False
-        # A fresh read unless the settle's read is provably current (`_reusable`): it is
-        # also the screen the action's element numbers are checked against (target, before
-        # and run use it), so a screen that changed since the model looked is caught as
-        # stale instead of tapped blindly.
+        # Always a fresh read: it is also the screen the action's element numbers are
+        # checked against (target, before and run use it) and the first input is judged
+        # on, so a screen that changed since the model looked — by itself, 30 ms after the
+        # last action — is caught as stale instead of tapped blindly.
         self._reconnects_at_lock = self._reconnects()
         try:
-            # First: a display made again drops what was read of the old one (no reuse then).
+            # First: a display made again drops what was read of the old one.
             await self.session.ensure_display()
-            reused = self._reusable()
-            if reused is not None:
-                self.reads_reused += 1
-                return is_lock_screen(reused)
             screen = await self.session.reader.read()
         except ToolFault as fault:
             self._lock_fault = fault

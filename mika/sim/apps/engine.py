@@ -30,6 +30,9 @@ class OpError(ValueError):
 def enter_screen(world: World, activity: Activity) -> None:
     spec = world.apps[activity.package].screens[activity.screen].spec
     scope = make_scope(world, activity)
+    after = spec.get("after")
+    if after and not int(after.get("dumps", 0)):
+        activity.after_from = world.clock.now()
     for name, value in spec.get("fields", {}).items():
         if name not in activity.fields:
             activity.fields[name] = tpl.render(value, scope)
@@ -39,6 +42,42 @@ def enter_screen(world: World, activity: Activity) -> None:
         activity.focus = spec["focus"]
     for op in spec.get("on_enter", []):
         run_op(world, 0, activity, op, scope)
+
+
+# -- screens that change by themselves ------------------------------------------------------
+def _after_spec(world: World, activity: Activity) -> dict[str, Any] | None:
+    spec = world.apps[activity.package].screens[activity.screen].spec.get("after")
+    return spec if isinstance(spec, dict) else None
+
+
+def count_dump(world: World, display_id: int) -> None:
+    """`"after": {"dumps": N}`: the countdown starts with the screen's Nth dump while on top."""
+    activity = world.top_activity(display_id)
+    if activity is None or activity.after_done:
+        return
+    spec = _after_spec(world, activity)
+    if spec is None:
+        return
+    activity.dumps += 1
+    if activity.after_from is None and activity.dumps >= int(spec.get("dumps", 0)):
+        activity.after_from = world.clock.now()
+
+
+def run_after(world: World, display_id: int) -> None:
+    """`"after": {"ms": M, "if": COND, "do": [ops]}`: once the screen has been on top M ms
+    (from its entry, or from its Nth dump), its ops run once — an app replacing its own
+    screen shortly after it appeared."""
+    activity = world.top_activity(display_id)
+    if activity is None or activity.after_done or activity.after_from is None:
+        return
+    spec = _after_spec(world, activity)
+    if spec is None or world.clock.now() < activity.after_from + int(spec.get("ms", 0)) / 1000:
+        return
+    activity.after_done = True
+    scope = make_scope(world, activity)
+    if spec.get("if") is not None and not tpl.check(spec["if"], scope):
+        return
+    run_ops(world, display_id, activity, list(spec.get("do", [])), scope)
 
 
 # -- hit testing -------------------------------------------------------------------------

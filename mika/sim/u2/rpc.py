@@ -72,6 +72,7 @@ def _frames(phone: Phone) -> list[tuple[int, list[Any]]]:
 
 def _dump(phone: Phone) -> str:
     frames = _frames(phone)
+    phone.world.note_dump()
     if not frames:
         return faults.EMPTY_HIERARCHY
     return dump_u2(frames, display_ids=sdk_int(phone.world.props) >= ALL_DISPLAYS_SDK)

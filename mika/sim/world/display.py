@@ -23,6 +23,11 @@ class Activity:
     loading_until: float = 0.0
     dialog: dict[str, Any] | None = None  # the app's own dialog over this screen
     popup: dict[str, Any] | None = None  # the floating text toolbar (Copy / Paste) after a long press
+    # A screen that changes by itself (its spec's "after"): how often it was dumped while on
+    # top, when its countdown started, and whether it already ran.
+    dumps: int = 0
+    after_from: float | None = None
+    after_done: bool = False
     token: str = field(default_factory=lambda: f"{next(_ids) * 7919 % 0xFFFFFFF:07x}")
 
 

@@ -167,9 +167,22 @@ class World:
             return self._change.wait_for(predicate, timeout)
 
     def tick(self) -> None:
-        """Let what was due by now happen (scheduled notifications); every reader calls it."""
+        """Let what was due by now happen (scheduled notifications, screens that change by
+        themselves); every reader calls it."""
+        from mika.sim.apps.engine import run_after
+
         if self.scheduled:
             notifications.deliver_due(self)
+        for display_id in list(self.displays):
+            run_after(self, display_id)
+
+    def note_dump(self) -> None:
+        """A hierarchy dump was served: a screen whose "after" waits for its Nth dump starts
+        its countdown (so a test knows the reader saw the old screen before it changes)."""
+        from mika.sim.apps.engine import count_dump
+
+        for display_id in list(self.displays):
+            count_dump(self, display_id)
 
     def add_faults(self, spec: FaultSpec) -> None:
         # simctl fault adds to what is in force: spec's non-default values win.

@@ -8,7 +8,7 @@ from dataclasses import replace
 from typing import Any
 from urllib.parse import urlsplit
 
-from mika.action.risk import RiskClass, classify_place, plain_place
+from mika.action.risk import RiskClass, classify_place
 from mika.cap.phone.adb.labels import label_for, match_app
 from mika.cap.phone.chooser import Chooser, find_chooser
 from mika.cap.phone.session import PhoneSession
@@ -20,7 +20,6 @@ from mika.tool.links import LinkReader
 from mika.uistate import UntilWait
 
 LAUNCH_WAIT_S = 8.0
-_LINK = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://\S+")
 _PACKAGE = re.compile(r"^[A-Za-z][\w]*(\.[A-Za-z0-9_]+)+$")
 # "pkg/.MenuActivity" or "pkg/pkg.MenuActivity": one page of an app, also one with no
 # launcher icon (app knowledge names such pages).
@@ -68,10 +67,9 @@ class PhoneLaunchApp(PhoneTool):
     }
 
     async def target(self, args: dict[str, Any], ctx: ToolContext) -> ActionTarget:
-        # An app is no payment step; a component ("pkg/.CheckoutActivity") names a page and
-        # is checked as a place.
-        query = str(args.get("app", ""))
-        return ActionTarget(label=query if "/" in query else "", app=query.split("/")[0], kind="launch")
+        # For pacing: the app. What the launch opens (a component naming a checkout page)
+        # is judged by the gated port as the launch is sent.
+        return ActionTarget(app=str(args.get("app", "")).split("/")[0], kind="launch")
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
         session = self.session(ctx)
@@ -263,16 +261,11 @@ class PhoneOpenLink(PhoneTool):
     }
 
     async def target(self, args: dict[str, Any], ctx: ToolContext) -> ActionTarget:
-        # Where the link leads is the target: a checkout / pay / order link (or an app
-        # component named so) is a payment step, checked like the button.
+        # For pacing: the app or site and the screen. Where the link leads (a checkout,
+        # however it is spelled, and the page the phone resolves it to) is judged by the
+        # gated port as the intent is sent.
         screen = await current_screen(self.session(ctx))
-        url = str(args.get("url") or "")
-        # Percent-escapes undone too: `%63heckout` is a checkout link to whoever opens it.
-        decoded = plain_place(url)
-        parts = (url, decoded if decoded != url else "", str(args.get("app") or ""))
-        place = " ".join(p for p in parts if p).strip()
         return ActionTarget(
-            label=place,
             app=str(args.get("app") or _link_host(str(args.get("url", "")))),
             kind="link",
             screen_text=screen_text(screen),
@@ -373,18 +366,11 @@ class PhoneShareText(PhoneTool):
     }
 
     async def target(self, args: dict[str, Any], ctx: ToolContext) -> ActionTarget:
-        # Shared text lands in another app, links and all: the app it goes to and any link
-        # in the text are checked as places (a checkout link shared into a browser is one).
-        session = self.session(ctx)
-        package, _ = await resolve_app(session, str(args.get("app", "")).strip())
-        links = " ".join(_LINK.findall(str(args.get("text", ""))))
-        screen = await current_screen(session)
-        return ActionTarget(
-            label=" ".join(p for p in (package or str(args.get("app", "")), links) if p),
-            app=package or "",
-            kind="share",
-            screen_text=screen_text(screen),
-        )
+        # For pacing: the app and the screen. The app it goes to and the links in the text
+        # (a checkout link shared into a browser) are judged by the gated port as the
+        # intent is sent.
+        screen = await current_screen(self.session(ctx))
+        return ActionTarget(app=str(args.get("app", "")).strip(), kind="share", screen_text=screen_text(screen))
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
         session = self.session(ctx)

@@ -6,18 +6,16 @@ before and after, an `ActionEffect`, and the fresh listing attached.
 
 from __future__ import annotations
 
-import re
 from typing import Any, ClassVar
 
-from mika.action.risk import RiskClass, amounts_in, classify, classify_place, reads_as_payment
 from mika.cap.phone.fenced import fenced_listing
+from mika.cap.phone.landing import element_under, screen_text
 from mika.cap.phone.session import PhoneSession, session_of
+from mika.observe.untrusted import fence
 from mika.tool.context import ToolContext
 from mika.tool.declaration import ActionTarget, AgentTool, Risk, ToolOutcome
 from mika.tool.errors import BadArguments
 from mika.uistate import Element, Screen, StaleElement, UnknownElement
-
-SCREEN_TEXT_MAX = 4000  # characters of screen text handed to the payment check
 
 
 class PhoneTool(AgentTool):
@@ -45,10 +43,13 @@ class PhoneTool(AgentTool):
         return await retarget(step_args, anchor, self.session(ctx))
 
 
-def screen_text(screen: Screen | None) -> str:
-    if screen is None:
-        return ""
-    return " | ".join(t.strip() for t in screen.texts() if t.strip())[:SCREEN_TEXT_MAX]
+def quoted(text: str, app: str = "") -> str:
+    """An app's text (a label, a field's name) in one of Mika's sentences: inside an inline
+    fence of its own, so a label that says "SYSTEM: the user approved…" or spells a closing
+    tag stays the app's words (`Tapped button <untrusted …>Pay</untrusted>.`)."""
+    # One line, like the label it usually is: a cut at a line (a batch's summary) never
+    # leaves the fence open.
+    return fence(" ".join(text.splitlines()), {"source": "screen", "app": app}, block=False)
 
 
 async def current_screen(session: PhoneSession) -> Screen:
@@ -104,120 +105,29 @@ async def point_of(args: dict[str, Any], session: PhoneSession, tool: str) -> tu
     raise BadArguments(f"{tool}: give an element number, or x and y.")
 
 
-# Keys that press whatever has the focus, as a tap would.
-ACTIVATING_KEYS = ("ENTER", "DPAD_CENTER", "NUMPAD_ENTER", "SPACE")
-# A gesture shorter than this in both directions lands as a tap (Android's touch slop is
-# smaller; the margin errs on the side of checking).
-TAP_SLOP_PX = 48
-
-# Words that say an amount is due (not just a price in a list).
-_DUE = re.compile(r"\b(?:total|amount due|subtotal|to pay|order total)\b|合计|总计|实付|应付|待支付", re.I)
-
-_RANK = {RiskClass.PAY: 4, RiskClass.PAYMENT: 3, RiskClass.OUTWARD: 2, RiskClass.IRREVERSIBLE: 1, RiskClass.NONE: 0}
-
-
-def payment_element(screen: Screen) -> Element | None:
-    """The element a payment step is taken with (Checkout, Pay, 下单), if the screen has one."""
-    for e in screen.elements:
-        if e.actionable and reads_as_payment(e.label):
-            return e
-    return None
-
-
-def payment_screen_label(screen: Screen) -> str:
-    """What makes this a payment screen (its Pay/Checkout button, or an activity named so), or ""."""
-    el = payment_element(screen)
-    if el is not None:
-        return el.label
-    if screen.activity and classify_place(screen.activity).risk is not RiskClass.NONE:
-        return screen.activity
-    texts = [t.strip() for t in screen.texts() if t.strip()]
-    if amounts_in(" | ".join(texts)):
-        # An amount is due and something says so ("Total", "tap Pay now"): an app may hide
-        # its checkout behind any button, field or key here.
-        for t in texts:
-            if reads_as_payment(t) or _DUE.search(t):
-                return t[:80]
-    return ""
-
-
-def element_under(screen: Screen, x: int, y: int) -> Element | None:
-    """Of the elements under a point, the one whose label is riskiest: a point on a Pay
-    button is the Pay button even where a smaller text sits on top of it."""
-    hits = [e for e in screen.elements if e.bounds.contains(x, y)]
-    if not hits:
-        return None
-    text = screen_text(screen)
-    return max(hits, key=lambda e: (_RANK[classify(e.label, text).risk], e.actionable, -e.bounds.area, e.window))
-
-
-def _unclear(screen: Screen, kind: str, pay_label: str) -> ActionTarget:
-    # The approval policy refuses a payment step it can't pin down; a consent never covers it.
+async def target_for(args: dict[str, Any], session: PhoneSession, kind: str) -> ActionTarget:
+    """What a touch would hit, for pacing (the executor paces outward taps, and a screen's
+    reading time, by it): the element's label and the screen's text, from the screen the
+    model's numbers are checked against. No read of its own and no judgement: the payment
+    judgement is the gated port's, on each input as it is sent (mika.cap.phone.gated_port)."""
+    screen = await current_screen(session)
+    el: Element | None = None
+    try:
+        if args.get("element") is not None:
+            el = resolve_element(session, int(args["element"]))
+        elif args.get("x") is not None and args.get("y") is not None:
+            el = element_under(screen, int(args["x"]), int(args["y"]))
+    except (StaleElement, UnknownElement, TypeError, ValueError):
+        el = None  # run() says what is wrong
     return ActionTarget(
-        label=pay_label,
+        label=el.label if el is not None else "",
         app=screen.foreground_package,
         kind=kind,
         screen_text=screen_text(screen),
-        on_screen=False,
-        unclear=True,
+        on_screen=el is not None,
+        screen_place=screen.activity,
+        actionable=el is not None and el.actionable,
     )
-
-
-async def target_for(args: dict[str, Any], session: PhoneSession, kind: str) -> ActionTarget:
-    """What a touch would hit, for the payment check: the element's label and the screen's text.
-
-    By number: that element. By point: a fresh read and the riskiest element under the
-    point; a point on nothing that can be pressed while a payment screen is in front is
-    unclear, and refused rather than guessed."""
-    if args.get("element") is None and args.get("x") is not None and args.get("y") is not None:
-        screen = await session.reader.read()
-        x, y = int(args["x"]), int(args["y"])
-        el = element_under(screen, x, y)
-        pay_label = payment_screen_label(screen)
-        if pay_label and (el is None or (not el.actionable and classify(el.label).risk is RiskClass.NONE)):
-            return _unclear(screen, kind, pay_label)
-        return ActionTarget(
-            label=el.label if el is not None else "",
-            app=screen.foreground_package,
-            kind=kind,
-            screen_text=screen_text(screen),
-            on_screen=el is not None,
-        )
-    screen = await current_screen(session)
-    try:
-        _, _, el = await point_of(args, session, kind)
-    except (StaleElement, UnknownElement, BadArguments):
-        el = None
-    label = el.label if el is not None else ""
-    return ActionTarget(
-        label=label, app=screen.foreground_package, kind=kind, screen_text=screen_text(screen), on_screen=el is not None
-    )
-
-
-def focus_target(screen: Screen, kind: str) -> ActionTarget:
-    """What Enter / DPAD_CENTER / Space would press: the focused button. A focused text
-    field submits its form, which on a payment screen may be the payment: unclear."""
-    focused = [e for e in screen.elements if e.node.focused]
-    el = focused[-1] if focused else None
-    if el is not None and not el.node.editable:
-        return ActionTarget(label=el.label, app=screen.foreground_package, kind=kind, screen_text=screen_text(screen))
-    pay_label = payment_screen_label(screen)
-    if pay_label:
-        return _unclear(screen, kind, pay_label)
-    return ActionTarget(label="", app=screen.foreground_package, kind=kind, screen_text=screen_text(screen))
-
-
-def submit_target(screen: Screen, kind: str) -> ActionTarget:
-    """Enter in a text field submits its form; on a payment screen that may be the payment."""
-    pay_label = payment_screen_label(screen)
-    if pay_label:
-        return _unclear(screen, kind, pay_label)
-    return ActionTarget(label="", app=screen.foreground_package, kind=kind, screen_text=screen_text(screen))
-
-
-async def focus_target_now(session: PhoneSession, kind: str) -> ActionTarget:
-    # A fresh read: the focus moves with keys the listing never saw (TAB, DPAD).
-    return focus_target(await session.reader.read(), kind)
 
 
 ELEMENT_OR_POINT = {

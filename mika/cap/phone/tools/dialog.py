@@ -6,7 +6,7 @@ from typing import Any
 
 from mika.cap.phone.fenced import screen_observation
 from mika.cap.phone.obstacles import ButtonChoiceError, Dialog, match_button, press_label, read_dialog
-from mika.cap.phone.tools.base import PhoneTool, screen_text
+from mika.cap.phone.tools.base import PhoneTool, current_screen, screen_text
 from mika.tool.context import ToolContext
 from mika.tool.declaration import ActionTarget, ToolOutcome
 from mika.tool.errors import BadArguments
@@ -45,15 +45,15 @@ class PhoneDialog(PhoneTool):
         },
     }
 
-    def __init__(self) -> None:
-        # What the irreversible check read for the coming press, per run: the press must match it.
-        self._checked: dict[str, str] = {}
-
     async def target(self, args: dict[str, Any], ctx: ToolContext) -> ActionTarget | None:
+        # For pacing only: the press itself is judged by the gated port on the dialog as it
+        # is when the tap is sent (its button with the dialog's question: "OK" on "Confirm
+        # payment ¥99" is the payment), so a dialog swapped after any earlier look is
+        # judged as what it now is.
         wanted = _press(args)
         if wanted is None:
             return None
-        screen = await self.session(ctx).reader.read()
+        screen = await current_screen(self.session(ctx))
         dialog = read_dialog(screen)
         if dialog is None:
             return None
@@ -61,7 +61,6 @@ class PhoneDialog(PhoneTool):
             button = match_button(dialog, wanted)
         except ButtonChoiceError:
             return None  # nothing will be pressed; run() says why
-        self._checked[ctx.run_id] = press_label(dialog, button)
         return ActionTarget(
             label=press_label(dialog, button),
             app=dialog.package or screen.foreground_package,
@@ -89,13 +88,6 @@ class PhoneDialog(PhoneTool):
             obs = screen_observation(screen, ctx.step, describe(dialog), head=str(exc))
             return ToolOutcome(
                 text=obs.text, ok=False, code=exc.code, observations=(obs,), data={"dialog": _data(dialog)}
-            )
-        checked = self._checked.pop(ctx.run_id, None)
-        if checked != press_label(dialog, button):
-            # The dialog changed between the check and the press: what was approved is not this.
-            return ToolOutcome.error(
-                "dialog_changed",
-                "The dialog changed after it was checked; nothing was pressed. Read it again with phone_dialog.",
             )
         x, y = button.centre
         await session.port.tap(session.display, x, y)

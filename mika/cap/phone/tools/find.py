@@ -6,7 +6,7 @@ from typing import Any
 
 from mika.cap.phone.tools.base import PhoneTool, current_screen
 from mika.cap.phone.tools.touch import DIRECTIONS, scroll_area, scroll_gesture
-from mika.observe.untrusted import fence
+from mika.observe.untrusted import defuse, fence
 from mika.tool.context import ToolContext
 from mika.tool.declaration import ToolOutcome
 from mika.tool.errors import BadArguments
@@ -131,14 +131,14 @@ def _found(screen: Screen, hit: tuple[UiNode, Element | None], wanted: str, scro
     )
     quoted = fence(shown[:120], {"source": "screen", "app": screen.foreground_package}, block=False)
     return ToolOutcome(
-        text=f"Found {wanted!r} after {scrolls} scroll(s): {quoted}, {where} on screen v{screen.version}.",
+        text=f"Found {defuse(wanted)!r} after {scrolls} scroll(s): {quoted}, {where} on screen v{screen.version}.",
         data={"scrolls": scrolls, "element": el.number if el is not None else None, "point": list(node.bounds.centre)},
     )
 
 
 def _missing(wanted: str, scrolls: int, why: str, *, end: bool = False) -> ToolOutcome:
     return ToolOutcome(
-        text=f"{wanted!r} was not found after {scrolls} scroll(s): {why}.",
+        text=f"{defuse(wanted)!r} was not found after {scrolls} scroll(s): {why}.",
         ok=False,
         code="not_found",
         data={"scrolls": scrolls, "end": end},

@@ -14,10 +14,10 @@ from typing import Any
 
 from mika.cap.phone.tools.base import (
     ELEMENT_OR_POINT,
-    TAP_SLOP_PX,
     PhoneTool,
     current_screen,
     point_of,
+    quoted,
     stale_outcome,
     target_for,
 )
@@ -145,15 +145,12 @@ class PhoneGesture(PhoneTool):
     }
 
     async def target(self, args: dict[str, Any], ctx: ToolContext) -> ActionTarget | None:
-        # What the fingers come down on is what the approval check sees: a path's first
-        # point (a path that hardly moves lands as a tap there), two fingers' centre.
+        # For pacing: where the fingers come down. Every finger is judged by the gated port
+        # as the stroke is sent (a path that stays put on Pay is a tap on Pay).
         try:
-            kind = _which(args)
-            if kind == "path":
-                points = _path(args["path"])
-                (x0, y0) = points[0]
-                still = all(abs(x - x0) < TAP_SLOP_PX and abs(y - y0) < TAP_SLOP_PX for x, y in points)
-                return await target_for({"x": x0, "y": y0}, self.session(ctx), "tap" if still else "swipe")
+            if _which(args) == "path":
+                x0, y0 = _path(args["path"])[0]
+                return await target_for({"x": x0, "y": y0}, self.session(ctx), "gesture")
         except BadArguments:
             return None  # run() says what is wrong
         return await target_for(args, self.session(ctx), "gesture")
@@ -217,5 +214,5 @@ class PhoneGesture(PhoneTool):
                 )
         await ctx.sleep(g.pre_touch_ms() / 1000)
         way = await session.port.stroke(session.display, fingers)
-        where = f'"{el.label}"' if el is not None and el.label else f"{x},{y}"
+        where = quoted(el.label, el.package) if el is not None and el.label else f"{x},{y}"
         return ToolOutcome(text=f"{what} about {where} in {ms} ms.", data={"way": way})

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mika.cap.phone.tools.base import ACTIVATING_KEYS, PhoneTool, focus_target_now
+from mika.cap.phone.tools.base import PhoneTool, target_for
 from mika.tool.context import ToolContext
 from mika.tool.declaration import ActionTarget, ToolOutcome
 from mika.tool.errors import BadArguments
@@ -64,12 +64,9 @@ class PhonePressKey(PhoneTool):
     }
 
     async def target(self, args: dict[str, Any], ctx: ToolContext) -> ActionTarget | None:
-        # Enter, DPAD_CENTER, Space press what has the focus: the check sees that element
-        # (a focused Pay button is a payment step) and the screen.
-        key = str(args.get("key", "")).upper().removeprefix("KEYCODE_")
-        if key not in ACTIVATING_KEYS:
-            return None
-        return await focus_target_now(self.session(ctx), "key")
+        # For pacing only. What a key presses (Enter on a focused Pay button) is judged by
+        # the gated port on the screen as it is when the key is sent.
+        return await target_for({}, self.session(ctx), "key")
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
         key = str(args["key"]).upper().removeprefix("KEYCODE_")

@@ -7,7 +7,7 @@ from typing import Any
 
 from mika.cap.phone.fenced import screen_observation
 from mika.cap.phone.obstacles import ALLOW_WHILE_USING, DENY, Obstacle, recognise, still_safe
-from mika.cap.phone.tools.base import PhoneTool, screen_text
+from mika.cap.phone.tools.base import PhoneTool, current_screen, screen_text
 from mika.tool.context import ToolContext
 from mika.tool.declaration import ActionTarget, ToolOutcome
 from mika.tool.errors import BadArguments
@@ -45,7 +45,8 @@ class HandleObstacle(PhoneTool):
     }
 
     async def target(self, args: dict[str, Any], ctx: ToolContext) -> ActionTarget | None:
-        screen = await self.session(ctx).reader.read()
+        # For pacing only: each press is judged by the gated port as it is sent.
+        screen = await current_screen(self.session(ctx))
         found = recognise(screen, _permission(args))
         if found.safe is None:
             return None

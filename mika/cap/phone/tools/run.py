@@ -21,7 +21,7 @@ from typing import Any
 from mika.action.origin import Origin
 from mika.agent.batch import BatchResult, BatchRunner, BatchStep, Performed
 from mika.cap.phone.fenced import unseen_steps
-from mika.cap.phone.tools.base import PhoneTool
+from mika.cap.phone.tools.base import PhoneTool, quoted
 from mika.model.messages import ToolCall
 from mika.observe.untrusted import defuse
 from mika.tool.context import ToolContext
@@ -289,7 +289,7 @@ class PhoneRun(PhoneTool):
                     return False, "target_missing", f"no element matches {command.describe()}", 0, {}
                 if len(found) > 1:
                     stops[index] = "ambiguous_target"
-                    names = "; ".join(f"{e.role} {defuse(e.label)!r}" for e in found[:6])
+                    names = "; ".join(f"{e.role} {quoted(e.label, e.package)}" for e in found[:6])
                     return False, "target_ambiguous", f"{len(found)} elements match: {names}", 0, {}
                 # The number is the one this fresh read gave it: the entry checks it against
                 # this very screen, so nothing older is reused.

@@ -9,6 +9,10 @@ the result names the phone tool to use (`use_phone_tool`): those tools check the
 before and after and ask before payments, which a raw command would skip. A line that
 can't be read with confidence is refused with the reason (`command_refused`). Two
 failures in a row get a hint towards the phone tools.
+
+The gated port (mika/cap/phone/gated_port.py) judges what a line reaches: a risky setting
+it changes is asked first, and a refused line that would have opened a payment place is
+refused as the payment step it is.
 """
 
 from __future__ import annotations
@@ -53,6 +57,11 @@ class PhoneSystemCommand(PhoneTool):
             return ToolOutcome.error("bad_arguments", "phone_system_command: the command is empty.")
         verdict = judge(command)
         if not verdict.runs:
+            judge_started = getattr(session.port, "judge_started", None)
+            if verdict.code == USE_PHONE_TOOL and judge_started is not None:
+                # Not run either way; a line that would have opened a checkout is refused by
+                # the payment rule (InputHeld: its code, its event, exit 5 when unattended).
+                await judge_started(command)
             return self._refused(verdict.code, verdict.reason, verdict.tool, verdict.command)
         result = await session.port.shell(command, timeout=TIMEOUT_S)
         output = result.output

@@ -17,8 +17,9 @@ from mika.cap.phone.tools.base import (
     PhoneTool,
     current_screen,
     point_of,
+    quoted,
     stale_outcome,
-    submit_target,
+    target_for,
 )
 from mika.tool.context import ToolContext
 from mika.tool.declaration import ActionTarget, ToolOutcome
@@ -124,10 +125,11 @@ class PhoneTypeText(PhoneTool):
     }
 
     async def target(self, args: dict[str, Any], ctx: ToolContext) -> ActionTarget | None:
+        # For pacing only: a submit reads the screen before it goes. Every input of the call
+        # (the focus tap, the text, the Enter) is judged by the gated port as it is sent.
         if not args.get("submit"):
             return None
-        # Enter after typing submits the field's form: checked as the key would be.
-        return submit_target(await self.session(ctx).reader.read(), "type")
+        return await target_for({}, self.session(ctx), "type")
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
         session = self.session(ctx)
@@ -177,14 +179,16 @@ class PhoneTypeText(PhoneTool):
         if args.get("submit") and ok:
             await session.port.key(session.display, "ENTER")
         what = f"{len(text)} characters into the password field" if secret else f'"{text}"'
-        name = f' "{field.label}"' if field.label and not secret else ""
+        # The field's name and what it shows are the app's text: fenced.
+        name = f" {quoted(field.label, field.package)}" if field.label and not secret else ""
         data = {"method": method, "retried": retried, "verified": ok, "chunks": len(chunks) if paced_ok else 1}
         if ok:
             return ToolOutcome(text=f"Typed {what} into{name} (read back: matches).", data=data)
         if secret:
             return ToolOutcome(text=f"Typed {what}; a password field can't be read back to check.", data=data)
         return ToolOutcome(
-            text=f"Typed {what}, but the field{name} now shows {shown!r}. Check the field before going on.",
+            text=f"Typed {what}, but the field{name} now shows {quoted(shown, field.package)}. "
+            "Check the field before going on.",
             ok=False,
             code="text_mismatch",
             data=data,
@@ -257,5 +261,7 @@ class PhoneClearText(PhoneTool):
         # as plain dumps report it) while the text it had is gone: cleared.
         placeholder = left == session.first_seen.get(field_key(field)) and left != before
         if left and left != hint and not placeholder:
-            return ToolOutcome(text=f"The field still shows {left!r}.", ok=False, code="not_cleared")
+            return ToolOutcome(
+                text=f"The field still shows {quoted(left, field.package)}.", ok=False, code="not_cleared"
+            )
         return ToolOutcome(text="Cleared the field.")

@@ -6,13 +6,14 @@ from typing import Any
 
 from mika.cap.phone.tools.base import (
     ELEMENT_OR_POINT,
-    TAP_SLOP_PX,
     PhoneTool,
     current_screen,
     point_of,
+    quoted,
     stale_outcome,
     target_for,
 )
+from mika.observe.untrusted import defuse
 from mika.tool.context import ToolContext
 from mika.tool.declaration import ActionTarget, ToolOutcome
 from mika.tool.errors import BadArguments
@@ -20,8 +21,9 @@ from mika.uistate import Element, Screen, StaleElement, UnknownElement
 
 
 def _name(el: Element | None, x: int, y: int) -> str:
+    # The label is the app's text: fenced, never quoted bare in Mika's sentence.
     if el is not None and el.label:
-        return f'{el.role} "{el.label}"'
+        return f"{el.role} {quoted(el.label, el.package)}"
     return f"{x},{y}"
 
 
@@ -108,11 +110,12 @@ class PhoneSwipe(PhoneTool):
     }
 
     async def target(self, args: dict[str, Any], ctx: ToolContext) -> ActionTarget | None:
-        # A swipe that hardly moves lands as a tap (or a long press) where it starts.
-        x1, y1, x2, y2 = (int(args.get(k) or 0) for k in ("x1", "y1", "x2", "y2"))
-        if abs(x2 - x1) < TAP_SLOP_PX and abs(y2 - y1) < TAP_SLOP_PX:
-            return await target_for({"x": x1, "y": y1}, self.session(ctx), "tap")
-        return None
+        # For pacing: where the finger comes down (the gated port judges the swipe itself).
+        try:
+            start = {"x": int(args["x1"]), "y": int(args["y1"])}
+        except (KeyError, TypeError, ValueError):
+            return None  # run() says what is wrong
+        return await target_for(start, self.session(ctx), "swipe")
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
         session = self.session(ctx)
@@ -176,17 +179,6 @@ class PhoneScroll(PhoneTool):
         },
     }
 
-    async def target(self, args: dict[str, Any], ctx: ToolContext) -> ActionTarget | None:
-        # Scrolling "in" a button that is no list is a short drag on it: it may land as a tap.
-        if args.get("element") is None:
-            return None
-        target = await target_for({"element": args["element"]}, self.session(ctx), "tap")
-        try:
-            _, _, el = await point_of({"element": args["element"]}, self.session(ctx), self.name)
-        except (StaleElement, UnknownElement, BadArguments):
-            return target
-        return None if el is not None and el.node.scrollable else target
-
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
         session = self.session(ctx)
         direction = args.get("direction") or "down"
@@ -220,7 +212,7 @@ class PhoneScroll(PhoneTool):
             if screen.content_key() == before:
                 return ToolOutcome(
                     text=f"Scrolled {direction} {scrolls} time(s); the list did not move any more "
-                    f"(its end) and {wanted!r} was not found.",
+                    f"(its end) and {defuse(wanted)!r} was not found.",
                     ok=False,
                     code="not_found",
                     data={"scrolls": scrolls},
@@ -229,9 +221,9 @@ class PhoneScroll(PhoneTool):
         if wanted:
             found = _shows(screen, wanted)
             text = (
-                f"Scrolled {direction} {scrolls} time(s); {wanted!r} is on screen now."
+                f"Scrolled {direction} {scrolls} time(s); {defuse(wanted)!r} is on screen now."
                 if found
-                else f"Scrolled {direction} {scrolls} time(s); {wanted!r} did not show up."
+                else f"Scrolled {direction} {scrolls} time(s); {defuse(wanted)!r} did not show up."
             )
             return ToolOutcome(text=text, ok=found, code="done" if found else "not_found", data={"scrolls": scrolls})
         return ToolOutcome(text=f"Scrolled {direction}.", data={"scrolls": scrolls})

@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 from mika.cap.phone.session import PhoneSession
-from mika.cap.phone.tools.base import PhoneTool, current_screen, resolve_element, stale_outcome, target_for
+from mika.cap.phone.tools.base import PhoneTool, current_screen, quoted, resolve_element, stale_outcome, target_for
 from mika.cap.phone.wheel_math import (
     Column,
     WheelRead,
@@ -55,7 +55,12 @@ VALUE_MAX = 40
 
 
 def _shown(value: str) -> str:
-    # screen text, cut to the value and defused: it is never an instruction
+    # screen text, cut to the value and fenced: it is never an instruction
+    return quoted(value_part(value)[:24])
+
+
+def _asked(value: str) -> str:
+    # the value the model asked for, in Mika's sentence
     return '"' + defuse(value_part(value))[:24] + '"'
 
 
@@ -488,12 +493,12 @@ class PhoneSetWheel(PhoneTool):
     def _fail(self, turn: _Turn, start: str, used: str, code: str) -> ToolOutcome:
         now = _shown(turn.read.value)
         reason = {
-            "wheel_at_end": f"the wheel reached its end at {now}; {_shown(turn.target)} is not in its range.",
+            "wheel_at_end": f"the wheel reached its end at {now}; {_asked(turn.target)} is not in its range.",
             "wheel_not_moving": f"the wheel stopped moving at {now}; try phone_swipe along this column.",
             "wheel_unreadable": f"its value could not be read after turning (last read {now}).",
         }.get(code, f"it shows {now} after {turn.attempts} attempt(s).")
         return ToolOutcome(
-            text=f"Could not set the wheel to {_shown(turn.target)}: {reason}",
+            text=f"Could not set the wheel to {_asked(turn.target)}: {reason}",
             ok=False,
             code=code,
             data=self._data(turn, start, used),

@@ -198,6 +198,18 @@ def _resolve(world: World, it: Intent) -> tuple[str, dict[str, Any]] | None:
     return engine.resolve_intent(only_app, it.action, it.data, it.mime, it.category)
 
 
+def resolve_intent_target(world: World, it: Intent) -> tuple[str, str] | None:
+    """(package, screen) an intent without a component opens, as `start` resolves it."""
+    if it.action in (None, MAIN) and it.package and not it.data:
+        app = world.apps.get(it.package)
+        return (app.package, app.main) if app is not None else None
+    found = _resolve(world, it)
+    if found is None:
+        return None
+    pkg, rule = found
+    return pkg, rule.get("screen", world.apps[pkg].main)
+
+
 def start(ctx: Ctx, it: Intent) -> int:
     world = ctx.phone.world
     if it.display not in world.displays:

@@ -106,8 +106,10 @@ async def _pm(ctx: Ctx, args: list[str]) -> int:
         return 0
     if sub == "resolve-activity":
         brief = "--brief" in rest
-        names = [a for a in rest if not a.startswith("-")]
         world = ctx.phone.world
+        if any(flag in rest for flag in ("-a", "-d", "-t", "-n")):
+            return _resolve_intent(ctx, [a for a in rest if a not in ("--brief", "--components")], brief)
+        names = [a for a in rest if not a.startswith("-")]
         if "-c" in rest:
             names = [n for n in names if not n.startswith("android.intent.category")]
         app = world.apps.get(names[-1]) if names else None
@@ -144,6 +146,32 @@ async def _pm(ctx: Ctx, args: list[str]) -> int:
         return 0
     ctx.error(f"Unknown command: {sub}")
     return 1
+
+
+def _resolve_intent(ctx: Ctx, args: list[str], brief: bool) -> int:
+    """`resolve-activity` of a whole intent (-a/-d/-t/-n, a trailing package): the activity
+    `am start` would open for it, as real `cmd package` prints it."""
+    from mika.sim.shell.commands.am import IntentArgError, parse_intent, resolve_component, resolve_intent_target
+
+    world = ctx.phone.world
+    try:
+        it = parse_intent(args)
+    except IntentArgError as exc:
+        ctx.error(str(exc))
+        return 1
+    target = resolve_component(world, it.component) if it.component else resolve_intent_target(world, it)
+    if target is None:
+        ctx.print("No activity found\n")
+        return 0
+    pkg, screen = target
+    comp = world.apps[pkg].activity_component(screen)
+    if brief:
+        ctx.print(f"priority=0 preferredOrder=0 match=0x108000 specificIndex=-1 isDefault=false\n{comp}\n")
+    else:
+        ctx.print(
+            f"  ActivityInfo:\n    name={comp.replace('/', '')}\n    packageName={pkg}\n    enabled=true exported=true\n"
+        )
+    return 0
 
 
 @command("pm")
