@@ -12,14 +12,18 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from mika.action.amounts import amount_value, amounts_in
 from mika.action.copy import t
-from mika.action.risk import amount_value, amounts_in, reads_as_payment
+from mika.action.risk import reads_as_payment, says_due
 
-# A line that says the amount due ("Total: ¥23.50", "Amount due", "实付").
-_DUE = re.compile(r"\b(?:total|amount due|subtotal|to pay|order total|pay)\b|合计|总计|实付|应付|待支付|支付", re.I)
 _MAX_ITEMS = 3
 # How screen texts are joined: " | " by the phone tools, " · " by simple text screens.
 _JOINS = re.compile(r"\s[|·]\s")
+
+
+def _due(text: str) -> bool:
+    """A line that says the amount due ("Total: ¥23.50", "实付") or asks it paid ("Pay ¥23.50")."""
+    return says_due(text) or reads_as_payment(text)
 
 
 @dataclass(frozen=True)
@@ -70,7 +74,7 @@ def summarize(lines: list[str], *, button: str = "", app: str = "") -> ScreenSum
     amount, due_at = "", None
     for i in range(len(before) - 1, -1, -1):
         found = amounts_in(before[i])
-        if found and (_DUE.search(before[i]) or before[i] == button):
+        if found and (_due(before[i]) or before[i] == button):
             amount, due_at = found[-1], i
             break
     if not amount:
@@ -79,14 +83,14 @@ def summarize(lines: list[str], *, button: str = "", app: str = "") -> ScreenSum
     items: list[str] = []
     for i in range(len(before) - 1):
         text, nxt = before[i], before[i + 1]
-        if amounts_in(text) or reads_as_payment(text) or _DUE.search(text):
+        if amounts_in(text) or _due(text):
             continue
-        if amounts_in(nxt) and not _DUE.search(nxt) and text not in items:
+        if amounts_in(nxt) and not _due(nxt) and text not in items:
             items.append(text)
     if not items and due_at is not None and due_at >= 2:
         # No priced rows: the line just above the amount due names what it is for.
         above = before[due_at - 1]
-        if not amounts_in(above) and not reads_as_payment(above) and not _DUE.search(above):
+        if not amounts_in(above) and not _due(above):
             items.append(above)
     item = ", ".join(items[-_MAX_ITEMS:])
     if len(items) > _MAX_ITEMS:

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from mika.action.amounts import amount_value, amounts_in
 from mika.action.origin import Origin
-from mika.action.risk import amount_value, amounts_in
 
 WITHIN_STEPS = 3
 

@@ -1,8 +1,11 @@
 """Irreversible / outward / payment classification of an action's target label.
 
-Works on English and Chinese labels. A payment step is either a label that reads as
-placing an order, or an outward/irreversible label hit while a currency amount is on the
-screen; the final "pay" itself is told apart, because it is always handed to the user.
+A payment step is either a label that reads as placing an order, or an outward,
+irreversible or assenting label hit while a currency amount is on the screen; the final
+"pay" itself is told apart, because it is always handed to the user. The payment words
+are read in some thirty languages (mika.action.vocabulary), in every way a person may
+read the label (mika.action.fold); outward and irreversible words are English and
+Chinese. Amounts are read as shops around the world print them (mika.action.amounts).
 """
 
 from __future__ import annotations
@@ -12,6 +15,19 @@ import re
 from dataclasses import dataclass
 from urllib.parse import unquote
 
+from mika.action.amounts import amounts_in
+from mika.action.fold import fold, readings
+from mika.action.vocabulary import (
+    ASSENT,
+    DUE,
+    PAY,
+    PAYMENT,
+    PLACE_BENIGN,
+    PLACE_STEMS,
+    PLACE_WORDS,
+    compile_words,
+    without_benign,
+)
 from mika.tool.declaration import ActionTarget
 
 
@@ -26,164 +42,60 @@ class RiskClass(enum.Enum):
     SETTING = "setting"
 
 
-# Order matters: the first table that matches wins (pay before payment before outward).
-_PAY = [
-    r"\bpay\b",
-    r"\bpay now\b",
-    r"\bconfirm (?:and )?pay",
-    r"\bpay with\b",
-    r"\bcomplete payment\b",
-    r"支付",
-    r"付款",
-    r"确认支付",
-    r"立即支付",
-    r"去支付",
-    r"确认付款",
-]
-_PAYMENT = [
-    r"\bplace (?:your )?order\b",
-    r"\bsubmit order\b",
-    r"\bbuy now\b",
-    r"\bbuy\b",
-    r"\bcheckout\b",
-    r"\bcheck out\b",
-    r"\bpurchase\b",
-    r"\b(?:approve|allow|authori[sz]e|accept) (?:the |this )?payment\b",
-    r"\bconfirm order\b",
-    r"\bsubscribe\b",
-    r"\bproceed to checkout\b",
-    r"下单",
-    r"提交订单",
-    r"立即购买",
-    r"购买",
-    r"去结算",
-    r"结算",
-    r"确认订单",
-    r"立即下单",
-    r"开通会员",
-    r"充值",
-]
 _OUTWARD = [
-    r"\bsend\b",
-    r"\bsubmit\b",
-    r"\bpost\b",
-    r"\bpublish\b",
-    r"\breply\b",
-    r"\btweet\b",
-    r"\bsay hi\b",
-    r"\beasy apply\b",
-    r"\bapply now\b",
-    r"\bcomment\b",
-    r"\binvite\b",
-    r"发送",
-    r"提交",
-    r"发布",
-    r"发表",
-    r"回复",
-    r"立即沟通",
-    r"打招呼",
-    r"投递",
-    r"申请",
-    r"评论",
-    r"邀请",
+    "send",
+    "submit",
+    "post",
+    "publish",
+    "reply",
+    "tweet",
+    "say hi",
+    "easy apply",
+    "apply now",
+    "comment",
+    "invite",
+    "发送",
+    "提交",
+    "发布",
+    "发表",
+    "回复",
+    "立即沟通",
+    "打招呼",
+    "投递",
+    "申请",
+    "评论",
+    "邀请",
 ]
 _IRREVERSIBLE = [
-    r"\bdelete\b",
-    r"\bremove\b",
-    r"\berase\b",
-    r"\bclear all\b",
-    r"\bunsubscribe\b",
-    r"\bblock\b",
-    r"\bfactory reset\b",
-    r"\buninstall\b",
-    r"删除",
-    r"移除",
-    r"清空",
-    r"注销",
-    r"卸载",
-    r"拉黑",
-    r"撤回",
+    "delete",
+    "remove",
+    "erase",
+    "clear all",
+    "unsubscribe",
+    "block",
+    "factory reset",
+    "uninstall",
+    "删除",
+    "移除",
+    "清空",
+    "注销",
+    "卸载",
+    "拉黑",
+    "撤回",
 ]
 
-# Words that agree to something. Alone they are nothing; with an amount due on the screen
-# they are how an app (or a dialog it draws) gets a spend approved: "Allow", "OK", "确认".
-_ASSENT = [
-    r"\ballow\b",
-    r"\bapprove\b",
-    r"\baccept\b",
-    r"\bconfirm\b",
-    r"\bok\b",
-    r"\bokay\b",
-    r"\byes\b",
-    r"\bcontinue\b",
-    r"\bproceed\b",
-    r"\bagree\b",
-    r"\bauthori[sz]e\b",
-    r"\bgot it\b",
-    r"允许",
-    r"同意",
-    r"批准",
-    r"确认",
-    r"确定",
-    r"继续",
-    r"好的",
-    r"授权",
-]
-
+# Outward and irreversible words (English and Chinese): paced and logged, and a spend only
+# while an amount is due. The payment words of every language are in mika.action.vocabulary.
+_OUTWARD_RE = compile_words(_OUTWARD)
+_IRREVERSIBLE_RE = compile_words(_IRREVERSIBLE)
+# Order matters: the first that matches a reading wins (pay before payment before outward).
 _TABLES = [
-    (RiskClass.PAY, [re.compile(p, re.I) for p in _PAY]),
-    (RiskClass.PAYMENT, [re.compile(p, re.I) for p in _PAYMENT]),
-    (RiskClass.OUTWARD, [re.compile(p, re.I) for p in _OUTWARD]),
-    (RiskClass.IRREVERSIBLE, [re.compile(p, re.I) for p in _IRREVERSIBLE]),
-    (RiskClass.NONE, [re.compile(p, re.I) for p in _ASSENT]),  # only with an amount due (classify)
+    (RiskClass.PAY, PAY),
+    (RiskClass.PAYMENT, PAYMENT),
+    (RiskClass.OUTWARD, _OUTWARD_RE),
+    (RiskClass.IRREVERSIBLE, _IRREVERSIBLE_RE),
+    (RiskClass.NONE, ASSENT),  # only with an amount due (classify)
 ]
-
-# Words of a link or an activity name that lead to paying: a deep link, a web address or a
-# component like com.mika.shop/.CheckoutActivity is split into words and looked up here.
-_PLACE_WORDS = {
-    "checkout",
-    "pay",
-    "payment",
-    "payments",
-    "order",
-    "orders",
-    "cashier",
-    "purchase",
-    "buy",
-    "billing",
-    "settle",
-    "settlement",
-    "alipays",
-    "confirmorder",
-    "placeorder",
-    "submitorder",
-    "alipay",
-    "wxpay",
-    "wechatpay",
-    "paypal",
-    "unionpay",
-    "gpay",
-    "applepay",
-}
-
-# An amount with a currency: ¥23.50, ￥ 9, $4.99, 23.50元, €3, RMB 100, US$ 5, 12.00 USD.
-_AMOUNT = re.compile(
-    r"(?:[¥￥$€£]|US\$|RMB|CNY|USD|EUR)\s?\d[\d,]*(?:\.\d{1,2})?"
-    r"|\d[\d,]*(?:\.\d{1,2})?\s?(?:元|块|USD|CNY|RMB|EUR)",
-    re.I,
-)
-
-
-def amounts_in(text: str) -> list[str]:
-    """Every currency amount shown in `text`, normalised (no inner spaces)."""
-    return [re.sub(r"\s+", "", m.group(0)) for m in _AMOUNT.finditer(text or "")]
-
-
-def amount_value(amount: str) -> float | None:
-    digits = re.search(r"\d[\d,]*(?:\.\d+)?", amount or "")
-    if not digits:
-        return None
-    return float(digits.group(0).replace(",", ""))
 
 
 @dataclass(frozen=True)
@@ -193,37 +105,55 @@ class Classified:
     amount: str = ""  # the amount on screen, when one decided it
 
 
+def _first_match(label: str) -> tuple[RiskClass, str] | None:
+    """The first table (in `_TABLES` order) that matches any reading of the label."""
+    texts = [without_benign(r) for r in readings(label)]
+    for risk, pattern in _TABLES:
+        for text in texts:
+            m = pattern.search(text)
+            if m:
+                return risk, m.group(0)
+    return None
+
+
 def classify(label: str, screen_text: str = "") -> Classified:
     label = (label or "").strip()
     if not label:
         return Classified(RiskClass.NONE)
-    for risk, patterns in _TABLES:
-        for p in patterns:
-            m = p.search(label)
-            if m:
-                amounts = amounts_in(screen_text)
-                if risk is RiskClass.NONE:
-                    # An assent word: a spend only while an amount is due.
-                    if amounts:
-                        return Classified(RiskClass.PAYMENT, m.group(0), amounts[-1])
-                    return Classified(RiskClass.NONE)
-                if risk in (RiskClass.OUTWARD, RiskClass.IRREVERSIBLE) and amounts:
-                    # Submitting while an amount is due is spending money.
-                    return Classified(RiskClass.PAYMENT, m.group(0), amounts[-1])
-                return Classified(risk, m.group(0), amounts[-1] if amounts else "")
-    return Classified(RiskClass.NONE)
+    found = _first_match(label)
+    if found is None:
+        return Classified(RiskClass.NONE)
+    risk, matched = found
+    amounts = amounts_in(screen_text)
+    if risk is RiskClass.NONE:
+        # An assent word: a spend only while an amount is due.
+        if amounts:
+            return Classified(RiskClass.PAYMENT, matched, amounts[-1])
+        return Classified(RiskClass.NONE)
+    if risk in (RiskClass.OUTWARD, RiskClass.IRREVERSIBLE) and amounts:
+        # Submitting while an amount is due is spending money.
+        return Classified(RiskClass.PAYMENT, matched, amounts[-1])
+    return Classified(risk, matched, amounts[-1] if amounts else "")
 
 
 def reads_as_payment(label: str) -> bool:
     """The label itself reads as checkout or pay (no amount needed)."""
     label = (label or "").strip()
-    return bool(label) and any(p.search(label) for risk, ps in _TABLES[:2] for p in ps)
+    if not label:
+        return False
+    found = _first_match(label)
+    return found is not None and found[0] in (RiskClass.PAY, RiskClass.PAYMENT)
+
+
+def says_due(text: str) -> bool:
+    """The text says an amount is owed ("Total", "Gesamtsumme", "合計"), in any language."""
+    return any(DUE.search(r) for r in readings(text or ""))
 
 
 def place_words(place: str) -> list[str]:
     """A link, a package or an activity, as lower-case words: camelCase and punctuation split."""
     spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", place or "")
-    return [w.lower() for w in re.split(r"[^A-Za-z0-9\u4e00-\u9fff]+", spaced) if w]
+    return [w for w in re.split(r"[^\w]+|_", fold(spaced)) if w]
 
 
 def plain_place(place: str) -> str:
@@ -250,8 +180,14 @@ def classify_place(place: str, screen_text: str = "") -> Classified:
         # A link is not the final button: opening a pay page is a payment step, asked.
         return Classified(RiskClass.PAYMENT, by_label.matched, due)
     for word in place_words(place):
-        if word in _PLACE_WORDS or word.endswith("pay") or word.startswith("pay"):
+        if word in PLACE_WORDS or ((word.startswith("pay") or word.endswith("pay")) and word not in PLACE_BENIGN):
             return Classified(RiskClass.PAYMENT, word, due)
+    # A stem anywhere in the address, its separators taken out: `/checkoutnow`,
+    # `checkouts/c/7f3a`, `/check-out`.
+    joined = re.sub(r"[\W_]+", "", fold(place))
+    for stem in PLACE_STEMS:
+        if stem in joined:
+            return Classified(RiskClass.PAYMENT, stem, due)
     return Classified(RiskClass.NONE)
 
 
@@ -266,10 +202,6 @@ def classify_target(label: str, kind: str, screen_text: str = "") -> Classified:
     return classify(label, screen_text)
 
 
-# Words that say an amount is due (not just a price in a list).
-DUE_WORDS = re.compile(r"\b(?:total|amount due|subtotal|to pay|order total)\b|合计|总计|实付|应付|待支付", re.I)
-
-
 def checkout_like(screen_text: str, screen_place: str = "") -> bool:
     """The screen is where money is spent: its place reads as checkout/pay, or it shows an
     amount and says that amount is due (or offers a payment button)."""
@@ -277,7 +209,7 @@ def checkout_like(screen_text: str, screen_place: str = "") -> bool:
         return True
     if not amounts_in(screen_text):
         return False
-    return any(DUE_WORDS.search(part) or reads_as_payment(part) for part in screen_text.split(" | "))
+    return any(says_due(part) or reads_as_payment(part) for part in screen_text.split(" | "))
 
 
 def classify_touch(target: ActionTarget) -> Classified:

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import pytest
 
+from mika.action.amounts import amounts_in
 from mika.action.approval import ApprovalPolicy, Verdict
 from mika.action.confirmation import ConfirmationGate, Consent
 from mika.action.origin import Origin
 from mika.action.pacing import OutwardPacing
-from mika.action.risk import RiskClass, amounts_in, classify, classify_place, classify_target
+from mika.action.risk import RiskClass, classify, classify_place, classify_target
 from mika.runtypes.spec import Attendance, RunOrigin, RunProvenance
 from mika.tool.declaration import ActionTarget
 

@@ -13,10 +13,10 @@ from __future__ import annotations
 import secrets
 from typing import Any
 
+from mika.action.amounts import amounts_in
 from mika.action.approval import ApprovalPolicy
 from mika.action.approval_summary import ScreenSummary, compare
 from mika.action.confirmation import Consent, setting_consent
-from mika.action.risk import amounts_in
 from mika.record.events import ApprovalEvent, ConfirmationAsked
 from mika.tool.context import ToolContext
 from mika.tool.declaration import AgentTool, Risk, ToolOutcome

@@ -22,14 +22,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from mika.action.amounts import amounts_in
 from mika.action.risk import (
-    DUE_WORDS,
     RiskClass,
-    amounts_in,
     classify,
     classify_place,
     classify_touch,
     reads_as_payment,
+    says_due,
 )
 from mika.cap.phone.obstacles import press_label, read_dialog
 from mika.tool.declaration import ActionTarget
@@ -90,7 +90,7 @@ def payment_screen_label(screen: Screen) -> str:
         # An amount is due and something says so ("Total", "tap Pay now"): an app may hide
         # its checkout behind any button, field or key here.
         for t in texts:
-            if reads_as_payment(t) or DUE_WORDS.search(t):
+            if reads_as_payment(t) or says_due(t):
                 return t[:80]
     return ""
 

@@ -9,11 +9,11 @@ and after, an `ActionEffect`, and the fresh listing attached.
 from __future__ import annotations
 
 import abc
-import re
 from dataclasses import replace
 from typing import Any, ClassVar
 
-from mika.action.risk import RiskClass, amounts_in, classify, classify_place, reads_as_payment
+from mika.action.amounts import amounts_in
+from mika.action.risk import RiskClass, classify, classify_place, reads_as_payment, says_due
 from mika.cap.web.port import PageRead, WebError
 from mika.cap.web.reader import site_of
 from mika.cap.web.session import WebSession, session_of
@@ -29,7 +29,6 @@ PAGE_TEXT_MAX = 4000  # characters of page text handed to the payment check
 _CHROME = frozenset({"web.contentinfo", "web.navigation", "web.banner"})
 
 # Words that say an amount is due (not just a price in a list).
-_DUE = re.compile(r"\b(?:total|amount due|subtotal|to pay|order total)\b|合计|总计|实付|应付|待支付", re.I)
 
 
 class WebTool(AgentTool):
@@ -178,7 +177,7 @@ def payment_label(screen: Screen, read: PageRead | None) -> str:
     text = page_text(read)
     if amounts_in(text):
         for t in text.split(" | "):
-            if reads_as_payment(t) or _DUE.search(t):
+            if reads_as_payment(t) or says_due(t):
                 return t[:80]
     return ""
 
