@@ -8,7 +8,8 @@ import re
 from dataclasses import replace
 
 from mika.action.risk import RiskClass, classify_touch
-from mika.cap.phone.landing import element_under, focus_target, payment_screen_label, point_target, submit_target
+from mika.action.under_point import element_under
+from mika.cap.phone.landing import focus_target, payment_screen_label, point_target, submit_target
 from mika.sim.apps.engine import tap
 from mika.sim.apps.frame import build_frame
 from mika.sim.world import make_device

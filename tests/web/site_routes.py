@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import tests.web.site_login  # (registers /login, /account/ …)
 import tests.web.site_misc  # (/slow/, downloads, captcha frames)
-import tests.web.site_shop  # noqa: F401 (/search/, /product/<id>/, /checkout/ …)
+import tests.web.site_shop  # (/search/, /product/<id>/, /checkout/ …)
+import tests.web.site_traps  # noqa: F401 (/deal/, /icon-cart/ … the checkout reached sideways)
 from tests.web.site_server import Request, Response, route
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mika.cap.web.options import WebOptions
 from mika.cap.web.port import WebPort
@@ -34,6 +34,9 @@ from mika.cap.web.tools.touch import WebScroll, WebTap
 from mika.cap.web.tools.wait import WebWaitFor
 from mika.resources import prompt
 from mika.tool.declaration import AgentTool
+
+if TYPE_CHECKING:
+    from mika.action.input_gate import InputGate
 
 __all__ = ["WebCapability", "WebSession", "open_web"]
 
@@ -93,6 +96,14 @@ class WebCapability:
 
     def tools(self) -> Sequence[AgentTool]:
         return list(self._tools)
+
+    def bind_gate(self, gate: InputGate) -> None:
+        """The run's InputGate judges every input the web tools send and every page the
+        browser is about to show (mika.cap.web.gated_port). The live preview and a
+        person's hand-over window keep the browser's own port: they act for the user."""
+        from mika.cap.web.gated_port import GatedWebPort
+
+        self.session.port = GatedWebPort(self.port, gate, self.session)
 
     def prompt_section(self) -> str | None:
         return prompt("capabilities/web.md")

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
+from mika.action.under_point import element_under, screen_text
 from mika.cap.phone.fenced import fenced_listing
-from mika.cap.phone.landing import element_under, screen_text
 from mika.cap.phone.session import PhoneSession, session_of
 from mika.observe.untrusted import fence
 from mika.tool.context import ToolContext

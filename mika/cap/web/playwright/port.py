@@ -31,10 +31,11 @@ import random
 import re
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import urljoin, urlsplit
 
 from mika.action.pace import GesturePacing, TypingPacing, graphemes
 from mika.atomic_write import ensure_dir
@@ -94,6 +95,7 @@ class _Tab:
     dialog: Any = None
     cast_handler: Any = None
     data_responses: int = 0  # JSON/text answers to the page's fetch/XHR (a "load more")
+    redirects_guarded: bool = False  # its page answers are held at their headers (_guard_redirects)
     dialog_shown: asyncio.Event = field(default_factory=asyncio.Event)
 
     def on_dialog(self, dialog: Any) -> None:
@@ -140,6 +142,9 @@ class PlaywrightWebPort:
         self._closed = False
         self._popups: list[str] = []
         self._blocked_pages: set[int] = set()  # id() of pages whose navigation was just refused
+        # Asked before a tab's main frame loads a page (the run's payment judgement, bound
+        # by GatedWebPort): False and the navigation is aborted like a refused address.
+        self._navigation_guard: Callable[[str], bool] | None = None
         self._popups_closed = 0  # popups closed at once for the tab limit
         self._changed = asyncio.Condition()  # a popup became a tab, a download ended
         self._rng = random.Random()
@@ -242,13 +247,77 @@ class PlaywrightWebPort:
 
     # ------------------------------------------------------------ URL policy in the browser
 
+    def set_navigation_guard(self, guard: Callable[[str], bool] | None) -> None:
+        """`guard(url)` is asked before any tab's main frame loads `url` — and, for a
+        redirect, before the browser follows it — and False refuses it."""
+        self._navigation_guard = guard
+        for tab in list(self._tabs.values()):
+            with contextlib.suppress(RuntimeError):
+                self._spawn(self._guard_redirects(tab))
+
     async def _route(self, route: Any) -> None:
         url = route.request.url
-        if is_allowed(url):
-            with contextlib.suppress(Exception):
-                await route.continue_()
+        if not is_allowed(url):
+            self._note(f"A page tried to load {url[:120]!r}; it was blocked (only http and https are opened).")
+            await self._refuse(route)
             return
-        self._note(f"A page tried to load {url[:120]!r}; it was blocked (only http and https are opened).")
+        guard = self._navigation_guard
+        if guard is not None and self._main_frame_navigation(route.request) and not guard(url):
+            self._note(f"The page did not open {url[:120]!r}: it leads to a payment nobody approved.")
+            await self._refuse(route)
+            return
+        with contextlib.suppress(Exception):
+            await route.continue_()
+
+    @staticmethod
+    def _main_frame_navigation(request: Any) -> bool:
+        try:
+            return bool(request.is_navigation_request()) and request.frame.parent_frame is None
+        except Exception:
+            return False
+
+    async def _guard_redirects(self, tab: _Tab) -> None:
+        """The browser follows a redirect without asking the route again, so a tab's page
+        answers are also held at their headers (CDP Fetch, response stage, documents only;
+        the body streams on untouched): a 3xx whose target the guard refuses is failed
+        there, before the browser sends the next request."""
+        if self._navigation_guard is None or tab.redirects_guarded:
+            return
+        tab.redirects_guarded = True
+        try:
+            cdp = await self._cdp(tab)
+            cdp.on("Fetch.requestPaused", lambda event: self._spawn(self._on_paused(tab, cdp, event)))
+            await cdp.send(
+                "Fetch.enable",
+                {"patterns": [{"urlPattern": "*", "resourceType": "Document", "requestStage": "Response"}]},
+            )
+        except Exception as exc:
+            tab.redirects_guarded = False
+            self._note(f"Redirects in {tab.id} could not be checked before they are followed: {_first_line(exc)}.")
+
+    async def _on_paused(self, tab: _Tab, cdp: Any, event: dict[str, Any]) -> None:
+        request_id = event.get("requestId")
+        guard = self._navigation_guard
+        try:
+            status = int(event.get("responseStatusCode") or 0)
+            headers = {
+                str(h.get("name", "")).lower(): str(h.get("value", "")) for h in event.get("responseHeaders") or []
+            }
+            location = headers.get("location", "")
+            if guard is not None and 300 <= status < 400 and location:
+                url = str(event.get("request", {}).get("url", ""))
+                hop = urljoin(url, location)
+                if not is_allowed(hop) or not guard(hop):
+                    self._note(f"{url[:120]!r} redirected to {hop[:120]!r}; it was not followed.")
+                    self._blocked_pages.add(id(tab.page))
+                    await cdp.send("Fetch.failRequest", {"requestId": request_id, "errorReason": "BlockedByClient"})
+                    return
+        except Exception:
+            pass  # a malformed answer is the browser's to handle: let it go on as it would
+        with contextlib.suppress(Exception):
+            await cdp.send("Fetch.continueRequest", {"requestId": request_id})
+
+    async def _refuse(self, route: Any) -> None:
         with contextlib.suppress(Exception):
             request = route.request
             page = request.frame.page
@@ -331,6 +400,8 @@ class PlaywrightWebPort:
         page.on("close", lambda _page: self._on_close(tab))
         if self._current is None:
             self._current = tab.id
+        if self._navigation_guard is not None:
+            self._spawn(self._guard_redirects(tab))
         return tab
 
     def _on_page(self, page: Any) -> None:
@@ -477,6 +548,7 @@ class PlaywrightWebPort:
         if self._sink is not None and self._cast_tab != tab.id:
             await self._start_cast()  # asked for before the browser started
         await self._apply_mode(tab, url)
+        await self._guard_redirects(tab)
         from playwright.async_api import Error as PlaywrightError
 
         tab.dialog = None
