@@ -6,15 +6,18 @@ an ISO code or a local word) before or after a number whose groups are split by 
 dots, spaces or apostrophes. Fullwidth `￥２３` and no-break spaces count as the plain
 ones; `amount_value` reads them so too.
 
-`amount_value` reads the number the way its writer meant: the last separator followed by
-one or two digits is the decimal mark (`23,50` is 23.5), any other is grouping
-(`12,000` is twelve thousand, `150.000` a hundred and fifty thousand).
+Finding an amount is this module's (a currency must stand by the number, or it is no
+amount); reading its number is price-parser's, a maintained parser that tells the decimal
+mark from grouping the way its writer meant: `23,50` is 23.5, `12,000` twelve thousand,
+`150.000` a hundred and fifty thousand.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
+
+from price_parser import Price
 
 # Signs and prefixes that stand before (or after) a number.
 _SIGNS = r"[$€£¥￥＄￡￦₹₩₽₺₫฿₱₪₦₴₸₼₾₡₲₵₭₮₯₠৳₨]|US\$|C\$|A\$|NZ\$|HK\$|NT\$|S\$|R\$|MX\$|Mex\$|COL\$|RD\$|zł|Kč|лв|руб\.?|грн|р\.|ريال|درهم|ر\.س|د\.إ|ج\.م"
@@ -38,7 +41,6 @@ _AMOUNT = re.compile(
     rf"|(?<![\d.,])(?:{_NUMBER}){_DASH_CENTS}\s?(?:(?:{_SIGNS})|(?:{_LOCAL_AFTER})|(?:{_CODES})(?![A-Za-z]))",
     re.I,
 )
-_DIGITS = re.compile(r"\d[\d,.' ’]*")
 
 
 def _plain(text: str) -> str:
@@ -52,16 +54,5 @@ def amounts_in(text: str) -> list[str]:
 
 def amount_value(amount: str) -> float | None:
     """The number in an amount, read with its writer's decimal mark (see the module doc)."""
-    m = _DIGITS.search(_plain(amount))
-    if not m:
-        return None
-    raw = m.group(0).rstrip(",.' ’")
-    marks = [i for i, c in enumerate(raw) if c in ",.' ’"]
-    if marks and raw[marks[-1]] in ",." and 1 <= len(raw) - marks[-1] - 1 <= 2:
-        whole, cents = raw[: marks[-1]], raw[marks[-1] + 1 :]
-    else:
-        whole, cents = raw, ""
-    digits = re.sub(r"\D", "", whole)
-    if not digits:
-        return None
-    return float(f"{digits}.{cents}" if cents else digits)
+    price = Price.fromstring(_plain(amount))
+    return float(price.amount) if price.amount is not None else None
