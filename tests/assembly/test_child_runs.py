@@ -329,3 +329,26 @@ def test_spawn_agent_is_offered_to_an_attended_run_with_the_web_or_the_sandbox_o
     # A run limited to the phone has neither, so no child either.
     phone_only = RunSpec("g", ATTENDED, conversation_id="c", capabilities=("phone",))
     assert "spawn_agent" not in _general_names(phone_only, web=True, sandbox=True)
+
+
+async def test_a_childs_read_that_redirects_to_checkout_never_loads_it(
+    tmp_path,
+    chromium_path,  # noqa: F811
+    site,  # noqa: F811
+):
+    # A read-only read of a plain-looking address whose server redirects to the checkout
+    # (issue 32): the redirect's target is judged before the browser follows it.
+    mark = len(site.seen)
+
+    def child(request):
+        results = last_tool_results(request)
+        if not results:
+            return Reply.call("web_read_page", url=site.url("/deal/go"))
+        return Reply(text="Read: " + results[0][:200])
+
+    asm = _assembly(tmp_path, _parent_spawns(child), browser=chromium_path)
+    run = asm.make_run(RunSpec("What is today's deal?", ATTENDED, conversation_id="c1"))
+    await asyncio.wait_for(run.run(), 120)
+    paths = [r.path for r in site.seen[mark:]]
+    assert "/deal/go" in paths, paths
+    assert not any(p.startswith("/checkout") for p in paths), paths

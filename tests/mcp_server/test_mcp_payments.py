@@ -169,3 +169,15 @@ async def test_a_forged_or_mismatched_retry_releases_nothing(tmp_path, sim_phone
         )
         assert isinstance(late, InputRequiredResult)
     assert not shop(phone).get("checkout_reached")
+
+
+async def test_a_client_typing_into_checkout_cannot_pay(tmp_path, sim_phone_factory):
+    # The route: phone_type_text given the Checkout button taps it to focus it.
+    phone = sim_phone_factory(scenario="shop_cart")
+    async with stdio_mika(tmp_path, "--device", phone.serial, "--model", script(tmp_path, ["ok"])) as client:
+        cart = await to_cart(client)
+        result = await client.call_tool("phone_type_text", {"element": number_for(cart, "Checkout"), "text": "1"})
+        assert result.is_error
+        assert result.structured_content["code"] == "approval_unavailable", result.structured_content
+    state = shop(phone)
+    assert not state.get("checkout_reached") and not state.get("pay_reached") and not state.get("orders")

@@ -165,3 +165,17 @@ async def _until(check, deadline: float = 20.0) -> None:
         if loop.time() > end:
             raise AssertionError("timed out waiting")
         await asyncio.sleep(0.02)
+
+
+async def test_typing_into_checkout_through_the_bridge_is_refused(cap, sim_phone_factory) -> None:
+    # The issue's route: `mika phone type` given the Checkout button taps it to focus it.
+    shop = sim_phone_factory(scenario="shop_cart")
+    run = bridge_run(cap, phone_capability(shop))
+    checkout = element_number(await _to_the_cart(run), "Checkout")
+    out = await run.command(f'mika phone type \'{{"element": {checkout}, "text": "1"}}\'; echo rc=$?')
+    assert "rc=2" in out.text, out.text
+    typed = run.results("phone_type_text")[-1]
+    assert not typed.ok and typed.code == "approval_unavailable", typed.code
+    state = shop.device.world.state()["shop"]
+    assert not state.get("checkout_reached") and not state.get("orders")
+    assert [e.decision for e in run.events if getattr(e, "type", "") == "approval"] == ["approval_unavailable"]
