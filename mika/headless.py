@@ -46,6 +46,8 @@ from mika.terminal_text import for_terminal, json_for_terminal
 
 FORMATS = ("text", "json", "stream-json")
 HEADLESS = RunProvenance(RunOrigin.CLI, Attendance.UNATTENDED)
+# Started from a terminal with a person at it (mika.headless_person).
+ATTENDED = RunProvenance(RunOrigin.CLI, Attendance.PRESENT)
 
 # Every provider failure exits 4, including kinds added later.
 _MODEL_KINDS = {kind.value for kind in ModelErrorKind}
@@ -175,9 +177,12 @@ async def run_headless(
     err: IO[str] = sys.stderr,
     borrowed: BorrowedLedger | None = None,
     make_center: Callable[[ConversationStore, Outbox], TaskCenter] | None = None,
+    person: IO[str] | None = None,
 ) -> HeadlessOutcome:
     """`make_center` is how the assembly hands over its TaskCenter (titles, stop
-    summaries); without it, a bare TaskCenter over `factory` (tests, embedding programs)."""
+    summaries); without it, a bare TaskCenter over `factory` (tests, embedding programs).
+    `person`: where a person at the terminal answers (mika.headless_person); the run is
+    then attended — its approvals, questions and hand-overs are asked on `err`."""
     recover_at_start(state_dir)
     conversations = ConversationStore(state_dir)
     if conversation_id:
@@ -195,6 +200,12 @@ async def run_headless(
     printer = _Printer(fmt, out, err, run_ids)
     center.subscribe(printer)
     channel.not_paid = lambda: printer.payment_blocked
+    provenance = HEADLESS
+    if person is not None:
+        from mika.headless_person import TerminalPerson
+
+        provenance = ATTENDED
+        center.subscribe(TerminalPerson(center, lambda: conversation_id or "", person, err))
     # What earlier, interrupted processes left unsaid is told once, on stderr.
     # `borrowed` knows how to give back what a crashed run borrowed (a phone's IME, clipboard).
     settling = asyncio.create_task(settle(state_dir, channel, borrowed=borrowed))
@@ -215,7 +226,7 @@ async def run_headless(
         installed = False
     try:
         submission = center.submit(
-            conversation_id, goal, provenance=HEADLESS, read_only=read_only, step_budget=step_budget
+            conversation_id, goal, provenance=provenance, read_only=read_only, step_budget=step_budget
         )
         run_ids.add(submission.run_id)
         channel.current = submission.run_id

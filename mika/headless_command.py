@@ -16,6 +16,14 @@ from mika.model.errors import ModelError
 from mika.terminal_text import echo
 
 
+def _person_at_terminal(ask: bool | None, fmt: str) -> bool:
+    """`--ask` / `--no-ask` decide; by default a person is there when stdin and stderr
+    are both a terminal and the output is text (a JSON consumer is a program)."""
+    if ask is not None:
+        return ask
+    return fmt == "text" and sys.stdin.isatty() and sys.stderr.isatty()
+
+
 def _err(message: str) -> None:
     echo(f"mika: {message}", err=True)
 
@@ -31,6 +39,7 @@ def headless_main(
     config_path: str | None,
     device: str | None,
     model: str | None,
+    ask: bool | None = None,
 ) -> ExitCode:
     if not goal:
         _err('give the task in words, e.g. mika --no-ui "turn on dark mode"')
@@ -63,6 +72,7 @@ def headless_main(
                 out=sys.stdout,
                 err=sys.stderr,
                 borrowed=borrowed_ledger(asm.state_dir),
+                person=sys.stdin if _person_at_terminal(ask, fmt) else None,
                 make_center=lambda conversations, outbox: asm.task_center(
                     outbox=outbox, conversations=conversations, limit=1
                 ),

@@ -21,6 +21,11 @@ import click
     is_flag=True,
     help="Use only Mika's own browser: no phone (the adb server is not touched); no browser is exit 3.",
 )
+@click.option(
+    "--ask/--no-ask",
+    default=None,
+    help="Ask approvals and questions on this terminal (default: when stdin and stderr are a terminal).",
+)
 @click.option("--conversation", "conversation_id", default=None, help="Continue this conversation.")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None)
 @click.option("--device", default=None, help="Phone serial, 'sim' for the simulated phone, or 'none'.")
@@ -33,6 +38,7 @@ def run_command(
     max_steps: int | None,
     read_only: bool,
     web_only: bool,
+    ask: bool | None,
     conversation_id: str | None,
     config_path: str | None,
     device: str | None,
@@ -53,5 +59,6 @@ def run_command(
         config_path=config_path or parent.get("config"),
         device=device or parent.get("device"),
         model=model or parent.get("model"),
+        ask=ask,
     )
     sys.exit(int(code))

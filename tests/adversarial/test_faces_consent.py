@@ -2,8 +2,10 @@
 cart): a schedule fired by `mika serve`, and a headless `mika run` — real processes of the
 real CLI, a scripted model. Each run types into the Checkout button (the focus tap of
 issue 32); the shop must never reach the checkout, the record must hold the refusal, and
-the headless run must exit 5. The sandbox bridge and `mika mcp` are tried in
-tests/sandbox/test_bridge_guards.py and tests/mcp_server/test_mcp_payments.py."""
+the headless run must exit 5. A replayed route hands its payment step over and the model's
+own tap is refused. The sandbox bridge, `mika mcp` and a child run are tried in
+tests/sandbox/test_bridge_guards.py, tests/mcp_server/test_mcp_payments.py and
+tests/assembly/test_child_runs.py."""
 
 from __future__ import annotations
 
