@@ -53,6 +53,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mika.action.input_gate import InputGate, InputHeld
+from mika.action.under_point import riskiest, screen_text
 from mika.cap.phone.command_reach import places_started, settings_changed
 from mika.cap.phone.landing import (
     ACTIVATING_KEYS,
@@ -63,8 +64,6 @@ from mika.cap.phone.landing import (
     key_name,
     place_targets,
     point_target,
-    riskiest,
-    screen_text,
 )
 from mika.cap.phone.port import AndroidPort, DeviceInfo, Foreground, ShellResult
 from mika.tool.declaration import ActionTarget
