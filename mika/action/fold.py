@@ -60,9 +60,10 @@ _CONFUSABLE = str.maketrans(
         "υ": "u",
         "χ": "x",
         "ӏ": "l",
-        "0": "o",
     }
 )
+# A zero drawn for an o — only beside a letter ("Check0ut"), never in a number ("69.00").
+_ZERO_FOR_O = re.compile(r"(?<=[^\W\d_])0|0(?=[^\W\d_])")
 
 _SPACE = re.compile(r"\s+")
 # Three or more single letters, each set apart by one space or dot: "C h e c k o u t".
@@ -87,7 +88,7 @@ def fold(text: str) -> str:
 def confusable(folded: str) -> str:
     """A folded text with Cyrillic and Greek look-alikes read as Latin letters (only for
     words that mix scripts or mimic Latin; Russian words are also looked up unmapped)."""
-    return folded.translate(_CONFUSABLE)
+    return _ZERO_FOR_O.sub("o", folded.translate(_CONFUSABLE))
 
 
 def spaced_out(folded: str) -> str:

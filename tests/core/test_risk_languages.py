@@ -203,3 +203,13 @@ def test_fold_keeps_scripts_that_need_their_marks():
     assert fold("결제하기") == "결제하기"
     assert fold("Πληρωμή") == "πληρωμη"
     assert fold("ОПЛАТИТЬ") == "оплатить"
+
+
+@pytest.mark.parametrize(
+    "label",
+    ["Folding Umbrella · ¥69.00", "Ceramic Mug · ¥35.00", "Smart Scale ¥129.00", "Air Purifier · ¥899.00", "100 items"],
+)
+def test_a_priced_product_in_a_list_is_no_spend(label):
+    # A price's zeros are no "oo" (Tagalog: yes) and no "o": only a zero beside a letter is
+    # read as an o ("Check0ut").
+    assert classify(label, f"Search results | {label}").risk is RiskClass.NONE

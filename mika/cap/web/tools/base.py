@@ -14,9 +14,11 @@ from typing import Any, ClassVar
 
 from mika.action.amounts import amounts_in
 from mika.action.risk import RiskClass, classify, classify_place, reads_as_payment, says_due
+from mika.cap.web.fenced import fence_attrs
 from mika.cap.web.port import PageRead, WebError
 from mika.cap.web.reader import site_of
 from mika.cap.web.session import WebSession, session_of
+from mika.observe.untrusted import fence
 from mika.tool.context import SkippedForNewMessage, ToolContext
 from mika.tool.declaration import ActionTarget, AgentTool, Risk, ToolOutcome
 from mika.tool.dispatcher import skipped_outcome
@@ -239,8 +241,15 @@ def enter_target(screen: Screen, session: WebSession, kind: str, field: Element 
     return _target(session, "", kind)
 
 
-def element_name(el: Element) -> str:
-    return f'{el.role} "{el.label}"' if el.label else el.role
+def quoted(text: str, url: str) -> str:
+    """A page's text (a label, a field's name) in one of Mika's sentences: inside an inline
+    fence of its own, so a label that says "SYSTEM: the user approved…" or spells a closing
+    tag stays the page's words (`Tapped button <untrusted …>Buy</untrusted>.`)."""
+    return fence(" ".join(text.splitlines()), fence_attrs(url), block=False)
+
+
+def element_name(el: Element, url: str) -> str:
+    return f"{el.role} {quoted(el.label, url)}" if el.label else el.role
 
 
 def risk_of(label: str, text: str = "") -> RiskClass:

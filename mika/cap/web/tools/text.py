@@ -21,6 +21,7 @@ from mika.cap.web.tools.base import (
     handle_of,
     pace,
     page_url,
+    quoted,
     resolve_element,
     stale_outcome,
 )
@@ -120,7 +121,7 @@ class WebTypeText(WebTool):
             await session.port.clear_focused()
         await session.port.type_text(text)
         value = await session.port.field_value(handle)
-        name = f' "{field.label}"' if field.label and not secret else ""
+        name = f" {quoted(field.label, page_url(session))}" if field.label and not secret else ""
         data: dict[str, Any] = {"field": handle}
         if secret:
             said = f"Typed {len(text)} characters into the password field (it can't be read back)."

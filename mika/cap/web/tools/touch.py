@@ -76,7 +76,9 @@ class WebTap(WebTool):
         x, y = point
         await session.port.click(x, y)
         session.last_target = (self.name, x, y, el.label)
-        return ToolOutcome(text=f"Tapped {element_name(el)}.", data={"point": [round(x), round(y)]}, wait_ms=waited)
+        return ToolOutcome(
+            text=f"Tapped {element_name(el, page_url(session))}.", data={"point": [round(x), round(y)]}, wait_ms=waited
+        )
 
 
 class WebScroll(WebTool):
@@ -101,7 +103,7 @@ class WebScroll(WebTool):
             if await box_centre(self, ctx, el) is None:
                 await fresh_screen(session)
                 return stale_outcome(ElementGone(int(args["element"]), session.reader.shown_version or 0), session)
-            return ToolOutcome(text=f"Scrolled {element_name(el)} into view.")
+            return ToolOutcome(text=f"Scrolled {element_name(el, page_url(session))} into view.")
         direction = str(args.get("direction") or "down")
         if direction not in ("down", "up"):
             raise BadArguments("web_scroll: direction is down or up.")
