@@ -3,6 +3,8 @@ a scripted model that picks element numbers from the listings it is given."""
 
 from __future__ import annotations
 
+import re
+
 from mika.runtypes.result import OutcomeStatus
 from tests.phone.driver import ListingDriver, step
 from tests.web.tools_run import WebDriver, behind_the_back, make_run, record, results_of, untrusted_parts, web_cap
@@ -45,7 +47,8 @@ async def test_a_tap_on_a_button_is_done_and_on_a_link_changes_the_place(tmp_pat
     run = make_run(tmp_path, web_cap(chromium_path), driver)
     await run.run()
     pressed, followed = driver.results[1], driver.results[2]
-    assert 'Tapped button "Click me".' in pressed and "Effect: done" in pressed
+    # the page's label stays inside its own fence in Mika's sentence
+    assert re.search(r"Tapped button <untrusted [^>]*>Click me</untrusted>\.", pressed) and "Effect: done" in pressed
     assert 'button "Clicked 1 times"' in untrusted_parts(pressed)[1]
     assert "Effect: place_changed" in followed and f"Page {site.url('/tools/second.html')}" in followed
     assert '== page "Second page"' in followed
@@ -86,7 +89,8 @@ async def test_typed_cjk_text_is_read_back_and_a_password_is_never_echoed(tmp_pa
     run = make_run(tmp_path, cap, driver)
     await run.run()
     typed = driver.results[1]
-    assert 'Typed "乌龙茶 oolong" into "Search words" (read back:' in typed and "matches" in typed
+    assert re.search(r'Typed "乌龙茶 oolong" into <untrusted [^>]*>Search words</untrusted> \(read back:', typed)
+    assert "matches" in typed
     assert "10 characters into the password field" in driver.results[2]
     assert secrets == ["hunter2-秘密"]
     assert all("hunter2" not in r for r in driver.results)
