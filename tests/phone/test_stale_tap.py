@@ -27,7 +27,7 @@ def top(world) -> tuple[str, str]:
     return (activity.package, activity.screen) if activity is not None else ("", "")
 
 
-def until_swapped(world, within_ms: int = 50) -> float:
+def until_swapped(world, within_ms: int = 150) -> float:
     """Moves the phone's own clock on in 10 ms steps, looking after each (as any reader
     would: a look lets what is due happen), until Settings came up by itself; returns the
     phone-clock milliseconds that took. No wall-clock wait: the sim's clock is the one
@@ -64,7 +64,9 @@ async def test_a_tap_by_an_old_number_after_the_screen_replaced_itself_is_never_
     await make_run(tmp_path, phone_cap, driver).run()
     # The model was shown the list (the swap came after the action's own reads) …
     assert any(label == "Grace Huang" for _, _, label, _ in seen["elements"]), seen
-    assert seen["swapped_ms"] < 50, seen
+    # … and gave way inside the old reuse window (150 ms): the tap the old code aimed blind.
+    # The phone's clock runs with the wall clock as well, so a loaded machine adds its delay.
+    assert seen["swapped_ms"] < 150, seen
     # … and its number for "Grace Huang" now names another app's element: the only right
     # answer is a refusal as stale, with the screen as it is now. Nothing was pressed on
     # Settings (the row at Grace Huang's spot opens Network & internet).
