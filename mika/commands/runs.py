@@ -25,7 +25,10 @@ def runs_group() -> None:
 @click.pass_context
 def runs_list(ctx: click.Context, as_json: bool, limit: int) -> None:
     """Past runs, newest first."""
-    from mika.record.recorder import list_runs
+    from pathlib import Path
+
+    from mika.record.recorder import list_runs, read_events
+    from mika.record.shown_metrics import needs_events, shown_metrics
 
     runs = list_runs(state_dir_of(ctx))[:limit]
     if as_json:
@@ -35,7 +38,7 @@ def runs_list(ctx: click.Context, as_json: bool, limit: int) -> None:
         echo("No runs recorded yet.", err=True)
         return
     for r in runs:
-        m = r.get("metrics", {})
+        m = shown_metrics(r, read_events(Path(r["dir"])) if needs_events(r) else [])
         secs = (m.get("total_ms") or 0) / 1000
         echo(
             f"{one_line(r.get('id', '?')):12} {one_line(r.get('outcome', r.get('state', '?'))):18} "
@@ -166,12 +169,13 @@ def _count(n: int, what: str) -> str:
 
 
 def metrics_lines(summary: dict, events: list[dict]) -> list[str]:
-    """The run's metrics as the record holds them (run.json), or folded from its events
-    when the run never reached its summary (killed, unfinished)."""
-    from mika.record.metrics import RunMetrics
+    """The run's metrics as `runs list` shows them (mika.record.shown_metrics): run.json's,
+    or folded from its events for a run that has not written them (still running, or
+    killed and not yet recovered)."""
     from mika.record.metrics_text import secs, split_bar, split_parts
+    from mika.record.shown_metrics import shown_metrics
 
-    m = summary.get("metrics") or (RunMetrics.of(events).as_dict() if events else {})
+    m = shown_metrics(summary, events)
     if not m:
         return []
     split = " · ".join(f"{name} {secs(ms)}" for name, ms in split_parts(m))
@@ -193,6 +197,7 @@ def runs_recover_command(ctx: click.Context, as_json: bool) -> None:
     import asyncio
 
     from mika.run.outbox import StreamChannel
+    from mika.run.recovered_runs import recovered_runs
     from mika.run.recovery import recover_at_start, settle
     from mika.run.ui_text import t
 
@@ -202,10 +207,14 @@ def runs_recover_command(ctx: click.Context, as_json: bool) -> None:
     channel = StreamChannel(sys.stderr if as_json else sys.stdout, name="cli")
     report = recover_at_start(root, channel)
     settled = asyncio.run(settle(root, channel))
+    runs = recovered_runs(root, report, settled)
     if as_json:
         echo(
             json_for_terminal(
                 {
+                    # The first keys are the old report's, unchanged: "interrupted" is the runs
+                    # this recovery marked, the others what settling did (a run marked by an
+                    # earlier start and settled now is in "delivered" / "told" / "ended" only).
                     "interrupted": list(report.interrupted),
                     "uncertain": list(report.uncertain),
                     "delivered": list(settled.delivered),
@@ -214,23 +223,34 @@ def runs_recover_command(ctx: click.Context, as_json: bool) -> None:
                     "borrowed_restored": list(settled.borrowed.restored),
                     "borrowed_kept": list(settled.borrowed.kept),
                     "errors": list(settled.borrowed.errors),
+                    "skipped": list(settled.skipped),
+                    "settled": [r.run_id for r in runs if r.settled_now],
+                    "runs": [r.as_dict() for r in runs],
                 },
                 indent=1,
             )
         )
         return
-    if not (report.interrupted or settled.delivered or settled.told or settled.borrowed.restored):
-        echo(t("recover_none"), err=True)
-        return
-    echo(
-        t(
-            "recover_summary",
-            interrupted=len(report.interrupted),
-            delivered=len(settled.delivered),
-            told=len(settled.told),
-            restored=len(settled.borrowed.restored),
-        ),
-        err=True,
-    )
+    now = [r for r in runs if r.settled_now]
+    if not (now or settled.borrowed.restored):
+        if runs:
+            echo(t("recover_none_earlier"), err=True)
+        else:
+            echo(t("recover_none"), err=True)
+    else:
+        echo(
+            t(
+                "recover_summary",
+                settled=len(now),
+                marked=len(report.interrupted),
+                delivered=len(settled.delivered),
+                told=len(settled.told),
+                ended=len(settled.ended),
+                restored=len(settled.borrowed.restored),
+            ),
+            err=True,
+        )
+    for r in now + [r for r in runs if not r.settled_now]:
+        echo("  " + one_line(r.line()), err=True)
     for error in settled.borrowed.errors:
         echo(for_terminal(error), err=True)

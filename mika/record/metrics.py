@@ -4,6 +4,11 @@ All times count from the run_started event. First feedback is the earliest model
 whose actions ran (its replied-at time) or the earliest activity. Model thinking is the
 sum of request durations; reading / acting are top-level tool durations by declared risk
 (control calls — wait, ask, confirm, hand over — count as neither); other is the rest.
+
+Steps are the outcome's count; a run with no outcome (killed, or still running) has taken
+the highest step its events reached — but a model request, its retries and its
+cancellation carry the step they ask for, which the loop takes only once a reply arrives,
+so those don't count.
 """
 
 from __future__ import annotations
@@ -11,6 +16,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from typing import Any
+
+# Events the model caller emits before the step they name is taken (mika/agent/model_caller.py).
+_ASKING = frozenset({"model_request", "model_error", "model_cancelled"})
 
 
 @dataclass(frozen=True)
@@ -85,9 +93,13 @@ class RunMetrics:
             acting_ms=acting,
             waiting_ms=waiting,
             other_ms=other,
-            steps=int(outcome_ev.get("steps", 0)) if outcome_ev else max((e.get("step", 0) for e in evs), default=0),
+            steps=int(outcome_ev.get("steps", 0)) if outcome_ev else _steps_taken(evs),
             judged=judged,
         )
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+def _steps_taken(evs: list[dict[str, Any]]) -> int:
+    return max((int(e.get("step") or 0) for e in evs if e.get("type") not in _ASKING), default=0)

@@ -1,8 +1,9 @@
 """After a restart (seed §2 进程重启后): the one place that settles interrupted runs.
 
-`recover_at_start` is synchronous and quick: every unfinished run whose process is gone
-is marked interrupted (in run-state.json and in its record's run.json, so `runs list`
-and the TUI show it interrupted), and deliveries that were mid-send become Uncertain. The CLI and
+`recover_at_start` is synchronous and quick: the lease files of gone processes are swept,
+every unfinished run whose process is gone is marked interrupted (in run-state.json and in
+its record's run.json, so `runs list` and the TUI show it interrupted, with the steps and
+time its events show), and deliveries that were mid-send become Uncertain. The CLI and
 the TUI call it first thing. `settle` is the slower part, run in the background:
 
 - a saved answer that was never delivered is delivered once, marked as recovered;
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from pathlib import Path
 
 from mika.atomic_write import tidy_state_dir
@@ -31,7 +33,7 @@ from mika.run.outbox import Channel, Delivery, DeliveryState, Outbox, as_channel
 from mika.run.phase import RunPhase
 from mika.run.run_records import mark_interrupted_records
 from mika.run.run_store import RunRecord, RunStore
-from mika.run.state_lock import process_lease
+from mika.run.state_lock import process_lease, sweep_leases
 from mika.run.ui_text import t
 
 Deliver = Channel | Callable[[Delivery], None]
@@ -44,6 +46,51 @@ class RecoveryReport:
     uncertain: tuple[str, ...] = ()  # delivery ids found mid-send
 
 
+class Settled(StrEnum):
+    """What settling did with one interrupted run; `bucket` is the SettleReport tuple it counts in."""
+
+    ANSWER_DELIVERED = "answer_delivered"  # its saved answer, never sent, sent now
+    ANSWER_RESENT = "answer_resent"  # its saved answer, known not delivered (Failed), sent again now
+    TOLD_INTERRUPTED = "told_interrupted"  # no answer saved: the user told it was interrupted
+    TOLD_UNCERTAIN = "told_uncertain"  # its answer was mid-send: the user told it may have arrived
+    STOPPED = "stopped"  # the user stopped it: nothing to tell, closed
+    ANSWER_WAS_DELIVERED = "answer_was_delivered"  # its answer had reached the user: closed
+    ALREADY_TOLD = "already_told"  # an earlier start told the user; nothing sent again
+    TOLD_EARLIER_UNSURE = "told_earlier_unsure"  # an earlier start's notice failed or may not have arrived
+    NOT_SENT = "not_sent"  # telling failed now; the next start tries again
+    BEING_SENT = "being_sent"  # a live process is delivering its answer right now
+
+    @property
+    def bucket(self) -> str:
+        return _BUCKETS[self]
+
+
+_BUCKETS = {
+    Settled.ANSWER_DELIVERED: "delivered",
+    Settled.ANSWER_RESENT: "delivered",
+    Settled.TOLD_INTERRUPTED: "told",
+    Settled.TOLD_UNCERTAIN: "told",
+    Settled.STOPPED: "ended",
+    Settled.ANSWER_WAS_DELIVERED: "ended",
+    Settled.ALREADY_TOLD: "skipped",
+    Settled.TOLD_EARLIER_UNSURE: "skipped",
+    Settled.NOT_SENT: "skipped",
+    Settled.BEING_SENT: "skipped",
+}
+
+
+@dataclass(frozen=True)
+class SettledRun:
+    run_id: str
+    goal: str
+    what: Settled
+
+    @property
+    def acted(self) -> bool:
+        """Something was sent or closed now (a skipped run was left as it was)."""
+        return self.what.bucket != "skipped"
+
+
 @dataclass(frozen=True)
 class SettleReport:
     delivered: tuple[str, ...] = ()  # recovered answers sent now
@@ -51,6 +98,7 @@ class SettleReport:
     ended: tuple[str, ...] = ()  # runs whose answer is known delivered, now ended
     skipped: tuple[str, ...] = ()  # already told, or another process is on it
     borrowed: RestoreReport = field(default_factory=RestoreReport)
+    runs: tuple[SettledRun, ...] = ()  # every interrupted run looked at, in order, with what was done
 
 
 def recover_at_start(state_dir: Path | str, deliver: Deliver | None = None) -> RecoveryReport:
@@ -59,6 +107,7 @@ def recover_at_start(state_dir: Path | str, deliver: Deliver | None = None) -> R
     del deliver
     root = Path(state_dir)
     tidy_state_dir(root)
+    sweep_leases(root)  # the lease files killed processes left (ours is taken after: never swept)
     lease = process_lease(root)  # our own runs (none yet, or live ones) are protected
     store = RunStore(root, lease=lease)
     interrupted = store.interrupt_unfinished()
@@ -86,33 +135,34 @@ async def settle(
 
     outbox.mark_orphans_uncertain()  # settle may run without recover_at_start (tests, TUI)
     outbox.resend_pending()
-    delivered: list[str] = []
-    told: list[str] = []
-    ended: list[str] = []
-    skipped: list[str] = []
-    for run in runs.in_phase(RunPhase.INTERRUPTED):
-        what = _settle_run(run, outbox, runs, conversations, lang)
-        {"delivered": delivered, "told": told, "ended": ended, "skipped": skipped}[what].append(run.run_id)
+    looked = [
+        SettledRun(run.run_id, run.goal, _settle_run(run, outbox, runs, conversations, lang))
+        for run in runs.in_phase(RunPhase.INTERRUPTED)
+    ]
+
+    def ids(bucket: str) -> tuple[str, ...]:
+        return tuple(r.run_id for r in looked if r.what.bucket == bucket)
+
     restore = await (borrowed or BorrowedLedger(root, lease=lease)).restore_orphans()
-    return SettleReport(tuple(delivered), tuple(told), tuple(ended), tuple(skipped), restore)
+    return SettleReport(ids("delivered"), ids("told"), ids("ended"), ids("skipped"), restore, tuple(looked))
 
 
 def _settle_run(
     run: RunRecord, outbox: Outbox, runs: RunStore, conversations: ConversationStore, lang: str | None
-) -> str:
+) -> Settled:
     answer_id = f"answer:{run.run_id}"
     notice_ids = (f"interrupted:{run.run_id}", f"uncertain:{answer_id}", f"failed:{answer_id}")
     if outbox.has_any(*notice_ids):
-        return "skipped"
+        return _told_earlier(outbox, notice_ids)
     cid = run.conversation_id
-    goal = _short(run.goal)
+    goal = short_goal(run.goal)
 
     if run.status == "stopped":
         # The user pressed stop and saw it stop; there is nothing to tell.
         if cid:
             _close_turn(conversations, run, outcome="stopped", answer=run.answer or t("stopped", lang))
         runs.ended(run.run_id)
-        return "ended"
+        return Settled.STOPPED
 
     if not run.answer_saved:
         # Nothing to deliver: the turn becomes a failed one the user can start again.
@@ -128,7 +178,7 @@ def _settle_run(
                 level="warning",
             )
         )
-        return "told" if state is DeliveryState.DELIVERED else "skipped"
+        return Settled.TOLD_INTERRUPTED if state is DeliveryState.DELIVERED else Settled.NOT_SENT
 
     # The answer was saved before the process died: make sure the turn has it.
     if cid:
@@ -149,13 +199,13 @@ def _settle_run(
         )
         if state is DeliveryState.DELIVERED:
             runs.ended(run.run_id)
-            return "delivered"
-        return "skipped"  # failed now: the next start sends it as failed:<id>
+            return Settled.ANSWER_DELIVERED
+        return Settled.NOT_SENT  # failed now: the next start sends it as failed:<id>
     if entry.state is DeliveryState.DELIVERED:
         runs.ended(run.run_id)
-        return "ended"
+        return Settled.ANSWER_WAS_DELIVERED
     if entry.state is DeliveryState.UNCERTAIN:
-        outbox.deliver(
+        state = outbox.deliver(
             Delivery(
                 id=notice_ids[1],
                 text=t("uncertain_notice", lang, goal=goal),
@@ -165,7 +215,7 @@ def _settle_run(
                 level="warning",
             )
         )
-        return "told"
+        return Settled.TOLD_UNCERTAIN if state is DeliveryState.DELIVERED else Settled.NOT_SENT
     if entry.state is DeliveryState.FAILED:
         state = outbox.deliver(
             Delivery(
@@ -177,8 +227,22 @@ def _settle_run(
                 recovered=True,
             )
         )
-        return "delivered" if state is DeliveryState.DELIVERED else "skipped"
-    return "skipped"  # Pending / Attempting by a live process: it is being sent right now
+        if state is not DeliveryState.DELIVERED:
+            return Settled.NOT_SENT
+        runs.ended(run.run_id)  # known delivered now, as a first delivery above
+        return Settled.ANSWER_RESENT
+    return Settled.BEING_SENT  # Pending / Attempting by a live process: it is being sent right now
+
+
+def _told_earlier(outbox: Outbox, notice_ids: tuple[str, ...]) -> Settled:
+    """A notice for the run is in the ledger: an earlier start (or a live process) is on
+    it. Said as its state is: told, still being sent, or not known to have arrived."""
+    states = {e.state for e in map(outbox.entry, notice_ids) if e is not None}
+    if DeliveryState.DELIVERED in states:
+        return Settled.ALREADY_TOLD
+    if states & {DeliveryState.PENDING, DeliveryState.ATTEMPTING}:
+        return Settled.BEING_SENT
+    return Settled.TOLD_EARLIER_UNSURE
 
 
 def _close_turn(conversations: ConversationStore, run: RunRecord, **end: object) -> None:
@@ -194,6 +258,6 @@ def _close_turn(conversations: ConversationStore, run: RunRecord, **end: object)
         conversations.finish_turn(cid, run.run_id, only_if_open=True, **end)  # type: ignore[arg-type]
 
 
-def _short(text: str, limit: int = 60) -> str:
+def short_goal(text: str, limit: int = 60) -> str:
     line = " ".join(text.split())
     return line if len(line) <= limit else line[: limit - 1] + "…"

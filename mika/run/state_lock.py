@@ -9,10 +9,15 @@ A lease is a file each process holds an exclusive flock on for its whole life. T
 kernel drops the flock when the process dies, however it dies (SIGKILL included), so
 "can I take this lease?" is an exact answer to "is its owner gone?" — no pid reuse
 guesswork.
+
+A lease file is removed when its process releases it, at the latest when the interpreter
+exits (atexit); one left by a killed process is removed by `sweep_leases`, which recovery
+runs at every start, so `leases/` holds about one file per live process.
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import fcntl
 import json
@@ -25,7 +30,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from mika.atomic_write import ensure_dir, write_json
+from mika.atomic_write import STALE_TEMP_S, ensure_dir, write_json
 
 log = logging.getLogger("mika.run")
 
@@ -126,19 +131,35 @@ class ProcessLease:
             return self
         directory = _lease_dir(self.state_dir)
         ensure_dir(directory)
-        # Locked under a temporary name, then renamed: a checker never sees the lease
-        # file before it is held (it would take it for a dead one and remove it).
-        tmp = directory / f".{self.token}.new"
-        fd = os.open(tmp, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        os.replace(tmp, directory / f"{self.token}.lock")
+        while True:
+            # Locked under a temporary name, then renamed: a checker never sees the lease
+            # file before it is held (it would take it for a dead one and remove it).
+            tmp = directory / f".{self.token}.new"
+            fd = os.open(tmp, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                os.replace(tmp, directory / f"{self.token}.lock")
+                break
+            except (BlockingIOError, FileNotFoundError):
+                # A sweep took the temp file for a dead acquire's (between our open and
+                # our flock) and holds or removed it: start again under a new name.
+                os.close(fd)
+                tmp.unlink(missing_ok=True)
+                self.token = f"{os.getpid()}-{secrets.token_hex(4)}"
+            except BaseException:
+                os.close(fd)
+                raise
         self._fd = fd
+        with _held_leases_lock:
+            _held_leases.add(self)
         return self
 
     def release(self) -> None:
         if self._fd is None:
             return
         fd, self._fd = self._fd, None
+        with _held_leases_lock:
+            _held_leases.discard(self)
         try:
             (_lease_dir(self.state_dir) / f"{self.token}.lock").unlink(missing_ok=True)
         finally:
@@ -147,6 +168,21 @@ class ProcessLease:
     @property
     def held(self) -> bool:
         return self._fd is not None
+
+
+# Every lease this process holds, released at exit: the kernel would drop the flocks
+# anyway, but only a release removes the files (a normal `mika runs recover` left its own).
+_held_leases: set[ProcessLease] = set()
+_held_leases_lock = threading.Lock()
+
+
+@atexit.register
+def _release_at_exit() -> None:
+    with _held_leases_lock:
+        leases = list(_held_leases)
+    for lease in leases:
+        with contextlib.suppress(OSError):
+            lease.release()
 
 
 _process_leases: dict[str, ProcessLease] = {}
@@ -185,5 +221,65 @@ def lease_alive(state_dir: Path | str, token: str) -> bool:
         fcntl.flock(fd, fcntl.LOCK_UN)
         path.unlink(missing_ok=True)
         return False
+    finally:
+        os.close(fd)
+
+
+def sweep_leases(state_dir: Path | str, *, now: float | None = None) -> list[Path]:
+    """Remove the lease files of processes that are gone; returns the files removed.
+
+    A `<token>.lock` whose flock can be taken has no holder: it is removed while we hold
+    its flock, so nobody can be holding it at that moment. A held one is never touched.
+    No acquire can be caught half-way, because a lease only gets its `.lock` name once it
+    is held. A `.<token>.new` is an acquire between its open and its rename (microseconds);
+    one that can be locked and is older than STALE_TEMP_S was left by a process killed
+    there. A younger one may be an acquire that has not taken its flock yet: left alone
+    (and if a sweep did take one, that acquire starts again under a new name)."""
+    directory = _lease_dir(Path(state_dir))
+    try:
+        names = os.listdir(directory)
+    except FileNotFoundError:
+        return []
+    cutoff = (time.time() if now is None else now) - STALE_TEMP_S
+    removed = []
+    for name in names:
+        path = directory / name
+        # Our own leases are held too (flock is per open file: our second open can't take it).
+        if name.endswith(".lock"):
+            stale = _remove_if_free(path)
+        elif name.startswith(".") and name.endswith(".new"):
+            stale = _remove_if_free(path, older_than=cutoff)
+        else:
+            continue
+        if stale:
+            removed.append(path)
+    return removed
+
+
+def _remove_if_free(path: Path, *, older_than: float | None = None) -> bool:
+    """Unlink `path` if its flock can be taken (and, with `older_than`, it was last
+    changed before then), holding the flock while it goes."""
+    try:
+        fd = os.open(path, os.O_RDWR)
+    except OSError:
+        return False  # gone already (released, renamed, swept by another start)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False  # held: its process is alive
+        try:
+            st = os.fstat(fd)
+            if older_than is not None and st.st_mtime >= older_than:
+                return False
+            # The name must still be this file: never unlink a file we don't hold.
+            if os.stat(path).st_ino != st.st_ino:
+                return False
+            path.unlink()
+            return True
+        except OSError:
+            return False
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
     finally:
         os.close(fd)

@@ -1,11 +1,13 @@
 """Runs: past runs with outcome and metrics (first feedback, the thinking / reading /
 acting / waiting split as a small bar, tokens, steps), and one run's timeline with its
-frames. The metrics are the ones the record holds (run.json), folded from events.jsonl
-for a run that never wrote them."""
+frames. The metrics are the ones `mika runs list` shows (mika.record.shown_metrics): the
+record's (run.json), folded from events.jsonl for a run that has not written them yet, timed
+by the app's clock while it runs."""
 
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 from rich.text import Text
 from textual import on
@@ -13,9 +15,9 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.widgets import DataTable, Footer, Static
 
-from mika.record.metrics import RunMetrics
 from mika.record.metrics_text import SPLIT, secs, split_bar, split_parts
 from mika.record.recorder import find_run, list_runs, read_events
+from mika.record.shown_metrics import needs_events, shown_metrics
 from mika_tui.i18n import Tr
 from mika_tui.plain import cell, plain, plain_line
 from mika_tui.run_view import RunView, format_elapsed
@@ -70,13 +72,9 @@ def outcome_word(tr: Tr, outcome: str) -> str:
     return outcome if word == key else word
 
 
-def _metrics_of(run: dict, state_dir) -> dict:
-    m = run.get("metrics") or {}
-    if m:
-        return m
-    run_dir = find_run(state_dir, str(run.get("id", "")))
-    events = read_events(run_dir) if run_dir is not None else []
-    return RunMetrics.of(events).as_dict() if events else {}
+def _metrics_of(run: dict, now: float) -> dict:
+    """`run` as `list_runs` gives it: run.json with its folder in "dir"."""
+    return shown_metrics(run, read_events(Path(run["dir"])) if needs_events(run) else [], now=now)
 
 
 class RunsScreen(SubScreen):
@@ -97,7 +95,7 @@ class RunsScreen(SubScreen):
         runs = list_runs(self.mika.deps.state_dir)
         self.metrics: dict[str, dict] = {}
         for r in runs:
-            m = _metrics_of(r, self.mika.deps.state_dir)
+            m = _metrics_of(r, self.mika.deps.clock())
             self.metrics[str(r.get("id", ""))] = m
             tokens = int(m.get("input_tokens") or 0) + int(m.get("output_tokens") or 0)
             when = (
@@ -171,7 +169,7 @@ class RunViewerScreen(SubScreen):
                 )
             )
         )
-        m = self.summary.get("metrics") or (RunMetrics.of(events).as_dict() if events else {})
+        m = shown_metrics(self.summary, events, now=self.mika.deps.clock())
         if m:
             bar = split_bar_text(m, 24)
             self.query_one("#viewer-metrics", Static).update(
