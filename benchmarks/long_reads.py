@@ -3,7 +3,8 @@ whether it read all of it (issue 33).
 
 One scripted run per shape (real TaskRun, real phone capability, a real adb server on a
 free port, scenario long_lists; the group chat from scenario group_chat): open the list,
-collect it whole. The table gives rows read against rows the data has, duplicates, the
+collect it whole. The table gives rows read against rows the data has, rows alike (every
+field the same: the chat has two, Tom's "我带吃的" at 09:45 on two days, both kept), the
 screens read, why it stopped, and the wall time of the collect call.
 
     uv run python benchmarks/long_reads.py [--mode virtual|main] [--backend u2|dump]
@@ -109,7 +110,7 @@ def main() -> None:
     args = parser.parse_args()
     print(f"phone_collect on the simulated phone: display {args.mode}, backend {args.backend}")
     print()
-    print("| shape | rows in data | rows read | duplicates | screens | stop | complete | collect s |")
+    print("| shape | rows in data | rows read | rows alike | screens | stop | complete | collect s |")
     print("|---|---:|---:|---:|---:|---|---|---:|")
     started = time.monotonic()
     for shape, scenario, opening, direction, want, grouped in shapes():
