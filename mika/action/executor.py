@@ -35,6 +35,11 @@ _MINTER = issue_minter()
 log = logging.getLogger(__name__)
 
 
+# What a long read says of itself in the record: why it stopped and whether it read the
+# whole list (mika.cap.phone.tools.collect), so an early stop is never mistaken for the end.
+READ_KEYS = ("stop", "complete", "screens", "scrolls", "end")
+
+
 class ActionExecutor:
     def __init__(
         self,
@@ -245,6 +250,7 @@ class ActionExecutor:
                 frame=frame,
                 display=dict(outcome.data.get("display") or {}),
                 rows=list(outcome.data.get("rows") or []),
+                read={k: outcome.data[k] for k in READ_KEYS if k in outcome.data},
             )
         )
         return outcome

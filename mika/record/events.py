@@ -148,6 +148,8 @@ class ToolFinished(RunEvent):
     # Reading tools (phone_collect, phone_extract): the structured rows behind the
     # compact text, kept whole here when the text the model reads is trimmed.
     rows: list[dict[str, Any]] = field(default_factory=list)
+    # Long reads (phone_collect, phone_find): why they stopped, whether they read it all.
+    read: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, kw_only=True)

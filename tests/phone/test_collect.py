@@ -90,7 +90,8 @@ async def test_until_stops_at_the_stated_item_and_says_so(tmp_path, sim_phone_fa
 async def test_the_screen_budget_is_reported_as_the_reason_to_stop(tmp_path, sim_phone_factory):
     _phone, cap = open_group(sim_phone_factory)
     (out,) = await _collect(tmp_path, cap, step("phone_collect", max_screens=3))
-    assert "stopped at the screen budget (3 screens); there may be more" in out["text"]
+    assert "stopped at the screen budget (3 screens) before the end; the list may go on" in out["text"]
+    assert out["read"] == {"stop": "max_screens", "complete": False, "screens": 3}
     want = group_messages()
     rows = out["rows"]
     assert 10 < len(rows) < 60

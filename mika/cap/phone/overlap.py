@@ -9,6 +9,7 @@ aligned with the end of what is collected that they should repeat.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 
 from mika.uistate import Screen
@@ -62,12 +63,24 @@ class Row:
         return "\n".join(out)
 
 
-def list_node(screen: Screen) -> UiNode | None:
-    """The list to read: the biggest scrollable node on screen."""
-    lists = [e for e in screen.elements if e.node.scrollable]
+def list_node(screen: Screen, *, horizontal: bool = False) -> UiNode | None:
+    """The list to read: the biggest scrollable node laid out along the way of reading
+    (a carousel for left/right, a column of rows for up/down), else the biggest one."""
+    lists = [e.node for e in screen.elements if e.node.scrollable]
     if not lists:
         return None
-    return max(lists, key=lambda e: e.bounds.area).node
+    along = [n for n in lists if _side_by_side(n) is horizontal]
+    return max(along or lists, key=lambda n: n.bounds.area)
+
+
+def _side_by_side(lst: UiNode) -> bool:
+    """True when the list's children stand in a row (a carousel), not in a column."""
+    kids = [k for k in lst.children if k.bounds.area > 0]
+    if len(kids) < 2:
+        return lst.bounds.width > 2 * lst.bounds.height  # a strip much wider than tall
+    pairs = list(itertools.pairwise(kids))
+    beside = sum(1 for a, b in pairs if a.bounds.top < b.bounds.bottom and b.bounds.top < a.bounds.bottom)
+    return beside * 2 > len(pairs)
 
 
 def _fields(node: UiNode, skip: frozenset[int] | set[int] = frozenset()) -> tuple[tuple[str, str], ...]:
@@ -92,9 +105,51 @@ def rows_of(
 
 
 def _sorted_kids(lst: UiNode, horizontal: bool) -> list[UiNode]:
-    return sorted(
-        lst.children, key=lambda n: (n.bounds.left, n.bounds.top) if horizontal else (n.bounds.top, n.bounds.left)
-    )
+    """The list's rows in screen order, without what is not a row of its own: a pinned
+    section header drawn over the rows (it repeats a header the rows already carry, and
+    changes as they pass under it) and a "Loading more" footer (a spinner, not content)."""
+    over = _overlays(lst)
+    kids = [k for k in lst.children if k.order not in over and not _is_loader(k)]
+    return sorted(kids, key=lambda n: (n.bounds.left, n.bounds.top) if horizontal else (n.bounds.top, n.bounds.left))
+
+
+def _overlays(lst: UiNode) -> set[int]:
+    """Children drawn over an earlier sibling (they overlap it and come later in the
+    tree): a list's rows never overlap each other, a pinned header does."""
+    out: set[int] = set()
+    kids = [k for k in lst.children if k.bounds.area > 0]
+    for i, k in enumerate(kids):
+        for j in kids[:i]:
+            if k.bounds.intersection(j.bounds).area > 0:
+                out.add(k.order)
+                break
+    return out
+
+
+def _is_loader(node: UiNode) -> bool:
+    return any("progressbar" in n.class_name.casefold() for n in node.walk())
+
+
+# What apps write at the very end of a list: the app says it has nothing more to show.
+_END_WORDS = (
+    "no more",
+    "nothing more",
+    "end of the list",
+    "you're all caught up",
+    "you’re all caught up",
+    "that's all",
+    "没有更多",
+    "到底了",
+    "已经到底",
+    "已显示全部",
+    "沒有更多",
+)
+
+
+def says_end(row: Row) -> bool:
+    """A row that is the app's own "no more" footer, not an item."""
+    text = " ".join(t for _, t in row.fields).casefold()
+    return len(text) <= 60 and any(w in text for w in _END_WORDS)
 
 
 @dataclass(frozen=True)
@@ -113,16 +168,30 @@ def screen_rows(
     flush (at its end)."""
     b = lst.bounds
     rows = rows_of(lst, horizontal=horizontal, skip=skip, keep_empty=True)
+    kids = _sorted_kids(lst, horizontal)
+    whole = _uniform_size(kids, horizontal)
     out = []
-    for node, row in zip(_sorted_kids(lst, horizontal), rows, strict=True):
+    for node, row in zip(kids, rows, strict=True):
         if not row.fields:
             continue
         nb = node.bounds
-        if horizontal:
+        if whole and (nb.width if horizontal else nb.height) == whole:
+            # Flush with the edge but as big as every other row of a list of equal rows:
+            # whole, not cut (a carousel scrolled by exactly a card, a list by a row).
+            out.append(ScreenRow(row, False, False))
+        elif horizontal:
             out.append(ScreenRow(row, nb.left <= b.left, nb.right >= b.right))
         else:
             out.append(ScreenRow(row, nb.top <= b.top, nb.bottom >= b.bottom))
     return out
+
+
+def _uniform_size(kids: list[UiNode], horizontal: bool) -> int:
+    """The one size every row away from the edges has, when there are at least two such
+    rows and all agree; else 0 (rows of many sizes: an edge row can't be told whole)."""
+    inner = kids[1:-1]
+    sizes = {k.bounds.width if horizontal else k.bounds.height for k in inner}
+    return sizes.pop() if len(inner) >= 2 and len(sizes) == 1 else 0
 
 
 def usable(rows: list[ScreenRow], toward_start: bool, *, leading: bool, trailing: bool) -> list[Row]:

@@ -235,7 +235,7 @@ def swipe(world: World, display_id: int, x1: int, y1: int, x2: int, y2: int, dur
         return
     _, node = _target(world, display_id, x1, y1, "scroll")
     if node is not None and node.list_id and activity is not None:
-        activity.scroll[node.list_id] = activity.scroll.get(node.list_id, 0) - dy
+        activity.scroll[node.list_id] = activity.scroll.get(node.list_id, 0) - (dx if node.horizontal else dy)
         world.changed()
         return
     width = world.displays[display_id].size[0]

@@ -22,11 +22,18 @@ MARGIN = 48
 FONT = 42
 LINE = 56
 
+STICKY_H = 96  # a section header (a letter, a day) in a list with sticky headers
 WHEEL_ROW = 140  # a NumberPicker shows the value and one neighbour above and below
 WHEEL_ROW_CUSTOM = 110  # a drawn wheel shows two neighbours each side
 WHEEL_ROWS_CUSTOM = 5
 
 _HEIGHTS = {"row": 180, "switch": 180, "check": 140, "field": 150, "button": 150, "hbar": 170, "iconbtn": 150}
+
+
+# A list's rows in order: (spec, scope, group), the group being its sticky section.
+Entry = tuple[dict[str, Any], dict[str, Any], str]
+Entries = list[Entry]
+Items = list[Any]
 
 
 def text_width(s: str, size: int = FONT) -> float:
@@ -479,20 +486,27 @@ class Builder:
         return row
 
     def list(self, spec: dict[str, Any], scope: dict[str, Any], b: tuple[int, int, int, int]) -> Node:
+        """A RecyclerView: only the rows in view are built. `horizontal` lays items side by
+        side (`item_width` each) and scrolls sideways; `sticky` (a template of the item,
+        such as its initial) puts a section header before each group and pins the current
+        group's header over the list's top while it scrolls; `page` shows that many items
+        and loads `page` more `more_ms` after its "Loading more" footer came into view,
+        until `end_text` says there is no more."""
         left, top, right, bottom = b
         list_id = spec.get("id", "list")
         items = tpl.render(spec.get("items", []), scope) or []
         if spec.get("reverse"):
             items = list(reversed(items))
-        heights = []
-        scopes = []
-        for i, item in enumerate(items):
-            s = self.scope(item, i)
-            scopes.append(s)
-            heights.append(self.measure(spec["item"], s, right - left))
-        total = sum(heights)
-        view_h = bottom - top
-        max_off = max(0, total - view_h)
+        items, footer = self._paged(spec, list_id, items)
+        horizontal = bool(spec.get("horizontal"))
+        entries = self._entries(spec, items, footer)
+        sizes = [
+            int(spec.get("item_width", 360)) if horizontal else self.measure(e_spec, e_scope, right - left)
+            for e_spec, e_scope, _group in entries
+        ]
+        total = sum(sizes)
+        view = (right - left) if horizontal else (bottom - top)
+        max_off = max(0, total - view)
         stick_bottom = bool(spec.get("stick_bottom"))  # chats open at the newest message
         off = self.activity.scroll.get(list_id)
         if off is None:
@@ -504,10 +518,11 @@ class Builder:
             b,
             self.pkg,
             rid=self.rid(spec, scope) or f"{self.pkg}:id/{list_id}",
-            scrollable=total > view_h,
+            scrollable=total > view,
             focusable=True,
             role="list",
             list_id=list_id,
+            horizontal=horizontal,
         )
         if not items and spec.get("empty"):
             node.children.append(
@@ -522,15 +537,76 @@ class Builder:
                 )
             )
             return node
-        y = top - off
-        for s, h in zip(scopes, heights, strict=False):
-            if y + h > top and y < bottom:
-                child = self.build(spec["item"], s, left, y, right, y + h)
+        at = (left if horizontal else top) - off
+        first_group = ""
+        for (e_spec, e_scope, group), size in zip(entries, sizes, strict=True):
+            if at + size > (left if horizontal else top) and at < (right if horizontal else bottom):
+                box = (at, top, at + size, bottom) if horizontal else (left, at, right, at + size)
+                child = self.build(e_spec, e_scope, *box)
                 if child is not None:
-                    _clip(child, top, bottom)
+                    _clip_x(child, left, right) if horizontal else _clip(child, top, bottom)
                     node.children.append(child)
-            y += h
+                    if e_spec.get("id") == "load_more":
+                        self._loading_seen(spec, list_id)
+                first_group = first_group or group
+            at += size
+        if spec.get("sticky") and off > 0 and first_group:
+            # Drawn over the rows, last in the tree, like a pinned-header layout's overlay.
+            node.children.append(
+                Node(
+                    "android.widget.TextView",
+                    (left, top, right, top + STICKY_H),
+                    self.pkg,
+                    text=first_group,
+                    rid=f"{self.pkg}:id/pinned_header",
+                    role="text",
+                    style="muted",
+                )
+            )
         return node
+
+    def _paged(self, spec: dict[str, Any], list_id: str, items: Items) -> tuple[Items, str]:
+        """The items a list that loads more shows now, and its footer: "more" while it has
+        more to load, "end" once everything is shown, "" for a list that shows all at once."""
+        page = int(spec.get("page") or 0)
+        if page <= 0 or len(items) <= page:
+            return items, ""
+        shown = self.activity.shown.get(list_id, page)
+        due = self.activity.more_at.get(list_id)
+        if due is not None and self.world.clock.now() >= due:
+            shown += page
+            del self.activity.more_at[list_id]
+        self.activity.shown[list_id] = shown
+        return (items, "end") if shown >= len(items) else (items[:shown], "more")
+
+    def _loading_seen(self, spec: dict[str, Any], list_id: str) -> None:
+        if list_id not in self.activity.more_at:
+            self.activity.more_at[list_id] = self.world.clock.now() + int(spec.get("more_ms", 800)) / 1000
+
+    def _entries(self, spec: dict[str, Any], items: Items, footer: str) -> Entries:
+        """(spec, scope, group) of every row in order: items, section headers, the footer."""
+        out: Entries = []
+        last = None
+        for i, item in enumerate(items):
+            s = self.scope(item, i)
+            group = tpl.text(spec["sticky"], s) if spec.get("sticky") else ""
+            if spec.get("sticky") and group != last:
+                header = {"kind": "text", "id": "section_header", "text": group, "style": "muted", "height": STICKY_H}
+                out.append((header, s, group))
+                last = group
+            out.append((spec["item"], s, group))
+        if footer == "more":
+            loading = {
+                "kind": "hbar",
+                "id": "load_more",
+                "height": 150,
+                "children": [{"kind": "progress"}, {"kind": "text", "text": spec.get("more_text", "Loading more…")}],
+            }
+            out.append((loading, self.scope(), last or ""))
+        elif footer == "end" and spec.get("end_text"):
+            end = {"kind": "text", "id": "list_end", "text": spec["end_text"], "style": "muted", "height": 150}
+            out.append((end, self.scope(), last or ""))
+        return out
 
     def wheel(self, spec: dict[str, Any], scope: dict[str, Any], b: tuple[int, int, int, int]) -> Node:
         """A wheel picker. `style: "picker"` is Android's NumberPicker: scrollable, the
@@ -668,6 +744,13 @@ def _bubble_extra(spec: dict[str, Any], scope: dict[str, Any]) -> int:
     day = tpl.text(spec["day"], scope) if spec.get("day") else ""
     time = tpl.text(spec["time"], scope) if spec.get("time") else ""
     return (LINE + 16 if day else 0) + (LINE if time else 0)
+
+
+def _clip_x(node: Node, left: int, right: int) -> None:
+    l, t, r, b = node.bounds  # noqa: E741 (left, top, right, bottom)
+    node.bounds = (max(l, left), t, max(min(r, right), max(l, left)), b)
+    for c in node.children:
+        _clip_x(c, left, right)
 
 
 def _clip(node: Node, top: int, bottom: int) -> None:

@@ -140,6 +140,9 @@ def apply_filter(value: Any, name: str, scope: dict[str, Any]) -> Any:
         return sum(float(i.get("price", 0)) * int(i.get("qty", 1)) for i in (value or []))
     if name == "last":
         return value[-1] if value else None
+    if name == "initial":
+        # a list's section letter: the first character, upper-cased
+        return str(value or "")[:1].upper()
     if name == "lower":
         return str(value or "").lower()
     if name == "strip":

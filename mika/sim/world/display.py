@@ -18,6 +18,10 @@ class Activity:
     params: dict[str, Any] = field(default_factory=dict)
     fields: dict[str, Any] = field(default_factory=dict)
     scroll: dict[str, int] = field(default_factory=dict)
+    # A list that loads more at its end (`page` in its spec): how many items it shows now,
+    # and when the page it is loading arrives (set once its "Loading more" footer is seen).
+    shown: dict[str, int] = field(default_factory=dict)
+    more_at: dict[str, float] = field(default_factory=dict)
     focus: str | None = None  # the field that has input focus
     focus_node: str | None = None  # the other view DPAD/TAB focus is on (mika/sim/apps/focus.py)
     loading_until: float = 0.0

@@ -42,6 +42,7 @@ class Node:
     bind: str | None = None  # the data path a switch toggles
     item: Any = None  # the list item this node was built from
     list_id: str | None = None
+    horizontal: bool = False  # a list that scrolls sideways (a carousel)
     wheel: dict[str, Any] | None = None  # a wheel picker: field, min, max, wrap, row (px)
     style: str = ""  # renderer hints: "big", "out", "in", "primary", "danger", …
 

@@ -175,6 +175,11 @@ class World:
             notifications.deliver_due(self)
         for display_id in list(self.displays):
             run_after(self, display_id)
+            # A list's next page that is due arrives now: a changed world is laid out (and
+            # dumped, and drawn) afresh, so the page shows without anything else changing.
+            top = self.top_activity(display_id)
+            if top is not None and any(due <= self.clock.now() for due in top.more_at.values()):
+                self.changed()
 
     def note_dump(self) -> None:
         """A hierarchy dump was served: a screen whose "after" waits for its Nth dump starts

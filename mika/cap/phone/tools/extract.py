@@ -134,7 +134,14 @@ class PhoneExtract(PhoneTool):
             rows = structured(rows_of(lst, skip=secret))
             body = "\n".join(row_line(r) for r in rows)
             head = f"{len(rows)} row(s) of the list on screen v{screen.version}:"
-            return ToolOutcome(text=head + "\n" + (fence(body, attrs) if rows else "(none)"), data={"rows": rows})
+            text = head + "\n" + (fence(body, attrs) if rows else "(none)")
+            if lst.scrollable:
+                # Only what is on screen: never let this pass for the whole list.
+                text += (
+                    "\nThese are the rows on screen only: the list scrolls and goes on past the screen. "
+                    "phone_collect reads all of it."
+                )
+            return ToolOutcome(text=text, data={"rows": rows, "whole_list": not lst.scrollable})
         fields = form_fields(screen)
         body = "\n".join(f"{f['label']} ({f['kind']}): {f['value']}" for f in fields)
         head = f"{len(fields)} form field(s) on screen v{screen.version}; passwords are never shown:"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from mika.cap.phone.list_scroll import loading, scroll_and_read, settled_load
 from mika.cap.phone.tools.base import PhoneTool, current_screen
 from mika.cap.phone.tools.touch import DIRECTIONS, scroll_area, scroll_gesture
 from mika.observe.untrusted import defuse, fence
@@ -12,17 +13,10 @@ from mika.tool.declaration import ToolOutcome
 from mika.tool.errors import BadArguments
 from mika.uistate import Element, Screen
 from mika.uistate.tree import UiNode
-from mika.uistate.until_wait import settle
 
 MAX_SCROLLS = 10
 SCROLLS_CAP = 30
-# After each scroll the list is read until it shows the scroll (the first changed read),
-# for at most SCROLL_SETTLE_S. A swipe on the run's own display goes over the control
-# channel and lands a moment after it was sent, later still on a busy phone: one read
-# straight after it could see the old list and call a long list ended. "The end of the
-# list" is said only after the list stayed the same for END_QUIET_S.
-SCROLL_SETTLE_S = 2.0
-END_QUIET_S = 0.6
+# Each scroll is waited out and the end proved as mika.cap.phone.list_scroll says.
 BY = ("any", "text", "desc", "id")
 MATCH = ("contains", "exact")
 
@@ -102,6 +96,8 @@ class PhoneFind(PhoneTool):
         limit = min(limit, SCROLLS_CAP)
         session = self.session(ctx)
         screen = await current_screen(session)
+        if loading(screen):
+            screen = await settled_load(session, screen)
         scrolls = 0
         while True:
             hit = find_on(screen, wanted, by, match)
@@ -109,16 +105,17 @@ class PhoneFind(PhoneTool):
                 return _found(screen, hit, wanted, scrolls)
             if scrolls >= limit:
                 return _missing(wanted, scrolls, "the scroll budget (max_scrolls) ran out; the list may go on")
-            path = scroll_gesture(scroll_area(screen, None), direction, 0.8)
-            await session.port.swipe(session.display, *path, 400)
-            scrolls += 1
-            before = screen
-            screen = (await settle(session.reader.read, before, cap_s=SCROLL_SETTLE_S, quiet_s=END_QUIET_S)).screen
-            if screen.content_key() == before.content_key():
+            scrolled = await scroll_and_read(
+                session, screen, lambda s: scroll_gesture(scroll_area(s, None), direction, 0.8), 400
+            )
+            scrolls += scrolled.swipes
+            screen = scrolled.screen
+            if not scrolled.moved:
                 return _missing(
                     wanted,
                     scrolls,
-                    f"the end of the list was reached (the last scroll {direction} changed nothing)",
+                    f"the end of the list was reached (the last {scrolled.swipes} scrolls {direction}, "
+                    "each waited out, changed nothing)",
                     end=True,
                 )
 
