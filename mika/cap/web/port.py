@@ -108,7 +108,7 @@ class ScreencastSink:
     """Where the live page pictures go (the TUI preview): JPEG bytes, the tab, the frame size."""
 
     on_frame: Callable[[bytes, str, tuple[int, int]], None]
-    max_fps: float = 5.0
+    max_fps: float = 5.0  # at most this many a second (0: no cap); the newest of a burst is sent late, never dropped
     meta: dict[str, Any] = field(default_factory=dict)
 
 

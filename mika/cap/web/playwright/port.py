@@ -138,6 +138,10 @@ class PlaywrightWebPort:
         self._sink: ScreencastSink | None = None
         self._cast_tab: str | None = None
         self._last_frame = 0.0
+        # The newest frame that came sooner than `max_fps` allows (base64 JPEG, tab, size),
+        # sent when it is due unless a newer one replaces it first (`_hold_frame`).
+        self._held_frame: tuple[str, str, tuple[int, int]] | None = None
+        self._held_timer: asyncio.TimerHandle | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
         self._closed = False
         self._popups: list[str] = []
@@ -1109,6 +1113,7 @@ class PlaywrightWebPort:
     async def _stop_cast(self) -> None:
         tab = self._tabs.get(self._cast_tab or "")
         self._cast_tab = None
+        self._drop_held_frame()
         if tab is None or tab.cdp is None:
             return
         with contextlib.suppress(Exception):
@@ -1133,20 +1138,53 @@ class PlaywrightWebPort:
             sink = self._sink
             if sink is None or self._cast_tab != tab.id:
                 return
-            now = time.monotonic()
-            if sink.max_fps > 0 and now - self._last_frame < 1.0 / sink.max_fps:
-                return
-            self._last_frame = now
             meta = params.get("metadata") or {}
             size = (int(meta.get("deviceWidth") or 0), int(meta.get("deviceHeight") or 0))
-            with contextlib.suppress(Exception):
-                sink.on_frame(base64.b64decode(params.get("data") or ""), tab.id, size)
+            frame = (str(params.get("data") or ""), tab.id, size)
+            due = self._last_frame + 1.0 / sink.max_fps if sink.max_fps > 0 else 0.0
+            if time.monotonic() < due:
+                self._hold_frame(frame, due)
+            else:
+                self._send_frame(frame)
 
         tab.cast_handler = on_frame
         cdp.on("Page.screencastFrame", on_frame)
         self._cast_tab = tab.id
+        # A new tab's first picture is not held behind the last one of the tab it replaces.
+        self._last_frame = 0.0
         w, h = self.options.viewport
         await cdp.send("Page.startScreencast", {"format": "jpeg", "quality": 70, "maxWidth": w, "maxHeight": h})
+
+    def _hold_frame(self, frame: tuple[str, str, tuple[int, int]], due: float) -> None:
+        """Keep a frame that came too soon instead of dropping it: Chromium sends a frame
+        only when the page repaints, so a dropped last frame of a burst (or a new tab's
+        only one, for a page that then stays still) would never be followed by another
+        and the picture would stay stale. A newer frame replaces the held one."""
+        self._held_frame = frame
+        if self._held_timer is None:
+            delay = max(0.0, due - time.monotonic())
+            self._held_timer = asyncio.get_running_loop().call_later(delay, self._send_held_frame)
+
+    def _send_held_frame(self) -> None:
+        self._held_timer = None
+        frame, self._held_frame = self._held_frame, None
+        if frame is not None:
+            self._send_frame(frame)
+
+    def _drop_held_frame(self) -> None:
+        if self._held_timer is not None:
+            self._held_timer.cancel()
+            self._held_timer = None
+        self._held_frame = None
+
+    def _send_frame(self, frame: tuple[str, str, tuple[int, int]]) -> None:
+        data, tab_id, size = frame
+        sink = self._sink
+        if sink is None or self._cast_tab != tab_id:
+            return  # the screencast stopped or moved to another tab while it was held
+        self._last_frame = time.monotonic()
+        with contextlib.suppress(Exception):
+            sink.on_frame(base64.b64decode(data), tab_id, size)
 
     # ------------------------------------------------------------ closing
 
