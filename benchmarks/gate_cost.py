@@ -20,10 +20,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 from collections import defaultdict
@@ -31,6 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks._sim_bench import bench_phone
 from mika.model.messages import ToolResult
 from mika.model.testing import FunctionModel, Reply
 from tests.phone.driver import current_listing, number_for
@@ -49,15 +47,6 @@ ROUND = [
     ("link (intent, resolved)", "phone_open_link", {"url": "mikashop://deal"}),
     ("key Back (presses nothing)", "phone_press_key", {"key": "BACK"}),
 ]
-
-
-def _free_port() -> int:
-    while True:
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
-        if not 5554 <= port <= 5585:  # the emulator range adb scans
-            return port
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -150,27 +139,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--backend", choices=("dump", "u2"), default="u2")
     args = parser.parse_args()
-    port = _free_port()
-    os.environ["ANDROID_ADB_SERVER_PORT"] = str(port)
-    os.environ["ADB_MDNS"] = "0"
-
-    import adbutils
-
-    from mika.sim.launch import AdbServerAddress, bundled_adb, start_sim
-    from mika.sim.world import make_device
-
-    adb = bundled_adb()
-    subprocess.run([adb, "-P", str(port), "start-server"], check=True, capture_output=True, timeout=30)
-    try:
-        device = make_device("mika-sim-bench", scenario="shop_cart")
-        with start_sim(device=device, adb_address=AdbServerAddress("127.0.0.1", port)) as sim:
-            client = adbutils.AdbClient(host="127.0.0.1", port=port)
-            with tempfile.TemporaryDirectory() as tmp:
-                per_action = asyncio.run(
-                    _run(sim.serial, client, sim.device.world, args.backend, args.rounds, Path(tmp))
-                )
-    finally:
-        subprocess.run([adb, "-P", str(port), "kill-server"], capture_output=True, timeout=30)
+    with bench_phone("shop_cart") as phone, tempfile.TemporaryDirectory() as tmp:
+        per_action = asyncio.run(_run(phone.serial, phone.client, phone.world, args.backend, args.rounds, Path(tmp)))
 
     print(f"{args.rounds} rounds, backend {args.backend}, simulated shop; times per action (all its inputs)")
     print()

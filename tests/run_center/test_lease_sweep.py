@@ -22,13 +22,14 @@ from mika.run.state_lock import lease_alive, sweep_leases
 
 ROOT = Path(__file__).resolve().parents[2]
 
-# Takes N leases on the state dir, prints their tokens, then waits to be killed.
+# Takes N leases on the state dir, prints their tokens, then holds them until it is killed
+# (or its stdin closes): it blocks on a read, no clock involved.
 HOLDER = textwrap.dedent("""
-    import sys, time
+    import sys
     from mika.run.state_lock import ProcessLease
     leases = [ProcessLease(sys.argv[1]).acquire() for _ in range(int(sys.argv[2]))]
     print(" ".join(lease.token for lease in leases), flush=True)
-    time.sleep(120)
+    sys.stdin.read()
 """)
 
 # A real acquire killed between its flock and its rename (os.replace wrapped to SIGKILL).
@@ -42,7 +43,7 @@ KILLED_ACQUIRE = textwrap.dedent("""
 # Acquires and releases N times, checking every time that the file under its lease's name
 # is the one it holds the flock on, from the rename until just before its release.
 CHURN = textwrap.dedent("""
-    import os, sys, time
+    import os, sys
     from mika.run.state_lock import ProcessLease
     state, n = sys.argv[1], int(sys.argv[2])
     for i in range(n):
@@ -51,7 +52,7 @@ CHURN = textwrap.dedent("""
         for _ in range(3):
             held = os.fstat(lease._fd).st_ino
             assert os.stat(path).st_ino == held, f"{path} was swept while held"
-            time.sleep(0.0005)
+            os.sched_yield()  # let the sweeper in between the checks
         lease.release()
     print("ok", n, flush=True)
 """)
@@ -63,7 +64,12 @@ def _env() -> dict[str, str]:
 
 def _holder(state: Path, n: int = 1) -> tuple[subprocess.Popen, list[str]]:
     proc = subprocess.Popen(
-        [sys.executable, "-c", HOLDER, str(state), str(n)], env=_env(), cwd=ROOT, stdout=subprocess.PIPE, text=True
+        [sys.executable, "-c", HOLDER, str(state), str(n)],
+        env=_env(),
+        cwd=ROOT,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
     )
     assert proc.stdout is not None
     tokens = proc.stdout.readline().split()

@@ -141,7 +141,6 @@ def test_a_killed_run_is_listed_with_its_numbers_before_and_after_recovery(tmp_p
     state = tmp_path / "state"
     proc = _start(state, _script(tmp_path / "slow.json", SLOW), "wait a lot")
     folder = _until_in_third_step(state, "wait a lot", proc)
-    time.sleep(1.0)  # dead in the middle of the slow model call, not right at its start
     proc.send_signal(signal.SIGKILL)
     assert proc.wait(timeout=30) == -signal.SIGKILL
     run_id = json.loads((folder / "run.json").read_text())["id"]

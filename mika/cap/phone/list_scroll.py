@@ -73,28 +73,23 @@ async def scroll_and_read(
             return Scrolled(current, True, attempt, waited)
         if loading(current):
             waited = True
-            current = await _loaded(session, current, key, before, clock)
+            current = await settled_load(session, current, clock, lambda s: key(s) != before)
             if key(current) != before:
                 return Scrolled(current, True, attempt, waited)
     return Scrolled(current, False, TRIES, waited)
 
 
-async def settled_load(session: PhoneSession, screen: Screen, clock: Callable[[], float] = time.monotonic) -> Screen:
-    """The screen once its spinner is gone (a page still loading its first results), up to
-    LOADING_S: a long read that starts on "Searching…" waits for the list instead of
-    calling the screen unreadable."""
-    deadline = clock() + LOADING_S
-    while loading(screen) and clock() < deadline:
-        await asyncio.sleep(LOADING_POLL_S)
-        screen = await session.reader.read()
-    return screen
-
-
-async def _loaded(
-    session: PhoneSession, screen: Screen, key: Key, before: Hashable, clock: Callable[[], float]
+async def settled_load(
+    session: PhoneSession,
+    screen: Screen,
+    clock: Callable[[], float] = time.monotonic,
+    changed: Callable[[Screen], bool] = lambda s: False,
 ) -> Screen:
+    """The screen once its spinner is gone (or `changed` says it moved), up to LOADING_S:
+    a long read that starts on "Searching…" waits for the list instead of calling the
+    screen unreadable, and a list's "Loading more" row is waited out for its next page."""
     deadline = clock() + LOADING_S
-    while loading(screen) and key(screen) == before and clock() < deadline:
+    while loading(screen) and not changed(screen) and clock() < deadline:
         await asyncio.sleep(LOADING_POLL_S)
         screen = await session.reader.read()
     return screen
