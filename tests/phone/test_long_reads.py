@@ -195,7 +195,10 @@ async def test_find_in_a_list_that_loads_more_waits_for_the_next_page(tmp_path, 
     phone = sim_phone_factory(scenario="long_lists")
     last = data()["feed_posts"][-1]["what"]
     events, _ = await run_steps(
-        tmp_path, cap_for(phone), step("phone_launch_app", app="Moments"), step("phone_find", target=last, max_scrolls=30)
+        tmp_path,
+        cap_for(phone),
+        step("phone_launch_app", app="Moments"),
+        step("phone_find", target=last, max_scrolls=30),
     )
     (found,) = results_of(events, "phone_find")
     assert found["ok"], found["text"]
