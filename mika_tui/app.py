@@ -126,7 +126,7 @@ class MikaApp(App):
         self.main_screen.refresh_status()
 
     async def _settle(self) -> None:
-        from mika.cap.phone.adb.restore import phone_ledger
+        from mika.cap.phone.restore import phone_ledger
         from mika.run.recovery import settle
 
         await settle(

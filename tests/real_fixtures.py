@@ -4,11 +4,11 @@ recordings) is read from.
 Files whose source licence lets us pass them on (MIT, Apache-2.0) are copied into
 `tests/fixtures/real/` with their notices (see PROVENANCE.md there), so a plain clone
 tests with them. The others (published without a licence, or under GPL/AGPL) are never
-copied into this repo: they are read from `MIKA_REAL_FIXTURES`, by default
-`../shared/fixtures/real` beside the checkout, and a test that needs one skips, naming
-the file and the folder it looked in, when that folder does not hold it. CI sets
-`MIKA_REQUIRE_REAL_FIXTURES=1`, which turns that skip into a failure: there the folder is
-present, and a missing file is a broken checkout, not a reason to pass.
+copied into this repo: they are read from the folder `MIKA_REAL_FIXTURES` names (nothing
+outside the repository is looked at without it), and a test that needs one skips, naming
+the file and the folder it looked in, when that folder does not hold it. CI names its
+folder and sets `MIKA_REQUIRE_REAL_FIXTURES=1` (.ci/run), which turns that skip into a
+failure: there a missing file is a broken checkout, not a reason to pass.
 
 Every test finds its real fixtures through this module; none spells the path itself.
 """
@@ -29,14 +29,15 @@ REQUIRE_ENV = "MIKA_REQUIRE_REAL_FIXTURES"
 
 
 def shared_dir() -> Path:
-    """The folder the non-redistributable fixtures are read from."""
-    return Path(os.environ.get(ENV) or REPO.parent / "shared" / "fixtures" / "real")
+    """The folder the non-redistributable fixtures are read from: `MIKA_REAL_FIXTURES`, or
+    without it the bundled folder itself (so only the bundled ones are found)."""
+    named = os.environ.get(ENV)
+    return Path(named) if named else BUNDLED
 
 
 def _missing(what: str) -> None:
-    reason = (
-        f"needs the real fixture {what}, which is not redistributable and so is read from "
-        f"{ENV} (default ../shared/fixtures/real); {shared_dir()} does not hold it"
+    reason = f"needs the real fixture {what}, which is not redistributable and so is read from " + (
+        f"{ENV}; {shared_dir()} does not hold it" if os.environ.get(ENV) else f"{ENV}, which is not set"
     )
     if os.environ.get(REQUIRE_ENV) == "1":
         pytest.fail(f"{REQUIRE_ENV}=1 but the test {reason}", pytrace=False)
@@ -93,6 +94,6 @@ def require_shared(what: str) -> Path:
     """The shared folder, for a test that needs the whole set (e.g. "every real output
     has a parser"); skips with the reason when it is absent."""
     root = shared_dir()
-    if not root.is_dir():
+    if not os.environ.get(ENV) or not root.is_dir():
         _missing(what)
     return root

@@ -45,8 +45,9 @@ from mika.resources import prompt
 from mika.runtypes.inbox import RunInbox
 from mika.runtypes.result import OutcomeStatus, RunResult
 from mika.tool.context import ToolContext
-from mika.tool.declaration import AgentTool, EndRun, ToolOutcome
+from mika.tool.declaration import AgentTool
 from mika.tool.dispatcher import skipped_text
+from mika.tool.outcome import EndRun, ToolOutcome
 from mika.tool.race import Interrupted, race
 
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from mika.config.language import ui_language
 from mika.model.errors import ModelError
 from mika.model.messages import ToolCall
-from mika.tool.declaration import EndRun, ToolOutcome
+from mika.tool.outcome import EndRun, ToolOutcome
 
 SAME_ACTION_LIMIT = 5
 NO_PROGRESS_LIMIT = 8

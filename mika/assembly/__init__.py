@@ -5,7 +5,8 @@ models -> the phone (picked once) -> capabilities -> the run factory -> a TaskCe
 """
 
 from mika.assembly.assembly import Assembly, run_options
-from mika.assembly.capabilities import RunEnvironment, capabilities_for
+from mika.assembly.capabilities import capabilities_for
+from mika.assembly.environment import RunEnvironment
 from mika.assembly.models import SelectedModels, select_models
 
 __all__ = ["Assembly", "RunEnvironment", "SelectedModels", "capabilities_for", "run_options", "select_models"]

@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mika.assembly.capabilities import RunEnvironment, capabilities_for
+from mika.assembly.capabilities import capabilities_for
+from mika.assembly.environment import RunEnvironment
 from mika.assembly.models import SelectedModels, select_models
 from mika.config.errors import ConfigError
 from mika.config.settings import PACES, PHONE_DISPLAYS, Settings

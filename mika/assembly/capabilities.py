@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
-
+from mika.assembly.children import offers_children
+from mika.assembly.environment import RunEnvironment
 from mika.cap.general import GeneralCapability
-from mika.knowledge.catalog import KnowledgeCatalog, SkillCatalog
-from mika.memory.store import MemoryStore
 from mika.memory.utterances import NOT_THE_USER
 from mika.runtypes.spec import RunOrigin, RunSpec
 from mika.tool.capability import Capability
-from mika.tool.children import ChildRuns
 from mika.trigger.store import TriggerStore
 
 # Runs a person started from a conversation: the only ones that may make schedules
@@ -20,39 +15,7 @@ from mika.trigger.store import TriggerStore
 SCHEDULING_ORIGINS = frozenset({RunOrigin.UI, RunOrigin.CLI})
 
 
-@dataclass
-class RunEnvironment:
-    """What is available on this machine for runs: settings and attached devices."""
-
-    autonomous: bool = False
-    # Where conversations live (for history_read); None: runs outside conversations.
-    state_dir: Path | None = None
-    # Opens the phone capability for one run (a serial picked once per process), or None
-    # when no phone is to be used.
-    phone: Callable[[], Capability] | None = None
-    # Builds the web capability (Mika's own browser) for one run; None when the web is
-    # off or no browser can be found. Cheap: the browser starts on the first web tool.
-    web: Callable[[RunSpec], Capability] | None = None
-    # Builds the sandbox capability (bubblewrap around the conversation's workspace) for one
-    # run; None when [sandbox] enabled is off or bwrap does not work here.
-    sandbox: Callable[[RunSpec], Capability] | None = None
-    # Builds the MCP capability (the tools of [mcp.servers.*]) for one run; None when no
-    # server is configured. Cheap: servers are started when the run starts.
-    mcp: Callable[[RunSpec], Capability] | None = None
-    # Extra capabilities handed in by the caller (tests, embedding programs).
-    extra: Sequence[Capability] = field(default_factory=tuple)
-    # [memory] use: the store memory_search/memory_save work on; None: no memory tools.
-    memory: MemoryStore | None = None
-    # The catalogs behind knowledge_search/_read and skill_search/_read; None: no such tools.
-    knowledge: KnowledgeCatalog | None = None
-    skills: SkillCatalog | None = None
-    # spawn_agent's children (mika.assembly.children); offered only where offers_children says.
-    children: ChildRuns | None = None
-
-
 def capabilities_for(spec: RunSpec, env: RunEnvironment) -> list[Capability]:
-    from mika.assembly.children import offers_children
-
     wanted = set(spec.capabilities)
     history = env.state_dir if spec.conversation_id and env.state_dir is not None else None
     general = GeneralCapability(

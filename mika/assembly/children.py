@@ -26,7 +26,7 @@ from mika.runtypes.spec import Attendance, RunOrigin, RunProvenance, RunSpec
 from mika.tool.children import CHILD_STEPS, ChildResult, ChildRuns
 
 if TYPE_CHECKING:
-    from mika.assembly.capabilities import RunEnvironment
+    from mika.assembly.environment import RunEnvironment
     from mika.run.task_run import RunOptions, TaskRun
     from mika.tool.context import ToolContext
 

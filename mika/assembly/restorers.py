@@ -1,6 +1,6 @@
 """The ledger of what crashed runs borrowed, as a face settles it at start (seed §2).
 
-The phone's restorers (mika.cap.phone.adb.restore) are what gives anything back today, and
+The phone's restorers (mika.cap.phone.restore) are what gives anything back today, and
 loading them loads the phone stack (adbutils, requests: ~300 ms). Most starts owe nothing,
 so they are registered only when the ledger has items: an empty ledger is settled without
 them, exactly as it was with them (nothing to give back either way).
@@ -16,7 +16,7 @@ from mika.run.borrowed import BorrowedLedger, RestoreReport
 class _PhoneLedger(BorrowedLedger):
     async def restore_orphans(self) -> RestoreReport:
         if self.items():
-            from mika.cap.phone.adb.restore import register_restorers
+            from mika.cap.phone.restore import register_restorers
 
             register_restorers(self)
         return await super().restore_orphans()

@@ -29,7 +29,7 @@ from mika.tool.surface import NoSurface, join_surfaces
 
 if TYPE_CHECKING:
     from mika.record.recorder import RunRecorder
-    from mika.run.task_run import RunOptions
+    from mika.run.options import RunOptions
 
 
 @dataclass

@@ -11,8 +11,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
-from pathlib import Path
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from mika.action.executor import ActionExecutor
@@ -24,12 +23,9 @@ from mika.agent.outcome_judge import OutcomeJudge
 from mika.agent.stop_summary import StopSummary, read_record
 from mika.agent.system_prompt import SystemPrompt
 from mika.agent.turn_policy import TurnPolicy
-from mika.knowledge.catalog import KnowledgeCatalog, SkillCatalog
 from mika.memory.context import memory_block
 from mika.memory.extractor import EXTRACT_TIMEOUT_S, MemoryExtractor
-from mika.memory.store import MemoryStore
 from mika.model.base import Model
-from mika.model.retry import RetryPolicy
 from mika.record.events import (
     MemoryRemembered,
     Notice,
@@ -45,7 +41,6 @@ from mika.record.events import (
     UserInput,
 )
 from mika.record.recorder import RunRecorder
-from mika.record.redactor import Redactor
 from mika.replay.matcher import RouteMatcher
 from mika.replay.player import PlayReport, RoutePlayer
 from mika.replay.recorder import RouteRecorder
@@ -53,6 +48,7 @@ from mika.replay.store import RouteStore
 from mika.run.acting import build_acting
 from mika.run.contracts import EventSink
 from mika.run.fault_injection import kill_point_from_env
+from mika.run.options import RunOptions
 from mika.run.phase import RunPhase
 from mika.run.ui_text import t as ui_text
 from mika.runtypes.inbox import InputKind, RunInbox, RunInput
@@ -60,52 +56,11 @@ from mika.runtypes.result import OutcomeStatus, ResultSaver, RunResult
 from mika.runtypes.spec import RunOrigin, RunSpec
 from mika.tool.capability import Capability
 from mika.tool.context import AppClaims, ToolContext
-from mika.tool.surface import SurfaceLayer
 
 if TYPE_CHECKING:
-    from mika.knowledge.learning.learning import SkillLearning
+    pass
 
 log = logging.getLogger(__name__)
-
-
-@dataclass
-class RunOptions:
-    autonomous: bool = False
-    pacing: bool = True  # outward pacing; tests turn it off
-    # [general] pace for screen actions (dwell, careful apps' screen cap); the assembly
-    # passes the setting, everything else (tests) acts at once.
-    pace: str = "fast"
-    app_pace: Callable[[str], str] | None = None
-    retry: RetryPolicy = field(default_factory=RetryPolicy)
-    state_dir: Path | None = None  # None: no record on disk
-    surface: SurfaceLayer | None = None
-    redactor: Redactor | None = None
-    clock: Callable[[], float] = time.monotonic
-    # After delivery, judge done / partial / not possible: None = only when a light model is given.
-    judge_outcome: bool | None = None
-    # The seed's final check (send an answer with unread facts back once); off by default.
-    review_final_answer: bool = False
-    # Learned skills (seed §11): outcomes of the learned skills a run read, and a draft
-    # from a verified run when [learning] skills is on. None: neither (tests, child runs).
-    learning: SkillLearning | None = None
-    # [memory] use: the store whose relevant items open the run; None: no memory.
-    memory: MemoryStore | None = None
-    # [memory] auto_extract: after an answered run of a conversation that read no web page,
-    # the light model (main as fallback) proposes items from the user's words. A side call:
-    # the assembly leaves it off for a scripted model.
-    memory_extract: bool = False
-    # App/site knowledge and skills, loaded once per process by the assembly; None: none.
-    knowledge: KnowledgeCatalog | None = None
-    skills: SkillCatalog | None = None
-    # Lines for the user at the run's start (broken knowledge files), as warning notices.
-    start_notices: tuple[str, ...] = ()
-    # The behaviour before issue 16, only for benchmarks/context_cache.py's baseline in the
-    # same run: no capability preloads from the task's words, and the last budgeted step
-    # offers only end_not_done (which changes the tool list, so the cached prefix breaks).
-    cache_baseline: bool = False
-    # [run] replay (seed §9): a goal matching a recorded route is replayed before the first
-    # model call, and a verified run is recorded as a route (under state_dir's routes/).
-    replay: bool = False
 
 
 class TaskRun:

@@ -16,7 +16,6 @@ from mika.tool.surface import NoSurface, SurfaceLayer
 if TYPE_CHECKING:
     from mika.observe.evidence import EvidenceLedger
     from mika.runtypes.inbox import RunInbox
-    from mika.tool.registry import ToolRegistry
 
 
 T = TypeVar("T")
@@ -28,6 +27,17 @@ class AppClaims(Protocol):
     that holds it (nothing is taken then)."""
 
     def claim(self, package: str) -> str | None: ...
+
+
+class RunTools(Protocol):
+    """The run's tools as a tool looks them up (mika.tool.registry.ToolRegistry). Named
+    here by what is read, not imported: the registry holds tools, and a tool's
+    declaration takes this context, so the two would import each other."""
+
+    @property
+    def tools(self) -> tuple[Any, ...]: ...
+
+    def get(self, name: str) -> Any: ...
 
 
 class SkippedForNewMessage(Exception):
@@ -56,7 +66,7 @@ class ToolContext:
     perform: Callable[..., Awaitable[Any]] | None = None
     # The run's tools, frozen (the sandbox bridge finds the ones it may call here, by their
     # `sandbox_callable` declaration); None outside a run.
-    tools: ToolRegistry | None = None
+    tools: RunTools | None = None
 
     @property
     def run_id(self) -> str:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import abc
 import enum
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from mika.model.messages import Image, ToolSpec
-from mika.observe.observation import Observation
+from mika.model.messages import ToolSpec
 from mika.resources import has_prompt, prompt
+from mika.tool.outcome import ToolOutcome
 
 if TYPE_CHECKING:
     from mika.tool.context import ToolContext
@@ -55,32 +55,6 @@ class ActionTarget:
     actionable: bool = False
     # A secret field (a payment password): typing into it on a payment screen is paying.
     secret: bool = False
-
-
-@dataclass(frozen=True)
-class EndRun:
-    """A tool result that ends the run (end_not_done)."""
-
-    subtype: str
-    message: str
-
-
-@dataclass(frozen=True)
-class ToolOutcome:
-    text: str
-    ok: bool = True
-    code: str = "done"
-    image: Image | None = None
-    observations: tuple[Observation, ...] = ()
-    effect: str = ""
-    tree_blind: bool = False
-    data: dict[str, Any] = field(default_factory=dict)
-    end_run: EndRun | None = None
-    wait_ms: int = 0
-
-    @staticmethod
-    def error(code: str, text: str, **data: Any) -> ToolOutcome:
-        return ToolOutcome(text=text, ok=False, code=code, data=data)
 
 
 class AnchorMissing(Exception):

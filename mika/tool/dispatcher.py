@@ -16,8 +16,9 @@ from mika.observe.evidence import EvidenceLedger
 from mika.resources import prompt
 from mika.tool.action_pass import ActionPass
 from mika.tool.context import SkippedForNewMessage, ToolContext
-from mika.tool.declaration import AgentTool, EndRun, Risk, ToolOutcome
+from mika.tool.declaration import AgentTool, Risk
 from mika.tool.errors import ToolFault
+from mika.tool.outcome import EndRun, ToolOutcome
 from mika.tool.race import Interrupted, race
 
 log = logging.getLogger(__name__)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from mika.tool.declaration import ToolOutcome
+from mika.tool.outcome import ToolOutcome
 
 
 class SurfaceLayer(Protocol):

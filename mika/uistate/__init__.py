@@ -24,7 +24,8 @@ from mika.uistate.limit_notice import LimitNotice
 from mika.uistate.listing import ListingParts, listing_parts
 from mika.uistate.lock import looks_locked
 from mika.uistate.query import QueryError, QueryHit, find_nodes
-from mika.uistate.screen import Screen, ScreenTracker, SeenText, build_screen
+from mika.uistate.screen import Screen, ScreenTracker, build_screen
+from mika.uistate.seen_text import SeenText
 from mika.uistate.tokens import estimate_tokens
 from mika.uistate.tree import Bounds, UiNode, UiTree, UiWindow, parse_hierarchy
 from mika.uistate.until_wait import UntilWait, WaitResult, WaitSpecError

@@ -28,13 +28,41 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from mika.resources import prompt
 from mika.uistate.elements import Element
+from mika.uistate.seen_text import SeenText
+from mika.uistate.tree import Bounds
+from mika.uistate.windows import WindowInfo
 
-if TYPE_CHECKING:
-    from mika.uistate.screen import Screen
+
+class Screen(Protocol):
+    """What a listing reads of a screen (mika.uistate.screen.Screen, which renders its own
+    listing with this module: so this side names only what it reads)."""
+
+    @property
+    def version(self) -> int: ...
+    @property
+    def size(self) -> tuple[int, int] | None: ...
+    @property
+    def elements(self) -> tuple[Element, ...]: ...
+    @property
+    def tree_blind(self) -> bool: ...
+    @property
+    def seen_text(self) -> tuple[SeenText, ...]: ...
+    @property
+    def display_id(self) -> int: ...
+    @property
+    def activity(self) -> str: ...
+    @property
+    def notes(self) -> tuple[str, ...]: ...
+    @property
+    def frame(self) -> Bounds: ...
+    @property
+    def foreground_package(self) -> str: ...
+    def window(self, index: int) -> WindowInfo | None: ...
+
 
 _KIND_WORDS = {
     "app": "app",

@@ -17,21 +17,9 @@ from dataclasses import dataclass, field, replace
 from mika.uistate.elements import Element, extract_elements
 from mika.uistate.errors import StaleElement, UnknownElement
 from mika.uistate.listing import render_listing
+from mika.uistate.seen_text import SeenText
 from mika.uistate.tree import Bounds, UiNode, UiTree
 from mika.uistate.windows import WindowInfo, classify_windows
-
-
-@dataclass(frozen=True)
-class SeenText:
-    """Text read from pixels (OCR), platform-free: what, where, how sure."""
-
-    text: str
-    box: Bounds
-    score: float
-
-    @property
-    def centre(self) -> tuple[int, int]:
-        return self.box.centre
 
 
 @dataclass(frozen=True)

@@ -20,9 +20,10 @@ from pathlib import Path
 import pytest
 
 from mika.assembly.assembly import Assembly
-from mika.assembly.capabilities import RunEnvironment, capabilities_for
+from mika.assembly.capabilities import capabilities_for
 from mika.assembly.children import child_spec
 from mika.assembly.device import DeviceChoice
+from mika.assembly.environment import RunEnvironment
 from mika.assembly.models import SelectedModels
 from mika.assembly.sandbox import sandbox_problem
 from mika.cap.general.spawn_tool import ANSWER_MAX

@@ -45,6 +45,6 @@ def test_a_run_with_something_owed_still_loads_the_phone_restorers(tmp_path, adb
     script.write_text(json.dumps(["ok"]))
     r, report = _run(tmp_path, "--no-ui", "--device", "none", "--model", f"script:{script}", "say hello")
     assert report["code"] in (0, None), r.stderr
-    assert "mika.cap.phone.adb.restore" in report["loaded"]
+    assert "mika.cap.phone.restore" in report["loaded"]
     items = json.loads((state / "borrowed.json").read_text())["items"]
     assert [i["id"] for i in items] == ["ime-00000000"], "an item owed to an absent phone is kept"

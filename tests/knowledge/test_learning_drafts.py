@@ -14,7 +14,7 @@ import pytest
 
 from mika.knowledge.catalog import SkillCatalog
 from mika.knowledge.learning.drafts import MAX_PENDING, DraftError, SkillDrafts, learned_skills_dir
-from mika.knowledge.learning.outcomes import next_status
+from mika.knowledge.learning.trial import next_status
 
 BODY = "# Reply to a chat\n1. phone_launch_app com.tencent.mm\n2. Open the chat and type the reply."
 

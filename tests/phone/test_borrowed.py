@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from mika.cap.phone import LedgerBorrower
 from mika.cap.phone.adb.port import AdbPort
-from mika.cap.phone.adb.restore import register_restorers
+from mika.cap.phone.restore import register_restorers
 from mika.run.borrowed import BorrowedLedger
 from mika.run.state_lock import ProcessLease
 
@@ -43,7 +43,7 @@ async def test_a_phone_that_is_away_keeps_the_record(tmp_path, adb_server):
 
 
 async def test_settle_at_start_gives_it_back_with_the_phone_ledger(tmp_path, sim_phone):
-    from mika.cap.phone.adb.restore import phone_ledger
+    from mika.cap.phone.restore import phone_ledger
     from mika.run.recovery import settle
 
     dead = BorrowedLedger(tmp_path, lease=ProcessLease(tmp_path))

@@ -266,7 +266,7 @@ async def test_an_app_opened_by_an_intent_is_muted_and_closed_too(sim_phone, tmp
 async def test_the_next_start_never_closes_what_the_user_is_looking_at_or_someone_elses_task(sim_phone, tmp_path):
     """The routes around the crash clean-up: the leftover task is in the user's hands now;
     its id names another app's task (ids restart after a reboot); it was the user's own."""
-    from mika.cap.phone.adb.restore import register_restorers
+    from mika.cap.phone.restore import register_restorers
     from mika.run.state_lock import ProcessLease
 
     sim_phone.shell(f"am start -n {SETTINGS}/.Settings")  # the user is looking at it

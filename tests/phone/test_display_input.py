@@ -11,8 +11,8 @@ import struct
 
 import pytest
 
-from mika.cap.phone.display.control import ControlChannel
 from mika.cap.phone.display.input import ControlDisplayInput, DisplayInputError
+from mika.cap.phone.scrcpy_control import ControlChannel
 
 SIZE = (1080, 2400)
 

@@ -14,7 +14,7 @@ import threading
 
 import pytest
 
-from mika.cap.phone.display import control as cm
+from mika.cap.phone import scrcpy_control as cm
 from mika.cap.phone.display.jar import SHA256, JarError, load_jar, verified
 from mika.cap.phone.display.life import parse_density
 from mika.cap.phone.display.packets import VideoStreamError, read_head, read_packets

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from mika.tool.context import ToolContext
-from mika.tool.declaration import AgentTool, EndRun, Risk, ToolOutcome
+from mika.tool.declaration import AgentTool, Risk
+from mika.tool.outcome import EndRun, ToolOutcome
 
 SUBTYPES = [
     "blocked",

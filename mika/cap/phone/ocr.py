@@ -18,7 +18,8 @@ import unicodedata
 from typing import Any
 
 from mika.uistate.adequacy import PARTIAL_MIN_LINES, UNUSABLE, TreeAdequacy
-from mika.uistate.screen import Screen, SeenText
+from mika.uistate.screen import Screen
+from mika.uistate.seen_text import SeenText
 from mika.uistate.tree import Bounds
 
 MIN_SCORE = 0.5

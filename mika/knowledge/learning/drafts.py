@@ -30,7 +30,7 @@ from typing import Any
 from mika.atomic_write import ensure_dir, read_json, write_json, write_text
 from mika.config.paths import data_dir, state_dir
 from mika.knowledge.learning import skill_file
-from mika.knowledge.learning.outcomes import next_status
+from mika.knowledge.learning.trial import next_status
 
 STATE_VERSION = 1
 # Drafts nobody looks at must not grow without end: past this many, new ones are not kept
@@ -186,7 +186,7 @@ class SkillDrafts:
 
     def record_outcome(self, name: str, outcome: str) -> LearnedSkill:
         """One use of a learned skill ended "good" or "bad"; trial → active / retired,
-        active → retired after 2 bad of its last 3 uses (`outcomes.next_status`)."""
+        active → retired after 2 bad of its last 3 uses (`trial.next_status`)."""
         if outcome not in ("good", "bad"):
             raise ValueError(f"an outcome is 'good' or 'bad', not {outcome!r}")
         with self._locked() as state:

@@ -13,31 +13,14 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING
 
+from mika.knowledge.learning.drafts import DraftError, LearnedSkill, SkillDrafts
 from mika.record.events import OutcomeJudged, RunEvent, ToolCalled
 from mika.runtypes.result import OutcomeStatus, RunResult
-
-if TYPE_CHECKING:
-    from mika.knowledge.learning.drafts import LearnedSkill, SkillDrafts
 
 log = logging.getLogger(__name__)
 
 SKILL_READ_TOOL = "skill_read"  # engineer kuse's lookup tool; its `name` argument is the skill
-WINDOW = 3  # the uses an active skill is judged on
-BAD_TO_RETIRE = 2  # bad uses within WINDOW that retire an active skill
-
-
-def next_status(status: str, outcomes: tuple[str, ...], outcome: str) -> tuple[str, tuple[str, ...]]:
-    """(status, last outcomes) after one more use ending `outcome` ("good" / "bad")."""
-    kept = (*outcomes, outcome)[-WINDOW:]
-    if status == "retired":
-        return status, tuple(outcomes)
-    if status == "trial":
-        return ("active" if outcome == "good" else "retired"), kept
-    if kept.count("bad") >= BAD_TO_RETIRE:
-        return "retired", kept
-    return "active", kept
 
 
 def verdict_of(events: Iterable[RunEvent]) -> str:
@@ -84,7 +67,6 @@ def apply_outcomes(drafts: SkillDrafts, result: RunResult, events: Sequence[RunE
     names = skills_read(events)
     if not names:
         return []
-    from mika.knowledge.learning.drafts import DraftError  # the store imports next_status from here
 
     learned = {s.name: s for s in drafts.learned()}
     changed = []

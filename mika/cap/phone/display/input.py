@@ -15,8 +15,8 @@ import time
 from dataclasses import dataclass
 from typing import Protocol
 
+from mika.cap.phone import scrcpy_control as cm
 from mika.cap.phone.adb.text_input import input_text_command, is_plain_ascii
-from mika.cap.phone.display import control as cm
 
 
 class DisplayInputError(Exception):

@@ -29,7 +29,7 @@ The app the run starts on its display is muted there (`appops … PLAY_AUDIO ign
 and its previous mode written back at the end. Both the mode and the run's task ids are
 written to the run's BorrowedLedger (through the port's borrower) before they are
 changed, so a run whose process dies has them given back / cleared at the next start
-(mika.cap.phone.adb.restore). See `leftovers` for the commands and formats.
+(mika.cap.phone.restore). See `leftovers` for the commands and formats.
 """
 
 from __future__ import annotations

@@ -35,7 +35,6 @@ from typing import Any
 import adbutils
 from adbutils import Network
 
-from mika.cap.phone.display.control import ControlChannel
 from mika.cap.phone.display.jar import DEVICE_PATH, SERVER_VERSION, ServerJar
 from mika.cap.phone.display.packets import (
     StreamHead,
@@ -45,6 +44,7 @@ from mika.cap.phone.display.packets import (
     read_head,
     read_packets,
 )
+from mika.cap.phone.scrcpy_control import ControlChannel
 
 log = logging.getLogger(__name__)
 

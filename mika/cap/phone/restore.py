@@ -50,6 +50,8 @@ def register_restorers(ledger: BorrowedLedger, client_factory: Callable[[], adbu
         d.clipboard = str(item.restore.get("text") or "")
 
     def restore_muted(item: BorrowedItem) -> None:
+        # Imported here: the display package (video decoding) loads only when a run's
+        # display left something to give back.
         from mika.cap.phone.display import leftovers
 
         serial = str(item.restore.get("serial") or item.key.partition("/")[0])
