@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.app import App
-from textual.binding import Binding
 
 from mika.record.events import RunEvent
 from mika.run.contracts import TaskRunLike
@@ -20,6 +19,8 @@ from mika.runtypes.spec import RunSpec
 from mika.terminal_text import for_terminal
 from mika_tui.commands import MikaCommands
 from mika_tui.deps import AppDeps
+from mika_tui.global_keys import GLOBAL_BINDINGS
+from mika_tui.host import AppHost
 from mika_tui.i18n import Tr
 from mika_tui.notify import Attention
 from mika_tui.theme import MIKA_THEME, TEST_THEME
@@ -30,12 +31,7 @@ QUIT_WINDOW_S = 2.0
 class MikaApp(App):
     TITLE = "Mika"
     COMMANDS = App.COMMANDS | {MikaCommands}
-    BINDINGS = [
-        Binding("ctrl+c", "quit_request", "b_quit", id="app.quit", tooltip="d_quit", priority=True),
-        Binding("f1", "open('settings')", "b_settings", id="app.settings", tooltip="b_settings", show=False),
-        Binding("f4", "open('memory')", "b_memory", id="app.memory", tooltip="b_memory", show=False),
-        Binding("f9", "open('plans')", "b_plans", id="app.plans", tooltip="d_plans", show=False),
-    ]
+    BINDINGS = list(GLOBAL_BINDINGS)
 
     def __init__(self, deps: AppDeps, *, theme: str = "mika", **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -177,6 +173,8 @@ class MikaApp(App):
         self.notify(self.tr("quit_again"), timeout=QUIT_WINDOW_S)
 
     def action_open(self, name: str) -> None:
+        # Imported on first use, not with the app: the secondary screens together take
+        # about 0.4 s to import, which would delay the first picture.
         from mika_tui.screens import devices, memory, models, plans, routes, runs, settings, usage
         from mika_tui.screens import help as help_screen
 
@@ -225,6 +223,13 @@ class MikaApp(App):
             return path.read_bytes()
         except OSError:
             return None
+
+
+if TYPE_CHECKING:
+
+    def _hosts_the_screens(app: MikaApp) -> AppHost:
+        """Never called: mypy checks here that MikaApp still offers all the screens use."""
+        return app
 
 
 def run_app(*, settings: Any, device: str | None = None, model: str | None = None, graphics: str | None = None) -> int:

@@ -8,15 +8,13 @@ never the action string behind it.
 from __future__ import annotations
 
 from functools import partial
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
 from textual.command import Hit, Hits, Provider
 from textual.content import Content
 
 from mika_tui.bindings import key_of
-
-if TYPE_CHECKING:
-    from mika_tui.app import MikaApp
+from mika_tui.host import AppHost
 
 # (name key, action run on choosing it) — the screen decides with check_action what is available.
 APP_ACTIONS: tuple[tuple[str, str], ...] = (
@@ -80,7 +78,8 @@ class PaletteEntry(NamedTuple):
 
 class MikaCommands(Provider):
     def entries(self) -> list[PaletteEntry]:
-        app: MikaApp = self.app  # type: ignore[assignment]
+        app = self.app
+        host: AppHost = app  # type: ignore[assignment]  # Textual types it as a plain App
         screen = self.screen
         out = []
         for name, action in APP_ACTIONS:
@@ -94,7 +93,7 @@ class MikaCommands(Provider):
             if action == "app.back" and screen is getattr(app, "main_screen", None):
                 continue  # the palette's own screen counts in the stack; the main screen has no back
             key = key_of(app, screen, BOUND_AS.get(action, action))
-            out.append(PaletteEntry(app.tr(name), action, app.tr(DESCRIPTIONS[name]), key))
+            out.append(PaletteEntry(host.tr(name), action, host.tr(DESCRIPTIONS[name]), key))
         return out
 
     def _available(self) -> list[tuple[str, str]]:

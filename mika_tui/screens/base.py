@@ -2,22 +2,19 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from textual.binding import Binding
 from textual.screen import Screen
 
 from mika_tui.bindings import TranslatedBindings
-
-if TYPE_CHECKING:
-    from mika_tui.app import MikaApp
+from mika_tui.host import AppHost
 
 
 class SubScreen(TranslatedBindings, Screen):
     BINDINGS = [Binding("escape", "app.back", "b_back", id="screen.back", tooltip="b_back")]
 
     @property
-    def mika(self) -> MikaApp:
+    def mika(self) -> AppHost:
+        """The app as Mika's screens use it (Textual types `self.app` as a plain App)."""
         return self.app  # type: ignore[return-value]
 
     def on_mount(self) -> None:

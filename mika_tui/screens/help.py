@@ -18,7 +18,12 @@ from textual.widgets import Footer, Static
 
 from mika.config.paths import config_file, data_dir
 from mika_tui.bindings import translated
+from mika_tui.global_keys import GLOBAL_BINDINGS
 from mika_tui.screens.base import SubScreen
+from mika_tui.screens.main import MainScreen
+from mika_tui.widgets.cards import ApprovalCard, TakeoverCard
+from mika_tui.widgets.sidebar import ConversationList
+from mika_tui.widgets.timeline import Timeline
 
 # (slash command, i18n key of what it does) — the commands MainScreen.slash understands.
 SLASH_HELP = (
@@ -38,11 +43,6 @@ SLASH_HELP = (
 
 def key_groups() -> list[tuple[str, list[Binding]]]:
     """(section title key, bindings) in the order a newcomer meets them."""
-    from mika_tui.app import MikaApp
-    from mika_tui.screens.main import MainScreen
-    from mika_tui.widgets.cards import ApprovalCard, TakeoverCard
-    from mika_tui.widgets.sidebar import ConversationList
-    from mika_tui.widgets.timeline import Timeline
 
     def of(*classes: type) -> list[Binding]:
         return [b for cls in classes for b in getattr(cls, "BINDINGS", ()) if isinstance(b, Binding)]
@@ -51,7 +51,7 @@ def key_groups() -> list[tuple[str, list[Binding]]]:
     open_row = Binding("enter", "select", "b_open_conv", tooltip="d_open_conv")
     back = Binding("escape", "app.back", "b_back", id="screen.back", tooltip="d_back")
     return [
-        ("help_main_keys", of(MainScreen) + of(MikaApp) + [palette, back]),
+        ("help_main_keys", of(MainScreen) + list(GLOBAL_BINDINGS) + [palette, back]),
         ("conversations", [open_row, *of(ConversationList)]),
         ("help_card_keys", of(ApprovalCard, TakeoverCard)),
         ("help_timeline_keys", of(Timeline)),

@@ -7,7 +7,6 @@ through the task center (submit, stop) and the run's own answer / confirm / hand
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
 from textual import on
 from textual.actions import SkipAction
@@ -26,6 +25,7 @@ from mika.run.conversations import ConversationError, new_conversation_id
 from mika.run.task_center import CenterState, Submitted
 from mika.run.ui_text import t as core_text
 from mika_tui.bindings import TranslatedBindings
+from mika_tui.host import AppHost
 from mika_tui.page_takeover import PageTakeover
 from mika_tui.plain import plain_line
 from mika_tui.run_view import Card, RunView, format_elapsed
@@ -37,9 +37,6 @@ from mika_tui.widgets.prompt import PromptInput
 from mika_tui.widgets.sidebar import ConversationList
 from mika_tui.widgets.status import StatusBar
 from mika_tui.widgets.timeline import Timeline
-
-if TYPE_CHECKING:
-    from mika_tui.app import MikaApp
 
 
 class RunEventPosted(Message):
@@ -108,7 +105,8 @@ class MainScreen(TranslatedBindings, Screen):
         self.page_window_headless = False
 
     @property
-    def mika(self) -> MikaApp:
+    def mika(self) -> AppHost:
+        """The app as Mika's screens use it (Textual types `self.app` as a plain App)."""
         return self.app  # type: ignore[return-value]
 
     def compose(self) -> ComposeResult:
@@ -548,7 +546,7 @@ class MainScreen(TranslatedBindings, Screen):
 
     def _needs_you(self, card: Card) -> None:
         # Only when the terminal is in the background, and in our own words (mika_tui/notify.py).
-        self.mika.attention.needs_you(card.kind, focused=self.mika.app_focus)
+        self.mika.attention.needs_you(card.kind, focused=self.app.app_focus)
 
     async def on_card_answered(self, message: CardAnswered) -> None:
         card = message.card

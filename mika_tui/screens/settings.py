@@ -10,9 +10,9 @@ from textual.widgets import Button, DataTable, Footer, Select, Static, Switch
 from mika.config.paths import config_file
 from mika.config.settings import GRAPHICS, LANGUAGES, NOTIFY, PACES
 from mika_tui.config_write import ConfigWriteError, update_config
-from mika_tui.keymap import binding_table
 from mika_tui.plain import plain
 from mika_tui.screens.base import SubScreen
+from mika_tui.screens.keymap import binding_table
 
 
 class SettingsScreen(SubScreen):

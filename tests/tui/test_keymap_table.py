@@ -15,7 +15,7 @@ from textual.widgets import DataTable
 import mika_tui
 from mika.config.settings import Settings
 from mika.model.testing import Reply, ScriptedModel
-from mika_tui.keymap import binding_table
+from mika_tui.screens.keymap import binding_table
 from tests.tui import scenes
 from tests.tui.conftest import make_app, settle
 
