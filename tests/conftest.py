@@ -4,7 +4,7 @@ import pytest
 
 from mika.config.language import set_language
 
-pytest_plugins = ["tests.adb_env", "tests.import_guard", "tests.adversarial.report", "pytester"]
+pytest_plugins = ["tests.bytecode", "tests.adb_env", "tests.import_guard", "tests.adversarial.report", "pytester"]
 
 
 @pytest.fixture(autouse=True)

@@ -22,18 +22,24 @@ OWN = ("mika", "mika_tui")
 WORKERS = 2
 
 
-def third_party(root: Path, modules: list[str]) -> set[str]:
-    """The top-level names of everything not Mika's that the modules import at their top."""
-    names: set[str] = set()
+def third_party(root: Path, modules: list[str]) -> list[str]:
+    """The import statements at the top of the modules that load something not Mika's,
+    as source lines (so `from textual.widgets import Button` loads what it loads)."""
+    lines: set[str] = set()
     for module in modules:
         path = root.joinpath(*module.split("."))
         file = path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
         for node in ast.parse(file.read_text(encoding="utf-8")).body:
             if isinstance(node, ast.Import):
-                names.update(a.name.partition(".")[0] for a in node.names)
-            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-                names.add(node.module.partition(".")[0])
-    return {n for n in names if n not in OWN and n != "__future__"}
+                lines.update(f"import {a.name}" for a in node.names if a.name.partition(".")[0] not in OWN)
+            elif (
+                isinstance(node, ast.ImportFrom)
+                and node.level == 0
+                and node.module
+                and node.module.partition(".")[0] not in (*OWN, "__future__")
+            ):
+                lines.update(f"from {node.module} import {a.name}" for a in node.names)
+    return sorted(lines)
 
 
 def _child(module: str, write_fd: int) -> None:
@@ -73,9 +79,9 @@ def main() -> None:
     root = Path(sys.argv[1])
     sys.path[0] = str(root)  # the packages under root, not this script's folder
     modules = [line.strip() for line in sys.stdin if line.strip()]
-    for name in sorted(third_party(root, modules)):
+    for line in third_party(root, modules):
         try:
-            importlib.import_module(name)
+            exec(line, {})
         except Exception:
             pass  # an optional dependency: the child that needs it reports it
     assert not [m for m in sys.modules if m.partition(".")[0] in OWN], "the parent must hold none of Mika"
