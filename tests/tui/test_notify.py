@@ -190,14 +190,18 @@ class TestDesktopNotification:
         app = make_app(tmp_path, model)
         async with app.run_test(size=SIZE) as pilot:
             capture_terminal(app)
-            app.attention.timeout_s = 1.0
+            # Long enough that the answer below surely comes before it ends, even on a busy
+            # machine: the claim is that the UI answered while notify-send still hung.
+            app.attention.timeout_s = 5.0
             await card_while_away(pilot, model, "buy coffee beans", "question")
             await until(lambda: bool(fake_notify_send()))  # the fake is up and hanging
             sent = app.attention.history[-1]
-            assert not sent.done.is_set()
             # The UI answers while notify-send hangs: the user picks an option and the run ends.
             await pilot.click("#option-0")
             await until(lambda: scenes.view(pilot).status == "answered")
+            assert not sent.done.is_set(), (
+                "the timeout ended before the answer: the UI was not shown answering during the hang"
+            )
             await asyncio.wait_for(asyncio.to_thread(sent.done.wait, 10), 12)
             assert sent.desktop_result == "timed out"
             pid = fake_notify_send()[0]["pid"]
