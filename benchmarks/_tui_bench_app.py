@@ -8,8 +8,8 @@ from pathlib import Path
 
 
 def sim_png() -> bytes:
+    from mika.sim.phone import make_device
     from mika.sim.shell.commands.ui import screenshot
-    from mika.sim.world import make_device
 
     return screenshot(make_device("mika-sim").world, 0, "png")
 

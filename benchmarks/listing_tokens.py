@@ -49,7 +49,7 @@ def sim_dumps() -> Iterator[tuple[str, bytes, tuple[int, int] | None]]:
     `uiautomator dump` gives them (the same route as tests/sim_world/test_app_files.py)."""
     from mika.sim.apps.frame import build_frame
     from mika.sim.apps.registry import dialog_names, load_apps
-    from mika.sim.world import make_device
+    from mika.sim.phone import make_device
     from mika.sim.world.hierarchy import dump_plain
 
     for app in load_apps().values():

@@ -33,8 +33,8 @@ SECONDS = 4.0
 def sim_screens():
     from PIL import Image
 
+    from mika.sim.phone import make_device
     from mika.sim.shell.commands.ui import screenshot
-    from mika.sim.world import make_device
 
     world = make_device("mika-bench").world
     home = Image.open(io.BytesIO(screenshot(world, 0, "png"))).convert("RGB")

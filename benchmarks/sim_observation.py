@@ -57,7 +57,7 @@ def main() -> None:
     import adbutils
 
     from mika.sim.launch import AdbServerAddress, bundled_adb, start_sim
-    from mika.sim.world import make_device
+    from mika.sim.phone import make_device
 
     adb = bundled_adb()
     subprocess.run([adb, "-P", str(port), "start-server"], check=True, capture_output=True, timeout=30)

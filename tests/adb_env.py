@@ -21,7 +21,7 @@ import pytest
 from mika.sim.device import SimDevice
 from mika.sim.faults import FaultSpec
 from mika.sim.launch import AdbServerAddress, RunningSim, bundled_adb, start_sim
-from mika.sim.world import make_device
+from mika.sim.phone import make_device
 
 EMULATOR_PORTS = range(5554, 5586)
 

@@ -109,7 +109,7 @@ def sim_group(ctx: click.Context, port: int, serial: str, scenario: str | None, 
 
 
 def _make_device(serial: str, scenario: str | None, spec: FaultSpec):
-    from mika.sim.world import make_device
+    from mika.sim.phone import make_device
 
     try:
         return make_device(serial, scenario, spec)

@@ -82,7 +82,7 @@ class RunningSim:
 
 def _make_device(serial: str, scenario: str | None, faults: object) -> SimDevice:
     from mika.sim.faults import FaultSpec
-    from mika.sim.world import make_device
+    from mika.sim.phone import make_device
 
     try:
         spec = FaultSpec.parse(faults) if isinstance(faults, str) else faults

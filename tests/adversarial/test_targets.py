@@ -12,9 +12,9 @@ from mika.action.under_point import element_under
 from mika.cap.phone.landing import focus_target, payment_screen_label, point_target, submit_target
 from mika.sim.apps.engine import tap
 from mika.sim.apps.frame import build_frame
-from mika.sim.world import make_device
+from mika.sim.apps.live_world import LiveWorld
+from mika.sim.phone import make_device
 from mika.sim.world.hierarchy import dump_plain, dump_u2
-from mika.sim.world.world import World
 from mika.uistate import parse_hierarchy
 from mika.uistate.screen import build_screen
 from mika.uistate.windows import WindowInfo
@@ -77,7 +77,7 @@ def test_a_point_on_the_pay_button_is_the_pay_button():
 def lab_checkout(*, tips_closed: bool = False, tips_pressable: bool = True):
     """Form Lab's Checkout page with the tips bubble (another app's window) over its Check
     out button, as uiautomator2 dumps every window."""
-    world = World("targets", "lab", None)
+    world = LiveWorld("targets", "lab", None)
     for label in ("Checkout", *(["Close tips"] if tips_closed else [])):
         node = next(
             n

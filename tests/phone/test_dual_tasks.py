@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from mika.sim.apps.engine import key, tap
 from mika.sim.apps.frame import build_frame
+from mika.sim.apps.live_world import LiveWorld
 from mika.sim.tasks import get_task
 from mika.sim.tasks.check import passes
 from mika.sim.world.world import World
@@ -22,7 +23,7 @@ def press(world: World, label: str) -> None:
 
 def start(task_id: str) -> tuple[World, dict]:
     task = get_task(task_id)
-    world = World("t", task.scenario, None)
+    world = LiveWorld("t", task.scenario, None)
     assert not passes(task.check, world.state()), f"{task_id} passes before anything was done"
     return world, task.check
 

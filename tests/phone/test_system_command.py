@@ -14,8 +14,8 @@ import json
 
 from mika.cap.phone import PhoneCapability
 from mika.cap.phone.adb.port import AdbPort
+from mika.sim.phone import Phone
 from mika.sim.shell.parse import parse as sim_parse
-from mika.sim.world import Phone
 from tests.adversarial.test_shell_routes import OPENS_CHECKOUT
 from tests.phone.driver import ListingDriver, step
 from tests.phone.test_runs import make_run, record, results_of

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from mika.cap.phone.chooser import find_chooser, is_system_package
 from mika.sim.apps.frame import build_frame
+from mika.sim.apps.live_world import LiveWorld
 from mika.sim.world.hierarchy import dump_u2
-from mika.sim.world.world import World
 from mika.uistate.screen import build_screen
 from mika.uistate.tree import parse_hierarchy
 
 
 def chooser_dump(scenario: str = "dual") -> str:
-    world = World("t", scenario, None)
+    world = LiveWorld("t", scenario, None)
     world.launch("com.mika.chat", 0)
     return dump_u2([(0, build_frame(world, 0))])
 
@@ -68,7 +68,7 @@ def test_options_not_naming_the_app_are_no_chooser():
 
 
 def test_the_app_itself_in_front_is_no_chooser():
-    world = World("t", "default", None)
+    world = LiveWorld("t", "default", None)
     world.launch("com.mika.chat", 0)
     screen = screen_of(dump_u2([(0, build_frame(world, 0))]))
     assert find_chooser(screen, "微聊", "com.mika.chat") is None

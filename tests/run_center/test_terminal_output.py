@@ -178,7 +178,7 @@ def test_usage_with_hostile_provider_and_model_names(tmp_path, monkeypatch):
 def test_devices_with_a_hostile_model_name(sim_phone_factory):
     """A phone names itself: its model reaches `mika devices` (table and JSON) as text."""
     from mika.commands.devices import devices_command
-    from mika.sim.world import make_device
+    from mika.sim.phone import make_device
 
     device = make_device("evil-sim", None, None)
     device.world.props["ro.product.model"] = "Pixel\x1b]0;owned\x07\x1b[2J\x9b2J\u202eX"

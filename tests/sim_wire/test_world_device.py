@@ -1,4 +1,4 @@
-"""The wire carrying the real simulated world (mika.sim.world.make_device) via `sim_phone`."""
+"""The wire carrying the real simulated world (mika.sim.phone.make_device) via `sim_phone`."""
 
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ import re
 import xml.etree.ElementTree as ET
 from typing import Any, Protocol
 
-from mika.sim.world.phone import Phone
+from mika.sim.phone import Phone
 
 _BOUNDS = re.compile(r"\[(\d+),(\d+)\]\[(\d+),(\d+)\]")
 

@@ -10,9 +10,9 @@ from PIL import Image
 
 from mika.sim.apps.frame import build_frame
 from mika.sim.apps.registry import dialog_names, load_apps
+from mika.sim.phone import make_device
 from mika.sim.render.screen import png_bytes, render
 from mika.sim.tasks import list_tasks
-from mika.sim.world import make_device
 from mika.sim.world.hierarchy import dump_plain, dump_u2
 from mika.sim.world.world import scenario_names
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mika.sim.world import make_device
+from mika.sim.phone import make_device
 
 
 def _world():

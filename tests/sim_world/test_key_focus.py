@@ -5,7 +5,7 @@ view that a dialog covers."""
 
 from __future__ import annotations
 
-from mika.sim.world import make_device
+from mika.sim.phone import make_device
 from tests.adb_env import SimPhone
 from tests.sim_world.driver import Local, OverAdb, dump, find, tap, texts
 

@@ -9,7 +9,7 @@ import json
 import re
 
 from mika.cap.phone.adb.parse.notifications import parse_notifications
-from mika.sim.world import make_device
+from mika.sim.phone import make_device
 from tests.sim_world.driver import Local, state, tap, texts, type_into
 
 

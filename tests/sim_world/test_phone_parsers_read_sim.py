@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from mika.sim.world import make_device
+from mika.sim.phone import make_device
 from tests.sim_world.driver import Local
 
 

@@ -13,9 +13,9 @@ from PIL import Image, ImageDraw
 
 from mika.cap.phone.ocr import read_text
 from mika.sim.apps.frame import build_frame
+from mika.sim.phone import make_device
 from mika.sim.render import screen as render_screen
 from mika.sim.render.screen import RenderFontError, font, font_source, png_bytes, render
-from mika.sim.world import make_device
 
 
 @pytest.fixture

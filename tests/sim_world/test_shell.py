@@ -6,8 +6,8 @@ import json
 
 import pytest
 
+from mika.sim.phone import make_device
 from mika.sim.shell.parse import ShellSyntaxError, parse
-from mika.sim.world import make_device
 from tests.sim_world.driver import Local, state, tap
 
 

@@ -4,7 +4,7 @@ real phone's: this keeps the simulator's formats honest against the real parser.
 from __future__ import annotations
 
 from mika.sim.apps.frame import build_frame
-from mika.sim.world import make_device
+from mika.sim.phone import make_device
 from mika.sim.world.hierarchy import dump_u2
 from mika.uistate import LimitNotice, TreeAdequacy, build_screen, looks_locked, parse_hierarchy
 from tests.sim_world.driver import Local, tap

@@ -11,7 +11,7 @@ import pytest
 from PIL import Image
 
 from mika.sim.faults import FaultSpec
-from mika.sim.world import make_device
+from mika.sim.phone import make_device
 from tests.sim_world.driver import Local, dump, find, state, tap, texts, type_into
 
 

@@ -11,7 +11,7 @@ from uistate_real import ALL_DUMPS
 from mika.cap.phone.fenced import fenced_listing
 from mika.sim.apps.frame import build_frame
 from mika.sim.apps.registry import dialog_names, load_apps
-from mika.sim.world import make_device
+from mika.sim.phone import make_device
 from mika.sim.world.hierarchy import dump_plain, dump_u2
 from mika.uistate import Bounds, build_screen, estimate_tokens, parse_hierarchy
 from mika.uistate.elements import LABEL_MAX

@@ -6,11 +6,10 @@ from __future__ import annotations
 import itertools
 from typing import TYPE_CHECKING, Any
 
-from mika.sim.apps import focus
+from mika.sim.apps import focus, notifications
 from mika.sim.apps import template as tpl
 from mika.sim.apps.frame import build_frame
 from mika.sim.apps.layout import make_scope, turn_wheel
-from mika.sim.world import notifications
 from mika.sim.world.node import Node, Window
 
 if TYPE_CHECKING:

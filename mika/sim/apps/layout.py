@@ -11,8 +11,8 @@ from mika.sim.apps import template as tpl
 from mika.sim.world.node import Node
 
 if TYPE_CHECKING:
-    from mika.sim.apps.registry import AppDef
     from mika.sim.world.display import Activity
+    from mika.sim.world.installed import AppDef
     from mika.sim.world.world import World
 
 STATUS_H = 100

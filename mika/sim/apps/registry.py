@@ -1,48 +1,19 @@
-"""Loads the app files (mika/sim/apps/data/*.json): one app per file, screens as data."""
+"""Loads the app files (mika/sim/apps/data/*.json): one app per file, screens as data; and
+the system dialogs (_dialogs.json). What a loaded app is (AppDef) is the world's
+(mika/sim/world/installed.py), which keeps the installed apps without reading their files."""
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import resources
 from typing import Any
 
+from mika.sim.world.installed import AppDef, ScreenDef
+
 
 class AppFileError(ValueError):
     """An app file that doesn't say what the engine needs; names the file and the key."""
-
-
-@dataclass(frozen=True)
-class ScreenDef:
-    name: str
-    activity: str  # ".AlarmsActivity"
-    spec: dict[str, Any]
-
-
-@dataclass(frozen=True)
-class AppDef:
-    package: str
-    label: str
-    label_zh: str
-    main: str
-    launcher: bool
-    color: str
-    screens: dict[str, ScreenDef]
-    intents: tuple[dict[str, Any], ...] = field(default=())
-    uid: int = 10000
-    system: bool = False
-
-    def activity_component(self, screen: str) -> str:
-        act = self.screens[screen].activity
-        return f"{self.package}/{act}"
-
-    def screen_for_activity(self, activity: str) -> str | None:
-        short = activity[len(self.package) :] if activity.startswith(self.package + ".") else activity
-        for screen in self.screens.values():
-            if screen.activity in (short, activity) or f"{self.package}{screen.activity}" == activity:
-                return screen.name
-        return None
 
 
 def _parse(name: str, raw: dict[str, Any], uid: int) -> AppDef:

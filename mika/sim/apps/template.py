@@ -11,10 +11,11 @@ import re
 from datetime import UTC
 from typing import Any
 
+from mika.sim.world.clock import WEEKDAYS
+
 _EXPR = re.compile(r"\{([^{}]+)\}")
 _SEGMENT = re.compile(r"^([^\[\]]*)(?:\[([^=\]]+)=([^\]]+)\])?$")
 
-WEEKDAYS = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
 _DAY_NAMES = {"mon": "Mon", "tue": "Tue", "wed": "Wed", "thu": "Thu", "fri": "Fri", "sat": "Sat", "sun": "Sun"}
 # java.util.Calendar day numbers, as the SET_ALARM intent's DAYS extra uses them.
 _CALENDAR_DAYS = {2: "mon", 3: "tue", 4: "wed", 5: "thu", 6: "fri", 7: "sat", 1: "sun"}

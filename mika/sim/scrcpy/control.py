@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from mika.sim.apps import engine, gestures
 from mika.sim.device import SimStream, StreamClosed
-from mika.sim.shell.commands.keys import BY_CODE, key_char
+from mika.sim.keycodes import BY_CODE, key_char
 
 if TYPE_CHECKING:
     from mika.sim.world.world import World

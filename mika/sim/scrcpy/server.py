@@ -23,10 +23,10 @@ from mika.sim.scrcpy.control import Controller
 from mika.sim.scrcpy.options import LEVELS, VIDEO_CODECS, OptionError, Options, parse
 from mika.sim.scrcpy.sockets import Connection, Listener
 from mika.sim.scrcpy.video import VideoStream
+from mika.sim.stdio import Output
 
 if TYPE_CHECKING:
-    from mika.sim.shell.context import Ctx
-    from mika.sim.world.phone import Phone
+    from mika.sim.world.phone_state import PhoneState
 
 MAIN_CLASS = "com.genymobile.scrcpy.Server"
 DEVICE_NAME_FIELD_LENGTH = 64
@@ -41,10 +41,10 @@ _TRACE = (
     "\tat com.android.internal.os.RuntimeInit.main(RuntimeInit.java:355)\n"
 )
 
-_running: weakref.WeakKeyDictionary[Phone, dict[int, ScrcpyServer]] = weakref.WeakKeyDictionary()
+_running: weakref.WeakKeyDictionary[PhoneState, dict[int, ScrcpyServer]] = weakref.WeakKeyDictionary()
 
 
-def running(phone: Phone) -> dict[int, ScrcpyServer]:
+def running(phone: PhoneState) -> dict[int, ScrcpyServer]:
     """The scrcpy server processes alive on this phone, by pid (for ps / pidof / kill)."""
     return _running.setdefault(phone, {})
 
@@ -53,13 +53,14 @@ class Log:
     """scrcpy's Ln: `[server] LEVEL: message`, INFO and below on stdout, WARN and ERROR on
     stderr, each line sent at once (the client reads them while the server runs)."""
 
-    def __init__(self, ctx: Ctx) -> None:
-        self._ctx = ctx
+    def __init__(self, out: Output, err: Output) -> None:
+        self._out = out
+        self._err = err
         self.threshold = "INFO"
 
     def trace(self, text: str) -> None:
         """A Java stack trace after an ERROR line (stderr; sent with the next flush)."""
-        self._ctx.err.write(text)
+        self._err.write(text)
 
     async def __call__(self, level: str, message: str) -> None:
         if LEVELS.index(level) < LEVELS.index(self.threshold):
@@ -67,15 +68,15 @@ class Log:
         line = f"[server] {level}: {message}\n"
         with contextlib.suppress(StreamClosed):
             if LEVELS.index(level) >= LEVELS.index("WARN"):
-                self._ctx.err.write(line)
-                await self._ctx.err.flush()
+                self._err.write(line)
+                await self._err.flush()
             else:
-                self._ctx.out.write(line)
-                await self._ctx.out.flush()
+                self._out.write(line)
+                await self._out.flush()
 
 
 class ScrcpyServer:
-    def __init__(self, phone: Phone, options: Options, log: Log) -> None:
+    def __init__(self, phone: PhoneState, options: Options, log: Log) -> None:
         self.phone = phone
         self.options = options
         self.log = log
@@ -235,20 +236,21 @@ class ScrcpyServer:
         return 0
 
 
-async def main(ctx: Ctx, args: list[str]) -> int:
-    """Run the server; `args` are those after the class name (version first)."""
-    log = Log(ctx)
+async def main(phone: PhoneState, args: list[str], *, out: Output, err: Output, classpath: str) -> int:
+    """Run the server as the shell's `app_process` starts it: `args` are those after the
+    class name (version first), `classpath` the CLASSPATH it was started with."""
+    log = Log(out, err)
     try:
         options = parse(args)
     except OptionError as exc:
         await log("ERROR", str(exc))
-        ctx.err.write(f"{exc.java_class}: {exc}\n" + _TRACE.format(line=_line_of(str(exc))))
-        await ctx.err.flush()
+        err.write(f"{exc.java_class}: {exc}\n" + _TRACE.format(line=_line_of(str(exc))))
+        await err.flush()
         return 1
     for key in options.unknown:
         await log("WARN", f"Unknown server option: {key}")
     log.threshold = options.log_level
-    props = ctx.phone.world.props
+    props = phone.world.props
     await log(
         "INFO",
         f"Device: [{props.get('ro.product.manufacturer', '')}] {props.get('ro.product.brand', '')} "
@@ -264,11 +266,11 @@ async def main(ctx: Ctx, args: list[str]) -> int:
             return 0
     if options.cleanup:
         # CleanUp.unlinkSelf: the pushed jar deletes itself once the server is up.
-        for path in ctx.env.get("CLASSPATH", "").split(":"):
+        for path in classpath.split(":"):
             if path:
-                ctx.phone.memfiles.remove(path)
-    server = ScrcpyServer(ctx.phone, options, log)
-    table = running(ctx.phone)
+                phone.memfiles.remove(path)
+    server = ScrcpyServer(phone, options, log)
+    table = running(phone)
     table[server.pid] = server
     try:
         return await server.run()

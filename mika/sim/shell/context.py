@@ -7,37 +7,15 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from mika.sim.device import SimStream
+from mika.sim.stdio import Output
 
 if TYPE_CHECKING:
-    from mika.sim.world.phone import Phone
-
-
-class Output:
-    """Collects a command's bytes; when `sink` is set (last command of a pipeline that
-    goes to the host), `flush` sends them on so long-running commands stream."""
-
-    def __init__(self, sink: Callable[[bytes], Awaitable[None]] | None = None) -> None:
-        self.buf = bytearray()
-        self.sink = sink
-        self.discard = False
-
-    def write(self, data: bytes | str) -> None:
-        if self.discard:
-            return
-        if isinstance(data, str):
-            data = data.encode("utf-8")
-        self.buf += data
-
-    async def flush(self) -> None:
-        if self.sink is not None and self.buf:
-            data = bytes(self.buf)
-            self.buf.clear()
-            await self.sink(data)
+    from mika.sim.world.phone_state import PhoneState
 
 
 @dataclass
 class Ctx:
-    phone: Phone
+    phone: PhoneState
     args: list[str]
     # What was piped or redirected in. A command that reads its input awaits
     # `read_stdin()` instead, which also takes the host's stdin when that is the input.

@@ -7,13 +7,14 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from mika.sim.device import SimStream, StreamClosed
-from mika.sim.shell import commands as _commands  # noqa: F401  (registers every command)
-from mika.sim.shell.context import Ctx, Output
+from mika.sim.shell import builtins as _builtins  # noqa: F401  (registers every command)
+from mika.sim.shell.context import Ctx
 from mika.sim.shell.parse import AndOr, Pipeline, ShellSyntaxError, Simple, expand, parse
 from mika.sim.shell.registry import lookup
+from mika.sim.stdio import Output
 
 if TYPE_CHECKING:
-    from mika.sim.world.phone import Phone
+    from mika.sim.world.phone_state import PhoneState
 
 Sink = Callable[[bytes], Awaitable[None]]
 
@@ -23,7 +24,7 @@ SH = "/system/bin/sh"
 class Shell:
     """One shell session: its variables and last exit code live across lines."""
 
-    def __init__(self, phone: Phone, stream: SimStream | None = None, err_sink: Sink | None = None) -> None:
+    def __init__(self, phone: PhoneState, stream: SimStream | None = None, err_sink: Sink | None = None) -> None:
         self.phone = phone
         self.stream = stream
         # Where stderr goes: its own channel on a v2 shell, else with stdout (shell v1).

@@ -11,15 +11,15 @@ from typing import TYPE_CHECKING, Any
 
 from mika.sim.apps import engine
 from mika.sim.apps.frame import build_frame
+from mika.sim.keycodes import BY_CODE, key_char
 from mika.sim.render.screen import render
-from mika.sim.shell.commands.keys import BY_CODE, key_char
 from mika.sim.u2 import faults
 from mika.sim.u2.selector import find_all, find_one, obj_info
 from mika.sim.world.hierarchy import dump_u2
 from mika.sim.world.props import sdk_int
 
 if TYPE_CHECKING:
-    from mika.sim.world.phone import Phone
+    from mika.sim.world.phone_state import PhoneState
 
 NOT_FOUND = "androidx.test.uiautomator.UiObjectNotFoundException"
 _KEYS = {
@@ -61,7 +61,7 @@ _blind: contextvars.ContextVar[bool] = contextvars.ContextVar("u2_blind", defaul
 ALL_DISPLAYS_SDK = 30
 
 
-def _frames(phone: Phone) -> list[tuple[int, list[Any]]]:
+def _frames(phone: PhoneState) -> list[tuple[int, list[Any]]]:
     if _blind.get():
         return []
     w = phone.world
@@ -70,7 +70,7 @@ def _frames(phone: Phone) -> list[tuple[int, list[Any]]]:
     return [(d, build_frame(w, d)) for d in sorted(w.displays)]
 
 
-def _dump(phone: Phone) -> str:
+def _dump(phone: PhoneState) -> str:
     frames = _frames(phone)
     phone.world.note_dump()
     if not frames:
@@ -78,7 +78,7 @@ def _dump(phone: Phone) -> str:
     return dump_u2(frames, display_ids=sdk_int(phone.world.props) >= ALL_DISPLAYS_SDK)
 
 
-def _node(phone: Phone, selector: dict[str, Any]):
+def _node(phone: PhoneState, selector: dict[str, Any]):
     windows = [win for _, wins in _frames(phone) for win in wins]
     node = find_one(windows, selector)
     if node is None:
@@ -87,7 +87,7 @@ def _node(phone: Phone, selector: dict[str, Any]):
     return node
 
 
-def device_info(phone: Phone) -> dict[str, Any]:
+def device_info(phone: PhoneState) -> dict[str, Any]:
     w = phone.world
     d = w.displays[0]
     width, height = d.size
@@ -107,7 +107,7 @@ def device_info(phone: Phone) -> dict[str, Any]:
     }
 
 
-def _screenshot(phone: Phone, scale: float = 1.0, quality: int = 80) -> str:
+def _screenshot(phone: PhoneState, scale: float = 1.0, quality: int = 80) -> str:
     w = phone.world
     display = w.displays[0]
     image = render(build_frame(w, 0), display.size, w.screen_on)
@@ -118,7 +118,7 @@ def _screenshot(phone: Phone, scale: float = 1.0, quality: int = 80) -> str:
     return base64.b64encode(buf.getvalue()).decode()
 
 
-def _key(phone: Phone, name: str) -> bool:
+def _key(phone: PhoneState, name: str) -> bool:
     w = phone.world
     ch = key_char(name)
     if ch is not None:
@@ -128,19 +128,19 @@ def _key(phone: Phone, name: str) -> bool:
     return True
 
 
-def _paste(phone: Phone) -> None:
+def _paste(phone: PhoneState) -> None:
     w = phone.world
     engine.type_text(w, w.focused_display, str(w.data.get("clipboard") or ""))
 
 
-def _set_text(phone: Phone, selector: dict[str, Any], text: str) -> bool:
+def _set_text(phone: PhoneState, selector: dict[str, Any], text: str) -> bool:
     node = _node(phone, selector)
     if node.role != "field":
         return False
     return engine.set_field_text(phone.world, phone.world.focused_display, node, text)
 
 
-def _clear_focused(phone: Phone) -> None:
+def _clear_focused(phone: PhoneState) -> None:
     w = phone.world
     top = w.top_activity(w.focused_display)
     if top and top.focus:
@@ -148,19 +148,19 @@ def _clear_focused(phone: Phone) -> None:
         w.changed()
 
 
-def _click_node(phone: Phone, selector: dict[str, Any], long: bool = False) -> bool:
+def _click_node(phone: PhoneState, selector: dict[str, Any], long: bool = False) -> bool:
     node = _node(phone, selector)
     x, y = node.center
     (engine.long_press if long else engine.tap)(phone.world, 0, x, y)
     return True
 
 
-def _swipe(phone: Phone, fx: float, fy: float, tx: float, ty: float, steps: int) -> bool:
+def _swipe(phone: PhoneState, fx: float, fy: float, tx: float, ty: float, steps: int) -> bool:
     engine.swipe(phone.world, 0, int(fx), int(fy), int(tx), int(ty), int(steps) * 5)
     return True
 
 
-def _inject(phone: Phone, action: int, x: float, y: float, meta: int = 0) -> bool:
+def _inject(phone: PhoneState, action: int, x: float, y: float, meta: int = 0) -> bool:
     w = phone.world
     touch = w.touches
     if action == 0:
@@ -171,7 +171,7 @@ def _inject(phone: Phone, action: int, x: float, y: float, meta: int = 0) -> boo
     return True
 
 
-def _scroll_once(phone: Phone, selector: dict[str, Any], forward: bool, fraction: float = 0.6) -> bool:
+def _scroll_once(phone: PhoneState, selector: dict[str, Any], forward: bool, fraction: float = 0.6) -> bool:
     """One UiScrollable step on the list the selector names; False when it can't move."""
     w = phone.world
     node = _node(phone, selector)
@@ -186,11 +186,11 @@ def _scroll_once(phone: Phone, selector: dict[str, Any], forward: bool, fraction
     return top.scroll.get(node.list_id, 0) != before
 
 
-def _scroll_far(phone: Phone, selector: dict[str, Any], forward: bool, max_swipes: int) -> bool:
+def _scroll_far(phone: PhoneState, selector: dict[str, Any], forward: bool, max_swipes: int) -> bool:
     return any(not _scroll_once(phone, selector, forward) for _ in range(int(max_swipes)))
 
 
-def _scroll_to(phone: Phone, selector: dict[str, Any], target: dict[str, Any]) -> bool:
+def _scroll_to(phone: PhoneState, selector: dict[str, Any], target: dict[str, Any]) -> bool:
     windows = lambda: [x for _, ws in _frames(phone) for x in ws]  # noqa: E731
     _scroll_far(phone, selector, False, 50)
     for _ in range(50):
@@ -201,19 +201,19 @@ def _scroll_to(phone: Phone, selector: dict[str, Any], target: dict[str, Any]) -
     return False
 
 
-def _click_at(phone: Phone, x: Any, y: Any, ms: Any = 0) -> bool:
+def _click_at(phone: PhoneState, x: Any, y: Any, ms: Any = 0) -> bool:
     """click(x, y[, ms]): a press of LONG_PRESS_MS or more is a long press, as on a phone."""
     press = engine.long_press if int(ms) >= engine.LONG_PRESS_MS else engine.tap
     press(phone.world, 0, int(x), int(y))
     return True
 
 
-def _set_clipboard(phone: Phone, text: str) -> None:
+def _set_clipboard(phone: PhoneState, text: str) -> None:
     phone.world.data["clipboard"] = text
     phone.world.changed()
 
 
-def _methods(phone: Phone) -> dict[str, Callable[..., Any]]:
+def _methods(phone: PhoneState) -> dict[str, Callable[..., Any]]:
     w = phone.world
     return {
         "deviceInfo": lambda *a: device_info(phone),
@@ -273,7 +273,7 @@ def _methods(phone: Phone) -> dict[str, Callable[..., Any]]:
     }
 
 
-async def _wait(phone: Phone, selector: dict[str, Any], timeout_ms: float, gone: bool) -> bool:
+async def _wait(phone: PhoneState, selector: dict[str, Any], timeout_ms: float, gone: bool) -> bool:
     loop = asyncio.get_running_loop()
     deadline = loop.time() + float(timeout_ms) / 1000
     while True:
@@ -285,7 +285,7 @@ async def _wait(phone: Phone, selector: dict[str, Any], timeout_ms: float, gone:
         await asyncio.sleep(0.1)
 
 
-async def call(phone: Phone, request: dict[str, Any]) -> dict[str, Any]:
+async def call(phone: PhoneState, request: dict[str, Any]) -> dict[str, Any]:
     rid = request.get("id", 1)
     method = request.get("method", "")
     params = request.get("params") or []

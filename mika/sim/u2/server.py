@@ -14,7 +14,7 @@ from mika.sim.u2 import faults
 from mika.sim.u2.rpc import call
 
 if TYPE_CHECKING:
-    from mika.sim.world.phone import Phone
+    from mika.sim.world.phone_state import PhoneState
 
 
 async def _response(stream: SimStream, status: str, body: bytes, ctype: str) -> None:
@@ -24,7 +24,7 @@ async def _response(stream: SimStream, status: str, body: bytes, ctype: str) -> 
     await stream.write(head + body)
 
 
-async def serve_http(phone: Phone, stream: SimStream) -> None:
+async def serve_http(phone: PhoneState, stream: SimStream) -> None:
     buf = b""
     try:
         while True:

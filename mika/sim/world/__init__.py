@@ -1,15 +1,4 @@
-"""The simulated phone's world; `make_device` is what the adbd side calls."""
+"""The simulated phone's state: the World and its displays, nodes, files, props and clock.
 
-from __future__ import annotations
-
-from mika.sim.faults import FaultSpec
-from mika.sim.world.phone import Phone
-
-
-def make_device(serial: str, scenario: str | None = None, faults: FaultSpec | None = None) -> Phone:
-    """A fresh simulated phone in `scenario` (default: "default"); raises ScenarioError
-    for an unknown scenario name, with the known names in the message."""
-    return Phone(serial, scenario, faults)
-
-
-__all__ = ["FaultSpec", "Phone", "make_device"]
+Imports nothing: importing one of its modules must not load the phone above it (the
+device itself, with make_device, is mika/sim/phone.py)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from mika.sim.apps.template import WEEKDAYS
+from mika.sim.world.clock import WEEKDAYS
 
 if TYPE_CHECKING:
     from mika.sim.world.world import World

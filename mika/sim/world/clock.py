@@ -6,6 +6,10 @@ from __future__ import annotations
 import time
 from datetime import UTC, datetime
 
+# The day names app data uses (an alarm's "days"), Monday first as datetime.weekday() counts:
+# the world reads them to find the next alarm, the app files' templates to print them.
+WEEKDAYS = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
+
 
 class Clock:
     def __init__(self, start: float, frozen: bool = False) -> None:

@@ -2,12 +2,16 @@
 clipboard, lock screen, screen power, clock, the dialog on top and pending faults.
 
 Apps are data (mika/sim/apps); this class keeps state and offers the moves the shell and
-the uiautomator2 server make (launch, back, home, tap, type…), delegating what a screen
-does to the apps engine.
+the uiautomator2 server make (launch, back, home, tap, type…). What a screen does is the
+apps engine's, and the engine reads and changes this world, so the world can't import it:
+World leaves the moments the apps act abstract (a screen entered, time passing, a dump
+served, the installed apps and dialogs), and the apps layer's LiveWorld
+(mika/sim/apps/live_world.py) fills them in. Every world in the phone is a LiveWorld.
 """
 
 from __future__ import annotations
 
+import abc
 import copy
 import dataclasses
 import json
@@ -18,9 +22,9 @@ from importlib import resources
 from typing import Any
 
 from mika.sim.faults import ONE_SHOT, FaultSpec
-from mika.sim.world import notifications
 from mika.sim.world.clock import Clock, parse_time
 from mika.sim.world.display import Activity, Display, Task
+from mika.sim.world.installed import AppDef
 from mika.sim.world.props import default_props
 
 LAUNCHER = "com.android.launcher3"
@@ -82,13 +86,11 @@ def _load_data_file(name: str) -> dict[str, Any]:
     return value
 
 
-class World:
+class World(abc.ABC):
     def __init__(self, serial: str, scenario: str | None, faults: FaultSpec | None) -> None:
-        from mika.sim.apps.registry import load_apps
-
         self.serial = serial
         self.props = default_props(serial)
-        self.apps = load_apps()
+        self.apps = self.installed_apps()
         self.faults = faults or FaultSpec()
         self.version = 0
         # Tests wait on this for what another thread (the control socket) changes.
@@ -149,7 +151,7 @@ class World:
         self.pending = {key: getattr(self.faults, key) for key in ONE_SHOT}
         self.scheduled: list[dict[str, Any]] = []  # notifications due later (notify_later)
         self.next_note_id = 1
-        notifications.prepare(self)
+        self.prepare_notifications()
         self.launch(LAUNCHER, display_id=0)
         fg = spec.get("foreground")
         if fg and fg != LAUNCHER:
@@ -166,28 +168,32 @@ class World:
         with self._change:
             return self._change.wait_for(predicate, timeout)
 
+    # -- what the apps do (filled in by mika/sim/apps/live_world.py) -------------------------
+    @abc.abstractmethod
+    def installed_apps(self) -> dict[str, AppDef]:
+        """The apps on the phone by package, read from the app files."""
+
+    @abc.abstractmethod
+    def dialog_spec(self, name: str) -> dict[str, Any]:
+        """What the system dialog `name` shows (raises for an unknown name)."""
+
+    @abc.abstractmethod
+    def prepare_notifications(self) -> None:
+        """The scenario's notifications get their records (a reset's data was just loaded)."""
+
+    @abc.abstractmethod
+    def enter_screen(self, activity: Activity) -> None:
+        """A new activity opens its screen: its fields, loading time, focus and on_enter ops."""
+
+    @abc.abstractmethod
     def tick(self) -> None:
         """Let what was due by now happen (scheduled notifications, screens that change by
         themselves); every reader calls it."""
-        from mika.sim.apps.engine import run_after
 
-        if self.scheduled:
-            notifications.deliver_due(self)
-        for display_id in list(self.displays):
-            run_after(self, display_id)
-            # A list's next page that is due arrives now: a changed world is laid out (and
-            # dumped, and drawn) afresh, so the page shows without anything else changing.
-            top = self.top_activity(display_id)
-            if top is not None and any(due <= self.clock.now() for due in top.more_at.values()):
-                self.changed()
-
+    @abc.abstractmethod
     def note_dump(self) -> None:
         """A hierarchy dump was served: a screen whose "after" waits for its Nth dump starts
         its countdown (so a test knows the reader saw the old screen before it changes)."""
-        from mika.sim.apps.engine import count_dump
-
-        for display_id in list(self.displays):
-            count_dump(self, display_id)
 
     def add_faults(self, spec: FaultSpec) -> None:
         # simctl fault adds to what is in force: spec's non-default values win.
@@ -409,10 +415,8 @@ class World:
         params: dict[str, Any] | None = None,
         fields: dict[str, Any] | None = None,
     ) -> Activity:
-        from mika.sim.apps.engine import enter_screen
-
         activity = Activity(package, screen, dict(params or {}), dict(fields or {}))
-        enter_screen(self, activity)
+        self.enter_screen(activity)
         return activity
 
     def push(self, display_id: int, screen: str, params: dict[str, Any], fields: dict[str, Any]) -> None:
@@ -498,9 +502,7 @@ class World:
         self.changed()
 
     def show_system_dialog(self, name: str, display_id: int = 0) -> None:
-        from mika.sim.apps.registry import system_dialog
-
-        self.dialog = system_dialog(name)
+        self.dialog = self.dialog_spec(name)
         self.dialog_display = display_id
         self.changed()
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from mika.sim.apps import engine
-from mika.sim.shell.commands.keys import key_char, key_name
+from mika.sim.keycodes import key_char, key_name
 from mika.sim.shell.context import Ctx
 from mika.sim.shell.registry import command
 from mika.sim.world.props import sdk_int

@@ -90,7 +90,7 @@ async def app_process(ctx: Ctx) -> int:
         ctx.error(f'Exception in thread "main" java.lang.ClassNotFoundException: {main}')
         return 1
     if main == scrcpy.MAIN_CLASS:
-        return await scrcpy.main(ctx, args[args.index(main) + 1 :])
+        return await scrcpy.main(ctx.phone, args[args.index(main) + 1 :], out=ctx.out, err=ctx.err, classpath=classpath)
     phone = ctx.phone
     phone.u2_servers += 1
     phone.u2_kill = False

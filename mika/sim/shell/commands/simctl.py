@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import json
 
+from mika.sim.apps import notifications
 from mika.sim.apps import template as tpl
 from mika.sim.faults import FaultSpec, FaultSpecError
 from mika.sim.shell.context import Ctx
 from mika.sim.shell.registry import command
-from mika.sim.world import notifications
 from mika.sim.world.clock import parse_time
 from mika.sim.world.world import ScenarioError, World, scenario_names
 

@@ -1,4 +1,7 @@
-"""Android key codes by name and number (android.view.KeyEvent)."""
+"""Android key codes by name and number (android.view.KeyEvent).
+
+A low module of its own: the shell's `input keyevent`, scrcpy's control socket and the
+uiautomator2 server all speak key codes, and none of them may import another."""
 
 from __future__ import annotations
 

@@ -1,9 +1,12 @@
 """Notifications of the simulated phone: the ones a scenario starts with, and the ones an
 app op schedules (`notify_later`) to arrive when the phone's clock reaches their time.
 
-Arrivals are delivered lazily: whatever reads the world (a frame, `dumpsys`, `simctl
-state`, any shell command) calls `deliver_due` first, so a notification due at t+5 s is
-there for every reader from t+5 s on, with no timer thread racing the adbd.
+They belong to the apps layer: posting one is what an app does (an SMS also lands in the
+Messages thread, a download's state changes); the world only keeps the records
+(`data["notifications"]`, `scheduled`). Arrivals are delivered lazily: whatever reads the
+world (a frame, `dumpsys`, `simctl state`, any shell command) ticks it, and the apps'
+world (mika/sim/apps/live_world.py) calls `deliver_due` first, so a notification due at
+t+5 s is there for every reader from t+5 s on, with no timer thread racing the adbd.
 A delivered record carries what `dumpsys notification` prints: package, id, key, uid,
 posted time (epoch seconds) and the posting order.
 """

@@ -1,0 +1,4 @@
+"""Every command the simulated phone's shell knows: importing this registers them all (the
+interpreter does, mika/sim/shell/interp.py)."""
+
+from mika.sim.shell.commands import am, appops, basic, dumpsys, fs, input, net, pm, procs, props, simctl, ui  # noqa: F401
