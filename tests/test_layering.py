@@ -1,5 +1,5 @@
-"""DESIGN.md's dependency rules: the import-linter contracts, no import cycle between mika's
-packages, the simulated phone importing only itself, and headless never loading Textual."""
+"""DESIGN.md's dependency rules: the import-linter contracts (among them no import circle at
+any depth), the simulated phone importing only itself, and headless never loading Textual."""
 
 from __future__ import annotations
 
@@ -27,65 +27,9 @@ def test_headless_never_loads_textual():
     assert r.returncode == 0, r.stdout + r.stderr
 
 
-# -- no import cycle between mika's packages -------------------------------------------
-
-
 def _unit(module: str) -> str:
     """The package-level node a module belongs to: `mika.X` for mika/X/… and mika/X.py."""
     return ".".join(module.split(".")[:2])
-
-
-def _package_edges(graph) -> dict[tuple[str, str], list[tuple[str, str]]]:
-    edges: dict[tuple[str, str], list[tuple[str, str]]] = {}
-    for module in graph.modules:
-        if module != "mika" and not module.startswith("mika."):
-            continue
-        for imported in graph.find_modules_directly_imported_by(module):
-            if not imported.startswith("mika.") and imported != "mika":
-                continue
-            a, b = _unit(module), _unit(imported)
-            if a != b:
-                edges.setdefault((a, b), []).append((module, imported))
-    return edges
-
-
-def _cycles(edges) -> list[list[str]]:
-    """Strongly connected groups of more than one package (Tarjan), each sorted."""
-    succ: dict[str, set[str]] = {}
-    for a, b in edges:
-        succ.setdefault(a, set()).add(b)
-        succ.setdefault(b, set())
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    found: list[list[str]] = []
-
-    def visit(node: str) -> None:
-        index[node] = low[node] = len(index)
-        stack.append(node)
-        on_stack.add(node)
-        for nxt in sorted(succ[node]):
-            if nxt not in index:
-                visit(nxt)
-                low[node] = min(low[node], low[nxt])
-            elif nxt in on_stack:
-                low[node] = min(low[node], index[nxt])
-        if low[node] == index[node]:
-            group = []
-            while True:
-                member = stack.pop()
-                on_stack.discard(member)
-                group.append(member)
-                if member == node:
-                    break
-            if len(group) > 1:
-                found.append(sorted(group))
-
-    for node in sorted(succ):
-        if node not in index:
-            visit(node)
-    return found
 
 
 def _mika_graph():
@@ -94,38 +38,50 @@ def _mika_graph():
     return grimp.build_graph("mika", cache_dir=None)
 
 
-def test_the_cycle_finder_sees_a_cycle_through_three_packages():
-    import grimp
-
-    graph = grimp.ImportGraph()
-    for a, b in [
-        ("mika.a.x", "mika.b.y"),
-        ("mika.b.y", "mika.c"),
-        ("mika.c", "mika.a.z"),
-        ("mika.d", "mika.a.x"),
-        ("mika.a.x", "mika.a.z"),
-    ]:  # the last one stays inside mika.a: not a package edge
-        graph.add_import(importer=a, imported=b)
-    assert _cycles(_package_edges(graph)) == [["mika.a", "mika.b", "mika.c"]]
+# -- no import circle at any depth ----------------------------------------------------
+# The contract "No import circles" (acyclic_siblings) holds that within every package the
+# siblings import each other one way only; these keep it from being weakened unseen and
+# show it catches what it is for.
 
 
-def test_no_import_cycle_between_mika_packages():
-    edges = _package_edges(_mika_graph())
-    assert ("mika.agent", "mika.tool") in edges  # the graph really holds the package edges
-    report = []
-    for group in _cycles(edges):
-        members = set(group)
-        report.append(
-            " <-> ".join(group)
-            + ": "
-            + "; ".join(
-                f"{m} -> {i}"
-                for (a, b), pairs in sorted(edges.items())
-                if a in members and b in members
-                for m, i in pairs[:2]
-            )
-        )
-    assert not report, "import cycles between packages:\n" + "\n".join(report)
+def _circle_contract() -> dict:
+    import tomllib
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"]
+    (contract,) = [c for c in config["contracts"] if c["type"] == "acyclic_siblings"]
+    assert not config.get("exclude_type_checking_imports"), "type-checking imports are edges too"
+    return contract
+
+
+def test_the_circle_contract_covers_both_packages_to_their_deepest_module():
+    contract = _circle_contract()
+    assert sorted(contract["ancestors"]) == ["mika", "mika_tui"]
+    assert not contract.get("ignore_imports") and not contract.get("skip_descendants")
+    deepest = max(
+        len(p.relative_to(ROOT).parts) - 1 for package in ("mika", "mika_tui") for p in (ROOT / package).rglob("*.py")
+    )
+    assert contract.get("depth", 10) >= deepest, (contract.get("depth", 10), deepest)
+
+
+def test_the_circle_contract_catches_a_type_checking_circle_deep_down(tmp_path):
+    """Two modules three packages down that see each other only for typing: broken."""
+    deep = tmp_path / "mika" / "a" / "b"
+    deep.mkdir(parents=True)
+    for folder in (tmp_path / "mika", tmp_path / "mika" / "a", deep):
+        (folder / "__init__.py").write_text("")
+    (deep / "left.py").write_text("from mika.a.b.right import B\nA = B\n")
+    (deep / "right.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from mika.a.b.left import A\nB = 1\n"
+    )
+    (tmp_path / ".importlinter").write_text(
+        "[importlinter]\nroot_package = mika\n\n[importlinter:contract:circles]\n"
+        "name = No import circles\ntype = acyclic_siblings\nancestors =\n    mika\n"
+    )
+    exe = Path(sys.executable).parent / "lint-imports"
+    env = {**__import__("os").environ, "PYTHONPATH": str(tmp_path)}
+    r = subprocess.run([str(exe), "--no-cache"], cwd=tmp_path, capture_output=True, text=True, timeout=120, env=env)
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "No cycles are allowed in mika.a.b" in r.stdout, r.stdout
 
 
 def test_the_simulated_phone_imports_only_itself():
