@@ -39,6 +39,14 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
         "List, show, rename and delete conversations.",
     ),
     "models": ("mika.commands.models:models_group", "Providers, presets and model roles."),
+    "login": (
+        "mika.commands.login:login_group",
+        "Sign in with a ChatGPT plan instead of an API key (mika login chatgpt).",
+    ),
+    "logout": (
+        "mika.commands.login:logout_command",
+        "Sign out of ChatGPT: revoke the sign-in at OpenAI (best effort), delete the tokens here.",
+    ),
     "usage": (
         "mika.commands.usage:usage_command",
         "Show how many tokens the models used, by time, provider and model.",
@@ -170,7 +178,7 @@ def cli(
 
     \b
     Exit codes: 0 done, 1 not done, 2 usage or config error, 3 device unavailable,
-    4 model provider error, 5 approval required or refused, 6 step budget used up,
+    4 model provider error (also: signed out of ChatGPT), 5 approval required or refused, 6 step budget used up,
     130 interrupted.
     """
     ctx.ensure_object(dict)
