@@ -24,6 +24,8 @@ from mika.model.chatgpt.pkce import Pkce
 from mika.model.chatgpt.token_store import ChatGptTokens, TokenStore
 
 LOGIN_TIMEOUT_S = 300.0
+# How long a browser opener may still take once the sign-in is decided.
+BROWSER_GRACE_S = 5.0
 
 
 @dataclass(frozen=True)
@@ -93,15 +95,22 @@ async def sign_in_with_browser(
     async with LoopbackCallback(pkce.state, endpoints.callback_port) as callback:
         auth = authorization(endpoints, callback.port, pkce)
         show_url(auth.url)
-        # webbrowser.open may start a process and wait for it: not on the event loop.
-        await asyncio.to_thread(open_browser, auth.url)
-        code = await callback.wait(timeout)
+        # webbrowser.open may start a process and wait for it, and a browser may come back
+        # only once its page is shown: it runs beside the wait, not before it.
+        browser = asyncio.create_task(asyncio.to_thread(open_browser, auth.url))
         try:
-            tokens = await finish(endpoints, store, code, auth)
-        except LoginError as err:
-            callback.finish(False, err.user_message())
-            raise
-        callback.finish(True, t("page_ok"))
+            code = await callback.wait(timeout)
+            try:
+                tokens = await finish(endpoints, store, code, auth)
+            except LoginError as err:
+                callback.finish(False, err.user_message())
+                raise
+            callback.finish(True, t("page_ok"))
+        finally:
+            await callback.close()  # the page goes out before the browser is waited for
+            await asyncio.wait({browser}, timeout=BROWSER_GRACE_S)
+            if browser.done() and not browser.cancelled():
+                browser.exception()  # a browser that failed has said so; the sign-in decided
     return tokens
 
 
