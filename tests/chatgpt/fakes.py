@@ -103,7 +103,9 @@ class _Server:
         raise NotImplementedError
 
     @staticmethod
-    def send(req: BaseHTTPRequestHandler, status: int, body: bytes, ctype: str, headers: dict[str, str] | None = None) -> None:
+    def send(
+        req: BaseHTTPRequestHandler, status: int, body: bytes, ctype: str, headers: dict[str, str] | None = None
+    ) -> None:
         req.send_response(status)
         req.send_header("Content-Type", ctype)
         req.send_header("Content-Length", str(len(body)))
@@ -135,6 +137,7 @@ class FakeIssuer(_Server):
         self.drop_code = False  # redirect with the state but no code
         self.token_status: int | None = None  # answer every token request with this status
         self.refresh_gate: threading.Event | None = None  # hold refreshes until set
+        self.exchange_gate: threading.Event | None = None  # hold code exchanges until set
         self.omit_account = False
 
     # -- what tests look at
@@ -193,9 +196,13 @@ class FakeIssuer(_Server):
         now = int(time.time())
         auth = {} if self.omit_account else {"chatgpt_account_id": ACCOUNT_ID, "chatgpt_plan_type": "plus"}
         answer = {
-            "access_token": jwt({"exp": now + self.expires_in, "https://api.openai.com/auth": auth, "n": secrets.token_hex(8)}),
+            "access_token": jwt(
+                {"exp": now + self.expires_in, "https://api.openai.com/auth": auth, "n": secrets.token_hex(8)}
+            ),
             "refresh_token": "rt_" + secrets.token_urlsafe(32),
-            "id_token": jwt({"email": EMAIL, "aud": CLIENT_ID, "https://api.openai.com/auth": auth, "n": secrets.token_hex(8)}),
+            "id_token": jwt(
+                {"email": EMAIL, "aud": CLIENT_ID, "https://api.openai.com/auth": auth, "n": secrets.token_hex(8)}
+            ),
             "token_type": "Bearer",
             "expires_in": self.expires_in,
         }
@@ -212,6 +219,8 @@ class FakeIssuer(_Server):
         if form.get("client_id") != CLIENT_ID:
             return self._json(req, 401, {"error": "invalid_client"})
         if form.get("grant_type") == "authorization_code":
+            if self.exchange_gate is not None:
+                self.exchange_gate.wait(10)
             with self.lock:
                 grant = self.codes.get(form.get("code", ""))
                 fresh = grant is not None and not grant.used
@@ -248,10 +257,20 @@ class FakeIssuer(_Server):
 def text_stream(text: str, model: str = "gpt-5") -> bytes:
     """A Responses stream answering `text`, in the real wire format (event + data lines)."""
     rid = "resp_" + secrets.token_hex(12)
-    item = {"id": "msg_1", "type": "message", "status": "completed", "role": "assistant",
-            "content": [{"type": "output_text", "text": text, "annotations": []}]}
-    usage = {"input_tokens": 321, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 12,
-             "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 333}
+    item = {
+        "id": "msg_1",
+        "type": "message",
+        "status": "completed",
+        "role": "assistant",
+        "content": [{"type": "output_text", "text": text, "annotations": []}],
+    }
+    usage = {
+        "input_tokens": 321,
+        "input_tokens_details": {"cached_tokens": 0},
+        "output_tokens": 12,
+        "output_tokens_details": {"reasoning_tokens": 0},
+        "total_tokens": 333,
+    }
     base = {"id": rid, "object": "response", "created_at": 1765000000, "model": model, "store": False}
     events = [
         ("response.created", {"response": {**base, "status": "in_progress", "output": []}}),
@@ -291,7 +310,7 @@ class FakeBackend(_Server):
         if method != "POST" or url.path != "/backend-api/codex/responses":
             return self._reply(req, 404, b'{"detail":"Not Found"}')
         auth = req.headers.get("Authorization", "")
-        token = auth[len("Bearer "):] if auth.startswith("Bearer ") else ""
+        token = auth[len("Bearer ") :] if auth.startswith("Bearer ") else ""
         seen = {"headers": {k.lower(): v for k, v in req.headers.items()}, "token": token}
         try:
             seen["json"] = json.loads(body)
@@ -301,8 +320,19 @@ class FakeBackend(_Server):
         with self.issuer.lock:
             live = token in self.issuer.access and token not in self.issuer.revoked
         if not live:
-            return self._reply(req, 401, json.dumps({"error": {"message": "Your authentication token has expired.",
-                                                                "type": "invalid_request_error", "code": "token_expired"}}).encode())
+            return self._reply(
+                req,
+                401,
+                json.dumps(
+                    {
+                        "error": {
+                            "message": "Your authentication token has expired.",
+                            "type": "invalid_request_error",
+                            "code": "token_expired",
+                        }
+                    }
+                ).encode(),
+            )
         if req.headers.get("chatgpt-account-id") != ACCOUNT_ID:
             return self._reply(req, 403, b'{"detail":"account mismatch"}')
         data = seen["json"]

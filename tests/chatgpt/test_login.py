@@ -181,27 +181,27 @@ def test_other_paths_get_404_and_a_replayed_callback_is_refused(signin):
 
 
 def test_a_second_callback_while_the_first_is_exchanged_gets_409(signin):
-    statuses = []
+    """The first callback's page waits for the code exchange (held at the issuer); a
+    second callback meanwhile is refused at once, and the code is exchanged once."""
+    import threading
+
+    signin.issuer.exchange_gate = gate = threading.Event()
+    statuses = {}
 
     def browser(url):
-        import threading
-
         with httpx.Client(timeout=30) as c:
             local = c.get(url).headers["location"].replace("localhost", "127.0.0.1")
-
-            first = threading.Thread(target=lambda: statuses.append(("first", c.get(local).status_code)))
-            first.start()
-            # The first callback is being answered (its page waits for the exchange): a
-            # second one is refused at once.
-            while not signin.issuer.log.exchanges:
-                first.join(0.01)
-            with httpx.Client(timeout=30) as c2:
-                statuses.append(("second", c2.get(local).status_code))
-            first.join()
+        first = threading.Thread(target=lambda: statuses.setdefault("first", httpx.get(local, timeout=30).status_code))
+        first.start()
+        while not signin.issuer.log.exchanges:  # the exchange has begun and is held
+            first.join(0.01)
+        statuses["second"] = httpx.get(local, timeout=30).status_code
+        gate.set()
+        first.join()
         return True
 
     browser_login(signin, browser)
-    assert dict(statuses) == {"first": 200, "second": 409}
+    assert statuses == {"first": 200, "second": 409}
     assert len(signin.issuer.log.exchanges) == 1
 
 

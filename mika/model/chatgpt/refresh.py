@@ -73,7 +73,9 @@ class ChatGptAuth:
         return await self._refresh(rejected, forced=True)
 
     def _newer_than(self, tokens: ChatGptTokens | None, seen: ChatGptTokens) -> bool:
-        return tokens is not None and tokens.access_token != seen.access_token and not tokens.expiring(self.clock())
+        # "Not expired", not "not expiring": with an issuer that hands out tokens shorter
+        # than the margin, every waiting call would otherwise spend the refresh token again.
+        return tokens is not None and tokens.access_token != seen.access_token and not tokens.expired(self.clock())
 
     async def _refresh(self, seen: ChatGptTokens, *, forced: bool) -> ChatGptTokens:
         async with self._lock():
