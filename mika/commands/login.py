@@ -18,12 +18,8 @@ import click
 
 from mika.config.errors import ConfigError
 from mika.exit_codes import ExitCode
+from mika.model.chatgpt.endpoints import DEFAULT_MODEL, PROVIDER_ID
 from mika.terminal_text import echo, json_for_terminal
-
-# The main model set after the first sign-in when none is chosen yet: one the plan's
-# backend serves today; `--model` (or `mika models use main chatgpt/…`) picks another.
-DEFAULT_MODEL = "gpt-5"
-PROVIDER_ID = "chatgpt"
 
 
 def _fail(message: str, code: ExitCode) -> NoReturn:

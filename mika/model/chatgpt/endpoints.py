@@ -19,6 +19,10 @@ CALLBACK_PORT = 1455
 # The claim of the id token (and access token) that carries the ChatGPT account.
 AUTH_CLAIM = "https://api.openai.com/auth"
 USAGE_PAGE = "https://chatgpt.com/settings/usage"
+# The provider id and main model the first sign-in sets up when none is chosen yet: a
+# model the plan's backend serves today; `mika models use main chatgpt/…` picks another.
+PROVIDER_ID = "chatgpt"
+DEFAULT_MODEL = "gpt-5"
 
 ISSUER_ENV = "MIKA_CHATGPT_ISSUER"
 BASE_URL_ENV = "MIKA_CHATGPT_BASE_URL"
