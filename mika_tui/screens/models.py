@@ -283,6 +283,11 @@ class ModelsScreen(SubScreen):
         conf = (self._raw().get("providers", {}) or {}).get(pid)
         if not isinstance(conf, dict):
             return
+        if conf.get("kind") == "chatgpt":
+            # No key, address or protocol to edit: the sign-in is the whole connection.
+            self.query_one("#chatgpt", Button).focus()
+            self._say(self.mika.tr("chatgpt_no_form"))
+            return
         preset_id = str(conf.get("preset") or "custom")
         flt = self.query_one("#preset-filter", Input)
         with flt.prevent(Input.Changed):
