@@ -235,9 +235,22 @@ def main(argv: list[str] | None = None) -> None:
         echo("mika: interrupted", err=True)
         sys.exit(int(ExitCode.INTERRUPTED))
     except Exception as exc:  # the last line of defence: one readable line, details in the log
+        said = _model_error_sentence(exc)
+        if said is not None:
+            # A provider that failed (or a sign-in that ended) where no command caught it.
+            _fail(said, ExitCode.MODEL)
         log = _write_crash_log(exc)
         echo(f"mika: internal error: {type(exc).__name__}: {exc} (details: {log})", err=True)
         sys.exit(int(ExitCode.NOT_DONE))
+
+
+def _model_error_sentence(exc: BaseException) -> str | None:
+    # Looked up, not imported: `mika --help` must not load mika.model, and a ModelError can
+    # only have been raised once its module is loaded.
+    errors = sys.modules.get("mika.model.errors")
+    if errors is not None and isinstance(exc, errors.ModelError):
+        return str(exc.user_message())
+    return None
 
 
 def _write_crash_log(exc: BaseException) -> str:
