@@ -165,7 +165,7 @@ TEXTS: dict[str, dict[str, str]] = {
         "save_button": "Save",
         "probe_ok": "{model}: works with tools ({ms} ms).",
         "probe_fail": "{model}: {error}",
-        "none_configured": "No provider configured yet: pick a preset (type to filter), name it, give the model name and key, Test, Save.",
+        "none_configured": "No provider configured yet: pick a preset (type to filter), name it, give the model name and key, Test, Save. Or use a ChatGPT plan: Sign in with ChatGPT, below.",
         "pick_preset": "Pick a provider from the list first.",
         # usage
         "usage_title": "Usage",
@@ -621,7 +621,7 @@ TEXTS: dict[str, dict[str, str]] = {
         "save_button": "保存",
         "probe_ok": "{model}：可以调用工具（{ms} 毫秒）。",
         "probe_fail": "{model}：{error}",
-        "none_configured": "还没有配置服务商：选一个预设（输入可筛选），起个名字，填写模型名和密钥，测试，保存。",
+        "none_configured": "还没有配置服务商：选一个预设（输入可筛选），起个名字，填写模型名和密钥，测试，保存。或者用 ChatGPT 套餐：下面的「使用 ChatGPT 登录」。",
         "pick_preset": "请先在列表中选择一个服务商。",
         "usage_title": "用量",
         "col_range": "范围",

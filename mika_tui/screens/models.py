@@ -75,10 +75,6 @@ class ModelsScreen(SubScreen):
             yield Static(plain(self._roles_line()), id="roles-line")
             yield Static(tr("configured"), classes="title")
             yield DataTable(id="configured", cursor_type="row")
-            yield Static(tr("chatgpt_title"), classes="title")
-            with Horizontal(id="chatgpt-row"):
-                yield Static(plain(self._chatgpt_line()), id="chatgpt-line")
-                yield Button(self._chatgpt_button(), id="chatgpt")
             yield Static(tr("presets"), classes="title")
             yield Input(placeholder=tr("preset_filter"), id="preset-filter")
             yield PresetTable(id="presets", cursor_type="row")
@@ -103,6 +99,12 @@ class ModelsScreen(SubScreen):
                 yield Button(f"{tr('role_vision')}", id="role-vision")
                 yield Button(f"{tr('role_light')}", id="role-light")
             yield Static("", id="model-message")
+            # After the key form, so the form keeps its place on a small terminal; the
+            # empty state's message points down here.
+            yield Static(tr("chatgpt_title"), classes="title")
+            with Horizontal(id="chatgpt-row"):
+                yield Static(plain(self._chatgpt_line()), id="chatgpt-line")
+                yield Button(self._chatgpt_button(), id="chatgpt")
         yield Footer()
 
     # -- what is configured ------------------------------------------------------------------

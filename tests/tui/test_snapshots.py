@@ -366,7 +366,14 @@ class TestModels:
         )
         raw = {"providers": {"chatgpt": {"kind": "chatgpt"}}, "roles": {"main": "chatgpt/gpt-5"}}
         app = make_app(tmp_path, ScriptedModel(["hi"]), settings=Settings(language="en", raw=raw))
-        assert snap_compare(app, terminal_size=MID, run_before=_open("models"))
+        opened = _open("models")
+
+        async def to_the_plan(pilot):
+            await opened(pilot)
+            pilot.app.screen.query_one("#chatgpt").focus()  # scrolls the plan row into view
+            await settle(pilot)
+
+        assert snap_compare(app, terminal_size=MID, run_before=to_the_plan)
 
 
 class TestUsage:

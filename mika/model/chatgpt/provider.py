@@ -65,8 +65,10 @@ class ChatGptModel(EndpointModel):
         return ChatGptModel(replace(endpoint, base_url=endpoints.base_url, api_key=None), auth)
 
     def _model(self, tokens: ChatGptTokens) -> OpenAIResponsesModel:
-        """The Responses adapter for this access token; a new token gets a new client (once
-        an hour), and what the old adapter learnt (no `include`) carries over."""
+        """The Responses adapter for this access token. A new token (once an hour) gets a
+        new SDK client, and what the old adapter learnt (that the server refuses `include`)
+        carries over. The old client is not closed here: a call on it may still be
+        streaming (main and side calls share this model); it goes with its last call."""
         if self._inner is not None and self._inner_token == tokens.access_token:
             return self._inner
         endpoint = replace(
