@@ -11,7 +11,8 @@ if TYPE_CHECKING:
 
 # The wire protocols a provider with an API key speaks (what a custom provider picks from).
 KINDS = ("openai-chat", "openai-responses", "anthropic", "gemini")
-# Providers reached through a sign-in instead of a key (mika login chatgpt).
+# Providers reached through a sign-in instead of a key (mika login chatgpt). Their models
+# are built by mika.model.roles, not here: mika.model.chatgpt uses these adapters.
 SIGN_IN_KINDS = ("chatgpt",)
 ALL_KINDS = KINDS + SIGN_IN_KINDS
 
@@ -35,10 +36,6 @@ def build_adapter(kind: str, endpoint: Endpoint, *, legacy_request: bool = False
         from mika.model.adapters.gemini import GeminiModel
 
         return GeminiModel(endpoint, legacy_request=legacy_request)
-    if kind == "chatgpt":
-        from mika.model.chatgpt.provider import ChatGptModel
-
-        return ChatGptModel.signed_in(endpoint)
     raise ValueError(f"unknown model protocol {kind!r}; expected one of {', '.join(ALL_KINDS)}")
 
 
