@@ -39,6 +39,14 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
         "List, show, rename and delete conversations.",
     ),
     "models": ("mika.commands.models:models_group", "Providers, presets and model roles."),
+    "login": (
+        "mika.commands.login:login_group",
+        "Sign in with a ChatGPT plan instead of an API key (mika login chatgpt).",
+    ),
+    "logout": (
+        "mika.commands.login:logout_command",
+        "Sign out of ChatGPT: revoke the sign-in at OpenAI (best effort), delete the tokens here.",
+    ),
     "usage": (
         "mika.commands.usage:usage_command",
         "Show how many tokens the models used, by time, provider and model.",
@@ -170,7 +178,7 @@ def cli(
 
     \b
     Exit codes: 0 done, 1 not done, 2 usage or config error, 3 device unavailable,
-    4 model provider error, 5 approval required or refused, 6 step budget used up,
+    4 model provider error (also: signed out of ChatGPT), 5 approval required or refused, 6 step budget used up,
     130 interrupted.
     """
     ctx.ensure_object(dict)
@@ -227,9 +235,22 @@ def main(argv: list[str] | None = None) -> None:
         echo("mika: interrupted", err=True)
         sys.exit(int(ExitCode.INTERRUPTED))
     except Exception as exc:  # the last line of defence: one readable line, details in the log
+        said = _model_error_sentence(exc)
+        if said is not None:
+            # A provider that failed (or a sign-in that ended) where no command caught it.
+            _fail(said, ExitCode.MODEL)
         log = _write_crash_log(exc)
         echo(f"mika: internal error: {type(exc).__name__}: {exc} (details: {log})", err=True)
         sys.exit(int(ExitCode.NOT_DONE))
+
+
+def _model_error_sentence(exc: BaseException) -> str | None:
+    # Looked up, not imported: `mika --help` must not load mika.model, and a ModelError can
+    # only have been raised once its module is loaded.
+    errors = sys.modules.get("mika.model.errors")
+    if errors is not None and isinstance(exc, errors.ModelError):
+        return str(exc.user_message())
+    return None
 
 
 def _write_crash_log(exc: BaseException) -> str:

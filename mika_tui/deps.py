@@ -68,6 +68,9 @@ class AppDeps:
     apps_of: Callable[[str], tuple[str, ...]] | None = None
     known_apps: dict[str, tuple[str, ...]] = field(default_factory=dict)
     app_names: dict[str, str] = field(default_factory=dict)
+    # "Sign in with ChatGPT" opens the authorize page with this (blocking; from a worker
+    # thread). None: the system's browser (webbrowser). Tests give a small HTTP client.
+    open_browser: Callable[[str], bool] | None = None
 
     def use_device(self, info: DeviceInfo) -> None:
         """The phone the next runs use (the Devices screen's choice)."""

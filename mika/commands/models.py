@@ -22,7 +22,7 @@ from mika.config.language import set_language
 from mika.config.paths import config_file, state_dir
 from mika.config.secret_discovery import register_config_secrets
 from mika.exit_codes import ExitCode
-from mika.model.adapters import KINDS
+from mika.model.adapters import KINDS, SIGN_IN_KINDS
 from mika.model.config_edit import (
     add_model_table,
     plan_provider_table,
@@ -30,7 +30,7 @@ from mika.model.config_edit import (
     set_role,
 )
 from mika.model.copy import t
-from mika.model.errors import ModelErrorKind
+from mika.model.errors import ModelError, ModelErrorKind
 from mika.model.metering import metered
 from mika.model.presets import PRESETS, for_host, preset, preset_ids
 from mika.model.probe import MODEL_PROBLEMS, PROBE_TIMEOUT, ProbeAttempt, probe
@@ -164,6 +164,7 @@ async def _list_one(cfg: ProvidersConfig, provider_id: str) -> list[ListedModel]
     from mika.model.catalog import ModelCatalog
 
     p = provider_settings(cfg, provider_id, key="PROVIDER")
+    _no_list_for_sign_in(p.kind, provider_id)
     pre = preset(p.preset)
     key = None
     try:
@@ -178,6 +179,16 @@ async def _list_one(cfg: ProvidersConfig, provider_id: str) -> list[ListedModel]
         )
     finally:
         await catalog.aclose()
+
+
+def _no_list_for_sign_in(kind: str, provider_id: str) -> None:
+    """A sign-in provider (the ChatGPT plan) is reached with tokens, not a key, and Mika
+    does not list its models: the user names one."""
+    from mika.model.catalog import CatalogError
+    from mika.model.chatgpt.endpoints import DEFAULT_MODEL
+
+    if kind in SIGN_IN_KINDS:
+        raise CatalogError("sign_in", t("sign_in_no_list", provider=provider_id, model=DEFAULT_MODEL))
 
 
 def listing_path(provider_id: str) -> Path:
@@ -350,6 +361,8 @@ def _test_before_saving(cfg: ProvidersConfig, pid: str, model_name: str | None, 
     except CatalogError as exc:
         hint = " (give a model with --model NAME)" if exc.kind == "no_list" else ""
         _fail(f"{pid}: {exc.user_message()}{hint}; nothing was saved", EXIT_PROVIDER)
+    except ModelError as exc:
+        _fail(f"{pid}: {exc.user_message()}; nothing was saved", EXIT_PROVIDER)
     finally:
         ledger.close()
     for a in result.attempts:
@@ -412,6 +425,7 @@ async def _run_probe(cfg: ProvidersConfig, target: str, ledger: UsageLedger, tim
     if model_name:
         candidates = [model_name]
     else:
+        _no_list_for_sign_in(p.kind, provider_id)
         catalog = ModelCatalog()
         try:
             listed = await catalog.list(
@@ -468,6 +482,8 @@ def test_command(target: str, as_json: bool, timeout: float, config_path: str | 
     except ConfigError as exc:
         _fail(str(exc), EXIT_CONFIG)
     except CatalogError as exc:
+        _fail(f"{target}: {exc.user_message()}", EXIT_PROVIDER)
+    except ModelError as exc:  # the model could not even be built (a sign-in provider, signed out)
         _fail(f"{target}: {exc.user_message()}", EXIT_PROVIDER)
     finally:
         ledger.close()

@@ -69,6 +69,13 @@ def schedules_file(state: Path) -> Path:
     return state / "schedules.json"
 
 
+def chatgpt_auth_file(state: Path) -> Path:
+    """The ChatGPT sign-in's tokens (`auth/chatgpt.json`, 0600): the only file that may hold
+    them (mika.model.chatgpt.token_store writes it; mika.config.secret_discovery registers
+    what it holds so every other write and output masks it)."""
+    return state / "auth" / "chatgpt.json"
+
+
 def downloads_dir() -> Path:
     """Where files the sandbox shares land: `MIKA_DOWNLOADS_DIR`, else the user's downloads
     folder (platformdirs: XDG_DOWNLOAD_DIR, ~/Downloads) with a `Mika/` folder of its own."""

@@ -8,13 +8,18 @@ The config's raw tables are read here, not through mika.model (a higher layer).
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from mika.config.paths import chatgpt_auth_file, state_dir
 from mika.config.secrets import MIN_SECRET_LEN, REGISTRY
+
+# The fields of the ChatGPT sign-in's token store that are secrets (mika.model.chatgpt.token_store).
+_SIGN_IN_TOKENS = ("access_token", "refresh_token", "id_token")
 
 # Environment variables whose values are secrets whatever the config says: a preset used
 # by id (`--model deepseek/…`) reads DEEPSEEK_API_KEY without naming it in the config.
@@ -103,10 +108,24 @@ def _header_secrets(headers: Mapping[str, Any]) -> Iterable[str]:
             yield m.group(1)
 
 
+def stored_sign_in_secrets(path: Path) -> list[str]:
+    """The tokens of a stored sign-in (`auth/chatgpt.json`); none when there is no such
+    file or it cannot be read (then there is nothing in it to leak)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    if not isinstance(data, dict):
+        return []
+    return [v for k in _SIGN_IN_TOKENS if isinstance(v := data.get(k), str) and len(v) >= MIN_SECRET_LEN]
+
+
 def register_configured_secrets(settings: Any) -> int:
     """The one start-up call of every face: registers what `configured_secrets` finds for
-    these settings (a `mika.config.settings.Settings`). Returns how many were new."""
-    return register_config_secrets(getattr(settings, "raw", None) or {}, getattr(settings, "file", None))
+    these settings (a `mika.config.settings.Settings`), and the tokens of a stored
+    ChatGPT sign-in. Returns how many were new."""
+    found = register_config_secrets(getattr(settings, "raw", None) or {}, getattr(settings, "file", None))
+    return found + sum(REGISTRY.add(s) for s in stored_sign_in_secrets(chatgpt_auth_file(state_dir())))
 
 
 def register_config_secrets(raw: Mapping[str, Any], config_file: Path | None) -> int:

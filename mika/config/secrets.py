@@ -17,7 +17,7 @@ import html
 import json
 import re
 import threading
-from typing import Any
+from typing import Any, AnyStr, Generic
 from urllib.parse import quote, quote_plus
 
 MASK = "[redacted]"
@@ -48,6 +48,45 @@ def _forms(secret: str) -> set[str]:
     return {f for f in two if len(f) >= MIN_SECRET_LEN}
 
 
+# How much of each form the one regex looks for; the rest is compared where it matched.
+# Compiling a regex costs time per character of the pattern (the parser is Python), and a
+# ChatGPT sign-in brings 2–3 KB tokens, new ones every hour: whole forms in the pattern made
+# each registration take seconds, more with every refresh.
+_HEAD = 16
+
+
+class _Masker(Generic[AnyStr]):
+    """Replaces every form (longest first, leftmost first, as one alternation would) in str
+    or bytes."""
+
+    def __init__(self, forms: tuple[AnyStr, ...], bar: AnyStr, mask: AnyStr) -> None:
+        heads = sorted({f[:_HEAD] for f in forms}, key=len, reverse=True)
+        self.pattern: re.Pattern[AnyStr] = re.compile(bar.join(re.escape(h) for h in heads))
+        self.mask: AnyStr = mask
+        by_start: dict[AnyStr, list[AnyStr]] = {}
+        for f in sorted(forms, key=len, reverse=True):
+            by_start.setdefault(f[:1], []).append(f)
+        self.by_start: dict[AnyStr, tuple[AnyStr, ...]] = {k: tuple(v) for k, v in by_start.items()}
+
+    def sub(self, text: AnyStr) -> AnyStr:
+        pieces: list[AnyStr] = []
+        pos = last = 0
+        while (m := self.pattern.search(text, pos)) is not None:
+            at = m.start()
+            for form in self.by_start[text[at : at + 1]]:
+                if text.startswith(form, at):
+                    pieces += [text[last:at], self.mask]
+                    last = pos = at + len(form)
+                    break
+            else:
+                pos = at + 1  # a head without the rest of its secret
+        if not pieces:
+            return text
+        pieces.append(text[last:])
+        empty: AnyStr = self.mask[:0]
+        return empty.join(pieces)
+
+
 class SecretRegistry:
     """The process-wide set of exact secrets, as one compiled pattern (longest first)."""
 
@@ -55,10 +94,12 @@ class SecretRegistry:
         self._lock = threading.Lock()
         self._secrets: set[str] = set()
         self._forms: tuple[str, ...] = ()
-        self._pattern: re.Pattern[str] | None = None
-        self._bytes_pattern: re.Pattern[bytes] | None = None
-        # Every proper prefix of every form, for `holdback` (a set lookup per length).
-        self._prefixes: frozenset[str] = frozenset()
+        self._pattern: _Masker[str] | None = None
+        self._bytes_pattern: _Masker[bytes] | None = None
+        # The forms by their first character, for `holdback`. Not a set of every prefix: a
+        # ChatGPT access token is a 2–3 KB JWT, and the prefixes of one are megabytes (a new
+        # set of them at every refresh).
+        self._by_start: dict[str, tuple[str, ...]] = {}
         self._longest = 0
 
     def add(self, secret: str | None) -> bool:
@@ -70,12 +111,11 @@ class SecretRegistry:
             return False
         with self._lock:
             self._secrets.add(secret)
-            forms = set(self._forms) | _forms(secret)
-            ordered = tuple(sorted(forms, key=len, reverse=True))
-            self._pattern = re.compile("|".join(re.escape(f) for f in ordered))
-            self._bytes_pattern = re.compile(b"|".join(re.escape(f.encode("utf-8")) for f in ordered))
+            ordered = tuple(sorted(set(self._forms) | _forms(secret), key=len, reverse=True))
+            self._pattern = _Masker(ordered, "|", MASK)
+            self._bytes_pattern = _Masker(tuple(f.encode("utf-8") for f in ordered), b"|", MASK.encode())
             self._forms = ordered
-            self._prefixes = frozenset(f[:n] for f in ordered for n in range(1, len(f)))
+            self._by_start = self._pattern.by_start
             self._longest = len(ordered[0])
         return True
 
@@ -85,7 +125,7 @@ class SecretRegistry:
             self._secrets.clear()
             self._forms = ()
             self._pattern = self._bytes_pattern = None
-            self._prefixes, self._longest = frozenset(), 0
+            self._by_start, self._longest = {}, 0
 
     @property
     def forms(self) -> tuple[str, ...]:
@@ -98,13 +138,13 @@ class SecretRegistry:
         pattern = self._pattern
         if pattern is None or not value:
             return value
-        return pattern.sub(MASK, value)
+        return pattern.sub(value)
 
     def data(self, value: bytes) -> bytes:
         pattern = self._bytes_pattern
         if pattern is None or not value:
             return value
-        return pattern.sub(MASK.encode(), value)
+        return pattern.sub(value)
 
     def value(self, value: Any) -> Any:
         """Strings anywhere inside dicts, lists and tuples (keys too), before serializing."""
@@ -121,10 +161,17 @@ class SecretRegistry:
     def holdback(self, text: str) -> int:
         """How many characters at the end of `text` could be the start of a secret, so a
         stream must wait for what follows before letting them out."""
-        prefixes = self._prefixes
-        for n in range(min(self._longest - 1, len(text)), 0, -1):
-            if text[-n:] in prefixes:
-                return n
+        by_start = self._by_start
+        end = len(text)
+        # Earliest position first: the longest tail that could still become a secret wins.
+        for i in range(max(0, end - (self._longest - 1)), end):
+            forms = by_start.get(text[i])
+            if not forms:
+                continue
+            head = text[i : i + 8]  # a short slice rules most candidates out
+            for f in forms:
+                if len(f) > end - i and f.startswith(head) and f.startswith(text[i:]):
+                    return end - i
         return 0
 
 

@@ -91,6 +91,8 @@ class CatalogError(Exception):
         "no_list": "The provider does not offer a model list at this address (or the address or protocol is wrong).",
         "server": "The provider failed while listing models.",
         "bad_answer": "The provider's model list could not be read.",
+        # A sign-in provider (the ChatGPT plan): Mika does not list its models.
+        "sign_in": "Mika does not list the models of a ChatGPT plan.",
     }
 
     def __init__(self, kind: str, detail: str = "", status: int | None = None) -> None:

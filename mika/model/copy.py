@@ -20,6 +20,7 @@ TEXT = {
         "cleartext": "Warning: {url} is plain http and not on this machine or your LAN; the key travels unencrypted.",
         "same_host": "Note: {url} belongs to the preset '{preset}'; `mika models add {preset}` fills it in for you.",
         "no_candidates": "No model to test: give one as {provider}/MODEL.",
+        "sign_in_no_list": "name the model, e.g. {provider}/{model}",
         "not_found_hint": "Check the model name (see mika models list {provider}); for a custom provider the "
         "address or the protocol (kind) may also be wrong.",
     },
@@ -38,6 +39,7 @@ TEXT = {
         "cleartext": "提醒：{url} 是明文 http，又不在本机或局域网，Key 会不加密地传出去。",
         "same_host": "提示：{url} 是预设「{preset}」的地址，用 `mika models add {preset}` 会自动填好。",
         "no_candidates": "没有可测试的模型：请写成 {provider}/模型名。",
+        "sign_in_no_list": "请直接写模型名，例如 {provider}/{model}",
         "not_found_hint": "检查模型名（见 mika models list {provider}）；自定义服务商也可能是地址或接口类型（kind）填错了。",
     },
 }

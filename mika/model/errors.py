@@ -31,6 +31,14 @@ class ModelErrorKind(enum.Enum):
     # the run: a `pick` names an element the latest listing does not have, or the
     # script has no reply left.
     SCRIPT_MISMATCH = "script_mismatch"
+    # A sign-in provider (ChatGPT) whose sign-in is over: never signed in, signed out, or
+    # its refresh token revoked or spent. Only signing in again helps.
+    SIGNED_OUT = "signed_out"
+    # The ChatGPT plan's usage limit is reached (usage_limit, HTTP 429): not retried, it
+    # lasts hours, not seconds.
+    PLAN_LIMIT = "plan_limit"
+    # The ChatGPT account cannot be used this way (not_eligible, HTTP 403).
+    PLAN_NOT_ELIGIBLE = "plan_not_eligible"
 
 
 _SENTENCES = {
@@ -49,6 +57,9 @@ _SENTENCES = {
     ModelErrorKind.TIMEOUT: "The request to the provider {provider} timed out: the server was reachable but did not answer in time. Try again, or raise its timeout in your config.",
     ModelErrorKind.PROBE_TIMEOUT: "The probe took longer than {seconds} s without a complete answer from the provider {provider}. Try a faster model or endpoint, or allow more time with --timeout.",
     ModelErrorKind.SCRIPT_MISMATCH: "The model script does not fit this run.",
+    ModelErrorKind.SIGNED_OUT: "You are signed out of ChatGPT (the sign-in ended or was revoked). Sign in again: mika login chatgpt",
+    ModelErrorKind.PLAN_LIMIT: "Your ChatGPT plan's usage limit is reached; it is not retried. See chatgpt.com/settings/usage for when it resets.",
+    ModelErrorKind.PLAN_NOT_ELIGIBLE: "This ChatGPT account cannot be used this way (a Plus or Pro plan is needed). See chatgpt.com/settings/usage.",
 }
 
 _SENTENCES_ZH = {
@@ -67,6 +78,9 @@ _SENTENCES_ZH = {
     ModelErrorKind.TIMEOUT: "请求服务商 {provider} 超时：连得上，但没有按时回复。请重试，或在配置里调大它的超时。",
     ModelErrorKind.PROBE_TIMEOUT: "测试超过了 {seconds} 秒，服务商 {provider} 仍没有给出完整回复。请换更快的模型或接入点，或用 --timeout 给它更多时间。",
     ModelErrorKind.SCRIPT_MISMATCH: "模型脚本和这次运行对不上。",
+    ModelErrorKind.SIGNED_OUT: "ChatGPT 登录已失效（登录过期或被注销），请重新登录：mika login chatgpt",
+    ModelErrorKind.PLAN_LIMIT: "ChatGPT 套餐的用量已到上限，不再重试。何时恢复见 chatgpt.com/settings/usage。",
+    ModelErrorKind.PLAN_NOT_ELIGIBLE: "这个 ChatGPT 账号不能这样用（需要 Plus 或 Pro 套餐）。见 chatgpt.com/settings/usage。",
 }
 
 RETRYABLE = frozenset(

@@ -2,13 +2,16 @@
 
 ```toml
 [providers.local]
-kind = "openai-chat"            # openai-chat | openai-responses | anthropic | gemini
+kind = "openai-chat"            # openai-chat | openai-responses | anthropic | gemini | chatgpt
 base_url = "http://127.0.0.1:8000/v1"
 api_key_env = "LOCAL_API_KEY"   # or: api_key_file = "…" (0600)
 preset = "custom"               # a preset id fills kind, base_url and headers
 
 [providers.local.models."some-model"]
 context_window = 128000         # when the listing doesn't say
+
+[providers.chatgpt]
+kind = "chatgpt"                # signed in with `mika login chatgpt`: no key, no address
 
 [roles]
 main = "local/some-model"
@@ -28,10 +31,11 @@ from typing import Any
 
 from mika.config.errors import ConfigError
 from mika.config.unknown_keys import did_you_mean
-from mika.model.adapters import KINDS
+from mika.model.adapters import ALL_KINDS
+from mika.model.chatgpt.endpoints import BASE_URL as CHATGPT_BASE_URL
 from mika.model.presets import Preset, preset, preset_ids
 
-_KIND_LIST = "one of " + ", ".join(KINDS)
+_KIND_LIST = "one of " + ", ".join(ALL_KINDS)
 SCRIPTED = "scripted"
 _PROVIDER_KEYS = {
     "kind",
@@ -101,8 +105,9 @@ class ProviderSettings:
         p = preset(self.preset)
         if p is not None and p.id != "custom":
             return p.key_required
-        # A custom OpenAI-compatible server is most often local and keyless; others need a key.
-        return self.kind != "openai-chat"
+        # A custom OpenAI-compatible server is most often local and keyless; others need a
+        # key, except a sign-in provider (its tokens come from `mika login`).
+        return self.kind not in ("openai-chat", "chatgpt")
 
     def api_key(self) -> str | None:
         """The key from the environment variable or the 0600 key file; never from code."""
@@ -222,7 +227,7 @@ def _url(value: Any, file: Path | None, key: str) -> str:
 
 
 def _kind(value: Any, file: Path | None, key: str) -> str:
-    if not isinstance(value, str) or value not in KINDS:
+    if not isinstance(value, str) or value not in ALL_KINDS:
         raise ConfigError(file, key, _KIND_LIST, value)
     return value
 
@@ -287,6 +292,8 @@ def _provider(pid: str, data: Any, file: Path | None) -> ProviderSettings:
         base_url = _url(data["base_url"], file, f"{key}.base_url")
     elif base.base_url:
         base_url = base.base_url
+    elif kind == "chatgpt":
+        base_url = CHATGPT_BASE_URL  # MIKA_CHATGPT_BASE_URL still wins, when the model is built
     else:
         raise ConfigError(file, f"{key}.base_url", 'the provider\'s address, e.g. "http://127.0.0.1:8000/v1"', None)
     headers = data.get("headers", {})

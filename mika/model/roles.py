@@ -133,6 +133,11 @@ def build_model(cfg: ProvidersConfig, ref: ModelRef, *, images: bool | None = No
         max_output_tokens=ms.max_output_tokens,
         read_timeout=p.timeout or 300.0,
     )
+    if kind == "chatgpt":
+        # The Responses adapter with the stored sign-in (mika login chatgpt).
+        from mika.model.chatgpt.provider import ChatGptModel
+
+        return ChatGptModel.signed_in(endpoint)
     return build_adapter(kind, endpoint)
 
 

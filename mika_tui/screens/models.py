@@ -99,6 +99,12 @@ class ModelsScreen(SubScreen):
                 yield Button(f"{tr('role_vision')}", id="role-vision")
                 yield Button(f"{tr('role_light')}", id="role-light")
             yield Static("", id="model-message")
+            # After the key form, so the form keeps its place on a small terminal; the
+            # empty state's message points down here.
+            yield Static(tr("chatgpt_title"), classes="title")
+            with Horizontal(id="chatgpt-row"):
+                yield Static(plain(self._chatgpt_line()), id="chatgpt-line")
+                yield Button(self._chatgpt_button(), id="chatgpt")
         yield Footer()
 
     # -- what is configured ------------------------------------------------------------------
@@ -117,6 +123,108 @@ class ModelsScreen(SubScreen):
         if launch:
             parts[0] += tr("roles_launch", model=launch)  # what runs use until Mika restarts
         return "   ".join(parts)
+
+    # -- the ChatGPT plan ------------------------------------------------------------------
+
+    def _chatgpt_store(self) -> Any:
+        from mika.config.paths import chatgpt_auth_file
+        from mika.model.chatgpt.token_store import TokenStore
+
+        return TokenStore(chatgpt_auth_file(self.mika.deps.state_dir))
+
+    def _chatgpt_tokens(self) -> Any:
+        return self._chatgpt_store().load()
+
+    def _chatgpt_line(self) -> str:
+        tokens = self._chatgpt_tokens()
+        if tokens is None:
+            return self.mika.tr("chatgpt_pitch")
+        return self.mika.tr("chatgpt_signed_in", who=tokens.email or tokens.account_id)
+
+    def _chatgpt_button(self) -> str:
+        return self.mika.tr("chatgpt_sign_out" if self._chatgpt_tokens() is not None else "chatgpt_sign_in")
+
+    def _chatgpt_changed(self) -> None:
+        self.query_one("#chatgpt-line", Static).update(plain(self._chatgpt_line()))
+        self.query_one("#chatgpt", Button).label = self._chatgpt_button()
+
+    class ChatGptDone(Message):
+        """A sign-in or sign-out finished (in a worker); the screen owns what follows."""
+
+        def __init__(self, signed_in: bool) -> None:
+            super().__init__()
+            self.signed_in = signed_in
+
+    @on(Button.Pressed, "#chatgpt")
+    def on_chatgpt(self) -> None:
+        if self._chatgpt_tokens() is None:
+            self._chatgpt_sign_in()
+        else:
+            self._chatgpt_sign_out()
+
+    @work(exclusive=True, exit_on_error=False, group="chatgpt")
+    async def _chatgpt_sign_in(self) -> None:
+        from mika.model.chatgpt.endpoints import from_environment
+        from mika.model.chatgpt.errors import LoginError
+        from mika.model.chatgpt.login import sign_in_with_browser
+
+        tr = self.mika.tr
+        opener = self.mika.deps.open_browser or _system_browser
+
+        def show(url: str) -> None:
+            self.post_message(self.Said(tr("chatgpt_opening", url=url)))
+
+        try:
+            await sign_in_with_browser(from_environment(), self._chatgpt_store(), open_browser=opener, show_url=show)
+        except LoginError as err:
+            self.post_message(self.Said(err.user_message(tr.lang), True))
+            return
+        self.post_message(self.ChatGptDone(True))
+
+    @work(exclusive=True, exit_on_error=False, group="chatgpt")
+    async def _chatgpt_sign_out(self) -> None:
+        from mika.model.chatgpt.endpoints import from_environment
+        from mika.model.chatgpt.oauth import revoke
+
+        store = self._chatgpt_store()
+        tokens = store.load()
+        why = await revoke(from_environment(), tokens.refresh_token) if tokens is not None else None
+        store.clear()  # whatever the issuer said: signing out here never waits on the network
+        self.post_message(self.Said(self.mika.tr("chatgpt_out" if why is None else "chatgpt_out_local", why=why)))
+        self.post_message(self.ChatGptDone(False))
+
+    def on_models_screen_chat_gpt_done(self, message: ChatGptDone) -> None:
+        from mika.model.chatgpt.endpoints import DEFAULT_MODEL, PROVIDER_ID
+        from mika.model.chatgpt.refresh import forget_shared
+
+        forget_shared(self._chatgpt_store())
+        self._chatgpt_changed()
+        raw = self._raw()
+        providers = raw.get("providers", {}) or {}
+        ours = [pid for pid, conf in providers.items() if isinstance(conf, dict) and conf.get("kind") == "chatgpt"]
+        if not message.signed_in:
+            if ours:
+                self._reapply()  # runs through the plan now say "signed out" before they start
+            return
+        changes: dict = {}
+        pid = ours[0] if ours else PROVIDER_ID
+        if not ours and PROVIDER_ID not in providers:
+            changes["providers"] = {PROVIDER_ID: {"kind": "chatgpt"}}
+        if not (raw.get("roles", {}) or {}).get("main") and (ours or PROVIDER_ID not in providers):
+            changes["roles"] = {"main": f"{pid}/{DEFAULT_MODEL}"}
+        tokens = self._chatgpt_tokens()
+        done = self.mika.tr("chatgpt_done", who=(tokens.email or tokens.account_id) if tokens is not None else "")
+        if changes:
+            self._save(changes, prefix=done + " ")
+        elif self._reapply():
+            self._say(done)
+
+    def _reapply(self) -> bool:
+        problem = apply_settings(self.mika, self.mika.deps.settings)
+        self.query_one("#roles-line", Static).update(plain(self._roles_line()))
+        if problem:
+            self._say(problem, error=True)
+        return not problem
 
     def _fill_configured(self) -> None:
         configured = self.query_one("#configured", DataTable)
@@ -176,6 +284,11 @@ class ModelsScreen(SubScreen):
         pid = str(event.row_key.value)
         conf = (self._raw().get("providers", {}) or {}).get(pid)
         if not isinstance(conf, dict):
+            return
+        if conf.get("kind") == "chatgpt":
+            # No key, address or protocol to edit: the sign-in is the whole connection.
+            self.query_one("#chatgpt", Button).focus()
+            self._say(self.mika.tr("chatgpt_no_form"))
             return
         preset_id = str(conf.get("preset") or "custom")
         flt = self.query_one("#preset-filter", Input)
@@ -349,7 +462,7 @@ class ModelsScreen(SubScreen):
         role = (event.button.id or "role-main").split("-")[1]
         self._save({"roles": {role: f"{chosen[1]}/{chosen[2]}"}})
 
-    def _save(self, changes: dict, key: tuple[str, str] | None = None) -> None:
+    def _save(self, changes: dict, key: tuple[str, str] | None = None, prefix: str = "") -> None:
         from mika.atomic_write import write_secret_file
         from mika.config.secrets import register_secret
         from mika.config.settings import load_settings
@@ -380,7 +493,16 @@ class ModelsScreen(SubScreen):
         if problem:
             self._say(tr("saved_not_used", file=str(path), error=problem), error=True)
         else:
-            self._say(tr("saved_applied", file=str(path), model=self.mika.deps.model_label or "—"))
+            self._say(prefix + tr("saved_applied", file=str(path), model=self.mika.deps.model_label or "—"))
+
+
+def _system_browser(url: str) -> bool:
+    import webbrowser
+
+    try:
+        return webbrowser.open(url)
+    except Exception:  # no display, a broken BROWSER: the address is on screen anyway
+        return False
 
 
 def _load_draft(data: dict, path: Path) -> None:

@@ -55,6 +55,8 @@ def _help(*args: str) -> tuple[str, dict]:
         ["conversations", "--help"],
         ["knowledge", "--help"],
         ["skills", "--help"],
+        ["login", "--help"],
+        ["logout", "--help"],
     ],
 )
 def test_help_loads_no_heavy_dependency(args):

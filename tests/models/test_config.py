@@ -150,7 +150,7 @@ def test_bad_config_names_the_key(text, key):
 def test_kind_error_lists_the_protocols():
     with pytest.raises(ConfigError) as info:
         load('[providers.x]\nkind = "openai"\nbase_url = "http://h/v1"\n')
-    assert info.value.expected == "one of openai-chat, openai-responses, anthropic, gemini"
+    assert info.value.expected == "one of openai-chat, openai-responses, anthropic, gemini, chatgpt"
     assert info.value.got == "openai"
 
 

@@ -349,6 +349,32 @@ class TestModels:
         app = make_app(tmp_path, ScriptedModel(["hi"]), settings=Settings(language="en", raw=raw))
         assert snap_compare(app, terminal_size=MID, run_before=_open("models"))
 
+    def test_models_signed_in_with_chatgpt(self, snap_compare, tmp_path):
+        """A stored ChatGPT sign-in: the plan line names the account, the button signs out."""
+        from mika.model.chatgpt.token_store import ChatGptTokens, TokenStore
+
+        TokenStore(tmp_path / "state" / "mika" / "auth" / "chatgpt.json").save(
+            ChatGptTokens(
+                access_token="snapshot-access-token-0001",
+                refresh_token="snapshot-refresh-token-0001",
+                id_token="",
+                expires_at=4102444800.0,
+                account_id="acc-snapshot",
+                email="plan.user@example.com",
+                plan="plus",
+            )
+        )
+        raw = {"providers": {"chatgpt": {"kind": "chatgpt"}}, "roles": {"main": "chatgpt/gpt-5"}}
+        app = make_app(tmp_path, ScriptedModel(["hi"]), settings=Settings(language="en", raw=raw))
+        opened = _open("models")
+
+        async def to_the_plan(pilot):
+            await opened(pilot)
+            pilot.app.screen.query_one("#chatgpt").focus()  # scrolls the plan row into view
+            await settle(pilot)
+
+        assert snap_compare(app, terminal_size=MID, run_before=to_the_plan)
+
 
 class TestUsage:
     """Usage: totals per range, stacked per-provider bars, rankings."""

@@ -9,7 +9,12 @@ from mika.model.adapters.endpoint import Endpoint
 if TYPE_CHECKING:
     from mika.model.base import Model
 
+# The wire protocols a provider with an API key speaks (what a custom provider picks from).
 KINDS = ("openai-chat", "openai-responses", "anthropic", "gemini")
+# Providers reached through a sign-in instead of a key (mika login chatgpt). Their models
+# are built by mika.model.roles, not here: mika.model.chatgpt uses these adapters.
+SIGN_IN_KINDS = ("chatgpt",)
+ALL_KINDS = KINDS + SIGN_IN_KINDS
 
 
 def build_adapter(kind: str, endpoint: Endpoint, *, legacy_request: bool = False) -> Model:
@@ -31,7 +36,7 @@ def build_adapter(kind: str, endpoint: Endpoint, *, legacy_request: bool = False
         from mika.model.adapters.gemini import GeminiModel
 
         return GeminiModel(endpoint, legacy_request=legacy_request)
-    raise ValueError(f"unknown model protocol {kind!r}; expected one of {', '.join(KINDS)}")
+    raise ValueError(f"unknown model protocol {kind!r}; expected one of {', '.join(ALL_KINDS)}")
 
 
-__all__ = ["KINDS", "Endpoint", "build_adapter"]
+__all__ = ["ALL_KINDS", "KINDS", "SIGN_IN_KINDS", "Endpoint", "build_adapter"]
