@@ -14,25 +14,18 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import socket
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks._sim_bench import free_port
 from mika.sim.launch import bundled_adb
 
 MIXED = Path(__file__).resolve().parent.parent / "tests" / "eval" / "tasks_mixed.json"
-
-
-def _free_port() -> int:
-    while True:
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
-        if not 5554 <= port <= 5585:
-            return port
 
 
 def _eval(suite: str, parallel: int, work: Path, env: dict[str, str]) -> tuple[float, dict]:
@@ -55,7 +48,7 @@ def main() -> None:
     ap.add_argument("--suite", default=str(MIXED))
     ap.add_argument("--parallel", type=int, default=2)
     args = ap.parse_args()
-    port = _free_port()
+    port = free_port()  # only the adb server here: each task's phone is a `mika sim` process
     env = dict(os.environ, ANDROID_ADB_SERVER_PORT=str(port), ADB_MDNS="0")
     env.pop("ADB_SERVER_SOCKET", None)
     adb = bundled_adb()

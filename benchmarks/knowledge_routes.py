@@ -33,10 +33,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -45,6 +42,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks._sim_bench import bench_phone
 from mika.agent.compressor import estimate_request
 from mika.model.messages import ToolResult
 from mika.model.testing import FunctionModel, Reply
@@ -56,15 +54,6 @@ TASK = "market_price_aurora_lamp"
 PRODUCT = "Aurora Desk Lamp"
 
 Step = Callable[[str], "Reply | str"]
-
-
-def _free_port() -> int:
-    while True:
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
-        if not 5554 <= port <= 5585:  # the emulator range adb scans
-            return port
 
 
 def _price(listing: str) -> str | None:
@@ -203,30 +192,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
-    port = _free_port()
-    os.environ["ANDROID_ADB_SERVER_PORT"] = str(port)
-    os.environ["ADB_MDNS"] = "0"
-
-    import adbutils
-
-    from mika.sim.launch import AdbServerAddress, bundled_adb, start_sim
-
-    adb = bundled_adb()
-    subprocess.run([adb, "-P", str(port), "start-server"], check=True, capture_output=True, timeout=30)
     results = {t: {r: [] for r in routes} for t, routes in TASKS.items()}
-    try:
-        with start_sim(scenario="market", adb_address=AdbServerAddress("127.0.0.1", port)) as sim:
-            client = adbutils.AdbClient(host="127.0.0.1", port=port)
-            dev = client.device(sim.serial)
-            for _ in range(args.rounds):
-                for task_id, routes in TASKS.items():
-                    for route in routes:
-                        dev.shell("simctl reset market")
-                        with tempfile.TemporaryDirectory() as tmp:
-                            run = asyncio.run(_one(task_id, route, sim.serial, client, Path(tmp)))
-                            results[task_id][route].append(run)
-    finally:
-        subprocess.run([adb, "-P", str(port), "kill-server"], capture_output=True, timeout=30)
+    with bench_phone("market") as sim:
+        client = sim.client
+        dev = client.device(sim.serial)
+        for _ in range(args.rounds):
+            for task_id, routes in TASKS.items():
+                for route in routes:
+                    dev.shell("simctl reset market")
+                    with tempfile.TemporaryDirectory() as tmp:
+                        run = asyncio.run(_one(task_id, route, sim.serial, client, Path(tmp)))
+                        results[task_id][route].append(run)
 
     print(f"{args.rounds} round(s) per route; informed = shipped knowledge and skills loaded")
     for task_id, routes in results.items():

@@ -12,22 +12,15 @@ milliseconds per call (mean, median, p95) and the sizes of XML and listing.
 from __future__ import annotations
 
 import asyncio
-import os
-import socket
 import statistics
-import subprocess
 import sys
 import time
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-def _free_port() -> int:
-    while True:
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
-        if not 5554 <= port <= 5585:
-            return port
+from benchmarks._sim_bench import bench_phone
 
 
 async def _measure(fn: Callable[[], Awaitable[object]], rounds: int) -> list[float]:
@@ -45,14 +38,11 @@ def _row(name: str, times: list[float], size: str = "") -> str:
     return f"{name:<34} {statistics.mean(times):>8.1f} {statistics.median(times):>8.1f} {p95:>8.1f}  {size}"
 
 
-async def _bench(serial: str, port: int, backend: str, rounds: int) -> list[str]:
-    import adbutils
-
+async def _bench(serial: str, client, backend: str, rounds: int) -> list[str]:
     from mika.cap.phone import PhoneCapability
     from mika.cap.phone.adb.port import AdbPort
     from mika.uistate import build_screen, estimate_tokens, parse_hierarchy
 
-    client = adbutils.AdbClient(host="127.0.0.1", port=port)
     adb_port = AdbPort(serial, client, backend=backend)
     cap = PhoneCapability(adb_port)
     info = await adb_port.info()
@@ -85,29 +75,11 @@ async def _bench(serial: str, port: int, backend: str, rounds: int) -> list[str]
 
 def main() -> None:
     rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 20
-    port = _free_port()
-    os.environ["ANDROID_ADB_SERVER_PORT"] = str(port)
-    os.environ["ADB_MDNS"] = "0"
-
-    import adbutils
-
-    adbutils.adb = adbutils.AdbClient(host="127.0.0.1", port=port)  # uiautomator2 uses the global client
-
-    from mika.cap.phone.adb.server import bundled_adb
-    from mika.sim.launch import AdbServerAddress, start_sim
-
-    adb = bundled_adb()
-    subprocess.run([adb, "-P", str(port), "start-server"], check=True, capture_output=True, timeout=30)
     rows: list[str] = []
-    try:
-        with start_sim(scenario="default", adb_address=AdbServerAddress("127.0.0.1", port)) as sim:
-            adbutils.AdbClient(host="127.0.0.1", port=port).device(sim.serial).shell(
-                "am start -n com.android.settings/.Settings"
-            )
-            for backend in ("dump", "u2"):
-                rows += asyncio.run(_bench(sim.serial, port, backend, rounds))
-    finally:
-        subprocess.run([adb, "-P", str(port), "kill-server"], capture_output=True, timeout=30)
+    with bench_phone("default") as phone:  # it points adbutils.adb, uiautomator2's global client, here too
+        phone.client.device(phone.serial).shell("am start -n com.android.settings/.Settings")
+        for backend in ("dump", "u2"):
+            rows += asyncio.run(_bench(phone.serial, phone.client, backend, rounds))
     print(f"Phone observation on the simulated phone (Settings), {rounds} rounds, ms per call")
     print(f"{'step':<34} {'mean':>8} {'median':>8} {'p95':>8}  sizes")
     print("-" * 100)

@@ -25,9 +25,7 @@ import argparse
 import asyncio
 import json
 import os
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -35,20 +33,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks._sim_bench import bench_phone
 from mika.model.testing import FunctionModel, ScriptedModel
 from mika.runtypes.result import OutcomeStatus
 from mika.sim.tasks import get_task
 
 TASKS = ("settings_dark_mode_on", "clock_alarm_weekdays_0730", "chat_reply_xiaoming")
-
-
-def _free_port() -> int:
-    while True:
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
-        if not 5554 <= port <= 5585:  # the emulator range adb scans
-            return port
 
 
 def _never(request) -> str:
@@ -114,27 +104,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
-    port = _free_port()
-    os.environ["ANDROID_ADB_SERVER_PORT"] = str(port)
-    os.environ["ADB_MDNS"] = "0"
     os.environ.setdefault("MIKA_RUN_PACE", "fast")
-
-    import adbutils
-
-    from mika.sim.launch import AdbServerAddress, bundled_adb, start_sim
-
-    adb = bundled_adb()
-    subprocess.run([adb, "-P", str(port), "start-server"], check=True, capture_output=True, timeout=30)
     results: dict[str, list[dict]] = {t: [] for t in TASKS}
-    try:
-        with start_sim(scenario="default", adb_address=AdbServerAddress("127.0.0.1", port)) as sim:
-            client = adbutils.AdbClient(host="127.0.0.1", port=port)
-            dev = client.device(sim.serial)
-            for _ in range(args.rounds):
-                for task_id in TASKS:
-                    results[task_id].append(_one(task_id, sim.serial, client, dev))
-    finally:
-        subprocess.run([adb, "-P", str(port), "kill-server"], capture_output=True, timeout=30)
+    with bench_phone("default") as sim:
+        client = sim.client
+        dev = client.device(sim.serial)
+        for _ in range(args.rounds):
+            for task_id in TASKS:
+                results[task_id].append(_one(task_id, sim.serial, client, dev))
 
     print(f"{args.rounds} round(s) per task; wall time is the median")
     print(f"{'task':<28} {'way':<13} {'steps':>5} {'main calls':>10} {'light calls':>11} {'wall s':>7}")

@@ -30,16 +30,15 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks._sim_bench import bench_phone
 from benchmarks.context_cache import common_prefix, openai_chat_body, tokens
-from benchmarks.knowledge_routes import _free_port, _price, _state
+from benchmarks.knowledge_routes import _price, _state
 from mika.agent.compressor import estimate_fixed, estimate_request
 from mika.model.messages import ToolResult
 from mika.model.testing import FunctionModel, Reply
@@ -151,29 +150,16 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--steps", type=int, nargs="+", default=[10, 40])
     args = parser.parse_args()
-    port = _free_port()
-    os.environ["ANDROID_ADB_SERVER_PORT"] = str(port)
-    os.environ["ADB_MDNS"] = "0"
-
-    import adbutils
-
-    from mika.sim.launch import AdbServerAddress, bundled_adb, start_sim
-
-    adb = bundled_adb()
-    subprocess.run([adb, "-P", str(port), "start-server"], check=True, capture_output=True, timeout=30)
     rows = []
-    try:
-        with start_sim(scenario="market", adb_address=AdbServerAddress("127.0.0.1", port)) as sim:
-            client = adbutils.AdbClient(host="127.0.0.1", port=port)
-            dev = client.device(sim.serial)
-            for steps in args.steps:
-                for mode, apply in _modes().items():
-                    apply()
-                    dev.shell("simctl reset market")
-                    with tempfile.TemporaryDirectory() as tmp:
-                        rows.append((steps, mode, asyncio.run(_one(steps, sim.serial, client, Path(tmp)))))
-    finally:
-        subprocess.run([adb, "-P", str(port), "kill-server"], capture_output=True, timeout=30)
+    with bench_phone("market") as sim:
+        client = sim.client
+        dev = client.device(sim.serial)
+        for steps in args.steps:
+            for mode, apply in _modes().items():
+                apply()
+                dev.shell("simctl reset market")
+                with tempfile.TemporaryDirectory() as tmp:
+                    rows.append((steps, mode, asyncio.run(_one(steps, sim.serial, client, Path(tmp)))))
 
     print(f"run tokens · scripted Market run on the simulated phone · task {TASK}")
     head = (

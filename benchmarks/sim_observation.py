@@ -12,22 +12,15 @@ for mid-range devices; not measured here).
 from __future__ import annotations
 
 import asyncio
-import os
-import socket
 import statistics
-import subprocess
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-def _free_port() -> int:
-    while True:
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
-        if not 5554 <= port <= 5585:
-            return port
+from benchmarks._sim_bench import bench_phone
 
 
 def _measure(fn: Callable[[], object], rounds: int) -> tuple[list[float], int]:
@@ -50,67 +43,55 @@ def _row(name: str, times: list[float], size: int) -> str:
 
 def main() -> None:
     rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 20
-    port = _free_port()
-    os.environ["ANDROID_ADB_SERVER_PORT"] = str(port)
-    os.environ["ADB_MDNS"] = "0"
-
-    import adbutils
-
-    from mika.sim.launch import AdbServerAddress, bundled_adb, start_sim
     from mika.sim.phone import make_device
 
-    adb = bundled_adb()
-    subprocess.run([adb, "-P", str(port), "start-server"], check=True, capture_output=True, timeout=30)
     rows = []
-    try:
-        with start_sim(scenario="default", adb_address=AdbServerAddress("127.0.0.1", port)) as sim:
-            dev = adbutils.AdbClient(host="127.0.0.1", port=port).device(sim.serial)
-            dev.shell("am start -n com.android.contacts/.activities.PeopleActivity")
+    with bench_phone("default") as bench:
+        dev = bench.client.device(bench.serial)
+        dev.shell("am start -n com.android.contacts/.activities.PeopleActivity")
 
-            def dump() -> str:
-                return dev.shell("uiautomator dump /dev/tty")
+        def dump() -> str:
+            return dev.shell("uiautomator dump /dev/tty")
 
-            def shot() -> bytes:
-                return dev.shell("screencap -p", encoding=None)
+        def shot() -> bytes:
+            return dev.shell("screencap -p", encoding=None)
 
-            def both_changed() -> int:
-                # a fresh frame each time (scrolling), so nothing comes from the frame cache
-                dev.shell("input swipe 540 1800 540 1500 100")
-                return len(dump()) + len(shot())
+        def both_changed() -> int:
+            # a fresh frame each time (scrolling), so nothing comes from the frame cache
+            dev.shell("input swipe 540 1800 540 1500 100")
+            return len(dump()) + len(shot())
 
-            rows.append(_row("adb: uiautomator dump /dev/tty", *_measure(dump, rounds)))
-            rows.append(_row("adb: screencap -p (same frame, cached)", *_measure(shot, rounds)))
-            rows.append(_row("adb: swipe + dump + screencap (new frame)", *_measure(both_changed, rounds)))
-            rows.append(_row("adb: echo (wire round trip only)", *_measure(lambda: dev.shell("echo ok"), rounds)))
+        rows.append(_row("adb: uiautomator dump /dev/tty", *_measure(dump, rounds)))
+        rows.append(_row("adb: screencap -p (same frame, cached)", *_measure(shot, rounds)))
+        rows.append(_row("adb: swipe + dump + screencap (new frame)", *_measure(both_changed, rounds)))
+        rows.append(_row("adb: echo (wire round trip only)", *_measure(lambda: dev.shell("echo ok"), rounds)))
 
-        phone = make_device("bench")
+    phone = make_device("bench")
 
-        class _Sink:
-            closed = False
+    class _Sink:
+        closed = False
 
-            def __init__(self) -> None:
-                self.out = bytearray()
+        def __init__(self) -> None:
+            self.out = bytearray()
 
-            async def read(self) -> bytes:
-                return b""
+        async def read(self) -> bytes:
+            return b""
 
-            async def write(self, data: bytes) -> None:
-                self.out += data
+        async def write(self, data: bytes) -> None:
+            self.out += data
 
-        def run(command: str) -> bytes:
-            sink = _Sink()
-            asyncio.run(phone.run_shell(command, sink))
-            return bytes(sink.out)
+    def run(command: str) -> bytes:
+        sink = _Sink()
+        asyncio.run(phone.run_shell(command, sink))
+        return bytes(sink.out)
 
-        run("am start -n com.android.contacts/.activities.PeopleActivity")
+    run("am start -n com.android.contacts/.activities.PeopleActivity")
 
-        def local_new_frame() -> int:
-            run("input swipe 540 1800 540 1500 100")
-            return len(run("uiautomator dump /dev/tty")) + len(run("screencap -p"))
+    def local_new_frame() -> int:
+        run("input swipe 540 1800 540 1500 100")
+        return len(run("uiautomator dump /dev/tty")) + len(run("screencap -p"))
 
-        rows.append(_row("in-process: swipe + dump + screencap", *_measure(local_new_frame, rounds)))
-    finally:
-        subprocess.run([adb, "-P", str(port), "kill-server"], capture_output=True, timeout=30)
+    rows.append(_row("in-process: swipe + dump + screencap", *_measure(local_new_frame, rounds)))
     print(f"{'operation (' + str(rounds) + ' rounds)':<44} {'mean ms':>8} {'p50 ms':>8} {'p95 ms':>8} {'bytes':>10}")
     for row in rows:
         print(row)

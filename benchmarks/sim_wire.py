@@ -11,22 +11,14 @@ import os
 import socket
 import statistics
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
 
-import adbutils
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from mika.sim.launch import AdbServerAddress, bundled_adb, start_sim
-
-
-def _free_port() -> int:
-    while True:
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
-        if not 5554 <= port <= 5585:
-            return port
+from benchmarks._sim_bench import bench_phone
 
 
 def _ms(samples: list[float]) -> str:
@@ -87,99 +79,89 @@ def main() -> None:
     parser.add_argument("--mib", type=int, default=32, help="size of the big push/pull")
     args = parser.parse_args()
 
-    adb = bundled_adb()
-    port = _free_port()
-    env = dict(os.environ, ANDROID_ADB_SERVER_PORT=str(port), ADB_MDNS="0")
-    subprocess.run([adb, "-P", str(port), "start-server"], env=env, check=True, capture_output=True)
-    # uiautomator2 uses adbutils' global client: point it at the private server too.
-    os.environ.update(ANDROID_ADB_SERVER_PORT=str(port), ADB_MDNS="0")
-    adbutils.adb = adbutils.AdbClient(host="127.0.0.1", port=port)
     rows: list[tuple[str, str]] = []
-    try:
-        with start_sim(adb_address=AdbServerAddress("127.0.0.1", port)) as sim:
-            dev: adbutils.AdbDevice = sim.adb_device()
-            dev.shell("echo warm")
+    # bench_phone points os.environ (so the adb CLI runs below) and adbutils.adb (so
+    # uiautomator2.connect) at its private server too.
+    with bench_phone() as sim:
+        adb, port = sim.adb, sim.port
+        dev = sim.client.device(sim.serial)
+        dev.shell("echo warm")
 
-            raw = [_raw_echo(port, sim.serial) for _ in range(args.rounds)]
-            rows.append((f"shell:echo, raw smart socket ×{args.rounds}", _ms(raw)))
+        raw = [_raw_echo(port, sim.serial) for _ in range(args.rounds)]
+        rows.append((f"shell:echo, raw smart socket ×{args.rounds}", _ms(raw)))
 
-            samples = []
-            for _ in range(args.rounds):
-                t0 = time.perf_counter()
-                dev.shell("echo ping")
-                samples.append(time.perf_counter() - t0)
-            rows.append((f"shell:echo via adbutils ×{args.rounds} (¹)", _ms(samples)))
+        samples = []
+        for _ in range(args.rounds):
+            t0 = time.perf_counter()
+            dev.shell("echo ping")
+            samples.append(time.perf_counter() - t0)
+        rows.append((f"shell:echo via adbutils ×{args.rounds} (¹)", _ms(samples)))
 
-            cli = []
-            for _ in range(max(5, args.rounds // 20)):
-                t0 = time.perf_counter()
-                subprocess.run(
-                    [adb, "-P", str(port), "-s", sim.serial, "shell", "echo ping"],
-                    env=env,
-                    check=True,
-                    capture_output=True,
-                )
-                cli.append(time.perf_counter() - t0)
-            rows.append((f"adb shell echo, CLI process ×{len(cli)}", _ms(cli)))
+        cli = []
+        for _ in range(max(5, args.rounds // 20)):
+            t0 = time.perf_counter()
+            subprocess.run(
+                [adb, "-P", str(port), "-s", sim.serial, "shell", "echo ping"],
+                check=True,
+                capture_output=True,
+            )
+            cli.append(time.perf_counter() - t0)
+        rows.append((f"adb shell echo, CLI process ×{len(cli)}", _ms(cli)))
 
-            try:
-                import uiautomator2
+        try:
+            import uiautomator2
 
-                uiautomator2.connect(sim.serial)  # starts the simulated u2 server on tcp:9008
-            except Exception as exc:
-                rows.append(("uiautomator2 over tcp:9008", f"skipped: {exc}"))
-            else:
-                for nodelay in (False, True):
-                    rpc = [_rpc_device_info(port, sim.serial, nodelay) for _ in range(20)]
-                    label = "TCP_NODELAY" if nodelay else "default socket"
-                    rows.append((f"u2 deviceInfo over tcp:9008, {label} ×20", _ms(rpc)))
+            uiautomator2.connect(sim.serial)  # starts the simulated u2 server on tcp:9008
+        except Exception as exc:
+            rows.append(("uiautomator2 over tcp:9008", f"skipped: {exc}"))
+        else:
+            for nodelay in (False, True):
+                rpc = [_rpc_device_info(port, sim.serial, nodelay) for _ in range(20)]
+                label = "TCP_NODELAY" if nodelay else "default socket"
+                rows.append((f"u2 deviceInfo over tcp:9008, {label} ×20", _ms(rpc)))
 
-            with tempfile.TemporaryDirectory() as tmp:
-                for mib in (1, args.mib):
-                    data = os.urandom(mib * 1024 * 1024)
-                    src = Path(tmp) / f"b{mib}.bin"
-                    dst = Path(tmp) / f"p{mib}.bin"
-                    src.write_bytes(data)
-                    remote = f"/sdcard/c{mib}.bin"
+        with tempfile.TemporaryDirectory() as tmp:
+            for mib in (1, args.mib):
+                data = os.urandom(mib * 1024 * 1024)
+                src = Path(tmp) / f"b{mib}.bin"
+                dst = Path(tmp) / f"p{mib}.bin"
+                src.write_bytes(data)
+                remote = f"/sdcard/c{mib}.bin"
 
-                    def push() -> float:
-                        t0 = time.perf_counter()
-                        subprocess.run(
-                            [adb, "-P", str(port), "-s", sim.serial, "push", str(src), remote],
-                            env=env,
-                            check=True,
-                            capture_output=True,
-                        )
-                        return time.perf_counter() - t0
+                def push() -> float:
+                    t0 = time.perf_counter()
+                    subprocess.run(
+                        [adb, "-P", str(port), "-s", sim.serial, "push", str(src), remote],
+                        check=True,
+                        capture_output=True,
+                    )
+                    return time.perf_counter() - t0
 
-                    def pull() -> float:
-                        t0 = time.perf_counter()
-                        subprocess.run(
-                            [adb, "-P", str(port), "-s", sim.serial, "pull", remote, str(dst)],
-                            env=env,
-                            check=True,
-                            capture_output=True,
-                        )
-                        return time.perf_counter() - t0
+                def pull() -> float:
+                    t0 = time.perf_counter()
+                    subprocess.run(
+                        [adb, "-P", str(port), "-s", sim.serial, "pull", remote, str(dst)],
+                        check=True,
+                        capture_output=True,
+                    )
+                    return time.perf_counter() - t0
 
-                    rows.append((f"adb push {mib} MiB, CLI (best of 3)", f"{mib / _best_of(3, push):8.1f} MiB/s"))
-                    rows.append((f"adb pull {mib} MiB, CLI (best of 3)", f"{mib / _best_of(3, pull):8.1f} MiB/s"))
-                    assert dst.read_bytes() == data, "adb pull returned different bytes"
+                rows.append((f"adb push {mib} MiB, CLI (best of 3)", f"{mib / _best_of(3, push):8.1f} MiB/s"))
+                rows.append((f"adb pull {mib} MiB, CLI (best of 3)", f"{mib / _best_of(3, pull):8.1f} MiB/s"))
+                assert dst.read_bytes() == data, "adb pull returned different bytes"
 
-                    def upush() -> float:
-                        t0 = time.perf_counter()
-                        dev.sync.push(data, f"/sdcard/b{mib}.bin")
-                        return time.perf_counter() - t0
+                def upush() -> float:
+                    t0 = time.perf_counter()
+                    dev.sync.push(data, f"/sdcard/b{mib}.bin")
+                    return time.perf_counter() - t0
 
-                    def upull() -> float:
-                        t0 = time.perf_counter()
-                        assert dev.sync.read_bytes(f"/sdcard/b{mib}.bin") == data
-                        return time.perf_counter() - t0
+                def upull() -> float:
+                    t0 = time.perf_counter()
+                    assert dev.sync.read_bytes(f"/sdcard/b{mib}.bin") == data
+                    return time.perf_counter() - t0
 
-                    rows.append((f"sync push {mib} MiB, adbutils (¹)", f"{mib / _best_of(3, upush):8.1f} MiB/s"))
-                    rows.append((f"sync pull {mib} MiB, adbutils (¹)", f"{mib / _best_of(3, upull):8.1f} MiB/s"))
-    finally:
-        subprocess.run([adb, "-P", str(port), "kill-server"], env=env, capture_output=True)
+                rows.append((f"sync push {mib} MiB, adbutils (¹)", f"{mib / _best_of(3, upush):8.1f} MiB/s"))
+                rows.append((f"sync pull {mib} MiB, adbutils (¹)", f"{mib / _best_of(3, upull):8.1f} MiB/s"))
 
     width = max(len(name) for name, _ in rows)
     print(f"{'measure':<{width}}  result")

@@ -22,10 +22,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -33,21 +30,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks._sim_bench import bench_phone
 from mika.model.messages import ToolResult
 from mika.model.testing import FunctionModel, Reply
 from tests.phone.driver import current_listing, number_for
 
 TARGET_MS = 120.0
 TARGET_RATIO = 1.3
-
-
-def _free_port() -> int:
-    while True:
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
-        if not 5554 <= port <= 5585:  # the emulator range adb scans
-            return port
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -184,39 +173,24 @@ def main() -> None:
     parser.add_argument("--backend", choices=("dump", "u2"), default="dump")
     parser.add_argument("--rounds", type=int, default=1, help="runs per settle (old, new) — steps pooled")
     args = parser.parse_args()
-    port = _free_port()
-    os.environ["ANDROID_ADB_SERVER_PORT"] = str(port)
-    os.environ["ADB_MDNS"] = "0"
-
-    import adbutils
-
-    from mika.sim.launch import AdbServerAddress, bundled_adb, start_sim
-
-    adb = bundled_adb()
-    subprocess.run([adb, "-P", str(port), "start-server"], check=True, capture_output=True, timeout=30)
     pooled: dict[str, dict[str, list]] = {
         k: {"gaps": [], "dumps": [], "bare": [], "device": []} for k in ("old", "new")
     }
     reused = {"old": 0, "new": 0}
-    try:
-        with start_sim(adb_address=AdbServerAddress("127.0.0.1", port)) as sim:
-            client = adbutils.AdbClient(host="127.0.0.1", port=port)
-            dev = client.device(sim.serial)
-            for _ in range(args.rounds):
-                for mode in ("old", "new"):  # paired: the same phone, one after the other
-                    dev.shell("simctl reset")
-                    with tempfile.TemporaryDirectory() as tmp:
-                        got = asyncio.run(
-                            _mika_run(sim.serial, client, args.backend, args.steps, mode == "old", Path(tmp))
-                        )
-                    pooled[mode]["gaps"] += got["gaps"]
-                    pooled[mode]["dumps"] += got["dumps"]
-                    pooled[mode]["device"] += got["device"]
-                    reused[mode] += got["reused"]
-                    # The bare calls right after, Clock still open on the same phone.
-                    pooled[mode]["bare"] += asyncio.run(_bare(sim.serial, client, args.backend, args.steps))
-    finally:
-        subprocess.run([adb, "-P", str(port), "kill-server"], capture_output=True, timeout=30)
+    with bench_phone() as sim:
+        client = sim.client
+        dev = client.device(sim.serial)
+        for _ in range(args.rounds):
+            for mode in ("old", "new"):  # paired: the same phone, one after the other
+                dev.shell("simctl reset")
+                with tempfile.TemporaryDirectory() as tmp:
+                    got = asyncio.run(_mika_run(sim.serial, client, args.backend, args.steps, mode == "old", Path(tmp)))
+                pooled[mode]["gaps"] += got["gaps"]
+                pooled[mode]["dumps"] += got["dumps"]
+                pooled[mode]["device"] += got["device"]
+                reused[mode] += got["reused"]
+                # The bare calls right after, Clock still open on the same phone.
+                pooled[mode]["bare"] += asyncio.run(_bare(sim.serial, client, args.backend, args.steps))
 
     print(
         f"{args.rounds} run(s) × {args.steps} steps per settle, backend {args.backend}, scripted model answering at once"
