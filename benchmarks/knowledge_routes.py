@@ -108,9 +108,10 @@ def uninformed_find() -> list[Step]:
 
 
 def _status(listing: str) -> str:
+    # An order's texts share one line ("Linen Throw Pillow · Out for delivery · date · total").
     rows = elements_in(listing)
-    at = next(i for i, (_, _, label, _) in enumerate(rows) if label == "Linen Throw Pillow")
-    return f"It is {rows[at + 1][2].split(' · ')[0].lower()}."
+    label = next(str(lab) for _, _, lab, _ in rows if str(lab).startswith("Linen Throw Pillow · "))
+    return f"It is {label.split(' · ')[1].lower()}."
 
 
 def orders_informed() -> list[Step]:
@@ -140,12 +141,11 @@ class _Driver:
 
 
 def _scripted(steps: list[Step]) -> FunctionModel:
-    seen: list[str] = []
-
     def reply(request) -> Reply | str:
-        for part in request.messages[-1].parts if request.messages else ():
-            if isinstance(part, ToolResult):
-                seen.append(part.text)
+        # Every tool result of the run so far: knowledge read at a step (an app's notes
+        # once the run is in it) comes as a message after the tool's result, so the last
+        # message alone may hold none.
+        seen = [p.text for m in request.messages for p in m.parts if isinstance(p, ToolResult)]
         listing = current_listing(seen)
         return steps.pop(0)(listing)
 

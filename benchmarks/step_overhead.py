@@ -10,8 +10,8 @@ In the same run, on the same phone and connection, the bare calls such a step ne
 one dump and one input (`AdbPort.dump_hierarchy` + `AdbPort.tap`) — are timed directly,
 and their median is the yardstick. The run is made twice: with the old settle (a fixed
 0.25 s poll, two equal reads, a fresh read for every lock check — exactly what a paced
-run still does) and with the new one (evidence-based, lock check reusing the settle's
-read), so the baseline sits beside the figure.
+run still does) and with the new one (evidence-based; since issue 32 no read is reused
+by the clock, the lock check reads the screen the input lands on), so the baseline sits beside the figure.
 
     uv run python benchmarks/step_overhead.py [--steps 40] [--backend dump|u2] [--rounds 1]
 
@@ -89,11 +89,9 @@ async def _mika_run(serial: str, client, backend: str, steps: int, old: bool, tm
     port = AdbPort(serial, client, backend=backend)
     cap = PhoneCapability(port)
     if old:
-        # The old constants: the paced settle is the old one (0.25 s poll, two equal reads),
-        # and a reuse window below zero makes every lock check read afresh.
+        # The old constants: the paced settle is the old one (0.25 s poll, two equal reads).
         cap.surface.paced = True
         cap.surface.poll_s = PACED_POLL_S
-        cap.surface.reuse_s = -1.0
     dumps = [0]
     device_s = [0.0]  # time inside the port's device calls, to split a step into device / Mika
     inner = port.dump_hierarchy
@@ -122,14 +120,13 @@ async def _mika_run(serial: str, client, backend: str, steps: int, old: bool, tm
     await run.run()
     effects = [line for r in script.results for line in r.splitlines() if line.startswith("Effect:")]
     if len(effects) != steps + 1 or any("no_effect" in e for e in effects):
-        raise SystemExit(f"the scripted run went wrong: {effects[-3:]}")
+        raise SystemExit(f"the scripted run went wrong ({len(effects)} effects for {steps + 1} steps): {effects[-3:]}")
     per_step_dumps = [dumps_at[i + 1] - dumps_at[i] for i in range(1, len(dumps_at) - 1)]
     device_ms = [(device_at[i + 1] - device_at[i]) * 1000 for i in range(1, len(device_at) - 1)]
     return {
         "gaps": script.step_gaps_ms(),
         "dumps": per_step_dumps,
         "device": device_ms,
-        "reused": cap.surface.reads_reused,
     }
 
 
@@ -176,7 +173,6 @@ def main() -> None:
     pooled: dict[str, dict[str, list]] = {
         k: {"gaps": [], "dumps": [], "bare": [], "device": []} for k in ("old", "new")
     }
-    reused = {"old": 0, "new": 0}
     with bench_phone() as sim:
         client = sim.client
         dev = client.device(sim.serial)
@@ -188,7 +184,6 @@ def main() -> None:
                 pooled[mode]["gaps"] += got["gaps"]
                 pooled[mode]["dumps"] += got["dumps"]
                 pooled[mode]["device"] += got["device"]
-                reused[mode] += got["reused"]
                 # The bare calls right after, Clock still open on the same phone.
                 pooled[mode]["bare"] += asyncio.run(_bare(sim.serial, client, args.backend, args.steps))
 
@@ -198,7 +193,7 @@ def main() -> None:
     print("device ms: inside the port's calls (dump, foreground, tap, …) in a step; Mika-only: the rest of the step")
     head = (
         f"{'settle':<6} {'Mika median ms':>14} {'p90 ms':>7} {'bare dump+tap ms':>16} {'ratio':>6}"
-        f" {'dumps/step':>10} {'lock reads reused':>17} {'device ms':>9} {'Mika-only ms':>12}"
+        f" {'dumps/step':>10} {'device ms':>9} {'Mika-only ms':>12}"
     )
     print(head)
     print("-" * len(head))
@@ -210,7 +205,7 @@ def main() -> None:
         rows[mode] = (med, bare)
         print(
             f"{mode:<6} {med:>14.1f} {p90:>7.1f} {bare:>16.1f} {med / bare:>5.2f}×"
-            f" {statistics.mean(p['dumps']):>10.2f} {reused[mode]:>17}"
+            f" {statistics.mean(p['dumps']):>10.2f}"
             f" {statistics.median(p['device']):>9.1f} {statistics.median(own):>12.1f}"
         )
     (old_med, _), (new_med, new_bare) = rows["old"], rows["new"]
