@@ -334,10 +334,18 @@ async def test_a_draft_the_loader_refuses_is_shown_and_nothing_is_written(tmp_pa
             assert "cannot name a provider" in _message(app)
             # A name that is a path: the key file is named after the provider, so a name
             # like this would put the key outside keys/ — refused before anything is written.
-            for name in ("../../outside", "..", "x/y", "-x", "a\\b", "名字", "x" * 41):
-                await _tab_to(pilot, screen.query_one("#api-key"))
-                await _replace(pilot, "sk-secret-9")
-                await fill("ollama", name, "m1")
+            await _tab_to(pilot, screen.query_one("#api-key"))
+            await _replace(pilot, "sk-secret-9")
+            await fill("ollama", "../../outside", "m1")
+            assert "cannot name a provider" in _message(app), _message(app)
+            # The form keeps the preset, the key and the model: only the name changes.
+            for name in ("..", "x/y", "-x", "a\\b", "名字", "x" * 41):
+                await _tab_to(pilot, screen.query_one("#provider-id"), "shift+tab")
+                await _replace(pilot, name)
+                await _tab_to(pilot, screen.query_one("#save"))
+                await pilot.press("enter")
+                await pilot.pause()
+                assert screen.query_one("#provider-id", Input).value == name
                 assert "cannot name a provider" in _message(app), (name, _message(app))
             assert app.deps.model_label == ""
     finally:
