@@ -9,6 +9,7 @@ import click
 
 from mika.commands.mcp_servers import servers_group
 from mika.exit_codes import ExitCode
+from mika.pace_help import pace_option, with_pace_help
 from mika.terminal_text import echo
 
 
@@ -17,7 +18,7 @@ def _fail(message: str, code: ExitCode) -> None:
     sys.exit(int(code))
 
 
-@click.group("mcp", invoke_without_command=True)
+@click.group("mcp", cls=with_pace_help("mcp", click.Group), invoke_without_command=True)
 @click.option("--device", default=None, help="Phone serial, 'sim' for the simulated phone, or 'none'.")
 @click.option("--model", default=None, help="Main model for run_task as PROVIDER/MODEL, or script:PATH.")
 @click.option(
@@ -29,6 +30,7 @@ def _fail(message: str, code: ExitCode) -> None:
     "needs the bearer token printed once at start.",
 )
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None)
+@pace_option
 @click.pass_context
 def mcp_group(
     ctx: click.Context, device: str | None, model: str | None, http: str | None, config_path: str | None
