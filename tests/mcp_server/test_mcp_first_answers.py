@@ -204,3 +204,13 @@ def test_the_listed_phone_tools_are_the_phone_sessions_own(sim_phone):
         for e in tool_entries(True)[1:]
     ]  # fmt: skip
     assert listed == asyncio.run(session_tools())
+
+
+def test_a_phone_that_is_not_there_still_ends_the_server_with_exit_3(tmp_path, adb_server):
+    """The desk may have answered `initialize` already; the phone's error is still the
+    process's: the sentence on stderr and exit 3, as before the desk."""
+    server = Server(tmp_path, "--device", "no-such-serial", "--model", script(tmp_path, ["ok"]))
+    server.send(INITIALIZE)
+    assert server.answer(1)["result"]["serverInfo"]["name"] == "mika"
+    assert server.close() == 3
+    assert "mika: " in server.stderr() and "Traceback" not in server.stderr()
