@@ -21,6 +21,7 @@ from mika import __version__
 from mika.config.errors import ConfigError
 from mika.config.secret_streams import guard_std_streams
 from mika.exit_codes import ExitCode
+from mika.pace_help import pace_option, with_pace_help
 from mika.terminal_text import echo
 
 # Every subcommand, by name: where it lives and the first paragraph of its help. `mika
@@ -148,7 +149,11 @@ def _fail(message: str, code: ExitCode) -> NoReturn:
     sys.exit(int(code))
 
 
-@click.group(cls=LazyGroup, invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(
+    cls=with_pace_help("mika", LazyGroup),
+    invoke_without_command=True,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
 @click.version_option(__version__, prog_name="mika")
 @click.option(
     "--config",
@@ -166,6 +171,7 @@ def _fail(message: str, code: ExitCode) -> NoReturn:
     default=None,
     help="How the TUI draws the phone screen.",
 )
+@pace_option
 @click.pass_context
 def cli(
     ctx: click.Context, config_path: str | None, device: str | None, model: str | None, graphics: str | None

@@ -97,7 +97,21 @@ def _device_errors() -> tuple[type[Exception], ...]:
 
 
 def open_assembly(
-    config_path: str | None, *, device: str | None, model: str | None, web_only: bool = False
+    config_path: str | None,
+    *,
+    device: str | None,
+    model: str | None,
+    web_only: bool = False,
+    prepare_models: bool = True,
+    wait_for_phone: bool = True,
 ) -> Assembly:
-    """Headless mode's assembly: strict, so a missing model or phone is an exit code."""
-    return Assembly.open(load_settings(config_path), device=device, model=model, web_only=web_only)
+    """Headless mode's assembly: strict, so a missing model or phone is an exit code.
+    `prepare_models` / `wait_for_phone`: as Assembly.open's (the MCP face defers both)."""
+    return Assembly.open(
+        load_settings(config_path),
+        device=device,
+        model=model,
+        web_only=web_only,
+        prepare_models=prepare_models,
+        wait_for_phone=wait_for_phone,
+    )

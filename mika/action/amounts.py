@@ -17,8 +17,6 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from price_parser import Price
-
 # Signs and prefixes that stand before (or after) a number.
 _SIGNS = r"[$€£¥￥＄￡￦₹₩₽₺₫฿₱₪₦₴₸₼₾₡₲₵₭₮₯₠৳₨]|US\$|C\$|A\$|NZ\$|HK\$|NT\$|S\$|R\$|MX\$|Mex\$|COL\$|RD\$|zł|Kč|лв|руб\.?|грн|р\.|ريال|درهم|ر\.س|د\.إ|ج\.م"
 # ISO codes and local words, as whole words.
@@ -54,5 +52,9 @@ def amounts_in(text: str) -> list[str]:
 
 def amount_value(amount: str) -> float | None:
     """The number in an amount, read with its writer's decimal mark (see the module doc)."""
+    # price_parser (~50 ms to import) is loaded when an amount is first read, not with the
+    # risk rules every run's tools import before the first model request.
+    from price_parser import Price
+
     price = Price.fromstring(_plain(amount))
     return float(price.amount) if price.amount is not None else None

@@ -23,6 +23,7 @@ but name a record or a thing, not a step ("purchase history", "支付宝" the ap
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from mika.action.fold import fold
@@ -527,9 +528,34 @@ def _phrase(words: str) -> str:
     return r"[\s_\-]*".join(re.escape(w) for w in words.split(" "))
 
 
-def compile_words(phrases: list[str]) -> re.Pattern[str]:
-    """One pattern for a list of phrases (folded here), longest first so the longest
-    phrase is what a match names."""
+class WordPattern:
+    """One pattern for a list of phrases, compiled at its first use: the phrase lists of
+    every language make patterns that take ~100 ms to compile, and a run's first model
+    request (or `mika mcp`'s first answers) should not wait for what only its first
+    action reads."""
+
+    def __init__(self, phrases: list[str]) -> None:
+        self._phrases = phrases
+        self._compiled: re.Pattern[str] | None = None
+
+    @property
+    def compiled(self) -> re.Pattern[str]:
+        if self._compiled is None:
+            self._compiled = _compile(self._phrases)
+        return self._compiled
+
+    def search(self, text: str) -> re.Match[str] | None:
+        return self.compiled.search(text)
+
+    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+        return self.compiled.finditer(text)
+
+    def sub(self, repl: str, text: str) -> str:
+        return self.compiled.sub(repl, text)
+
+
+def _compile(phrases: list[str]) -> re.Pattern[str]:
+    # Folded here, longest first, so the longest phrase is what a match names.
     folded = sorted({fold(p) for p in phrases if fold(p)}, key=len, reverse=True)
     spaced = [_phrase(p) for p in folded if not _UNSPACED.search(p)]
     unspaced = [_phrase(p) for p in folded if _UNSPACED.search(p)]
@@ -539,6 +565,11 @@ def compile_words(phrases: list[str]) -> re.Pattern[str]:
     if unspaced:
         parts.append("(?:" + "|".join(unspaced) + ")")
     return re.compile("|".join(parts) or r"(?!)")
+
+
+def compile_words(phrases: list[str]) -> WordPattern:
+    """One pattern for a list of phrases (folded, longest first), compiled when first used."""
+    return WordPattern(list(phrases))
 
 
 def every(kind: str) -> list[str]:

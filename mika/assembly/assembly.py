@@ -156,9 +156,15 @@ class Assembly:
         lenient: bool = False,
         start_sim: Callable[[], Any] | None = None,
         web_only: bool = False,
+        prepare_models: bool = True,
+        wait_for_phone: bool = True,
     ) -> Assembly:
         """`web_only` (`--web-only`): runs without a phone (no adb server is touched), and a
-        browser that cannot be found is the error (NoBrowser) instead of a notice."""
+        browser that cannot be found is the error (NoBrowser) instead of a notice.
+        `prepare_models=False`: the models' SDKs load at their first call, not here (the MCP
+        face lists its tools first). `wait_for_phone=False` (strict only): a simulated phone
+        may still be attaching when this returns; the caller's `device.wait_ready()` raises
+        its PhoneOpenError (the MCP face answers its first requests meanwhile)."""
         from mika.assembly.device import DeviceChoice, phone_open_error
         from mika.cap.web.port import NoBrowser
         from mika.config.language import set_language
@@ -183,6 +189,8 @@ class Assembly:
         problem: Exception | None = None
         try:
             models = select_models(settings, model, sdir)
+            if prepare_models:
+                models.prepare()
         except (ConfigError, ModelError) as exc:
             if not lenient:
                 if early is not None:
@@ -194,7 +202,7 @@ class Assembly:
             if phone is None:
                 phone = DeviceChoice.open(wanted, sdir, lenient=lenient, start_sim=start_sim)
             device_problem = ""
-            if not lenient:  # headless: a phone that cannot be had is its exit code, before the run
+            if not lenient and wait_for_phone:  # headless: a phone that cannot be had is its exit code, before the run
                 phone.wait_ready()
         except phone_open_error() as exc:
             if phone is not None:

@@ -52,6 +52,15 @@ class SelectedModels:
     # A scripted model plays its replies in order: no side calls may take one of them.
     scripted: bool = False
 
+    def prepare(self) -> None:
+        """Load the models' SDKs and build their clients now. The SDK adapters build them
+        at first use; a face that will call the model soon asks for it here, while the
+        simulated phone still attaches in the background (mika.assembly.assembly)."""
+        for model in (self.main, self.light, self.vision):
+            prepare = getattr(model, "prepare", None)
+            if prepare is not None:
+                prepare()
+
 
 def select_models(settings: Settings, override: str | None, state_dir: Path) -> SelectedModels:
     choice = override or settings.raw.get("roles", {}).get("main") or ""

@@ -21,6 +21,7 @@ from typing import Any
 import click
 
 from mika.exit_codes import ExitCode
+from mika.pace_help import with_pace_help
 from mika.terminal_text import echo, for_terminal, json_for_terminal
 
 TEXTS: dict[str, dict[str, str]] = {
@@ -75,7 +76,7 @@ def _default_report_dir() -> Path:
     return state_dir() / "evals" / datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
 
 
-@click.group("eval", invoke_without_command=True)
+@click.group("eval", cls=with_pace_help("eval", click.Group), invoke_without_command=True)
 @click.option(
     "--suite",
     default="all",

@@ -6,8 +6,10 @@ import sys
 
 import click
 
+from mika.pace_help import pace_option, with_pace_help
 
-@click.command("run")
+
+@click.command("run", cls=with_pace_help("run", click.Command))
 @click.argument("goal", nargs=-1, required=True)
 @click.option(
     "--output-format", "fmt", type=click.Choice(["text", "json", "stream-json"]), default="text", show_default=True
@@ -30,6 +32,7 @@ import click
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None)
 @click.option("--device", default=None, help="Phone serial, 'sim' for the simulated phone, or 'none'.")
 @click.option("--model", default=None, help="Main model as PROVIDER/MODEL, or script:PATH.")
+@pace_option
 @click.pass_context
 def run_command(
     ctx: click.Context,

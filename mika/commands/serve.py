@@ -15,8 +15,10 @@ import sys
 
 import click
 
+from mika.pace_help import pace_option, with_pace_help
 
-@click.command("serve")
+
+@click.command("serve", cls=with_pace_help("serve", click.Command))
 @click.option(
     "--poll",
     "poll_s",
@@ -28,6 +30,7 @@ import click
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None)
 @click.option("--device", default=None, help="Phone serial, 'sim' for the simulated phone, or 'none'.")
 @click.option("--model", default=None, help="Main model as PROVIDER/MODEL, or script:PATH.")
+@pace_option
 @click.pass_context
 def serve_command(
     ctx: click.Context, poll_s: float, config_path: str | None, device: str | None, model: str | None

@@ -7,6 +7,7 @@ import sys
 from typing import IO, Any
 
 from mika.assembly import Assembly
+from mika.mcp.front_desk import FrontDesk
 from mika.mcp.http import BearerGate, is_loopback, new_token
 from mika.mcp.server import McpFace
 from mika.mcp.texts import t
@@ -18,13 +19,16 @@ def _model_name(asm: Assembly) -> str:
     return f"{main.provider}/{main.name}" if main is not None else "?"
 
 
-async def serve(asm: Assembly, *, http: tuple[str, int] | None = None, err: IO[str] = sys.stderr) -> None:
+async def serve(
+    asm: Assembly, *, http: tuple[str, int] | None = None, err: IO[str] = sys.stderr, front: FrontDesk | None = None
+) -> None:
+    """`front`: the desk that took the stdio wire and answered the first requests."""
     recover_at_start(asm.state_dir)
     face = McpFace(asm, err)
     serial = asm.device.serial or "none"
     try:
         if http is None:
-            await _serve_stdio(face, err, serial, _model_name(asm))
+            await _serve_stdio(face, err, serial, _model_name(asm), front)
         else:
             await _serve_http(face, http, err, serial, _model_name(asm))
     finally:
@@ -33,12 +37,13 @@ async def serve(asm: Assembly, *, http: tuple[str, int] | None = None, err: IO[s
         err.flush()
 
 
-async def _serve_stdio(face: McpFace, err: IO[str], serial: str, model: str) -> None:
+async def _serve_stdio(face: McpFace, err: IO[str], serial: str, model: str, front: FrontDesk | None) -> None:
     from mcp.server.stdio import stdio_server
 
     err.write(t("serving_stdio", serial=serial, model=model) + "\n")
     err.flush()
-    async with stdio_server() as (read, write):
+    streams: tuple[Any, Any] = front.sdk_streams() if front is not None else (None, None)
+    async with stdio_server(*streams) as (read, write):
         await face.server.run(read, write, face.server.create_initialization_options())
 
 

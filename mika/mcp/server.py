@@ -26,6 +26,7 @@ from mika.action.approval_summary import ScreenSummary
 from mika.action.origin import Origin
 from mika.assembly import Assembly
 from mika.mcp.approval import PendingQuestions, ask_payment_step, can_elicit, declares_elicitation
+from mika.mcp.listing import INSTRUCTIONS, PHONE_TOOLS, tool_entries
 from mika.mcp.texts import t
 from mika.record.events import ApprovalEvent, ConfirmationAsked, RunEvent, ToolCalled
 from mika.record.recorder import find_run, read_events
@@ -36,54 +37,9 @@ from mika.run.task_center import TaskCenter
 from mika.run.tool_session import ToolSession
 from mika.runtypes.spec import Attendance, RunOrigin, RunProvenance, RunSpec
 from mika.terminal_text import for_terminal
-from mika.tool.declaration import AgentTool, Risk, ToolOutcome
+from mika.tool.declaration import AgentTool, ToolOutcome
 
 log = logging.getLogger(__name__)
-
-# The phone's tools an MCP client may call itself: look, touch, type, move, open, and the
-# system actions. (Batches, scripts and the vision tools stay the model's.)
-PHONE_TOOLS = (
-    "phone_observe",
-    "phone_list_elements",
-    "phone_tap",
-    "phone_long_press",
-    "phone_type_text",
-    "phone_clear_text",
-    "phone_scroll",
-    "phone_swipe",
-    "phone_back",
-    "phone_press_key",
-    "phone_launch_app",
-    "phone_list_apps",
-    "phone_screenshot",
-    "phone_set_alarm",
-    "phone_set_timer",
-    "phone_show_alarms",
-    "phone_add_calendar_event",
-    "phone_system_command",
-)
-
-RUN_TASK_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {
-        "goal": {"type": "string", "description": "The task in the user's words, e.g. 'turn on dark mode'."},
-        "conversation_id": {
-            "type": "string",
-            "description": "Continue this Mika conversation (its earlier turns are the context); omit for a new one.",
-        },
-        "max_steps": {"type": "integer", "minimum": 1, "description": "Stop after this many steps."},
-        "read_only": {"type": "boolean", "description": "Only read the phone; change nothing."},
-    },
-    "required": ["goal"],
-}
-
-RUN_TASK_DESCRIPTION = (
-    "Do a whole task on the user's Android phone with Mika's own agent: it reads the screen, "
-    "acts step by step, checks its work and answers. Returns the answer, its sources, the outcome "
-    "(answered, not_done, stopped, approval_refused, …) and the run id (read its record at "
-    "mika://runs/{id}). Payment steps are asked through elicitation when this client supports it, "
-    "refused otherwise; Mika never pays on its own."
-)
 
 SCREEN_URI = "mika://screen"
 RUNS_TEMPLATE = "mika://runs/{id}"
@@ -121,10 +77,7 @@ class McpFace:
         self.server: Server[Any] = Server(
             "mika",
             version=__version__,
-            instructions=(
-                "Mika operates the user's Android phone. Prefer run_task for whole tasks; the phone_* tools "
-                "act one step at a time on the numbered elements of the latest listing (phone_observe)."
-            ),
+            instructions=INSTRUCTIONS,
             on_list_tools=self._list_tools,
             on_call_tool=self._call_tool,
             on_list_resources=self._list_resources,
@@ -157,24 +110,19 @@ class McpFace:
     # -- tools --------------------------------------------------------------------------------
 
     async def _list_tools(self, rctx: Any, params: Any) -> types.ListToolsResult:
-        tools = [
-            types.Tool(
-                name="run_task",
-                description=RUN_TASK_DESCRIPTION,
-                input_schema=RUN_TASK_SCHEMA,
-                annotations=types.ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=True),
-            )
-        ]
-        for tool in self.phone_tools():
+        # The same entries the front desk answers the first tools/list with (mika.mcp.listing).
+        tools = []
+        for entry in tool_entries(self.has_phone):
+            hints = entry["annotations"]
             tools.append(
                 types.Tool(
-                    name=tool.name,
-                    description=tool.description(),
-                    input_schema=dict(tool.parameters),
+                    name=entry["name"],
+                    description=entry["description"],
+                    input_schema=entry["inputSchema"],
                     annotations=types.ToolAnnotations(
-                        read_only_hint=tool.risk is Risk.READ,
-                        destructive_hint=tool.risk is not Risk.READ,
-                        open_world_hint=tool.risk is Risk.EXTERNAL,
+                        read_only_hint=hints["readOnlyHint"],
+                        destructive_hint=hints["destructiveHint"],
+                        open_world_hint=hints["openWorldHint"],
                     ),
                 )
             )

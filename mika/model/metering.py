@@ -30,6 +30,12 @@ class MeteredModel:
         self.context_window = inner.context_window
         self.supports_images = inner.supports_images
 
+    def prepare(self) -> None:
+        """Build the client of the model inside now (its SDK loads at first use otherwise)."""
+        prepare = getattr(self.inner, "prepare", None)
+        if prepare is not None:
+            prepare()
+
     def purpose_of(self, request: ModelRequest) -> str:
         # A side call says what it is for (judge, memory…); a plain call is booked under the
         # role the model was handed out for (a "use main" vision call counts as vision).

@@ -37,6 +37,13 @@ class LightWithFallback:
         self.main = main
         self.fell_back: ModelError | None = None
 
+    def prepare(self) -> None:
+        """Build both models' clients now (their SDKs load at first use otherwise)."""
+        for model in (self.light, self.main):
+            prepare = getattr(model, "prepare", None)
+            if prepare is not None:
+                prepare()
+
     @property
     def current(self) -> Model:
         return self.main if self.fell_back is not None else self.light

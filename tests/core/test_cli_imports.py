@@ -11,6 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from mika import cli
+from mika.pace_help import with_pace_help
 from tests.core.mika_import_probe import probe
 
 HEAVY = ["adbutils", "requests", "httpx", "PIL", "openai", "anthropic", "uiautomator2", "textual"]
@@ -117,9 +118,9 @@ def test_summary_is_the_commands_own_help(name):
 
 def test_lazy_help_equals_the_eager_listing():
     """The lazy group's `--help` is byte for byte the one a group with every command
-    imported and registered prints."""
+    imported and registered prints (both end with the pace paragraph)."""
     lazy = CliRunner().invoke(cli.cli, ["--help"], terminal_width=100)
-    eager_group = click.Group(
+    eager_group = with_pace_help("mika", click.Group)(
         name=cli.cli.name,
         params=cli.cli.params,
         help=cli.cli.help,

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 
 from tests.core.mika_import_probe import probe
 
@@ -48,3 +49,61 @@ def test_a_run_with_something_owed_still_loads_the_phone_restorers(tmp_path, adb
     assert "mika.cap.phone.restore" in report["loaded"]
     items = json.loads((state / "borrowed.json").read_text())["items"]
     assert [i["id"] for i in items] == ["ime-00000000"], "an item owed to an absent phone is kept"
+
+
+# What a headless run's first model request must not wait for (issue 35): the faces it is
+# not (the TUI, the MCP server), the other providers' SDKs, the browser, the phone stack
+# (no phone here) and what only an action reads (price_parser: amounts on screen).
+NOT_BEFORE_FIRST_REQUEST = [
+    "textual", "mcp", "mcp_types", "uvicorn", "anthropic", "google.genai", "playwright",
+    "adbutils", "uiautomator2", "PIL", "av", "price_parser", "mika.cap.phone", "mika.mcp",
+]  # fmt: skip
+
+_FIRST_REQUEST_PROBE = """
+import json, sys
+from mika.model.adapters import openai_chat
+
+prefixes = json.loads(sys.argv[1])
+real_send = openai_chat.OpenAIChatModel._send
+
+async def send(self, *args, **kwargs):
+    loaded = sorted(m for m in sys.modules if any(m == p or m.startswith(p + ".") for p in prefixes))
+    sys.stderr.write("FIRST-REQUEST " + json.dumps(loaded) + "\\n")
+    sys.stderr.flush()
+    return await real_send(self, *args, **kwargs)
+
+openai_chat.OpenAIChatModel._send = send
+from mika_tui.launcher import main
+sys.argv = ["mika", *json.loads(sys.argv[2])]
+main()
+"""
+
+
+def test_a_headless_runs_first_model_request_waits_for_nothing_it_does_not_use(tmp_path):
+    """Through a real provider config (an OpenAI-compatible server on loopback replaying a
+    recorded stream): what is loaded when the run's first request goes out."""
+    from tests.models.replay_server import ReplayServer, Reply
+
+    with ReplayServer() as server:
+        server.queue(Reply.recording("openai_chat_completions_stream/openai-python__tool_call_stream_2024.sse"))
+        cfg = tmp_path / "cfg" / "mika"
+        cfg.mkdir(parents=True)
+        (cfg / "config.toml").write_text(
+            f'[providers.loop]\nkind = "openai-chat"\nbase_url = "{server.url}/v1"\napi_key_env = "LOOP_KEY"\n'
+            '[roles]\nmain = "loop/m"\n'
+        )
+        env = {k: v for k, v in os.environ.items() if not k.startswith("MIKA_")}
+        env.update(MIKA_STATE_DIR=str(tmp_path / "state"), XDG_CONFIG_HOME=str(tmp_path / "cfg"), LOOP_KEY="sk-loop")
+        args = ["--no-ui", "--device", "none", "--max-steps", "1", "say hello"]
+        r = subprocess.run(
+            [sys.executable, "-c", _FIRST_REQUEST_PROBE, json.dumps(NOT_BEFORE_FIRST_REQUEST), json.dumps(args)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env=env,
+            stdin=subprocess.DEVNULL,
+        )
+        assert server.requests, f"no request reached the provider: {r.stderr[-2000:]}"
+    reports = [json.loads(line.split(" ", 1)[1]) for line in r.stderr.splitlines() if line.startswith("FIRST-REQUEST ")]
+    assert reports, r.stderr[-2000:]
+    assert reports[0] == [], f"the first model request waited for {reports[0]}"

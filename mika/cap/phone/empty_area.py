@@ -13,8 +13,6 @@ import io
 from collections.abc import Sequence
 from typing import cast
 
-from PIL import Image
-
 from mika.uistate.tree import Bounds
 
 # Largest spread of grey levels (0–255) in a cell that still counts as one flat colour:
@@ -27,6 +25,10 @@ def nothing_drawn(png: bytes, cells: Sequence[Bounds], screen_size: tuple[int, i
     """True when every cell (screen coordinates) is a single flat colour in the picture."""
     if not cells:
         return False
+    # Pillow is loaded at the first look, not with the screen reader (the tools' declarations
+    # import the reader; `mika mcp` lists them before anything is looked at).
+    from PIL import Image
+
     with Image.open(io.BytesIO(png)) as img:
         grey = img.convert("L")
     sx = grey.width / screen_size[0] if screen_size else 1.0

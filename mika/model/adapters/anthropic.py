@@ -9,11 +9,7 @@ prefix is billed as a cache read.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any
-
-import anthropic
-from anthropic.types import Message as AnthropicMessage
-from anthropic.types import RawMessageStreamEvent
+from typing import TYPE_CHECKING, Any
 
 from mika.model.adapters.client_options import sdk_client_options
 from mika.model.adapters.endpoint import Endpoint, strip_version_suffix
@@ -41,6 +37,9 @@ from mika.model.messages import (
     ToolSpec,
     Usage,
 )
+
+if TYPE_CHECKING:
+    import anthropic
 
 DEFAULT_MAX_TOKENS = 8192
 _EPHEMERAL = {"type": "ephemeral"}
@@ -268,13 +267,28 @@ class AnthropicModel(EndpointModel):
         super().__init__(endpoint)
         self.builder = AnthropicRequestBuilder(endpoint)
         self.legacy_request = legacy_request
-        self._client = client or anthropic.AsyncAnthropic(
-            base_url=strip_version_suffix(endpoint.base_url, "/v1"),
-            **sdk_client_options(endpoint, anthropic.Timeout),
-            # This SDK sends the key as a Bearer token; Anthropic-compatible servers of
-            # other vendors read x-api-key, so it goes in both.
-            default_headers={"x-api-key": endpoint.api_key} if endpoint.api_key else None,
-        )
+        self._given = client
+
+    @property
+    def _client(self) -> anthropic.AsyncAnthropic:
+        # Built at first use: the SDK costs ~1 s to import, and a face that lists its tools
+        # first (mika mcp) or a run that is still opening its phone need none of it yet.
+        if self._given is None:
+            import anthropic
+
+            endpoint = self.endpoint
+            self._given = anthropic.AsyncAnthropic(
+                base_url=strip_version_suffix(endpoint.base_url, "/v1"),
+                **sdk_client_options(endpoint, anthropic.Timeout),
+                # This SDK sends the key as a Bearer token; Anthropic-compatible servers of
+                # other vendors read x-api-key, so it goes in both.
+                default_headers={"x-api-key": endpoint.api_key} if endpoint.api_key else None,
+            )
+        return self._given
+
+    def prepare(self) -> None:
+        """Load the SDK and build the client now (the caller has time to spare for it)."""
+        self._client  # noqa: B018 - the property builds it
 
     def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         return sdk_events(
@@ -290,6 +304,10 @@ class AnthropicModel(EndpointModel):
         if self.legacy_request:
             create: Callable[..., Awaitable[Any]] = self._client.messages.create
             return await create(**self.builder.body(request), stream=streaming, extra_headers=headers)
+        import anthropic
+        from anthropic.types import Message as AnthropicMessage
+        from anthropic.types import RawMessageStreamEvent
+
         # The SDK's documented call for a prepared body: same client, auth, stream and errors.
         return await self._client.post(
             "/v1/messages",

@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any
-
-import openai
-from openai.types.chat import ChatCompletion, ChatCompletionChunk
+from typing import TYPE_CHECKING, Any
 
 from mika.model.adapters.client_options import sdk_client_options
 from mika.model.adapters.endpoint import Endpoint
@@ -34,6 +31,9 @@ from mika.model.messages import (
     ToolSpec,
     Usage,
 )
+
+if TYPE_CHECKING:
+    import openai
 
 # Where OpenAI-compatible servers put reasoning; what we received goes back in the same one.
 REASONING_FIELDS = ("reasoning_content", "reasoning")
@@ -197,9 +197,23 @@ class OpenAIChatModel(EndpointModel):
         super().__init__(endpoint)
         self.builder = ChatRequestBuilder(endpoint)
         self.legacy_request = legacy_request
-        self._client = client or openai.AsyncOpenAI(
-            base_url=endpoint.base_url, **sdk_client_options(endpoint, openai.Timeout)
-        )
+        self._given = client
+
+    @property
+    def _client(self) -> openai.AsyncOpenAI:
+        # Built at first use: the SDK costs ~0.5 s to import, and a face that lists its
+        # tools first (mika mcp) or a run that is still opening its phone need none of it yet.
+        if self._given is None:
+            import openai
+
+            self._given = openai.AsyncOpenAI(
+                base_url=self.endpoint.base_url, **sdk_client_options(self.endpoint, openai.Timeout)
+            )
+        return self._given
+
+    def prepare(self) -> None:
+        """Load the SDK and build the client now (the caller has time to spare for it)."""
+        self._client  # noqa: B018 - the property builds it
 
     def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         return sdk_events(
@@ -216,6 +230,9 @@ class OpenAIChatModel(EndpointModel):
             extra = {"stream_options": dict(STREAM_OPTIONS)} if streaming else {}
             create: Callable[..., Awaitable[Any]] = self._client.chat.completions.create
             return await create(**self.builder.body(request), stream=streaming, **extra, extra_headers=headers)
+        import openai
+        from openai.types.chat import ChatCompletion, ChatCompletionChunk
+
         # The SDK's documented call for a prepared body: same client, auth, stream and errors.
         return await self._client.post(
             "/chat/completions",

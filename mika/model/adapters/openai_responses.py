@@ -9,10 +9,7 @@ of the tool calls it preceded, to the same address only.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any
-
-import openai
-from openai.types.responses import Response, ResponseStreamEvent
+from typing import TYPE_CHECKING, Any
 
 from mika.model.adapters.client_options import sdk_client_options
 from mika.model.adapters.endpoint import Endpoint
@@ -40,6 +37,9 @@ from mika.model.messages import (
     ToolSpec,
     Usage,
 )
+
+if TYPE_CHECKING:
+    import openai
 
 ENCRYPTED = "encrypted"
 _INCLUDE = ["reasoning.encrypted_content"]
@@ -150,9 +150,22 @@ class OpenAIResponsesModel(EndpointModel):
         self.legacy_request = legacy_request
         # Some compatible servers refuse `include`; once told, we stop sending it.
         self._include = True
-        self._client = client or openai.AsyncOpenAI(
-            base_url=endpoint.base_url, **sdk_client_options(endpoint, openai.Timeout)
-        )
+        self._given = client
+
+    @property
+    def _client(self) -> openai.AsyncOpenAI:
+        # Built at first use (see OpenAIChatModel._client).
+        if self._given is None:
+            import openai
+
+            self._given = openai.AsyncOpenAI(
+                base_url=self.endpoint.base_url, **sdk_client_options(self.endpoint, openai.Timeout)
+            )
+        return self._given
+
+    def prepare(self) -> None:
+        """Load the SDK and build the client now."""
+        self._client  # noqa: B018 - the property builds it
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         try:
@@ -181,6 +194,9 @@ class OpenAIResponsesModel(EndpointModel):
             return await create(
                 **self.builder.body(request, include=self._include), stream=streaming, extra_headers=headers
             )
+        import openai
+        from openai.types.responses import Response, ResponseStreamEvent
+
         # The SDK's documented call for a prepared body: same client, auth, stream and errors.
         return await self._client.post(
             "/responses",
