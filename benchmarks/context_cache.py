@@ -165,7 +165,9 @@ class RealPhoneSurface(BenchPhone):
 def _real_phone_tools() -> list:
     import inspect
 
-    import mika.cap.phone as phone  # the benchmark may know a capability; the core may not
+    # The module that gathers the phone tools (the package itself loads its names lazily);
+    # the benchmark may know a capability, the core may not.
+    import mika.cap.phone.capability as phone
     from mika.tool.declaration import AgentTool
 
     out = []
