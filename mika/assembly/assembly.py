@@ -315,6 +315,7 @@ class Assembly:
                 keep_apps=keep,
                 vision=vision,
                 pace=run_pace(self.settings),
+                picture_long_side=self.settings.picture_long_side,
             )
 
         told, self.catalog_problems = tuple(self.catalog_problems), []

@@ -130,6 +130,7 @@ class DeviceChoice:
         keep_apps: bool = False,
         vision: Any = None,
         pace: str = "fast",
+        picture_long_side: int = 1280,
     ) -> PhoneCapability:
         """A fresh phone capability for one run, on the phone chosen now; `display` is
         `[phone] display` ("virtual": a display of the run's own); `keep_apps` is
@@ -145,6 +146,7 @@ class DeviceChoice:
             keep_apps=keep_apps,
             vision=vision,
             pace=pace,
+            picture_long_side=picture_long_side,
         )
 
     def close(self) -> None:

@@ -10,7 +10,6 @@ asker; while it runs, the run's own screenshots of that display are its decoded 
 
 from __future__ import annotations
 
-import io
 import threading
 from dataclasses import dataclass
 from typing import Any
@@ -73,17 +72,14 @@ class LiveDisplay:
                 port.frame_source = self._frame
             return self._video
 
-    def _frame(self, display: int) -> bytes | None:
-        """The run's screenshot of `display`: the decoded frame while the video runs."""
+    def _frame(self, display: int) -> Any:
+        """The run's screenshot of `display`: the decoded frame while the video runs, as
+        the PIL image it is (a PNG in between would be encoded and decoded for nothing)."""
         video = self._video
         if video is None or video.display != display or video.decoder.ended:
             return None
         frame = video.decoder.latest()
-        if frame is None:
-            return None
-        out = io.BytesIO()
-        frame.image.save(out, format="PNG")  # type: ignore[attr-defined]
-        return out.getvalue()
+        return None if frame is None else frame.image
 
     def input(self) -> DisplayInput | None:
         """The user's hands on the run's display N; None while it has none (display 0 is

@@ -27,6 +27,8 @@ PACES = ("fast", "standard", "human")
 GRAPHICS = ("auto", "halfcell", "kitty", "sixel")
 NOTIFY = ("auto", "bell", "off")
 PHONE_DISPLAYS = ("virtual", "main")
+# [phone] picture_long_side: the sizes the TUI offers (any 320–4096 is valid in the file).
+PICTURE_SIDES = (768, 1024, 1280, 1568, 2048)
 
 
 @dataclass(frozen=True)
@@ -62,6 +64,9 @@ class Settings:
     # [phone] keep_apps_after_run: the run's apps move to the main screen at its end
     # (true) instead of being closed with its display (false, the default).
     keep_apps_after_run: bool = False
+    # [phone] picture_long_side: the longest side, in pixels, of a phone picture sent to a
+    # model (phone_screenshot, the vision tools); scaled down to it, never up, as JPEG.
+    picture_long_side: int = 1280
     # [memory] use: memory_search/memory_save and the run-start memory block (seed: on).
     memory_use: bool = True
     # [memory] auto_extract: after an answered conversation run, remember what the user said (seed: on).
@@ -145,6 +150,9 @@ def parse_settings(data: dict[str, Any], file: Path | None = None) -> Settings:
         raise ConfigError(file, "run.max_parallel", "a number from 1 to 3", max_parallel)
     phone_display = _pick(data, "phone", "display", str, "virtual", file, PHONE_DISPLAYS)
     keep_apps_after_run = _pick(data, "phone", "keep_apps_after_run", bool, False, file)
+    picture_long_side = _pick(data, "phone", "picture_long_side", int, 1280, file)
+    if not 320 <= picture_long_side <= 4096:
+        raise ConfigError(file, "phone.picture_long_side", "a number of pixels from 320 to 4096", picture_long_side)
     memory_use = _env_bool("MIKA_MEMORY_USE", _pick(data, "memory", "use", bool, True, file))
     memory_auto_extract = _env_bool("MIKA_MEMORY_AUTO_EXTRACT", _pick(data, "memory", "auto_extract", bool, True, file))
     web_enabled = _pick(data, "web", "enabled", bool, True, file)
@@ -178,6 +186,7 @@ def parse_settings(data: dict[str, Any], file: Path | None = None) -> Settings:
         keymap=dict(keymap),
         phone_display=phone_display,
         keep_apps_after_run=keep_apps_after_run,
+        picture_long_side=picture_long_side,
         memory_use=memory_use,
         memory_auto_extract=memory_auto_extract,
         web_enabled=web_enabled,

@@ -10,9 +10,10 @@ Following seed §5 (`TreeQuality`), `TreeAdequacy.assess` looks only at the tree
   screen is `partial` when that finds 3 or more lines the tree lacks;
 * good      — enough named elements, mostly named controls, no large blank area.
 
-When a large blank area is the only doubt, `blank` holds its grid cells (screen
-coordinates): a reader with the picture can see whether anything is drawn there at all
-before paying for OCR (a sparse Settings page is blank in the pixels too).
+When a large blank area is the only doubt, or the tree is near-empty, `blank` holds the
+grid cells no named element touches (screen coordinates): a reader with the picture can
+see whether anything is drawn there at all before paying for OCR (a sparse Settings page,
+a browser's start page are blank in the pixels too).
 
 `blind_at(x, y)` adds the point test: a tap whose point is inside no listed element is
 one the tree cannot see, whatever the rest of the screen looks like.
@@ -20,6 +21,7 @@ one the tree cannot see, whatever the rest of the screen looks like.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from mika.uistate.screen import Screen
@@ -64,22 +66,30 @@ class TreeAdequacy:
         app_windows = {w.index: w for w in screen.windows if w.kind in ("app", "dialog", "system")}
         elements = [e for e in screen.elements if e.window in app_windows]
         named = [e for e in elements if e.label and e.label_source != "id"]
+        window = max(app_windows.values(), key=lambda w: w.bounds.area).bounds if app_windows else None
+        # What the keyboard or a bar covers is theirs (listed from their own trees): the app's
+        # blank area stops there, or a shown keyboard would send every sparse page to OCR.
+        over = [w.bounds for w in screen.windows if w.index not in app_windows]
         if len(named) < MIN_NAMED:
-            return Adequacy(UNUSABLE, (f"only {len(named)} named element(s) in the app window",))
+            # A near-empty tree over a near-empty page (a browser's start page: one address
+            # bar) is blank in the pixels too: its blank cells let the reader see that
+            # before paying for OCR; a game or a canvas is drawn there and keeps it.
+            cells = _blank_cells(window, [e.bounds for e in named], over) if window is not None else []
+            return Adequacy(UNUSABLE, (f"only {len(named)} named element(s) in the app window",), tuple(cells))
+        assert window is not None  # there are named elements, so there is an app window
         reasons: list[str] = []
         controls = [e for e in elements if e.actionable and not e.node.scrollable]
         if controls:
             share = sum(1 for e in controls if e.label) / len(controls)
             if share < _NAMED_CONTROLS:
                 reasons.append(f"only {share:.0%} of the controls have a name")
-        window = max(app_windows.values(), key=lambda w: w.bounds.area).bounds
         for node in screen.tree.nodes():
             if node.window in app_windows and node.visible_to_user and node.short_class.endswith(_SURFACES):
                 share = node.bounds.intersection(window).area / max(window.area, 1)
                 if share >= _LARGE_SHARE:
                     reasons.append(f"a {node.short_class} covers {share:.0%} of the window")
                     break
-        cells = _blank_cells(window, [e.bounds for e in named if e.bounds.area < 0.25 * window.area])
+        cells = _blank_cells(window, [e.bounds for e in named if e.bounds.area < 0.25 * window.area], over)
         blank = len(cells) / (_GRID * _GRID)
         if blank > _BLANK_SHARE:
             if not reasons:
@@ -95,8 +105,9 @@ class TreeAdequacy:
         )
 
 
-def _blank_cells(window: Bounds, named: list[Bounds]) -> list[Bounds]:
-    """The grid cells of the window that no named element touches."""
+def _blank_cells(window: Bounds, named: list[Bounds], over: Sequence[Bounds] = ()) -> list[Bounds]:
+    """The grid cells of the window that no named element touches and no other window
+    (`over`: the keyboard, the bars) covers at the cell's centre."""
     if window.empty:
         return []
     cw, ch = window.width / _GRID, window.height / _GRID
@@ -109,6 +120,8 @@ def _blank_cells(window: Bounds, named: list[Bounds]) -> list[Bounds]:
                 int(window.left + (i + 1) * cw),
                 int(window.top + (j + 1) * ch),
             )
+            if any(b.contains(*cell.centre) for b in over):
+                continue
             if not any(not cell.intersection(b).empty for b in named):
                 empty.append(cell)
     return empty

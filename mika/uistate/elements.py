@@ -37,6 +37,9 @@ class Element:
     # Texts of nodes that have no line of their own because this element's label says them
     # (a row's texts, a clock's digits under the clock): part of what the screen shows.
     folded: tuple[str, ...] = ()
+    # The node's content description beside a text label, when it says what the text does
+    # not: a brightness button's text is "−", its description "Decrease brightness".
+    desc: str = ""
 
     @property
     def centre(self) -> tuple[int, int]:
@@ -59,6 +62,7 @@ class Element:
             "role": self.role,
             "label": self.label,
             "label_source": self.label_source,
+            "desc": self.desc,
             "states": list(self.states),
             "bounds": self.bounds.as_list(),
             "centre": list(self.centre),
@@ -93,6 +97,19 @@ def clean_label(text: str) -> str:
 
 def shorten(text: str, limit: int = LABEL_MAX) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def _squash(text: str) -> str:
+    return _WS.sub("", text).casefold()
+
+
+def extra_desc(node: UiNode, label: str, source: str) -> str:
+    """The description to show beside a text label: only when the label is the node's text
+    and the description is not already inside it (case and spaces ignored)."""
+    if source != "text":
+        return ""  # a desc label is the description itself; a hint or id label has no text
+    desc = clean_label(node.content_desc)
+    return shorten(desc) if desc and _squash(desc) not in _squash(label) else ""
 
 
 def own_label(node: UiNode) -> tuple[str, str]:
@@ -373,6 +390,7 @@ def extract_elements(
             window=p.window.index,
             node=p.node,
             folded=tuple(p.folded),
+            desc=extra_desc(p.node, p.label, p.source),
         )
         for i, p in enumerate(_drop_shadows(collector.out), start=1)
     )

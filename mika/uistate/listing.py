@@ -11,7 +11,9 @@
     9 text "12:30"
 
 Labels come from text, then content-desc, then hint (marked), then a readable
-resource-id (`#name`); an element with none of these shows where it is (`@x,y`).
+resource-id (`#name`); an element with none of these shows where it is (`@x,y`). A
+text label is followed by the content-desc in parentheses when that says more
+(`button "−" ("Decrease brightness")`): an icon's text alone often names nothing.
 Password text never appears: a password field shows its hint and `password filled`.
 
 What a line leaves out because it is said already (benchmarks/listing_tokens.py measures
@@ -95,6 +97,9 @@ def element_line(e: Element) -> str:
         label = f"#{e.label}"
     elif e.label:
         label = _quote(e.label) + (" (hint)" if e.label_source == "hint" else "")
+        if e.desc:
+            # What the description adds to the text: `button "−" ("Decrease brightness")`.
+            label += f" ({_quote(e.desc)})"
     else:
         x, y = e.centre
         label = f"@{x},{y}"

@@ -1,4 +1,5 @@
-"""Settings: autonomous mode (with a plain warning), pace, language, graphics, notifications, keymap."""
+"""Settings: autonomous mode (with a plain warning), pace, language, graphics, notifications,
+the size of the phone pictures a model gets, keymap."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, DataTable, Footer, Select, Static, Switch
 
 from mika.config.paths import config_file
-from mika.config.settings import GRAPHICS, LANGUAGES, NOTIFY, PACES
+from mika.config.settings import GRAPHICS, LANGUAGES, NOTIFY, PACES, PICTURE_SIDES
 from mika_tui.config_write import ConfigWriteError, update_config
 from mika_tui.plain import plain
 from mika_tui.screens.base import SubScreen
@@ -35,6 +36,12 @@ class SettingsScreen(SubScreen):
             yield Select([(g, g) for g in GRAPHICS], value=s.graphics, allow_blank=False, id="graphics")
             yield Static(tr("notify_setting"), classes="title")
             yield Select([(tr("notify_" + n), n) for n in NOTIFY], value=s.notify, allow_blank=False, id="notify")
+            yield Static(tr("picture_long_side"), classes="title")
+            # The usual sizes, and the file's own when it names another.
+            sides = sorted({*PICTURE_SIDES, s.picture_long_side})
+            yield Select(
+                [(str(n), n) for n in sides], value=s.picture_long_side, allow_blank=False, id="picture-long-side"
+            )
             yield Static(tr("keymap"), classes="title")
             yield DataTable(id="keymap", cursor_type="row")
             yield Button(tr("save_button"), id="save-settings", variant="primary")
@@ -64,6 +71,7 @@ class SettingsScreen(SubScreen):
                 "graphics": str(self.query_one("#graphics", Select).value),
                 "notify": str(self.query_one("#notify", Select).value),
             },
+            "phone": {"picture_long_side": int(str(self.query_one("#picture-long-side", Select).value))},
         }
         try:
             update_config(path, changes)

@@ -14,7 +14,7 @@ async def test_an_empty_display_of_the_runs_own_says_to_open_an_app(sim_phone):
     reader = ScreenReader(
         AdbPort(sim_phone.serial, sim_phone.server.client(), backend="u2"),
         vd,
-        ocr=lambda png: shots.append(len(png)) or (),
+        ocr=lambda picture: shots.append(picture.width) or (),
     )
     reader.display_size = (1080, 2400)
     listing = (await reader.read()).listing()

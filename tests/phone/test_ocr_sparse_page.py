@@ -5,12 +5,11 @@ anything drawn where the tree names nothing (text, an icon, a faint line) keeps 
 
 from __future__ import annotations
 
-import io
-
 from PIL import Image, ImageDraw
 
 from mika.cap.phone.adb.port import AdbPort
 from mika.cap.phone.empty_area import nothing_drawn
+from mika.cap.phone.picture import Picture
 from mika.cap.phone.reader import ScreenReader
 from mika.uistate.adequacy import UNCERTAIN, TreeAdequacy
 from mika.uistate.tree import Bounds
@@ -18,13 +17,11 @@ from mika.uistate.tree import Bounds
 CELLS = [Bounds(0, 1200, 540, 2400), Bounds(540, 1200, 1080, 2400)]
 
 
-def _png(draw=None) -> bytes:
+def _png(draw=None) -> Picture:
     img = Image.new("RGB", (1080, 2400), (250, 250, 250))
     if draw is not None:
         draw(ImageDraw.Draw(img))
-    buf = io.BytesIO()
-    img.save(buf, format="PNG")
-    return buf.getvalue()
+    return Picture(img)
 
 
 def test_a_flat_background_has_nothing_drawn():
@@ -43,16 +40,14 @@ def test_faint_text_an_icon_or_a_divider_in_any_blank_cell_keeps_the_ocr():
 def test_cells_are_scaled_to_a_smaller_picture():
     small = Image.new("RGB", (540, 1200), (255, 255, 255))
     ImageDraw.Draw(small).rectangle((300, 900, 320, 920), fill=(0, 0, 0))  # in the second cell
-    buf = io.BytesIO()
-    small.save(buf, format="PNG")
-    assert not nothing_drawn(buf.getvalue(), CELLS, (1080, 2400))
+    assert not nothing_drawn(Picture(small), CELLS, (1080, 2400))
 
 
 async def test_the_sparse_wifi_page_is_not_sent_to_ocr_but_a_drawn_report_is(sim_phone):
     calls: list[int] = []
 
-    def ocr(png: bytes) -> tuple:
-        calls.append(len(png))
+    def ocr(picture: Picture) -> tuple:
+        calls.append(picture.width)
         return ()
 
     reader = ScreenReader(AdbPort(sim_phone.serial, sim_phone.server.client(), backend="dump"), ocr=ocr)

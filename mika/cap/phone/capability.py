@@ -16,9 +16,10 @@ from mika.cap.phone.adb.reconnect import ReconnectPolicy
 from mika.cap.phone.adb.server import AdbServerError, adb_client
 from mika.cap.phone.display.life import VIRTUAL, DisplayKeeper, DisplayState
 from mika.cap.phone.gated_port import GatedPort
+from mika.cap.phone.model_picture import LONG_SIDE
 from mika.cap.phone.port import AndroidPort
 from mika.cap.phone.preload import phone_reason, tier_reason
-from mika.cap.phone.reader import ScreenReader
+from mika.cap.phone.reader import OcrReader, ScreenReader
 from mika.cap.phone.session import PhoneSession
 from mika.cap.phone.surface import PhoneSurface
 from mika.cap.phone.tools.apps import PhoneLaunchApp, PhoneListApps, PhoneOpenLink, PhoneReadLink, PhoneShareText
@@ -90,7 +91,7 @@ class PhoneCapability:
         port: AndroidPort,
         *,
         display: int = 0,
-        ocr: Callable[[bytes], tuple] | None = None,
+        ocr: OcrReader | None = None,
         on_app_seen: Callable[[str], None] | None = None,
         redact: Callable[[str], None] | None = None,
         owned: Sequence[_Closable] = (),
@@ -99,10 +100,15 @@ class PhoneCapability:
         vision: Model | None = None,
         pace: str = "fast",
         workspaces: Path | None = None,
+        picture_long_side: int = LONG_SIDE,
+        warm_ocr: Callable[[], object] | None = None,
     ) -> None:
         self.port = port
+        # Starts loading the OCR model in the background when a run starts (None: no OCR,
+        # or an OCR that needs no loading).
+        self.warm_ocr = warm_ocr if ocr is not None else None
         self.reader = ScreenReader(port, display, ocr=ocr, on_app_seen=on_app_seen)
-        self.session = PhoneSession(port, self.reader, display, redact=redact)
+        self.session = PhoneSession(port, self.reader, display, redact=redact, picture_long_side=picture_long_side)
         # [general] pace: typing in growing prefixes (the dwell is the action entry's).
         rng = random.Random()
         self.session.typing = TypingPacing.for_pace(pace, rng)
@@ -217,6 +223,14 @@ class PhoneCapability:
                 )
             )
 
+    async def start(self) -> Sequence[str]:
+        """The run starts (TaskRun awaits this once): the OCR model begins loading in a
+        thread of its own, so the first screen that needs it does not pay the whole load
+        and a screen that does not need it never waits for it (issue 35)."""
+        if self.warm_ocr is not None:
+            self.warm_ocr()
+        return ()
+
     def tools(self) -> Sequence[AgentTool]:
         return list(self._tools)
 
@@ -258,10 +272,16 @@ class PhoneCapability:
             self._owned.clear()
 
 
-def _default_ocr() -> Callable[[bytes], tuple]:
+def _default_ocr() -> OcrReader:
     from mika.cap.phone.ocr import read_text
 
     return read_text
+
+
+def _warm_default_ocr() -> object:
+    from mika.cap.phone.ocr import warm
+
+    return warm()
 
 
 def open_phone(
@@ -278,6 +298,7 @@ def open_phone(
     keep_apps: bool = False,
     vision: Model | None = None,
     pace: str = "fast",
+    picture_long_side: int = LONG_SIDE,
 ) -> PhoneCapability:
     """The phone capability for `device`: a serial, "sim", or None for the only attached phone.
 
@@ -314,6 +335,7 @@ def open_phone(
     return PhoneCapability(
         port,
         ocr=_default_ocr() if ocr else None,
+        warm_ocr=_warm_default_ocr if ocr else None,
         on_app_seen=on_app_seen,
         redact=redact,
         owned=owned,
@@ -321,4 +343,5 @@ def open_phone(
         keep_apps=keep_apps,
         vision=vision,
         pace=pace,
+        picture_long_side=picture_long_side,
     )

@@ -9,10 +9,10 @@ read; any drawing there (text, an icon, a picture, a divider) keeps the OCR.
 
 from __future__ import annotations
 
-import io
 from collections.abc import Sequence
 from typing import cast
 
+from mika.cap.phone.picture import Picture
 from mika.uistate.tree import Bounds
 
 # Largest spread of grey levels (0–255) in a cell that still counts as one flat colour:
@@ -21,16 +21,11 @@ from mika.uistate.tree import Bounds
 FLAT_SPREAD = 12
 
 
-def nothing_drawn(png: bytes, cells: Sequence[Bounds], screen_size: tuple[int, int] | None) -> bool:
+def nothing_drawn(picture: Picture, cells: Sequence[Bounds], screen_size: tuple[int, int] | None) -> bool:
     """True when every cell (screen coordinates) is a single flat colour in the picture."""
     if not cells:
         return False
-    # Pillow is loaded at the first look, not with the screen reader (the tools' declarations
-    # import the reader; `mika mcp` lists them before anything is looked at).
-    from PIL import Image
-
-    with Image.open(io.BytesIO(png)) as img:
-        grey = img.convert("L")
+    grey = picture.grey  # shared with the black checks and kept for OCR: no decode here
     sx = grey.width / screen_size[0] if screen_size else 1.0
     sy = grey.height / screen_size[1] if screen_size else 1.0
     for cell in cells:

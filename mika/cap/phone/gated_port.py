@@ -70,6 +70,7 @@ from mika.tool.declaration import ActionTarget
 from mika.uistate import Screen, build_screen, parse_hierarchy
 
 if TYPE_CHECKING:
+    from mika.cap.phone.picture import Picture
     from mika.cap.phone.reader import ScreenReader
 
 log = logging.getLogger(__name__)
@@ -119,7 +120,7 @@ class GatedPort:
     async def dump_hierarchy(self, display: int) -> str:
         return await self.inner.dump_hierarchy(display)
 
-    async def screenshot(self, display: int) -> bytes:
+    async def screenshot(self, display: int) -> Picture:
         return await self.inner.screenshot(display)
 
     async def foreground(self, display: int) -> Foreground:

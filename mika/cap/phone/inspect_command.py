@@ -52,7 +52,7 @@ def listing_for_xml(xml: str | bytes) -> str:
     return screen_for_xml(xml).listing()
 
 
-async def live_listing(port: Any, ocr: Callable[[bytes], tuple] | None) -> str:
+async def live_listing(port: Any, ocr: Callable[[Any], tuple] | None) -> str:
     """What phone_observe would show for display 0 of `port` now, OCR lines included."""
     from mika.cap.phone.fenced import fenced_listing
     from mika.cap.phone.reader import ScreenReader

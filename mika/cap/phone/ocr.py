@@ -1,8 +1,12 @@
 """Text from pixels, for screens whose UI tree can't see everything (seed §5).
 
 Uses rapidocr_onnxruntime; its detection/recognition models ship inside the wheel, so
-nothing is downloaded. The engine takes about a second to build, so it is built once,
-on first use, and shared (guarded by a lock: reads run in worker threads).
+nothing is downloaded. The engine takes one to three seconds to build (imports and model
+load), so it is built once and shared (guarded by a lock: reads run in worker threads).
+A run with a phone starts building it in a thread of its own when the run starts
+(`warm`), so the first read that needs it finds it ready or nearly; a read that does not
+need it (the tree sees the screen, or the picture is blank where it does not) never
+waits for it.
 
 `read_text` returns lines top to bottom, each with its box, centre and score, after
 dropping what is almost surely misread (seed `VisibleText`): low confidence, lines of
@@ -12,15 +16,23 @@ fragments. `merge_ocr` adds to a `Screen` only the lines its tree lacks.
 
 from __future__ import annotations
 
+import logging
 import re
 import threading
+import time
 import unicodedata
+from collections.abc import Callable
 from typing import Any
 
+from PIL import Image as PILImage
+
+from mika.cap.phone.picture import Picture
 from mika.uistate.adequacy import PARTIAL_MIN_LINES, UNUSABLE, TreeAdequacy
 from mika.uistate.screen import Screen
 from mika.uistate.seen_text import SeenText
 from mika.uistate.tree import Bounds
+
+log = logging.getLogger(__name__)
 
 MIN_SCORE = 0.5
 _WS = re.compile(r"\s+")
@@ -31,27 +43,62 @@ class OcrUnavailable(Exception):
         super().__init__(f"Reading text from the screenshot is not available here: {detail}.")
 
 
-class OcrEngine:
-    """One lazily built rapidocr engine."""
+def _rapidocr() -> Any:
+    try:
+        from rapidocr_onnxruntime import RapidOCR
+    except ImportError as exc:  # the wheel is a declared dependency; a broken env says so
+        raise OcrUnavailable(f"rapidocr_onnxruntime could not be imported ({exc})") from None
+    return RapidOCR()
 
-    def __init__(self) -> None:
+
+class OcrEngine:
+    """One rapidocr engine, built once: in the background by `warm`, or by the first read."""
+
+    def __init__(self, build: Callable[[], Any] = _rapidocr) -> None:
+        self._build = build
         self._engine: Any = None
         self._lock = threading.Lock()
+        self._warming: threading.Thread | None = None
+        self.built_in = ""  # the thread that built it (the warm-up's, or a reader's)
+        self.build_ms = 0.0
+
+    @property
+    def ready(self) -> bool:
+        return self._engine is not None
 
     def _get(self) -> Any:
+        # A read that comes while the warm-up builds waits here for that build, never a second one.
         with self._lock:
             if self._engine is None:
-                try:
-                    from rapidocr_onnxruntime import RapidOCR
-                except ImportError as exc:  # the wheel is a declared dependency; a broken env says so
-                    raise OcrUnavailable(f"rapidocr_onnxruntime could not be imported ({exc})") from None
-                self._engine = RapidOCR()
+                started = time.perf_counter()
+                self._engine = self._build()
+                self.build_ms = (time.perf_counter() - started) * 1000
+                self.built_in = threading.current_thread().name
+                log.info("OCR engine built in %.0f ms (%s)", self.build_ms, self.built_in)
             return self._engine
 
-    def read_text(self, image: bytes) -> tuple[SeenText, ...]:
+    def warm(self) -> threading.Thread | None:
+        """Start building the engine in a daemon thread, off the event loop; None when it
+        is built or being built already."""
+        with self._lock:
+            if self._engine is not None or self._warming is not None:
+                return None
+            self._warming = threading.Thread(target=self._warm, name="ocr-warm", daemon=True)
+        self._warming.start()
+        return self._warming
+
+    def _warm(self) -> None:
+        try:
+            self._get()
+        except Exception as exc:  # the read that needs it says so; a warm-up has no one to tell
+            log.warning("OCR engine could not be built ahead: %s", exc)
+
+    def read_text(self, image: bytes | Picture | PILImage.Image) -> tuple[SeenText, ...]:
         engine = self._get()
+        # A Picture is read as the pixels it already holds: rapidocr takes a PIL image as is.
+        pixels = image.image if isinstance(image, Picture) else image
         with self._lock:  # onnxruntime sessions are shared; one read at a time
-            result, _ = engine(image)
+            result, _ = engine(pixels)
         return clean_lines(_to_lines(result or []))
 
 
@@ -85,9 +132,15 @@ def clean_lines(lines: list[SeenText]) -> tuple[SeenText, ...]:
 _default = OcrEngine()
 
 
-def read_text(image: bytes) -> tuple[SeenText, ...]:
-    """Lines of text in a PNG/JPEG, top to bottom, using the shared engine."""
+def read_text(image: bytes | Picture | PILImage.Image) -> tuple[SeenText, ...]:
+    """Lines of text in a picture (a decoded capture, or PNG/JPEG bytes), top to bottom,
+    using the shared engine."""
     return _default.read_text(image)
+
+
+def warm() -> threading.Thread | None:
+    """Start building the shared engine in the background (a run with a phone starts)."""
+    return _default.warm()
 
 
 def _norm(text: str) -> str:

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from mika.cap.phone.picture import Picture
 
 
 @dataclass(frozen=True)
@@ -51,8 +54,9 @@ class AndroidPort(Protocol):
         """The UI tree as XML (either dump format)."""
         ...
 
-    async def screenshot(self, display: int) -> bytes:
-        """A validated PNG; raises ScreenshotError subclasses for corrupted/secure captures."""
+    async def screenshot(self, display: int) -> Picture:
+        """The display's picture, checked and decoded once (mika.cap.phone.picture); raises
+        ScreenshotError subclasses for corrupted/secure captures."""
         ...
 
     async def foreground(self, display: int) -> Foreground: ...

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from mika.cap.phone.empty_area import nothing_drawn
+from mika.cap.phone.picture import Picture
 from mika.cap.phone.port import AndroidPort
 from mika.cap.phone.screenshot import ScreenshotError
 from mika.resources import prompt
@@ -32,7 +33,8 @@ class ScreenUnreadable(ToolFault):
     code = "screen_unreadable"
 
 
-OcrReader = Callable[[bytes], tuple]
+# Text lines read from a decoded picture (mika.cap.phone.ocr.read_text).
+OcrReader = Callable[[Picture], tuple]
 
 
 class ScreenReader:
@@ -159,14 +161,14 @@ class ScreenReader:
         lines = self._ocr_cache.get(key)
         if lines is None:
             try:
-                png = await self.port.screenshot(self.display)
+                picture = await self.port.screenshot(self.display)
                 blank, size = adequacy.blank, screen.size
-                empty: bool = bool(blank) and await asyncio.to_thread(nothing_drawn, png, blank, size)
+                empty: bool = bool(blank) and await asyncio.to_thread(nothing_drawn, picture, blank, size)
                 if empty:
                     # Blank in the tree and in the picture: a sparse page, nothing for OCR to find.
                     self._ocr_cache = {key: ()}
                     return screen
-                lines = tuple(await asyncio.to_thread(self.ocr, png))
+                lines = tuple(await asyncio.to_thread(self.ocr, picture))
             except ScreenshotError as exc:
                 return replace(screen, notes=(*screen.notes, f"Text could not be read from the picture: {exc}"))
             except Exception as exc:  # OCR is a helper: without it the tree listing still stands

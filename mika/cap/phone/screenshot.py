@@ -14,14 +14,14 @@ from __future__ import annotations
 
 import io
 import zlib
-from dataclasses import dataclass
-from typing import cast
+from dataclasses import dataclass, field
 
 from PIL import Image, UnidentifiedImageError
 
+from mika.cap.phone.picture import Picture
+
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 _CRLF_MAGIC = b"\x89PNG\r\r\n\x1a\r\n"
-_BLACK_MAX = 10  # brightest pixel of a "black" capture (0–255), allowing for dithering
 
 
 class ScreenshotError(Exception):
@@ -49,13 +49,20 @@ class Capture:
     width: int
     height: int
     repaired: bool = False  # CRLF mangling was undone
+    # The pixels, decoded by the check itself: nobody decodes `png` again (mika.cap.phone.picture).
+    image: Image.Image | None = field(default=None, compare=False, repr=False)
+
+    def picture(self) -> Picture:
+        assert self.image is not None
+        return Picture(self.image, repaired=self.repaired)
 
 
 _PIPE_FIX = "Capture with `adb exec-out screencap -p` and keep the bytes binary (no shell redirect, no text-mode pipe)."
 
 
-def _check_png(data: bytes) -> tuple[int, int]:
-    """Walk the chunks (CRC checked) and decode; raise CorruptedScreenshot on any fault."""
+def _check_png(data: bytes) -> Image.Image:
+    """Walk the chunks (CRC checked) and decode; raise CorruptedScreenshot on any fault.
+    The decoded picture is the one every later use reads."""
     if not data.startswith(PNG_MAGIC):
         raise CorruptedScreenshot("it does not start with the PNG signature", _PIPE_FIX)
     pos = len(PNG_MAGIC)
@@ -76,9 +83,9 @@ def _check_png(data: bytes) -> tuple[int, int]:
     if not seen_end:
         raise CorruptedScreenshot("it ends before the PNG's end marker", "Take the screenshot again.")
     try:
-        with Image.open(io.BytesIO(data)) as img:
-            img.load()
-            return img.size
+        img = Image.open(io.BytesIO(data))
+        img.load()  # reads every pixel: a fault in the data shows here, and the bytes are done with
+        return img
     except (UnidentifiedImageError, OSError, SyntaxError, ValueError) as exc:
         raise CorruptedScreenshot(f"its pixels cannot be decoded ({exc})", "Take the screenshot again.") from None
 
@@ -95,28 +102,36 @@ def validate_png(data: bytes, *, repair_crlf: bool = True) -> Capture:
             raise CorruptedScreenshot("every line feed was turned into CR LF", _PIPE_FIX)
         fixed = data.replace(b"\r\n", b"\n")
         try:
-            width, height = _check_png(fixed)
+            img = _check_png(fixed)
         except CorruptedScreenshot:
             raise CorruptedScreenshot(
                 "every line feed was turned into CR LF and it cannot be undone", _PIPE_FIX
             ) from None
-        return Capture(fixed, width, height, repaired=True)
-    width, height = _check_png(data)
-    return Capture(data, width, height)
-
-
-def is_black(png: bytes) -> bool:
-    with Image.open(io.BytesIO(png)) as img:
-        small = img.convert("L")
-        small.thumbnail((96, 96))
-        # One band ("L"), so getextrema() is one (min, max) pair, not one per band.
-        _low, high = cast(tuple[int, int], small.getextrema())
-    return high <= _BLACK_MAX
+        return Capture(fixed, img.width, img.height, repaired=True, image=img)
+    img = _check_png(data)
+    return Capture(data, img.width, img.height, image=img)
 
 
 def screen_capture(data: bytes) -> Capture:
     """A validated, non-black capture, or the error that says why not."""
     capture = validate_png(data)
-    if is_black(capture.png):
+    if capture.picture().black_in():
         raise SecureScreen()
     return capture
+
+
+def screen_picture(data: bytes) -> Picture:
+    """The PNG the phone sent, checked and decoded once; SecureScreen when it is black."""
+    capture = validate_png(data)
+    picture = capture.picture()
+    if picture.black_in():
+        raise SecureScreen()
+    return picture
+
+
+def frame_picture(image: Image.Image) -> Picture:
+    """A decoded video frame of the agent's display as a capture (no PNG in between)."""
+    picture = Picture(image)
+    if picture.black_in():
+        raise SecureScreen()
+    return picture

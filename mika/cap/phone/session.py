@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from mika.action.pace import GesturePacing, TypingPacing
+from mika.cap.phone.model_picture import LONG_SIDE, PictureScale
 from mika.cap.phone.port import AndroidPort
 from mika.cap.phone.reader import ScreenReader
 
@@ -45,6 +46,11 @@ class PhoneSession:
     last_target: tuple[str, int, int, Element | None] | None = None
     # package → the other users (id, name) it is also installed in; read once per run
     also_in: dict[str, tuple[tuple[int, str], ...]] | None = None
+    # `[phone] picture_long_side`: the longest side of a picture sent to a model.
+    picture_long_side: int = LONG_SIDE
+    # The map of the last picture phone_screenshot gave the model: a point named on it
+    # (`on_picture`) is turned into screen coordinates with exactly this.
+    shown_picture: PictureScale | None = None
 
     async def other_users_apps(self) -> dict[str, tuple[tuple[int, str], ...]]:
         """Apps also installed in another user (dual apps, work profile): `pm list users`

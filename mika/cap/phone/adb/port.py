@@ -37,7 +37,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import adbutils
 
@@ -53,10 +53,14 @@ from mika.cap.phone.adb.text_input import (
     input_text_command,
     is_plain_ascii,
 )
+from mika.cap.phone.picture import Picture
 from mika.cap.phone.port import DeviceInfo, Foreground, LongExtra, PullError, ShellResult
 from mika.cap.phone.scrcpy_control import KEYCODES, ControlChannel, ControlError
-from mika.cap.phone.screenshot import CorruptedScreenshot, screen_capture
+from mika.cap.phone.screenshot import CorruptedScreenshot, frame_picture, screen_picture
 from mika.tool.errors import DeviceUnavailable, ToolFault
+
+if TYPE_CHECKING:
+    from PIL.Image import Image as PILImage
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -187,8 +191,8 @@ class AdbPort:
         # its own; `channel(display)` finds its control socket.
         self.displays: Any = None
         # Set by whoever decodes the display's video (the preview): display id → the
-        # latest frame as PNG bytes, or None when it has none yet.
-        self.frame_source: Callable[[int], bytes | None] | None = None
+        # latest decoded frame (a PIL image, never re-encoded), or None when it has none yet.
+        self.frame_source: Callable[[int], PILImage | None] | None = None
 
     def channel(self, display: int) -> ControlChannel | None:
         keeper = self.displays
@@ -462,12 +466,12 @@ class AdbPort:
 
     # screenshot
 
-    async def screenshot(self, display: int) -> bytes:
+    async def screenshot(self, display: int) -> Picture:
         info = await self.info()
         if display != 0 and self.frame_source is not None:
             frame = self.frame_source(display)
             if frame is not None:
-                return screen_capture(frame).png
+                return await asyncio.to_thread(frame_picture, frame)
         if display != 0 and info.sdk and info.sdk < 34:
             raise PortError(
                 f"Android {info.release or info.sdk} cannot capture display {display} with screencap "
@@ -475,12 +479,13 @@ class AdbPort:
             )
         cmd = "screencap -p" if display == 0 else f"screencap -d {int(display)} -p"
         data = await self._run(lambda: self._exec_out(cmd, timeout=30))
+        # Checked and decoded in the worker thread: a decode is CPU the event loop can't spare.
         try:
-            return screen_capture(data).png
+            return await asyncio.to_thread(screen_picture, data)
         except CorruptedScreenshot:
             # One more capture: a corrupted one is usually a one-off transfer fault.
             data = await self._run(lambda: self._exec_out(cmd, timeout=30))
-            return screen_capture(data).png
+            return await asyncio.to_thread(screen_picture, data)
 
     # foreground
 

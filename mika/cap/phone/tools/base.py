@@ -88,6 +88,24 @@ def stale_outcome(exc: StaleElement | UnknownElement, session: PhoneSession) -> 
     return ToolOutcome(text=str(exc), ok=False, code="unknown_element")
 
 
+def screen_point(args: dict[str, Any], session: PhoneSession, tool: str) -> tuple[int, int] | None:
+    """`x`,`y` in screen coordinates, or None when not both are given. With `on_picture`
+    they are pixels of the last phone_screenshot picture (scaled for the model): mapped
+    back with that picture's own scale, the one place such a point becomes a screen point."""
+    if args.get("x") is None or args.get("y") is None:
+        return None
+    x, y = int(args["x"]), int(args["y"])
+    if not args.get("on_picture"):
+        return x, y
+    scale = session.shown_picture
+    if scale is None:
+        raise BadArguments(f"{tool}: on_picture needs a phone_screenshot first; give screen pixels otherwise.")
+    w, h = scale.picture
+    if not (0 <= x < w and 0 <= y < h):
+        raise BadArguments(f"{tool}: {x},{y} is outside the {w}x{h} picture.")
+    return scale.to_screen(x, y)
+
+
 async def point_of(args: dict[str, Any], session: PhoneSession, tool: str) -> tuple[int, int, Element | None]:
     """(x, y, element) from `element` or `x`,`y`; raises BadArguments when neither is given."""
     if args.get("element") is not None:
@@ -96,8 +114,9 @@ async def point_of(args: dict[str, Any], session: PhoneSession, tool: str) -> tu
         x, y = el.centre
         session.last_target = (tool, x, y, el)
         return x, y, el
-    if args.get("x") is not None and args.get("y") is not None:
-        x, y = int(args["x"]), int(args["y"])
+    point = screen_point(args, session, tool)
+    if point is not None:
+        x, y = point
         screen = session.reader.current
         hit = screen.element_at(x, y) if screen is not None else None
         session.last_target = (tool, x, y, hit)
@@ -115,9 +134,9 @@ async def target_for(args: dict[str, Any], session: PhoneSession, kind: str) -> 
     try:
         if args.get("element") is not None:
             el = resolve_element(session, int(args["element"]))
-        elif args.get("x") is not None and args.get("y") is not None:
-            el = element_under(screen, int(args["x"]), int(args["y"]))
-    except (StaleElement, UnknownElement, TypeError, ValueError):
+        elif (point := screen_point(args, session, kind)) is not None:
+            el = element_under(screen, *point)
+    except (StaleElement, UnknownElement, TypeError, ValueError, BadArguments):
         el = None  # run() says what is wrong
     return ActionTarget(
         label=el.label if el is not None else "",
@@ -134,4 +153,5 @@ ELEMENT_OR_POINT = {
     "element": {"type": "integer", "description": "Element number from the latest listing."},
     "x": {"type": "integer", "description": "X in screen pixels, when there is no element for the spot."},
     "y": {"type": "integer", "description": "Y in screen pixels."},
+    "on_picture": {"type": "boolean", "description": "x,y are pixels of the last phone_screenshot picture."},
 }

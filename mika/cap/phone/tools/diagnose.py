@@ -6,10 +6,18 @@ from typing import Any
 
 from mika.cap.phone.adb.parse.input_method import parse_input_shown
 from mika.cap.phone.diagnosis import diagnose
-from mika.cap.phone.tools.base import ELEMENT_OR_POINT, PhoneTool, current_screen, resolve_element, stale_outcome
+from mika.cap.phone.tools.base import (
+    ELEMENT_OR_POINT,
+    PhoneTool,
+    current_screen,
+    resolve_element,
+    screen_point,
+    stale_outcome,
+)
 from mika.observe.untrusted import fence
 from mika.tool.context import ToolContext
 from mika.tool.declaration import Risk, ToolOutcome
+from mika.tool.errors import BadArguments
 from mika.uistate.elements import Element
 from mika.uistate.errors import StaleElement, UnknownElement
 
@@ -35,7 +43,10 @@ class PhoneDiagnose(PhoneTool):
         elif args.get("x") is not None or args.get("y") is not None:
             if args.get("x") is None or args.get("y") is None:
                 return ToolOutcome.error("bad_arguments", "phone_diagnose: give both x and y, or an element number.")
-            point = (int(args["x"]), int(args["y"]))
+            try:
+                point = screen_point(args, session, self.name) or (0, 0)
+            except BadArguments as exc:
+                return ToolOutcome.error("bad_arguments", str(exc))
             shown = session.reader.current
             element = shown.element_at(*point) if shown is not None else None
             aimed = f"the point {point[0]},{point[1]}"

@@ -2,26 +2,25 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
 from mika.cap.phone.fenced import listing_observation, screen_observation
-from mika.cap.phone.screenshot import ScreenshotError, SecureScreen, is_black
+from mika.cap.phone.model_picture import for_model
+from mika.cap.phone.picture import Picture
+from mika.cap.phone.screenshot import ScreenshotError, SecureScreen
 from mika.cap.phone.tools.base import PhoneTool
-from mika.model.messages import Image
 from mika.observe.observation import Observation, ObsKind
+from mika.resources import prompt
 from mika.tool.context import ToolContext
 from mika.tool.declaration import Risk, ToolOutcome
 from mika.uistate import QueryError, Screen, find_nodes
 
 
-def app_window_black(png: bytes, screen: Screen) -> bool:
+def app_window_black(picture: Picture, screen: Screen) -> bool:
     """A secure window (FLAG_SECURE) comes out black while the status bar around it does
     not; the whole-picture check misses that, so look at the app's window alone."""
-    import io
-
-    from PIL import Image as PILImage
-
     apps = [w for w in screen.windows if w.kind in ("app", "dialog")]
     if not apps:
         return False
@@ -40,14 +39,14 @@ def app_window_black(png: bytes, screen: Screen) -> bool:
             top = bar.bounds.bottom
         elif bar.bounds.top < bottom <= bar.bounds.bottom:
             bottom = bar.bounds.top
-    with PILImage.open(io.BytesIO(png)) as img:
-        right, bottom = min(box.right, img.width), min(bottom, img.height)
-        if right - box.left < 8 or bottom - top < 8:
-            return False
-        crop = img.crop((box.left, top, right, bottom))
-        buf = io.BytesIO()
-        crop.save(buf, format="PNG")
-    return is_black(buf.getvalue())
+    # Screen coordinates → the picture's pixels (a video frame may be smaller than its display).
+    sx = picture.width / screen.size[0] if screen.size else 1.0
+    sy = picture.height / screen.size[1] if screen.size else 1.0
+    left, right = int(box.left * sx), min(int(box.right * sx), picture.width)
+    top, bottom = int(top * sy), min(int(bottom * sy), picture.height)
+    if right - left < 8 or bottom - top < 8:
+        return False
+    return picture.black_in((left, top, right, bottom))
 
 
 def screen_data(screen: Screen) -> dict[str, Any]:
@@ -167,13 +166,20 @@ class PhoneScreenshot(PhoneTool):
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
         session = self.session(ctx)
         try:
-            png = await session.port.screenshot(session.display)
+            picture = await session.port.screenshot(session.display)
         except ScreenshotError as exc:
             return ToolOutcome.error("screenshot_failed", str(exc))
         screen = session.reader.current or await session.reader.read()
-        if app_window_black(png, screen):
+        if app_window_black(picture, screen):
             return ToolOutcome.error("screenshot_failed", str(SecureScreen()))
+        sent = await asyncio.to_thread(for_model, picture, screen.size, session.picture_long_side)
+        session.shown_picture = sent.scale
         obs = Observation.build(
-            ObsKind.READ, "phone", "screenshot", title="screenshot", image=Image(png), step=ctx.step
+            ObsKind.READ, "phone", "screenshot", title="screenshot", image=sent.image, step=ctx.step
         )
-        return ToolOutcome(text="Screenshot of the phone's screen attached.", image=Image(png), observations=(obs,))
+        return ToolOutcome(
+            text=prompt("feedback/screenshot_scale.md").format(scale=sent.scale.words()).strip(),
+            image=sent.image,
+            observations=(obs,),
+            data={"picture": list(sent.scale.picture), "screen": list(sent.scale.screen)},
+        )

@@ -12,11 +12,12 @@ there bears the name (on a tree-blind screen nothing can confirm it: the tap's e
 
 from __future__ import annotations
 
-import io
+import asyncio
 import json
 import re
 from typing import Any
 
+from mika.cap.phone.model_picture import ModelPicture, for_model
 from mika.cap.phone.screenshot import ScreenshotError, SecureScreen
 from mika.cap.phone.tools.base import PhoneTool, element_under
 from mika.cap.phone.tools.observe import app_window_black
@@ -58,13 +59,6 @@ def tree_matches(screen: Screen, query: str) -> list[Element]:
     return sorted(hits, key=lambda e: (q not in _names(e), not e.actionable, e.bounds.area))
 
 
-def image_size(png: bytes) -> tuple[int, int]:
-    from PIL import Image as PILImage
-
-    with PILImage.open(io.BytesIO(png)) as img:
-        return img.width, img.height
-
-
 def parse_box(reply: str, width: int, height: int) -> tuple[bool, tuple[int, int, int, int], str]:
     """(found, box in image pixels, what the model says is there) from the model's JSON."""
     m = _JSON_OBJECT.search(reply)
@@ -100,22 +94,24 @@ class VisionTool(PhoneTool):
     def __init__(self, model: Model) -> None:
         self.model = model
 
-    async def picture(self, ctx: ToolContext) -> tuple[bytes, Screen] | ToolOutcome:
+    async def picture(self, ctx: ToolContext) -> tuple[ModelPicture, Screen] | ToolOutcome:
+        """The screen's picture as the vision model gets it (scaled, JPEG) and its scale."""
         session = self.session(ctx)
         try:
-            png = await session.port.screenshot(session.display)
+            picture = await session.port.screenshot(session.display)
         except ScreenshotError as exc:
             return ToolOutcome.error("screenshot_failed", str(exc))
         # The read just before (find_visually's tree look) is reused: the same screen version.
         screen = await session.reader.read(reuse_fresh=True)
-        if app_window_black(png, screen):
+        if app_window_black(picture, screen):
             return ToolOutcome.error("screenshot_failed", str(SecureScreen()))
-        return png, screen
+        sent = await asyncio.to_thread(for_model, picture, screen.size, session.picture_long_side)
+        return sent, screen
 
-    async def ask(self, role_prompt: str, png: bytes, instruction: str, max_tokens: int) -> str:
+    async def ask(self, role_prompt: str, image: Image, instruction: str, max_tokens: int) -> str:
         request = ModelRequest(
             system=prompt(role_prompt),
-            messages=(Message("user", (Image(png), Text(instruction))),),
+            messages=(Message("user", (image, Text(instruction))),),
             max_output_tokens=max_tokens,
             purpose=PURPOSE,
         )
@@ -141,13 +137,13 @@ class PhoneDescribe(VisionTool):
         got = await self.picture(ctx)
         if isinstance(got, ToolOutcome):
             return got
-        png, screen = got
-        w, h = image_size(png)
+        sent, screen = got
+        w, h = sent.scale.picture
         instruction = f"Describe this {w}x{h} phone screen."
         if str(args.get("focus") or "").strip():
             instruction += f" Pay attention to: {str(args['focus']).strip()[:200]}"
         try:
-            words = await self.ask("roles/describe.md", png, instruction, DESCRIBE_MAX_TOKENS)
+            words = await self.ask("roles/describe.md", sent.image, instruction, DESCRIBE_MAX_TOKENS)
         except ModelError as exc:
             return _model_failed(exc)
         if not words:
@@ -197,12 +193,12 @@ class PhoneFindVisually(VisionTool):
         got = await self.picture(ctx)
         if isinstance(got, ToolOutcome):
             return got
-        png, screen = got
+        sent, screen = got
         session.reader.mark_shown(screen)
-        w, h = image_size(png)
+        w, h = sent.scale.picture
         instruction = f"The picture is {w}x{h} pixels. Find: {query[:300]}"
         try:
-            reply = await self.ask("roles/locate.md", png, instruction, LOCATE_MAX_TOKENS)
+            reply = await self.ask("roles/locate.md", sent.image, instruction, LOCATE_MAX_TOKENS)
             found, box, seen = parse_box(reply, w, h)
         except ModelError as exc:
             return _model_failed(exc)
@@ -217,11 +213,8 @@ class PhoneFindVisually(VisionTool):
             return ToolOutcome.error(
                 "not_found", f"The vision model did not find {query!r} on screen v{screen.version}.", source="vision"
             )
-        # The picture may be scaled against the screen's coordinates (a smaller video frame).
-        frame = screen.frame
-        sx = frame.right / w if frame.right else 1.0
-        sy = frame.bottom / h if frame.bottom else 1.0
-        left, top, right, bottom = (int(box[0] * sx), int(box[1] * sy), int(box[2] * sx), int(box[3] * sy))
+        # The box is in the scaled picture's pixels: its own scale maps it to the screen.
+        left, top, right, bottom = sent.scale.box_to_screen(*box)
         x, y = (left + right) // 2, (top + bottom) // 2
         under = element_under(screen, x, y)
         wanted = [_norm(p) for p in (query, seen) if p.strip()]

@@ -95,8 +95,8 @@ async def read_pixels(session: PhoneSession, col: Column) -> WheelRead:
     ocr = session.reader.ocr
     if ocr is None:
         return WheelRead("", (), -1, None, None)
-    png = await session.port.screenshot(session.display)
-    lines = await asyncio.to_thread(ocr, png)
+    picture = await session.port.screenshot(session.display)
+    lines = await asyncio.to_thread(ocr, picture)
     b = col.node.bounds
     items = tuple(
         UiNode("ocr", text=line.text, bounds=line.box)
