@@ -117,4 +117,6 @@ def test_mobile_mcp_tools_on_the_sim(sim_phone: SimPhone) -> None:
     assert "portrait" in out["orientation"]
     assert "com.android.launcher3" in out["foreground"]
     assert "com.android.settings" in out["foreground2"]
+    assert 'text="Network & internet"' in out["elements"]
+    assert "Clicked" in out["tap"] or "Tapped" in out["tap"] or "540" in out["tap"], out["tap"]
     assert "com.android.launcher3" in out["foreground3"]
