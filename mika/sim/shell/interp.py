@@ -159,6 +159,8 @@ class Shell:
             code = 1
         if words[0] == "exit":
             self.env["__exit__"] = "1"
+        if words[0] == "export":
+            self.env.update({k: v for k, v in ctx.env.items() if k != "?"})
         if to_file is not None:
             path, append = to_file
             old = (files.read(path) or b"") if append else b""

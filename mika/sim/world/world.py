@@ -118,7 +118,15 @@ class World(abc.ABC):
         # back to "default") has no entry, and `appops get` then says "No operations."
         self.appops: dict[str, dict[str, tuple[str, float]]] = {}
         self.extra_settings: dict[str, dict[str, str]] = {
-            "system": {"font_scale": "1.0", "screen_off_timeout": "30000", "screen_brightness_mode": "0"},
+            "system": {
+                "font_scale": "1.0",
+                "screen_off_timeout": "30000",
+                "screen_brightness_mode": "0",
+                # A phone out of the box: portrait, auto-rotate off (a real Android 14
+                # phone has both rows; clients read user_rotation as an integer).
+                "user_rotation": "0",
+                "accelerometer_rotation": "0",
+            },
             "secure": {
                 "default_input_method": "com.android.inputmethod.latin/.LatinIME",
                 "enabled_input_methods": "com.android.inputmethod.latin/.LatinIME",

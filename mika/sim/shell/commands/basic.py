@@ -6,7 +6,7 @@ import asyncio
 import re
 
 from mika.sim.shell.context import Ctx
-from mika.sim.shell.registry import command
+from mika.sim.shell.registry import command, lookup
 
 
 @command("echo")
@@ -123,3 +123,78 @@ async def grep(ctx: Ctx) -> int:
     else:
         ctx.print("".join(h + "\n" for h in hits))
     return 0 if hits else 1
+
+
+@command("export")
+async def export(ctx: Ctx) -> int:
+    # The shell keeps what `export` set for the lines after it (mika/sim/shell/interp.py).
+    for arg in ctx.args[1:]:
+        name, eq, value = arg.partition("=")
+        if eq:
+            ctx.env[name] = value
+    return 0
+
+
+@command("exec", "nohup")
+async def exec_(ctx: Ctx) -> int:
+    """`exec CMD` and `nohup CMD` run CMD in this shell (the sim has no process to
+    replace, and no hangup to ignore)."""
+    if len(ctx.args) < 2:
+        return 0
+    target = lookup(ctx.args[1])
+    if target is None:
+        ctx.error(f"{ctx.args[0]}: {ctx.args[1]}: inaccessible or not found")
+        return 127
+    ctx.args = ctx.args[1:]
+    return await target(ctx)
+
+
+def _line_count(ctx: Ctx, default: int = 10) -> tuple[int, list[str]]:
+    args = ctx.args[1:]
+    count = default
+    files: list[str] = []
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a == "-n" and i + 1 < len(args):
+            count = int(args[i + 1].lstrip("+"))
+            i += 2
+            continue
+        if a.startswith("-") and a[1:].isdigit():
+            count = int(a[1:])
+        elif a.startswith("-n") and a[2:].isdigit():
+            count = int(a[2:])
+        else:
+            files.append(a)
+        i += 1
+    return count, files
+
+
+async def _input_lines(ctx: Ctx, files: list[str]) -> list[bytes] | None:
+    if not files:
+        return (await ctx.read_stdin()).splitlines(keepends=True)
+    data = ctx.phone.files.read(files[0])
+    if data is None:
+        ctx.error(f"{ctx.name}: {files[0]}: No such file or directory")
+        return None
+    return data.splitlines(keepends=True)
+
+
+@command("head")
+async def head(ctx: Ctx) -> int:
+    count, files = _line_count(ctx)
+    lines = await _input_lines(ctx, files)
+    if lines is None:
+        return 1
+    ctx.out.write(b"".join(lines[:count]))
+    return 0
+
+
+@command("tail")
+async def tail(ctx: Ctx) -> int:
+    count, files = _line_count(ctx)
+    lines = await _input_lines(ctx, files)
+    if lines is None:
+        return 1
+    ctx.out.write(b"".join(lines[-count:] if count else []))
+    return 0

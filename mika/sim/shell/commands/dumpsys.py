@@ -519,3 +519,25 @@ async def dumpsys(ctx: Ctx) -> int:
     else:
         ctx.print(f"Can't find service: {service}\n")
     return 0
+
+
+def print_get_displays(ctx: Ctx) -> None:
+    """`cmd display get-displays` (Android 11+): one `Display id N: DisplayInfo{…}` line
+    per display that is on, as DisplayManagerShellCommand prints them. Clients pick the
+    display to capture from its `state ON` and `uniqueId` fields."""
+    world = ctx.phone.world
+    ctx.print("Displays:\n")
+    for d in world.displays.values():
+        if d.id == 0 and not world.screen_on:
+            continue
+        w, h = d.size
+        dens = d.override_density or d.density
+        flags = ", ".join(display_flags(world, d))
+        kind = "INTERNAL" if d.id == 0 else "VIRTUAL"
+        ctx.print(
+            f'  Display id {d.id}: DisplayInfo{{"{d.name}", displayId {d.id}", displayGroupId {d.id}, {flags}, '
+            f"real {w} x {h}, largest app {h} x {h}, smallest app {w} x {w}, appVsyncOff 1000000, "
+            f"presDeadline 16666666, mode {d.id + 1} 60.0, defaultMode {d.id + 1}, rotation 0, state ON, "
+            f'committedState ON, type {kind}, uniqueId "{_unique_id(d)}", app {w} x {h}, '
+            f"density {dens} ({dens}.0 x {dens}.0) dpi, layerStack {d.id}, removeMode {1 if d.destroy_content else 0}}}\n"
+        )

@@ -127,3 +127,64 @@ async def toybox(ctx: Ctx) -> int:
         return 1
     ctx.args = ctx.args[1:]
     return await sub(ctx)
+
+
+def _target(ctx: Ctx, src: str, dest: str) -> str:
+    # `mv a dir/` and `cp a dir` put the file inside the directory, as toybox does.
+    if ctx.phone.files.is_dir(dest):
+        return dest.rstrip("/") + "/" + src.rstrip("/").rsplit("/", 1)[-1]
+    return dest
+
+
+def _copy_file(ctx: Ctx, src: str, dest: str) -> bool:
+    st = ctx.phone.files.stat(src)
+    data = ctx.phone.files.read(src)
+    if st is None or data is None:
+        return False
+    ctx.phone.files.write(dest, data, st.mode, st.mtime)
+    return True
+
+
+@command("mv")
+async def mv(ctx: Ctx) -> int:
+    """Files only (-f, -n accepted): clients push a file beside its place and move it
+    in, so a half-pushed file is never run (mobilecli does this with its helper dex)."""
+    flags, paths = _split_flags(ctx.args[1:])
+    if len(paths) < 2:
+        ctx.error("mv: Needs 2 arguments")
+        return 1
+    *sources, dest = paths
+    code = 0
+    for src in sources:
+        to = _target(ctx, src, dest)
+        if not ctx.phone.files.exists(src):
+            ctx.error(f"mv: {src}: No such file or directory")
+            code = 1
+            continue
+        if ctx.phone.files.is_dir(src):
+            ctx.error(f"mv: {src}: Is a directory")
+            code = 1
+            continue
+        if "n" in flags and ctx.phone.files.exists(to):
+            continue
+        _copy_file(ctx, src, to)
+        ctx.phone.files.remove(src)
+    return code
+
+
+@command("cp")
+async def cp(ctx: Ctx) -> int:
+    _, paths = _split_flags(ctx.args[1:])
+    if len(paths) < 2:
+        ctx.error("cp: Needs 2 arguments")
+        return 1
+    *sources, dest = paths
+    code = 0
+    for src in sources:
+        if ctx.phone.files.is_dir(src):
+            ctx.error(f"cp: Skipped dir '{src}'")
+            code = 1
+        elif not _copy_file(ctx, src, _target(ctx, src, dest)):
+            ctx.error(f"cp: {src}: No such file or directory")
+            code = 1
+    return code

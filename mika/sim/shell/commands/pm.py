@@ -4,8 +4,27 @@ from __future__ import annotations
 
 import zlib
 
+from mika.sim.shell.commands.dumpsys import print_get_displays
 from mika.sim.shell.context import Ctx
 from mika.sim.shell.registry import command, lookup
+
+# What `pm list features` names on a plain Android 14 phone (a subset: clients look for
+# leanback / television to tell a TV apart, and for touchscreen).
+_FEATURES = (
+    "android.hardware.bluetooth",
+    "android.hardware.camera",
+    "android.hardware.faketouch",
+    "android.hardware.screen.landscape",
+    "android.hardware.screen.portrait",
+    "android.hardware.telephony",
+    "android.hardware.touchscreen",
+    "android.hardware.touchscreen.multitouch",
+    "android.hardware.wifi",
+    "android.software.app_widgets",
+    "android.software.home_screen",
+    "android.software.input_methods",
+    "android.software.webview",
+)
 
 # Packages every phone has that aren't apps of ours (no screens).
 SYSTEM_ONLY = (
@@ -64,6 +83,11 @@ async def _pm(ctx: Ctx, args: list[str]) -> int:
         ctx.print("Users:\n")
         for u in _users(ctx):
             ctx.print(f"\tUserInfo{{{u['id']}:{u['name']}:{u['flags']}}} running\n")
+        return 0
+    if sub == "list" and rest[:1] == ["features"]:
+        for name in _FEATURES:
+            ctx.print(f"feature:{name}\n")
+        ctx.print("feature:reqGlEsVersion=0x30002\n")
         return 0
     if sub == "list" and rest[:1] == ["packages"]:
         flags: set[str] = set()
@@ -248,6 +272,15 @@ async def cmd(ctx: Ctx) -> int:
         return await _pm(ctx, rest)
     if service == "input_method":
         return await _ime(ctx, rest)
+    if service == "display" and rest[:1] == ["get-displays"]:
+        print_get_displays(ctx)
+        return 0
+    if service == "locale" and rest[:1] == ["set-app-locales"]:
+        # LocaleManagerShellCommand prints nothing on success; the sim's apps have one locale.
+        if len(rest) < 2 or rest[1] not in ctx.phone.world.apps:
+            ctx.error(f"Unknown package {rest[1] if len(rest) > 1 else ''}")
+            return 255
+        return 0
     if service in ("activity", "window", "input", "settings"):
         target = lookup({"activity": "am", "window": "wm"}.get(service, service))
         if target is not None:
@@ -255,3 +288,18 @@ async def cmd(ctx: Ctx) -> int:
             return await target(ctx)
     ctx.error(f"cmd: Can't find service: {service}")
     return 255
+
+
+@command("run-as")
+async def run_as(ctx: Ctx) -> int:
+    """No app on the simulated phone is debuggable, so run-as refuses each one as a
+    release build does; clients probe with `run-as PKG true` and fall back."""
+    if len(ctx.args) < 2:
+        ctx.error("usage: run-as <package-name> [--user <uid>] <command> [<args>]")
+        return 1
+    pkg = ctx.args[1]
+    if pkg not in ctx.phone.world.apps:
+        ctx.error(f"run-as: unknown package: {pkg}")
+        return 1
+    ctx.error(f"run-as: package not debuggable: {pkg}")
+    return 1

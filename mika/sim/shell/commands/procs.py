@@ -5,6 +5,7 @@ stream stays open)."""
 from __future__ import annotations
 
 import asyncio
+import re
 
 from mika.sim.scrcpy import server as scrcpy
 from mika.sim.shell.context import Ctx
@@ -114,3 +115,23 @@ async def app_process(ctx: Ctx) -> int:
     finally:
         phone.u2_servers -= 1
     return 0
+
+
+@command("pkill")
+async def pkill(ctx: Ctx) -> int:
+    """`pkill [-f] [-SIGNAL] PATTERN`: -f matches the whole command line, which for the
+    sim's processes is their name. Exit 1 when nothing matched, as procps does."""
+    args = [a for a in ctx.args[1:] if not a.startswith("-")]
+    if not args:
+        ctx.error("pkill: no matching criteria specified")
+        return 2
+    try:
+        pattern = re.compile(args[0])
+    except re.error:
+        ctx.error(f"pkill: invalid pattern: {args[0]}")
+        return 2
+    hits = [str(pid) for _, pid, _, name in processes(ctx) if pattern.search(name)]
+    if not hits:
+        return 1
+    ctx.args = ["kill", *hits]
+    return await kill(ctx)

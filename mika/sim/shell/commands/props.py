@@ -118,3 +118,64 @@ async def settings(ctx: Ctx) -> int:
         existed = world.delete_setting(namespace, key)
         ctx.print(f"Deleted {1 if existed else 0} rows\n")
     return 0
+
+
+def _content_uri_namespace(uri: str) -> str | None:
+    prefix = "content://settings/"
+    if uri.startswith(prefix) and uri[len(prefix) :].rstrip("/") in _NAMESPACES:
+        return uri[len(prefix) :].rstrip("/")
+    return None
+
+
+@command("content")
+async def content(ctx: Ctx) -> int:
+    """`content insert|query|delete --uri content://settings/NS …`: the settings provider
+    reached as a content provider (clients set user_rotation this way). Only the settings
+    provider exists here; any other URI is unknown, as for a provider not installed."""
+    args = ctx.args[1:]
+    if not args or args[0] not in ("insert", "query", "delete", "update"):
+        ctx.print("usage: adb shell content [subcommand] [options]\n")
+        return 0 if not args else 1
+    verb = args[0]
+    uri = ""
+    binds: dict[str, str] = {}
+    where = ""
+    i = 1
+    while i < len(args):
+        a, value = args[i], args[i + 1] if i + 1 < len(args) else ""
+        if a == "--uri":
+            uri = value
+        elif a == "--bind":
+            # NAME:TYPE:VALUE, TYPE one of b s i l f d n (ContentCommand's binds).
+            name, _, rest = value.partition(":")
+            _, _, raw = rest.partition(":")
+            binds[name] = raw
+        elif a == "--where":
+            where = value
+        i += 2
+    namespace = _content_uri_namespace(uri)
+    if namespace is None:
+        ctx.error(f"[ERROR] Unsupported argument: {uri}" if not uri else f"Error while accessing provider:{uri}")
+        return 1
+    world = ctx.phone.world
+    key = binds.get("name", "")
+    if not key and where.startswith("name="):
+        key = where[5:].strip("'\"")
+    if verb in ("insert", "update"):
+        if not key or "value" not in binds:
+            ctx.error("[ERROR] Bindings are required")
+            return 1
+        world.put_setting(namespace, key, binds["value"])
+        return 0
+    if verb == "delete":
+        world.delete_setting(namespace, key)
+        return 0
+    table = world.settings_table(namespace)
+    rows = [(key, table[key])] if key else sorted(table.items())
+    if key and key not in table:
+        rows = []
+    if not rows:
+        ctx.print("No result found.\n")
+    for n, (name, value) in enumerate(rows):
+        ctx.print(f"Row: {n} name={name}, value={value}\n")
+    return 0
