@@ -9,7 +9,7 @@ from __future__ import annotations
 from real_fixtures import real_bytes
 
 from mika.sim.apps.frame import build_frame
-from mika.sim.world import make_device
+from mika.sim.phone import make_device
 from mika.sim.world.hierarchy import dump_plain
 from mika.uistate import build_screen, parse_hierarchy
 from mika.uistate.listing_read import elements_in, number_for
