@@ -137,6 +137,7 @@ class FakeIssuer(_Server):
         self.drop_code = False  # redirect with the state but no code
         self.token_status: int | None = None  # answer every token request with this status
         self.refresh_gate: threading.Event | None = None  # hold refreshes until set
+        self.refresh_held = threading.Event()  # set when a refresh reached the gate
         self.exchange_gate: threading.Event | None = None  # hold code exchanges until set
         self.omit_account = False
 
@@ -236,6 +237,7 @@ class FakeIssuer(_Server):
             return self._json(req, 200, self._tokens())
         if form.get("grant_type") == "refresh_token":
             if self.refresh_gate is not None:
+                self.refresh_held.set()
                 self.refresh_gate.wait(10)
             token = form.get("refresh_token", "")
             with self.lock:

@@ -97,9 +97,9 @@ def test_concurrent_calls_refresh_once(signin):
 
     async def calls():
         tasks = [asyncio.create_task(answer(m)) for m in (a, b, a, b, a)]
-        while not signin.issuer.log.refreshes:  # the first refresh is held at the issuer…
-            await asyncio.sleep(0)
-        gate.set()  # …until every call is waiting for it
+        # The first refresh is held at the issuer…
+        assert await asyncio.to_thread(signin.issuer.refresh_held.wait, 10)
+        gate.set()  # …then let go: the calls that came meanwhile take its result
         return await asyncio.gather(*tasks)
 
     asyncio.run(calls())
@@ -117,8 +117,9 @@ def test_two_processes_sharing_the_store_refresh_once(signin):
 
     async def both():
         first = asyncio.create_task(one.valid())
-        while not signin.issuer.log.refreshes:
-            await asyncio.sleep(0)
+        assert await asyncio.to_thread(signin.issuer.refresh_held.wait, 10)
+        # The second starts while the first's refresh is held (one loop turn lets it reach
+        # the lock); either way exactly one refresh may reach the issuer.
         second = asyncio.create_task(two.valid())
         await asyncio.sleep(0)
         gate.set()
