@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from mika.model.adapters.client_options import sdk_client_options
+from mika.model.adapters.client_options import openai_client
 from mika.model.adapters.endpoint import Endpoint
 from mika.model.adapters.endpoint_model import EndpointModel
 from mika.model.adapters.images import NO_VISION_PLACEHOLDER, data_url
@@ -201,14 +201,9 @@ class OpenAIChatModel(EndpointModel):
 
     @property
     def _client(self) -> openai.AsyncOpenAI:
-        # Built at first use: the SDK costs ~0.5 s to import, and a face that lists its
-        # tools first (mika mcp) or a run that is still opening its phone need none of it yet.
+        # Built at first use (client_options.openai_client says why).
         if self._given is None:
-            import openai
-
-            self._given = openai.AsyncOpenAI(
-                base_url=self.endpoint.base_url, **sdk_client_options(self.endpoint, openai.Timeout)
-            )
+            self._given = openai_client(self.endpoint)
         return self._given
 
     def prepare(self) -> None:
