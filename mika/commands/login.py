@@ -16,6 +16,7 @@ from typing import Any, NoReturn
 
 import click
 
+from mika.commands.models import config_option
 from mika.config.errors import ConfigError
 from mika.exit_codes import ExitCode
 from mika.model.chatgpt.endpoints import DEFAULT_MODEL, PROVIDER_ID
@@ -38,15 +39,6 @@ def _language(config_path: str | None) -> Path:
     except ConfigError:
         pass  # a broken config is reported where it is edited
     return path
-
-
-config_option = click.option(
-    "--config",
-    "config_path",
-    type=click.Path(dir_okay=False),
-    default=None,
-    help="Config file (default: $MIKA_CONFIG or the XDG config path).",
-)
 
 
 @click.group("login")

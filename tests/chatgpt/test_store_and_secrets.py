@@ -116,4 +116,7 @@ def test_masking_long_tokens_matches_one_alternation_of_every_form():
     for text in texts:
         assert registry.text(text) == alternation.sub(MASK, text)
         assert registry.data(text.encode()) == alternation.sub(MASK, text).encode()
-    assert registry.holdback("x " + secrets_[0][:2000]) == 2000 and registry.holdback("x " + secrets_[0]) == 0
+    assert registry.holdback("x " + secrets_[0][:2000]) == 2000
+    # A whole token is let out; the space after it because a random token may end in a
+    # character that starts another secret ("s" of "short-one-123"), rightly held back.
+    assert registry.holdback("x " + secrets_[0] + " ") == 0
