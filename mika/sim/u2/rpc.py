@@ -213,6 +213,14 @@ def _set_clipboard(phone: PhoneState, text: str) -> None:
     phone.world.changed()
 
 
+def _pull_shade(phone: PhoneState) -> bool:
+    # UiDevice.openNotification/openQuickSettings expand the status bar panel; the sim's
+    # shade holds the quick settings tiles above the notifications, so both open it.
+    phone.world.shade_open = True
+    phone.world.changed()
+    return True
+
+
 def _methods(phone: PhoneState) -> dict[str, Callable[..., Any]]:
     w = phone.world
     return {
@@ -246,8 +254,8 @@ def _methods(phone: PhoneState) -> dict[str, Callable[..., Any]]:
         "getLastToast": lambda: w.last_toast,
         "clearLastToast": lambda: setattr(w, "last_toast", None),
         "makeToast": lambda text, duration=1000: w.show_toast(str(text)),
-        "openNotification": lambda: True,
-        "openQuickSettings": lambda: True,
+        "openNotification": lambda: _pull_shade(phone),
+        "openQuickSettings": lambda: _pull_shade(phone),
         "getLastTraversedText": lambda: None,
         "clearLastTraversedText": lambda: None,
         "exist": lambda sel: find_one([x for _, ws in _frames(phone) for x in ws], sel) is not None,
