@@ -30,6 +30,13 @@ class AppDef:
     intents: tuple[dict[str, Any], ...] = field(default=())
     uid: int = 10000
     system: bool = False
+    # Set for an app installed from an APK (mika/sim/shell/commands/install.py): what its
+    # manifest says, which `dumpsys package` reports instead of the built-in apps' values.
+    version_code: int | None = None
+    version_name: str | None = None
+    min_sdk: int | None = None
+    target_sdk: int | None = None
+    installed_at: float | None = None
 
     def activity_component(self, screen: str) -> str:
         act = self.screens[screen].activity

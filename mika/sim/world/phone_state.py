@@ -25,6 +25,8 @@ class PhoneState:
         # `localabstract:NAME` sockets something inside the phone listens on (the scrcpy
         # server's, mika/sim/scrcpy/sockets.py): name -> what serves one connection.
         self.local_sockets: dict[str, Callable[[SimStream], Awaitable[None]]] = {}
+        # Open `pm install-create` sessions: id -> {split name: APK bytes written so far}.
+        self.install_sessions: dict[int, dict[str, bytes]] = {}
 
     def banner(self) -> str:
         return banner(self.world.props)

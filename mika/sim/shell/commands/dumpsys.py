@@ -4,6 +4,7 @@ SurfaceFlinger, input_method, power, alarm, battery."""
 from __future__ import annotations
 
 import zlib
+from datetime import UTC, datetime
 
 from mika.sim.apps.frame import IME_PKG, build_frame
 from mika.sim.shell.context import Ctx
@@ -439,11 +440,18 @@ def _package(ctx: Ctx, args: list[str]) -> None:
         ctx.print("Unable to find package: " + (args[0] if args else "") + "\n")
         return
     flags = "SYSTEM HAS_CODE ALLOW_CLEAR_USER_DATA" if app.system else "HAS_CODE ALLOW_CLEAR_USER_DATA ALLOW_BACKUP"
+    code = app.version_code if app.version_code is not None else int(f"34{app.uid % 100:02d}")
+    name = app.version_name if app.version_code is not None else f"14.{app.uid % 10}.0"
+    installed = "2026-11-05 10:00:00"
+    updated = "2026-11-20 09:30:00"
+    if app.installed_at is not None:  # installed from an APK: the phone's clock then
+        installed = updated = datetime.fromtimestamp(app.installed_at, tz=UTC).strftime("%Y-%m-%d %H:%M:%S")
     ctx.print(
         f"Packages:\n  Package [{app.package}] ({_hex(app.uid)}):\n    userId={app.uid}\n"
-        f"    pkg=Package{{{_hex(app.uid + 1)} {app.package}}}\n    versionCode=34{app.uid % 100:02d} minSdk=26 targetSdk=34\n"
-        f"    versionName=14.{app.uid % 10}.0\n    flags=[ {flags} ]\n    pkgFlags=[ {flags} ]\n"
-        f"    timeStamp=2026-11-05 10:00:00\n    firstInstallTime=2026-11-05 10:00:00\n    lastUpdateTime=2026-11-20 09:30:00\n"
+        f"    pkg=Package{{{_hex(app.uid + 1)} {app.package}}}\n"
+        f"    versionCode={code} minSdk={app.min_sdk or 26} targetSdk={app.target_sdk or 34}\n"
+        f"    versionName={name}\n    flags=[ {flags} ]\n    pkgFlags=[ {flags} ]\n"
+        f"    timeStamp={installed}\n    firstInstallTime={installed}\n    lastUpdateTime={updated}\n"
         f"    signatures=PackageSignatures{{{_hex(app.uid + 2)} version:3, signatures:[{_hex(app.uid + 3)}], past signatures:[]}}\n"
         f"    PackageSignatures{{{_hex(app.uid + 2)} [{_hex(app.uid + 3)}]}}\n"
     )

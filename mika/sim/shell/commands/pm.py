@@ -1,10 +1,11 @@
-"""`pm list packages|path`, `cmd package …`, `ime list|set|enable`."""
+"""`pm list packages|path`, `cmd package …`, `ime list|set|enable`; installing and
+uninstalling are install.py's."""
 
 from __future__ import annotations
 
-import zlib
-
+from mika.sim.shell.commands import install
 from mika.sim.shell.commands.dumpsys import print_get_displays
+from mika.sim.shell.commands.install import apk_path
 from mika.sim.shell.context import Ctx
 from mika.sim.shell.registry import command, lookup
 
@@ -65,13 +66,6 @@ def _in_user(ctx: Ctx, pkg: str, system: bool, user: int) -> bool:
     return int((ctx.phone.world.data.get("dual_apps") or {}).get(pkg, -1)) == user
 
 
-def _path(pkg: str, system: bool) -> str:
-    if system:
-        name = pkg.rsplit(".", 1)[-1].capitalize()
-        return f"/system/priv-app/{name}/{name}.apk"
-    return f"/data/app/~~{zlib.crc32(pkg.encode()) % 10**8:08d}==/{pkg}-1/base.apk"
-
-
 async def _pm(ctx: Ctx, args: list[str]) -> int:
     if not args:
         ctx.print(
@@ -79,6 +73,8 @@ async def _pm(ctx: Ctx, args: list[str]) -> int:
         )
         return 0
     sub, rest = args[0], args[1:]
+    if sub in install.SUBCOMMANDS:
+        return await install.run(ctx, sub, rest)
     if sub == "list" and rest[:1] == ["users"]:
         ctx.print("Users:\n")
         for u in _users(ctx):
@@ -118,7 +114,7 @@ async def _pm(ctx: Ctx, args: list[str]) -> int:
                 continue
             if not _in_user(ctx, pkg, system, user):
                 continue
-            prefix = f"package:{_path(pkg, system)}=" if "-f" in flags else "package:"
+            prefix = f"package:{apk_path(pkg, system)}=" if "-f" in flags else "package:"
             ctx.print(f"{prefix}{pkg}\n")
         return 0
     if sub == "path":
@@ -126,7 +122,7 @@ async def _pm(ctx: Ctx, args: list[str]) -> int:
         known = dict(_packages(ctx))
         if not names or names[-1] not in known:
             return 1
-        ctx.print(f"package:{_path(names[-1], known[names[-1]])}\n")
+        ctx.print(f"package:{apk_path(names[-1], known[names[-1]])}\n")
         return 0
     if sub == "resolve-activity":
         brief = "--brief" in rest
