@@ -50,7 +50,7 @@ def test_features_seen_by_the_host_exclude_unspoken_protocols(phone: SimPhone) -
     features = phone.run_adb("features").stdout.decode().split()
     assert "cmd" in features and "fixed_push_mkdir" in features
     assert "shell_v2" in features  # spoken: mika/sim/adbd/shell_v2.py
-    assert "stat_v2" not in features
+    assert "abb_exec" not in features
 
 
 def test_shell_echo_with_cli_and_adbutils(any_phone: SimPhone) -> None:

@@ -21,7 +21,8 @@ def test_unspoken_features_are_dropped_and_the_rest_kept_in_order() -> None:
         "apex",
     ]
     raw = wire_banner("device::ro.product.name=p;ro.product.model=M;features=" + ",".join(features))
-    assert raw == b"device::ro.product.name=p;ro.product.model=M;features=shell_v2,cmd,fixed_push_mkdir,apex"
+    spoken = b"shell_v2,cmd,stat_v2,ls_v2,fixed_push_mkdir,sendrecv_v2,apex"
+    assert raw == b"device::ro.product.name=p;ro.product.model=M;features=" + spoken
     assert not UNSPOKEN_FEATURES & set(raw.decode().split("features=")[1].split(","))
 
 

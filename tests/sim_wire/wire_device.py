@@ -73,10 +73,12 @@ class WireDevice:
         self.cancelled: list[str] = []
 
     def banner(self) -> str:
-        # stat_v2 is listed on purpose: the adbd must strip what it does not speak.
+        # abb_exec is listed on purpose: the adbd must strip what it does not speak. No
+        # stat_v2 / ls_v2 / sendrecv_v2: the double is a phone of sync v1 (Android 10 and
+        # older), the world's phone one of sync v2.
         return (
             "device::ro.product.name=wire;ro.product.model=Wire_Double;"
-            "ro.product.device=wire;features=shell_v2,cmd,stat_v2,fixed_push_mkdir"
+            "ro.product.device=wire;features=shell_v2,cmd,abb_exec,fixed_push_mkdir"
         )
 
     @property

@@ -2,9 +2,9 @@
 
 The world writes the banner (product, model, device, features). If it ever lists a
 feature whose protocol this wire does not implement, the host would switch to that
-protocol (stat_v2, sendrecv_v2, abb_exec, delayed-ack windows) and every command would
-break in confusing ways, so such features are dropped here. shell_v2 is spoken
-(mika/sim/adbd/shell_v2.py) and passes.
+protocol (abb_exec, delayed-ack windows, compressed sync) and every command would break
+in confusing ways, so such features are dropped here. shell_v2 (mika/sim/adbd/shell_v2.py)
+and the sync v2 requests (sync_v2.py) are spoken and pass.
 """
 
 from __future__ import annotations
@@ -13,15 +13,11 @@ from .packet import MAX_PAYLOAD_V1
 
 UNSPOKEN_FEATURES = frozenset(
     {
-        "stat_v2",
-        "ls_v2",
         "abb_exec",
         "delayed_ack",
-        "sendrecv_v2",
         "sendrecv_v2_brotli",
         "sendrecv_v2_lz4",
         "sendrecv_v2_zstd",
-        "sendrecv_v2_dry_run_send",
     }
 )
 

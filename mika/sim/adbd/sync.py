@@ -1,4 +1,5 @@
-"""The `sync:` service, protocol v1 (adb's docs/dev/sync.md and file_sync_protocol.h).
+"""The `sync:` service, protocol v1 (adb's docs/dev/sync.md and file_sync_protocol.h) and
+the v2 requests STA2 / LST2 / LIS2 / SND2 / RCV2 (their records: sync_v2.py).
 
 Requests are 8 bytes (4-byte ASCII id, u32 LE length) followed by `length` bytes of path.
 The host packs requests and DATA chunks across WRTEs as it likes, so the service reads
@@ -12,6 +13,8 @@ import os
 import struct
 
 from mika.sim.device import SimFiles, SimStream
+
+from . import sync_v2
 
 SYNC_DATA_MAX = 64 * 1024
 MAX_PATH = 1024
@@ -126,13 +129,46 @@ async def _one_request(reader: _ByteReader, stream: SimStream, files: SimFiles, 
         else:
             await stream.write(_STAT.pack(b"STAT", st.mode, st.size & 0xFFFFFFFF, st.mtime))
         return True
+    if ident in (b"STA2", b"LST2"):
+        # No symlinks in the sim's file system, so lstat and stat agree.
+        await stream.write(sync_v2.stat_v2(ident, _join(name), files.stat(name)))
+        return True
     if ident == b"LIST":
         await _list(_Batcher(stream, unit), files, name)
         return True
+    if ident == b"LIS2":
+        await _list_v2(_Batcher(stream, unit), files, name)
+        return True
     if ident == b"RECV":
         return await _recv(stream, _Batcher(stream, unit), files, name)
+    if ident == b"RCV2":
+        setup, flags = sync_v2.RECV_SETUP.unpack(await reader.exactly(sync_v2.RECV_SETUP.size))
+        if setup != b"RCV2":
+            await stream.write(_fail("received invalid recv_v2 setup id"))
+            return False
+        if flags & sync_v2.COMPRESSED:
+            await stream.write(_fail(f"unsupported compression flags {flags:#x}"))
+            return False
+        return await _recv(stream, _Batcher(stream, unit), files, name)
     if ident == b"SEND":
-        return await _send(reader, stream, files, name)
+        path, comma, mode_text = name.rpartition(",")
+        if not comma:
+            await stream.write(_fail("missing , in ID_SEND_V1"))
+            return False
+        mode = _parse_mode(mode_text)
+        if mode is None:
+            await stream.write(_fail("bad mode"))
+            return False
+        return await _send(reader, stream, files, path, mode)
+    if ident == b"SND2":
+        setup, mode, flags = sync_v2.SEND_SETUP.unpack(await reader.exactly(sync_v2.SEND_SETUP.size))
+        if setup != b"SND2":
+            await stream.write(_fail("received invalid send_v2 setup id"))
+            return False
+        if flags & sync_v2.COMPRESSED:
+            await stream.write(_fail(f"unsupported compression flags {flags:#x}"))
+            return False
+        return await _send(reader, stream, files, name, mode, dry_run=bool(flags & sync_v2.FLAG_DRY_RUN))
     await stream.write(_fail(f"unknown command {int.from_bytes(ident, 'little'):08x}"))
     return False
 
@@ -142,6 +178,17 @@ async def _list(out: _Batcher, files: SimFiles, path: str) -> None:
         raw = entry.encode("utf-8", "surrogateescape")
         await out.add(_DENT.pack(b"DENT", st.mode, st.size & 0xFFFFFFFF, st.mtime, len(raw)) + raw)
     await out.finish(_DENT.pack(b"DONE", 0, 0, 0, 0))
+
+
+def _join(path: str, name: str = "") -> str:
+    base = path if path.startswith("/") else "/" + path
+    return (base.rstrip("/") + "/" + name) if name else base
+
+
+async def _list_v2(out: _Batcher, files: SimFiles, path: str) -> None:
+    for entry, st in files.list(path):
+        await out.add(sync_v2.dent_v2(entry, _join(path, entry), st))
+    await out.finish(sync_v2.DENT_V2_DONE)
 
 
 async def _recv(stream: SimStream, out: _Batcher, files: SimFiles, path: str) -> bool:
@@ -161,15 +208,9 @@ async def _recv(stream: SimStream, out: _Batcher, files: SimFiles, path: str) ->
     return True
 
 
-async def _send(reader: _ByteReader, stream: SimStream, files: SimFiles, spec: str) -> bool:
-    path, comma, mode_text = spec.rpartition(",")
-    if not comma:
-        await stream.write(_fail("missing , in ID_SEND_V1"))
-        return False
-    mode = _parse_mode(mode_text)
-    if mode is None:
-        await stream.write(_fail("bad mode"))
-        return False
+async def _send(
+    reader: _ByteReader, stream: SimStream, files: SimFiles, path: str, mode: int, *, dry_run: bool = False
+) -> bool:
     chunks: list[bytes] = []
     while True:
         ident, length = _ID.unpack(await reader.exactly(8))
@@ -186,6 +227,9 @@ async def _send(reader: _ByteReader, stream: SimStream, files: SimFiles, spec: s
     # A bare permission mode from the host means a regular file.
     if mode & 0o170000 == 0:
         mode |= 0o100000
+    if dry_run:  # `adb push --dry-run`: the data is read and thrown away
+        await stream.write(_ID.pack(b"OKAY", 0))
+        return True
     try:
         files.write(path, b"".join(chunks), mode, mtime)
     except OSError as exc:

@@ -6,17 +6,22 @@ PRODUCT = "mika_sim"
 MODEL = "Mika Sim Phone"
 DEVICE = "mika_sim"
 
-# Features the host may use with us. shell_v2 gives real exit codes and stderr apart.
-# Left out on purpose: stat_v2, ls_v2, sendrecv_v2*, abb_exec, delayed_ack — so the host
-# falls back to exec: and sync v1 for those.
+# Features the host may use with us. shell_v2 gives real exit codes and stderr apart;
+# stat_v2, ls_v2 and sendrecv_v2 make adb use the sync v2 requests, as with any phone
+# since Android 11. Left out on purpose: abb_exec, delayed_ack and compressed sync
+# (sendrecv_v2_brotli/lz4/zstd), so the host uses exec: and uncompressed transfers.
 FEATURES = (
     "shell_v2",
     "cmd",
+    "stat_v2",
+    "ls_v2",
     "fixed_push_mkdir",
     "apex",
     "fixed_push_symlink_timestamp",
     "remount_shell",
     "track_app",
+    "sendrecv_v2",
+    "sendrecv_v2_dry_run_send",
 )
 
 
