@@ -7,6 +7,7 @@ Neither side knows how the other works.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -49,6 +50,15 @@ class SimFiles(Protocol):
     def write(self, path: str, data: bytes, mode: int, mtime: int) -> None: ...
 
 
+class HostStream(SimStream, Protocol):
+    """A stream the phone opened toward the host (`adb reverse`); its opener closes it."""
+
+    async def close(self) -> None: ...
+
+
+ReverseConnect = Callable[[], Awaitable["HostStream | None"]]
+
+
 class SimDevice(Protocol):
     serial: str
 
@@ -69,6 +79,13 @@ class SimDevice(Protocol):
     async def open_service(self, service: str, stream: SimStream) -> bool:
         """Serve `tcp:PORT` or `localabstract:NAME` on `stream` until either side closes;
         returns False at once if nothing listens there (the adbd then refuses the OPEN)."""
+        ...
+
+    def listen_reverse(self, local: str, connect: ReverseConnect | None) -> bool:
+        """`adb reverse`: from now on a connection made inside the phone to `local`
+        (tcp:PORT, localabstract:NAME) is `await connect()`, a stream the adbd opened to
+        the host (None when the host refused it); `connect=None` stops listening. Returns
+        False when something in the phone already listens on `local`."""
         ...
 
     def before_command(self) -> None:

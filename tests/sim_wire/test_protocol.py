@@ -36,7 +36,7 @@ def test_cnxn_answer_has_version_maxdata_and_a_cleaned_banner(host: RawHost) -> 
     banner = reply.payload.decode()
     assert banner.startswith("device::ro.product.name=wire;ro.product.model=Wire_Double;")
     features = banner.split("features=")[1].split(";")[0].split(",")
-    assert "shell_v2" in features and "stat_v2" not in features
+    assert "shell_v2" in features and "abb_exec" not in features
     assert "cmd" in features
     # The CNXN goes out before the host knows our version, so it carries a real checksum.
     raw = reply.encode(checksum=True)

@@ -71,6 +71,7 @@ class WireDevice:
         self.opens = 0
         self.commands: list[str] = []
         self.cancelled: list[str] = []
+        self.reverse_targets: dict[str, object] = {}
 
     def banner(self) -> str:
         # abb_exec is listed on purpose: the adbd must strip what it does not speak. No
@@ -84,6 +85,13 @@ class WireDevice:
     @property
     def files(self) -> DictFiles:
         return self._files
+
+    def listen_reverse(self, local: str, connect: object | None) -> bool:
+        if connect is None:
+            self.reverse_targets.pop(local, None)
+        else:
+            self.reverse_targets[local] = connect
+        return True
 
     def before_command(self) -> None:
         self.opens += 1

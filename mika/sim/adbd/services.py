@@ -2,7 +2,8 @@
 
 The services the host uses with the features we announce (shell_v2, no abb_exec):
 `shell:CMD`, `shell,v2,raw:CMD` / `shell,v2,pty:` (mika/sim/adbd/shell_v2.py),
-`exec:CMD`, `sync:`, `tcp:PORT`, `localabstract:NAME`. Anything else is refused with
+`exec:CMD`, `sync:`, `tcp:PORT`, `localabstract:NAME`, `reverse:…` (the transport's,
+mika/sim/adbd/reverse.py). Anything else is refused with
 CLSE, as adbd does for a service it can't create.
 """
 
@@ -19,7 +20,7 @@ from .sync import serve_sync
 
 @dataclass(frozen=True)
 class Service:
-    kind: str  # "shell", "shell_v2", "shell_v2_pty", "exec", "sync", "socket"
+    kind: str  # "shell", "shell_v2", "shell_v2_pty", "exec", "sync", "socket", "reverse"
     argument: str  # the command, or the normalised socket name
 
     async def serve(self, device: SimDevice, stream: AdbStream) -> None:
@@ -58,6 +59,8 @@ def parse_destination(destination: str) -> Service | None:
         return Service("shell", rest)
     if name == "exec":
         return Service("exec", rest)
+    if name == "reverse" and rest:
+        return Service("reverse", rest)  # served by the transport's ReverseTable
     if name == "sync" and rest == "":
         return Service("sync", "")
     if name == "tcp":

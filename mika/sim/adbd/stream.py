@@ -106,6 +106,13 @@ class AdbStream:
         else:
             await self._sink.send(Packet(A_OKAY, self.local_id, self.remote_id))
 
+    def connected(self, remote_id: int) -> None:
+        """A stream the adbd opened (OPEN to the host, for `adb reverse`) was accepted
+        with the host's OKAY: from now on it is like any other."""
+        self.remote_id = remote_id
+        self._accepted = True
+        self._can_write.set()
+
     def on_okay(self) -> None:
         self._can_write.set()
 
@@ -130,6 +137,10 @@ class AdbStream:
             return
         self._closed = True
         await self._sink.send(Packet(A_CLSE, self.local_id, self.remote_id))
+
+    async def close(self) -> None:
+        """The phone side is done with a stream it opened (HostStream)."""
+        await self.finish()
 
     async def refuse(self) -> None:
         if not self._closed and not self._accepted:

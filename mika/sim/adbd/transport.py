@@ -1,8 +1,8 @@
 """One host connection to the simulated adbd: the handshake and the stream table.
 
 A reader loop turns messages into stream events; every OPEN becomes one task that runs
-the service. The host is the only side that opens streams here, so our ids are ours
-alone and never collide with the host's.
+the service. The phone opens streams only for `adb reverse` (open_to_host); local ids are
+ours alone either way and never collide with the host's.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from .packet import (
     ProtocolError,
     read_packet,
 )
+from .reverse import ReverseTable
 from .services import Service, parse_destination
 from .stream import AdbStream
 
@@ -46,6 +47,9 @@ class Transport:
         self._streams: dict[int, AdbStream] = {}
         self._tasks: dict[int, asyncio.Task[None]] = {}
         self._dead = False
+        # Streams we OPENed toward the host, waiting for its OKAY (its id) or CLSE (None).
+        self._pending: dict[int, asyncio.Future[int | None]] = {}
+        self.reverses = ReverseTable(device, self.open_to_host)
 
     # --- PacketSink --------------------------------------------------------------
 
@@ -98,6 +102,10 @@ class Transport:
             return  # protocol.md: anything before CNXN is ignored
         elif p.command == A_OPEN:
             await self._on_open(p)
+        elif p.command == A_OKAY and p.arg1 in self._pending:
+            self._answer_pending(p.arg1, p.arg0)
+        elif p.command == A_CLSE and p.arg1 in self._pending:
+            self._answer_pending(p.arg1, None)
         elif p.command == A_OKAY:
             stream = self._streams.get(p.arg1)
             if stream is not None:
@@ -149,12 +157,43 @@ class Transport:
         self._streams[local_id] = stream
         self._tasks[local_id] = asyncio.create_task(self._serve(service, stream), name=f"adbd:{destination[:60]}")
 
+    async def open_to_host(self, destination: str) -> AdbStream | None:
+        """OPEN a stream to the host's `destination` (an `adb reverse` REMOTE); None when
+        the host refuses it (nothing listens there) or the connection is gone."""
+        if self._dead or not self._online:
+            return None
+        local_id = next(self._ids)
+        answer: asyncio.Future[int | None] = asyncio.get_running_loop().create_future()
+        self._pending[local_id] = answer
+        try:
+            await self.send(Packet(A_OPEN, local_id, 0, destination.encode() + b"\0"))
+            remote_id = await answer
+        except StreamClosed:
+            return None
+        finally:
+            self._pending.pop(local_id, None)
+        if remote_id is None:
+            return None
+        stream = AdbStream(local_id, remote_id, self)
+        stream.connected(remote_id)
+        self._streams[local_id] = stream
+        return stream
+
+    def _answer_pending(self, local_id: int, remote_id: int | None) -> None:
+        answer = self._pending.pop(local_id)
+        if not answer.done():
+            answer.set_result(remote_id)
+
     async def _serve(self, service: Service, stream: AdbStream) -> None:
         try:
             delay = self.device.command_delay()
             if delay > 0:
                 await asyncio.sleep(delay)
-            await service.serve(self.device, stream)
+            if service.kind == "reverse":
+                await stream.accept()
+                await self.reverses.serve(service.argument, stream)
+            else:
+                await service.serve(self.device, stream)
             await stream.finish()
         except StreamClosed:
             pass
@@ -196,6 +235,9 @@ class Transport:
     async def _shut_down(self) -> None:
         self._dead = True
         self._online = False
+        self.reverses.close()
+        for local_id in list(self._pending):
+            self._answer_pending(local_id, None)
         for local_id in list(self._streams):
             self._on_host_close(local_id)
         self.drop()

@@ -10,6 +10,7 @@ from mika.sim.shell.commands import (  # noqa: F401
     input,
     logcat,
     net,
+    netcat,
     pm,
     procs,
     props,

@@ -8,7 +8,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Awaitable, Callable
 
-from mika.sim.device import ConnectionDrop, SimStream
+from mika.sim.device import ConnectionDrop, ReverseConnect, SimStream
 from mika.sim.world.files import MemFiles
 from mika.sim.world.props import banner
 from mika.sim.world.world import World
@@ -25,6 +25,9 @@ class PhoneState:
         # `localabstract:NAME` sockets something inside the phone listens on (the scrcpy
         # server's, mika/sim/scrcpy/sockets.py): name -> what serves one connection.
         self.local_sockets: dict[str, Callable[[SimStream], Awaitable[None]]] = {}
+        # `adb reverse` listeners (mika/sim/adbd/reverse.py): what a connection made inside
+        # the phone to tcp:PORT / localabstract:NAME opens toward the host.
+        self.reverse_targets: dict[str, ReverseConnect] = {}
         # Open `pm install-create` sessions: id -> {split name: APK bytes written so far}.
         self.install_sessions: dict[int, dict[str, bytes]] = {}
 
@@ -46,6 +49,16 @@ class PhoneState:
         if path == "/sys/class/power_supply/battery/capacity":
             return b"100\n"
         return None
+
+    def listen_reverse(self, local: str, connect: ReverseConnect | None) -> bool:
+        if connect is None:
+            self.reverse_targets.pop(local, None)
+            return True
+        # The phone's own listeners keep their port, as bind() would refuse a second one.
+        if local in self.local_sockets or (local == "tcp:9008" and self.u2_servers > 0):
+            return False
+        self.reverse_targets[local] = connect
+        return True
 
     def before_command(self) -> None:
         self.world.tick()
