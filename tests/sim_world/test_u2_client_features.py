@@ -220,3 +220,47 @@ class TestDeviceIo:
         assert u2.last_toast == "Hello toast"
         u2.clear_toast()
         assert u2.last_toast is None
+
+
+class TestInputMethod:
+    """set_input_ime / send_keys / clear_text / send_action / hide_keyboard over the
+    AdbKeyboard of uiautomator2's helper APK, which u2 installs itself."""
+
+    IME = "com.github.uiautomator/.AdbKeyboard"
+
+    def test_u2_installs_its_keyboard_and_types_through_it(self, sim_phone, u2) -> None:
+        world = sim_phone.device.world
+        assert not u2.is_input_ime_installed()
+        u2.set_input_ime(True)  # installs app-uiautomator.apk, then ime enable / set
+        assert "com.github.uiautomator" in world.apps
+        assert u2.is_input_ime_installed() and u2.current_ime() == self.IME and world.ime_id == self.IME
+        sim_phone.shell("am start -n com.mika.market/.search.SearchActivity")
+        u2.send_keys("maps")  # an ADB_KEYBOARD_INPUT_TEXT broadcast now, not the clipboard
+        assert world.data["clipboard"] == ""
+        top = world.top_activity(0)
+        assert top is not None and top.fields["q"] == "maps"
+        u2.clear_text()
+        assert top.fields["q"] == ""
+        u2.send_keys("chess", clear=True)
+        u2.send_action("search")  # the field's editor action: the search runs
+        assert world.data["market"]["query"] == "chess"
+        u2.hide_keyboard()
+        assert world.ime_visible is False
+        u2.set_input_ime(False)
+        assert self.IME not in sim_phone.shell("ime list -s")
+
+    def test_keyboard_broadcasts_find_nobody_unless_it_is_the_ime(self, sim_phone) -> None:
+        out = sim_phone.shell("am broadcast -a ADB_KEYBOARD_INPUT_TEXT --es text aGk=")
+        assert out.endswith("Broadcast completed: result=0\n")
+        unknown = sim_phone.run_adb("shell", f"ime set {self.IME}", check=False)
+        assert unknown.returncode != 0  # not installed: no such input method
+        d = uiautomator2.connect(sim_phone.serial)
+        try:
+            d.set_input_ime(True)
+        finally:
+            d.stop_uiautomator(wait=False)
+        assert sim_phone.shell("am broadcast -a ADB_KEYBOARD_HIDE").endswith("result=-1\n")
+        sim_phone.run_adb("uninstall", "com.github.uiautomator")
+        world = sim_phone.device.world
+        assert world.ime_id == "com.android.inputmethod.latin/.LatinIME"
+        assert self.IME not in sim_phone.shell("ime list -a -s")

@@ -18,6 +18,7 @@ from .axml import Element, Reference, parse
 from .chunks import ChunkError
 
 MAIN = "android.intent.action.MAIN"
+INPUT_METHOD = "android.view.InputMethod"
 LAUNCHER = "android.intent.category.LAUNCHER"
 # The APK Signature Scheme v2+ block sits just before the zip's central directory.
 _SIG_BLOCK_MAGIC = b"APK Sig Block 42"
@@ -43,6 +44,7 @@ class ApkInfo:
     target_sdk: int
     launcher_activity: str | None  # the full class name of MAIN/LAUNCHER, if any
     size: int
+    input_methods: tuple[str, ...] = ()  # full class names of its InputMethodService(s)
 
 
 def read_apk(data: bytes, where: str, sdk: int) -> ApkInfo:
@@ -95,6 +97,7 @@ def read_apk(data: bytes, where: str, sdk: int) -> ApkInfo:
         target_sdk=target_sdk,
         launcher_activity=_launcher(root, package),
         size=len(data),
+        input_methods=_input_methods(root, package),
     )
 
 
@@ -130,3 +133,20 @@ def _launcher(root: Element, package: str) -> str | None:
                     if isinstance(name, str) and name:
                         return package + name if name.startswith(".") else name
     return None
+
+
+def _full(name: object, package: str) -> str | None:
+    if not isinstance(name, str) or not name:
+        return None
+    return package + name if name.startswith(".") else name
+
+
+def _input_methods(root: Element, package: str) -> tuple[str, ...]:
+    """Services the system lists as keyboards: those filtering android.view.InputMethod."""
+    found = []
+    for service in root.iter("service"):
+        actions = {a.attrs.get("name") for intent in service.iter("intent-filter") for a in intent.iter("action")}
+        name = _full(service.attrs.get("name"), package)
+        if INPUT_METHOD in actions and name:
+            found.append(name)
+    return tuple(found)

@@ -37,6 +37,7 @@ class AppDef:
     min_sdk: int | None = None
     target_sdk: int | None = None
     installed_at: float | None = None
+    input_methods: tuple[str, ...] = ()  # "pkg/.Service" ids of the keyboards it brings
 
     def activity_component(self, screen: str) -> str:
         act = self.screens[screen].activity

@@ -9,6 +9,7 @@ from types import SimpleNamespace
 from typing import Any, cast
 
 from mika.sim.apps import engine
+from mika.sim.shell.commands import u2_keyboard
 from mika.sim.shell.context import Ctx
 from mika.sim.shell.registry import command
 from mika.sim.world.world import World
@@ -303,7 +304,8 @@ async def am(ctx: Ctx) -> int:
             return 1
         ctx.print(f"Broadcasting: {it.describe('0x400000')}\n")
         _broadcast(ctx, it)
-        ctx.print("Broadcast completed: result=0\n")
+        code = u2_keyboard.receive(world, it.action, it.extras)
+        ctx.print(f"Broadcast completed: result={code or 0}\n")
         return 0
     if sub == "stack" and rest[:1] == ["list"]:
         for display in world.displays.values():

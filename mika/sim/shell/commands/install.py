@@ -25,6 +25,7 @@ from mika.sim.world.props import sdk_int
 SUBCOMMANDS = frozenset(
     {"install", "install-create", "install-write", "install-commit", "install-abandon", "uninstall"}
 )
+DEFAULT_IME = "com.android.inputmethod.latin/.LatinIME"
 _COLORS = ("#3367d6", "#0b8043", "#d50000", "#f4511e", "#8e24aa", "#039be5")
 
 
@@ -164,6 +165,7 @@ def _record(ctx: Ctx, info: ApkInfo, data: bytes, old: AppDef | None) -> None:
         min_sdk=info.min_sdk,
         target_sdk=info.target_sdk,
         installed_at=world.clock.now(),
+        input_methods=tuple(_component(info.package, name) for name in info.input_methods),
     )
     # world.apps may be the app files' shared table: this phone gets its own copy.
     world.apps = {**world.apps, info.package: app}
@@ -171,6 +173,11 @@ def _record(ctx: Ctx, info: ApkInfo, data: bytes, old: AppDef | None) -> None:
         ctx.phone.files.remove(posixpath.dirname(apk_path(info.package, False)), recursive=True)
     ctx.phone.files.write(apk_path(info.package, False), data, 0o100644, int(world.clock.now()))
     world.changed()
+
+
+def _component(package: str, name: str) -> str:
+    short = name[len(package) :] if name.startswith(package + ".") else name
+    return f"{package}/{short}"
 
 
 def _create(ctx: Ctx) -> int:
@@ -254,6 +261,12 @@ def _uninstall(ctx: Ctx, args: list[str]) -> int:
         return 1
     world.force_stop(app.package)
     world.apps = {pkg: a for pkg, a in world.apps.items() if pkg != app.package}
+    for ime in app.input_methods:  # its keyboards go with it; the default one comes back
+        if ime in world.imes:
+            world.imes.remove(ime)
+        if world.ime_id == ime:
+            world.ime_id = DEFAULT_IME
+            world.extra_settings["secure"]["default_input_method"] = DEFAULT_IME
     ctx.phone.files.remove(posixpath.dirname(apk_path(app.package, False)), recursive=True)
     world.changed()
     ctx.print("Success\n")

@@ -202,6 +202,7 @@ async def pm(ctx: Ctx) -> int:
 async def _ime(ctx: Ctx, args: list[str]) -> int:
     world = ctx.phone.world
     available = ["com.android.inputmethod.latin/.LatinIME", "com.android.adbkeyboard/.AdbIME"]
+    available += [ime for app in world.apps.values() for ime in app.input_methods]  # installed APKs'
     if not args or args[0] == "help":
         ctx.print(
             "Input method manager (input_method) commands:\n  list [-a] [-s]\n  enable ID\n  disable ID\n  set ID\n  reset\n"
