@@ -184,6 +184,47 @@ class TestSelectors:
         field.clear_text()
         assert field.get_text() != "display"
 
+    def test_child_sibling_and_child_by_text(self, sim_phone, u2) -> None:
+        u2.app_start("com.android.settings")
+        network = u2(text="Network & internet")
+        assert network.sibling(text="Wi-Fi, mobile, data usage").exists
+        assert not network.sibling(text="Bluetooth, pairing").exists
+        assert u2(resourceId="com.android.settings:id/settings_list").child(text="Apps").exists
+        u2.app_start("com.android.contacts")
+        contacts = u2(resourceId="com.android.contacts:id/contact_list")
+        row = contacts.child_by_text("Yara Deng", className="android.widget.LinearLayout")  # scrolls to it
+        assert row.info["className"] == "android.widget.LinearLayout" and row.exists
+        second = contacts.child_by_instance(1, className="android.widget.LinearLayout")
+        assert second.exists and second.info["resourceName"] == "com.android.contacts:id/contact_row"
+        before = sim_phone.device.world.top_activity(0).screen
+        row.click()
+        assert sim_phone.device.world.top_activity(0).screen != before
+        assert u2(text="Yara Deng").exists
+        with pytest.raises(uiautomator2.UiObjectNotFoundError):
+            contacts.child_by_text("Nobody Anywhere", className="android.widget.LinearLayout")
+
+    def test_pinch_and_two_finger_gesture_zoom_and_turn_a_photo(self, sim_phone, u2) -> None:
+        u2.app_start("com.mika.photos")
+        photo = u2(description="Photo: harbour at dusk")
+        photo.pinch_out(percent=80, steps=10)
+        data = sim_phone.device.world.data
+        zoomed = data["photo"]["zoom"]
+        assert zoomed > 100
+        photo.pinch_in(percent=80, steps=10)
+        assert data["photo"]["zoom"] < zoomed
+        # Two fingers turning a quarter round about the photo's centre.
+        photo.gesture((0.4, 0.5), (0.6, 0.5), (0.5, 0.4), (0.5, 0.6), steps=20)
+        assert data["photo"]["rotation"] in (90, 270)
+
+    def test_drag_to_a_point_and_to_another_object(self, sim_phone, u2) -> None:
+        u2.app_start("com.android.contacts")
+        top = sim_phone.device.world.top_activity(0)
+        u2(text="David Zhang").drag_to(0.5, 0.2, duration=0.5)
+        assert top is not None and any(v > 0 for v in top.scroll.values())
+        scrolled = dict(top.scroll)
+        u2(resourceId="com.android.contacts:id/title")[2].drag_to(text="Search contacts", duration=0.5)
+        assert top.scroll != scrolled
+
     def test_xpath_basics(self, sim_phone, u2) -> None:
         u2.app_start("com.mika.notes")
         assert u2.xpath('//*[@text="Groceries"]').exists

@@ -9,11 +9,11 @@ import io
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from mika.sim.apps import engine
+from mika.sim.apps import engine, gestures
 from mika.sim.apps.frame import build_frame
 from mika.sim.keycodes import BY_CODE, key_char
 from mika.sim.render.screen import render
-from mika.sim.u2 import faults
+from mika.sim.u2 import faults, objects
 from mika.sim.u2.selector import find_all, find_one, obj_info
 from mika.sim.world.hierarchy import dump_u2
 from mika.sim.world.props import sdk_int
@@ -213,6 +213,58 @@ def _set_clipboard(phone: PhoneState, text: str) -> None:
     phone.world.changed()
 
 
+def _windows(phone: PhoneState) -> list[Any]:
+    return [x for _, ws in _frames(phone) for x in ws]
+
+
+def _child_by(
+    phone: PhoneState, container: dict[str, Any], pattern: dict[str, Any], key: str, value: str, scroll: Any
+) -> str:
+    """childByText / childByDescription: a scrollable container is scrolled to the child
+    first (UiScrollable's getChildBy… with scroll search), unless the client says not to."""
+    box = find_one(_windows(phone), container)
+    if box is not None and box.scrollable and scroll is not False:
+        _scroll_to(phone, container, {key: value})
+    attr = "text" if key == "text" else "desc"
+    name = objects.child_by(phone, lambda: _windows(phone), container, pattern, lambda n: getattr(n, attr) == value)
+    if name is None:
+        raise RpcError(-32002, NOT_FOUND, f'{NOT_FOUND}: for {key}= "{value}"')
+    return name
+
+
+def _drag_to(phone: PhoneState, selector: dict[str, Any], rest: tuple[Any, ...]) -> bool:
+    """dragTo(sel, x, y, steps) or dragTo(sel, destSel, steps): from the object's centre."""
+    x0, y0 = _node(phone, selector).center
+    if isinstance(rest[0], dict):
+        (x1, y1), steps = _node(phone, rest[0]).center, rest[1] if len(rest) > 1 else 100
+    else:
+        (x1, y1), steps = (rest[0], rest[1]), rest[2] if len(rest) > 2 else 100
+    return _swipe(phone, x0, y0, x1, y1, max(int(steps), 120))
+
+
+# UiObject's two pointers stop (pinch in) or start (pinch out) this far either side of the centre.
+FINGER_TOUCH_HALF_WIDTH = 20
+
+
+def _pinch(phone: PhoneState, selector: dict[str, Any], percent: Any, inward: bool) -> bool:
+    """UiObject.pinchIn/pinchOut: two fingers on the object's horizontal centre line."""
+    left, top, right, bottom = _node(phone, selector).bounds
+    cx, cy = (left + right) // 2, (top + bottom) // 2
+    reach = int((right - left) / 2 * float(percent) / 100)
+    edges = ((cx - reach, cy), (cx + reach, cy))
+    centre = ((cx - FINGER_TOUCH_HALF_WIDTH, cy), (cx + FINGER_TOUCH_HALF_WIDTH, cy))
+    gestures.two_fingers(phone.world, 0, edges if inward else centre, centre if inward else edges)
+    return True
+
+
+def _gesture(phone: PhoneState, s1: dict[str, Any], s2: dict[str, Any], e1: dict[str, Any], e2: dict[str, Any]) -> bool:
+    def at(p: dict[str, Any]) -> tuple[int, int]:
+        return int(p["x"]), int(p["y"])
+
+    gestures.two_fingers(phone.world, 0, (at(s1), at(s2)), (at(e1), at(e2)))
+    return True
+
+
 def _pull_shade(phone: PhoneState) -> bool:
     # UiDevice.openNotification/openQuickSettings expand the status bar panel; the sim's
     # shade holds the quick settings tiles above the notifications, so both open it.
@@ -275,6 +327,15 @@ def _methods(phone: PhoneState) -> dict[str, Callable[..., Any]]:
         "flingBackward": lambda sel, vertical=True: _scroll_once(phone, sel, False, 1.5),
         "flingToBeginning": lambda sel, vertical=True, max_swipes=500: _scroll_far(phone, sel, False, max_swipes),
         "flingToEnd": lambda sel, vertical=True, max_swipes=500: _scroll_far(phone, sel, True, max_swipes),
+        "childByText": lambda sel, child, text, scroll=None: _child_by(phone, sel, child, "text", text, scroll),
+        "childByDescription": lambda sel, child, desc, scroll=None: _child_by(
+            phone, sel, child, "description", desc, scroll
+        ),
+        "childByInstance": lambda sel, child, inst: objects.child_by_instance(phone, sel, child, inst),
+        "dragTo": lambda sel, *rest: _drag_to(phone, sel, rest),
+        "pinchIn": lambda sel, percent=100, steps=50: _pinch(phone, sel, percent, inward=True),
+        "pinchOut": lambda sel, percent=100, steps=50: _pinch(phone, sel, percent, inward=False),
+        "gesture": lambda sel, s1, s2, e1, e2, steps=100: _gesture(phone, s1, s2, e1, e2),
         "getText": lambda sel: _node(phone, sel).text,
         "setText": lambda sel, text: _set_text(phone, sel, text),
         "clearTextField": lambda sel: _set_text(phone, sel, ""),
@@ -299,6 +360,7 @@ async def call(phone: PhoneState, request: dict[str, Any]) -> dict[str, Any]:
     params = request.get("params") or []
     if isinstance(params, dict):
         params = [params]
+    params = [objects.resolve(phone, p) for p in params]
     token = None
     try:
         if faults.before_call(phone.world, method):

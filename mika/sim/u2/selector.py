@@ -52,11 +52,13 @@ def _matches(node: Node, index: int, selector: dict[str, Any]) -> bool:
 def find_all(windows: list[Window], selector: dict[str, Any]) -> list[Node]:
     """Every node matching, in window order top first then document order (UiAutomator's)."""
     found: list[Node] = []
+    parents: dict[int, Node] = {}  # id(node) -> its parent, for sibling (fromParent) searches
 
     def walk(node: Node, index: int) -> None:
         if _matches(node, index, selector):
             found.append(node)
         for i, child in enumerate(node.children):
+            parents[id(child)] = node
             walk(child, i)
 
     for window in reversed(windows):
@@ -65,10 +67,13 @@ def find_all(windows: list[Window], selector: dict[str, Any]) -> list[Node]:
     subs = selector.get("childOrSiblingSelector") or []
     for how, sub in zip(chain, subs, strict=False):
         narrowed: list[Node] = []
-        for parent in found:
-            pool = parent.children if how == "child" else []
+        for anchor in found:
             if how == "child":
-                pool = [n for c in parent.children for n in c.walk()]
+                pool = [n for c in anchor.children for n in c.walk()]
+            else:
+                # UiSelector.fromParent: the search starts again from the anchor's parent.
+                up = parents.get(id(anchor))
+                pool = [n for c in up.children for n in c.walk() if n is not anchor] if up is not None else []
             for i, n in enumerate(pool):
                 if _matches(
                     n,

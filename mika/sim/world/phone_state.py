@@ -22,6 +22,8 @@ class PhoneState:
         self.commands_seen = 0
         self.u2_servers = 0  # app_process instances serving uiautomator2 on tcp:9008
         self.u2_kill = False
+        # UiObjects the uiautomator2 server handed out by name (mika/sim/u2/objects.py).
+        self.u2_objects: dict[str, dict[str, object]] = {}
         # `localabstract:NAME` sockets something inside the phone listens on (the scrcpy
         # server's, mika/sim/scrcpy/sockets.py): name -> what serves one connection.
         self.local_sockets: dict[str, Callable[[SimStream], Awaitable[None]]] = {}
