@@ -305,3 +305,79 @@ class TestInputMethod:
         world = sim_phone.device.world
         assert world.ime_id == "com.android.inputmethod.latin/.LatinIME"
         assert self.IME not in sim_phone.shell("ime list -a -s")
+
+
+class TestMore:
+    """The rest of the README's list: open_url, keyevent, unlock, wlan_ip, touch, swipe_points,
+    watchers, more xpath, an app's own toast, implicitly_wait and sessions."""
+
+    def test_open_url_opens_the_browser_at_it(self, sim_phone, u2) -> None:
+        u2.open_url("https://example.com/page")
+        top = sim_phone.device.world.top_activity(0)
+        assert top is not None and top.package == "com.mika.browser"
+        assert top.params["url"] == "https://example.com/page"
+
+    def test_keyevent_and_long_press(self, sim_phone, u2) -> None:
+        u2.app_start("com.android.settings")
+        u2.keyevent("home")
+        assert _top(sim_phone) == "com.android.launcher3"
+        u2.long_press("home")  # `input keyevent --longpress HOME`: still home
+        assert _top(sim_phone) == "com.android.launcher3"
+
+    def test_unlock_wakes_and_swipes_a_locked_phone(self, sim_phone_factory) -> None:
+        phone = sim_phone_factory(scenario="locked")
+        d = uiautomator2.connect(phone.serial)
+        try:
+            d.screen_off()
+            d.unlock()
+            assert phone.device.world.screen_on and not phone.device.world.locked
+        finally:
+            d.stop_uiautomator(wait=False)
+
+    def test_wlan_ip_touch_and_swipe_points(self, sim_phone, u2) -> None:
+        assert u2.wlan_ip == "192.168.1.23"
+        x, y = u2(text="Settings").center()
+        u2.touch.down(x, y).move(x, y).up(x, y)
+        assert _top(sim_phone) == "com.android.settings"
+        u2.app_start("com.android.contacts")
+        u2.swipe_points([(540, 2000), (540, 1500), (540, 800)], 0.3)
+        top = sim_phone.device.world.top_activity(0)
+        assert top is not None and top.scroll["contact_list"] > 0
+        before = top.scroll["contact_list"]
+        u2(resourceId="com.android.contacts:id/contact_list").swipe("up", steps=20)
+        assert top.scroll["contact_list"] > before
+
+    def test_watcher_clicks_away_a_dialog(self, sim_phone, u2) -> None:
+        u2.watcher.when("Cancel").click()
+        u2.app_start("com.mika.notes")
+        u2(text="Groceries").long_click()
+        assert u2(text="Delete note?").exists
+        u2.watcher.run()
+        assert not u2(text="Delete note?").exists
+        u2.watcher.remove()
+
+    def test_xpath_set_text_click_exists_and_elements(self, sim_phone, u2) -> None:
+        u2.app_start("com.android.settings")
+        field = u2.xpath('//*[@resource-id="com.android.settings:id/search_bar"]')
+        field.set_text("abc")
+        assert field.get_text() == "abc"
+        assert u2.xpath("Network & internet").exists  # a bare text is a text match
+        titles = [e.text for e in u2.xpath('//*[@resource-id="com.android.settings:id/title"]').all()]
+        assert titles[:2] == ["Network & internet", "Connected devices"]
+        assert u2.xpath('//*[@text="Network & internet"]').click_exists(timeout=2)
+        top = sim_phone.device.world.top_activity(0)
+        assert top is not None and top.screen == "Network"
+        assert not u2.xpath('//*[@text="No such row"]').click_exists(timeout=0.5)
+
+    def test_an_apps_own_toast_is_read_back(self, sim_phone, u2) -> None:
+        u2.app_start("com.mika.account")
+        u2(text="Sign in").click()
+        assert u2.toast.get_message(3, 5) == "Enter your email and password"
+
+    def test_implicitly_wait_and_session(self, sim_phone, u2) -> None:
+        u2.implicitly_wait(1)
+        with pytest.raises(uiautomator2.UiObjectNotFoundError):
+            u2(text="nope").click()
+        with u2.session("com.mika.notes") as s:
+            assert s.running() and s(text="Groceries").exists
+            assert _top(sim_phone) == "com.mika.notes"
