@@ -84,6 +84,27 @@ class TestScreen:
         assert root.tag == "hierarchy" and root.find("node") is not None
         assert "\n    <node" in pretty
 
+    def test_orientation_rotates_the_screen(self, sim_phone, u2) -> None:
+        display = sim_phone.device.world.displays[0]
+        u2.orientation = "left"  # UiDevice.setOrientationLeft: frozen at ROTATION_90
+        assert display.rotation == 1 and u2.orientation == "left"
+        info = u2.info
+        assert (info["displayRotation"], info["displayWidth"], info["displayHeight"]) == (1, 2400, 1080)
+        assert u2.window_size() == (2400, 1080)  # adbutils: `wm size` swapped by dumpsys display's orientation
+        assert sim_phone.adb.rotation() == 1
+        assert sim_phone.shell("wm size") == "Physical size: 1080x2400\n"  # the panel itself doesn't turn
+        assert u2.screenshot().size == (2400, 1080)
+        assert '<hierarchy rotation="1">' in u2.dump_hierarchy()
+        assert sim_phone.shell("settings get system user_rotation").strip() == "1"
+        u2(text="Settings").click()  # touches are in the rotated space, as on a phone
+        assert _top(sim_phone) == "com.android.settings"
+        u2.freeze_rotation(False)  # auto-rotate: the upright phone turns back
+        assert display.rotation == 0 and u2.orientation == "natural"
+        sim_phone.shell("wm user-rotation lock 3")
+        assert u2.orientation == "right" and sim_phone.shell("wm user-rotation") == "lock 3\n"
+        sim_phone.shell("settings put system user_rotation 0")
+        assert display.rotation == 0 and u2.window_size() == (1080, 2400)
+
     def test_screen_off_and_on(self, sim_phone, u2) -> None:
         u2.screen_off()
         assert sim_phone.device.world.screen_on is False

@@ -15,6 +15,7 @@ from mika.sim.keycodes import BY_CODE, key_char
 from mika.sim.render.screen import render
 from mika.sim.u2 import faults, objects
 from mika.sim.u2.selector import find_all, find_one, obj_info
+from mika.sim.world import rotation
 from mika.sim.world.hierarchy import dump_u2
 from mika.sim.world.props import sdk_int
 
@@ -75,7 +76,8 @@ def _dump(phone: PhoneState) -> str:
     phone.world.note_dump()
     if not frames:
         return faults.EMPTY_HIERARCHY
-    return dump_u2(frames, display_ids=sdk_int(phone.world.props) >= ALL_DISPLAYS_SDK)
+    rotated = phone.world.displays[0].rotation
+    return dump_u2(frames, rotated, display_ids=sdk_int(phone.world.props) >= ALL_DISPLAYS_SDK)
 
 
 def _node(phone: PhoneState, selector: dict[str, Any]):
@@ -96,7 +98,7 @@ def device_info(phone: PhoneState) -> dict[str, Any]:
     return {
         "currentPackageName": top.package if top else "",
         "displayHeight": height,
-        "displayRotation": 0,
+        "displayRotation": d.rotation,
         "displaySizeDpX": round(width / dens),
         "displaySizeDpY": round(height / dens),
         "displayWidth": width,
@@ -265,6 +267,18 @@ def _gesture(phone: PhoneState, s1: dict[str, Any], s2: dict[str, Any], e1: dict
     return True
 
 
+# What the server's setOrientation takes (UiDevice.setOrientationLeft… freeze it there).
+_ORIENTATIONS = {"n": 0, "natural": 0, "l": 1, "left": 1, "u": 2, "upsidedown": 2, "r": 3, "right": 3}
+
+
+def _set_orientation(phone: PhoneState, value: str) -> bool:
+    wanted = _ORIENTATIONS.get(value.lower())
+    if wanted is None:
+        raise RpcError(-32602, f"Invalid orientation: {value}")
+    rotation.freeze(phone.world, wanted)
+    return True
+
+
 def _pull_shade(phone: PhoneState) -> bool:
     # UiDevice.openNotification/openQuickSettings expand the status bar panel; the sim's
     # shade holds the quick settings tiles above the notifications, so both open it.
@@ -301,8 +315,8 @@ def _methods(phone: PhoneState) -> dict[str, Callable[..., Any]]:
         "clearInputText": lambda: _clear_focused(phone),
         "wakeUp": lambda: w.set_screen(True),
         "sleep": lambda: w.set_screen(False),
-        "setOrientation": lambda value: True,
-        "freezeRotation": lambda freeze=True: True,
+        "setOrientation": lambda value: _set_orientation(phone, str(value)),
+        "freezeRotation": lambda freeze=True: rotation.freeze(w) if freeze else rotation.thaw(w),
         "getLastToast": lambda: w.last_toast,
         "clearLastToast": lambda: setattr(w, "last_toast", None),
         "makeToast": lambda text, duration=1000: w.show_toast(str(text)),

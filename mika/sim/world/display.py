@@ -66,10 +66,14 @@ class Display:
     powered: bool = True
     override_density: int | None = None
     tasks: list[Task] = field(default_factory=list)  # bottom … top
+    # Surface.ROTATION_0…270 as 0–3 (mika/sim/world/rotation.py). Apps, touches and
+    # pictures see the rotated size; `wm size` and the panel's own info the natural one.
+    rotation: int = 0
 
     @property
     def size(self) -> tuple[int, int]:
-        return self.override_size or (self.width, self.height)
+        w, h = self.override_size or (self.width, self.height)
+        return (h, w) if self.rotation % 2 else (w, h)
 
     def lit(self, screen_on: bool) -> bool:
         """Whether it shows a picture: the phone's screen is on and the display is powered."""

@@ -22,6 +22,7 @@ from importlib import resources
 from typing import Any
 
 from mika.sim.faults import ONE_SHOT, FaultSpec
+from mika.sim.world import rotation
 from mika.sim.world.clock import Clock, parse_time
 from mika.sim.world.display import Activity, Display, Task
 from mika.sim.world.installed import AppDef
@@ -238,6 +239,8 @@ class World(abc.ABC):
             self.data["settings"][name] = _decode(how, value)
         else:
             self.extra_settings[namespace][key] = value
+        if namespace == "system" and key in ("user_rotation", "accelerometer_rotation"):
+            rotation.follow_settings(self)
         self.changed()
 
     def delete_setting(self, namespace: str, key: str) -> bool:

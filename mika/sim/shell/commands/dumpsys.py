@@ -157,7 +157,7 @@ def _window(ctx: Ctx, args: list[str]) -> None:
                 f"    init={display.width}x{display.height} {display.density}dpi cur={w}x{h} app={w}x{h} rng={w}x{w - 63}-{h}x{h - 63}\n"
                 f"    deferred=false mLayoutNeeded=false mTouchExcludeRegion=SkRegion()\n"
                 f'    mDisplayInfo=DisplayInfo{{"{display.name}", displayId {display.id}, real {w} x {h}, largest app {h} x {h}, '
-                f"smallest app {w} x {w}, density {dens} ({dens}.0 x {dens}.0) dpi, rotation 0, state {'ON' if world.screen_on else 'OFF'}}}\n"
+                f"smallest app {w} x {w}, density {dens} ({dens}.0 x {dens}.0) dpi, rotation {display.rotation}, state {'ON' if world.screen_on else 'OFF'}}}\n"
             )
             if sdk_int(world.props) < 29:
                 continue  # Android 9 prints the one focus in the windows section
@@ -270,7 +270,7 @@ def _display(ctx: Ctx) -> None:
     ctx.print(f"  mGlobalDisplayState={state}\n")
     ports = ", ".join(
         f"DisplayViewport{{type={'INTERNAL' if d.id == 0 else 'VIRTUAL'}, valid=true, isActive=true, displayId={d.id}, "
-        f"uniqueId='{_unique_id(d)}', physicalPort={d.id if d.id == 0 else 'null'}, orientation=0, logicalFrame=Rect(0, 0 - {d.size[0]}, {d.size[1]}), "
+        f"uniqueId='{_unique_id(d)}', physicalPort={d.id if d.id == 0 else 'null'}, orientation={d.rotation}, logicalFrame=Rect(0, 0 - {d.size[0]}, {d.size[1]}), "
         f"physicalFrame=Rect(0, 0 - {d.size[0]}, {d.size[1]}), deviceWidth={d.size[0]}, deviceHeight={d.size[1]}}}"
         for d in world.displays.values()
     )
@@ -314,7 +314,7 @@ def _display(ctx: Ctx) -> None:
             f'    mOverrideDisplayInfo=DisplayInfo{{"{d.name}", displayId {d.id}", displayGroupId {d.id}, {flags}, real {w} x {h}, '
             f"largest app {h} x {h}, smallest app {w} x {w}, appVsyncOff 1000000, presDeadline 16666666, mode {d.id + 1}, "
             f"defaultMode {d.id + 1}, modes [{{id={d.id + 1}, width={d.width}, height={d.height}, fps=60.0, alternativeRefreshRates=[]}}], "
-            f'rotation 0, state {on}, type {kind}, uniqueId "{_unique_id(d)}", app {w} x {h}, '
+            f'rotation {d.rotation}, state {on}, type {kind}, uniqueId "{_unique_id(d)}", app {w} x {h}, '
             f"density {dens} ({dens}.0 x {dens}.0) dpi, layerStack {d.id}{owner}, removeMode {1 if d.destroy_content else 0}}}\n"
         )
 
@@ -417,7 +417,7 @@ def _input(ctx: Ctx) -> None:
         w, h = d.size
         kind = "INTERNAL" if d.id == 0 else "VIRTUAL"
         ctx.print(
-            f"        Viewport: displayId={d.id}, orientation=0, uniqueId='local:{d.id}', type={kind}, "
+            f"        Viewport: displayId={d.id}, orientation={d.rotation}, uniqueId='local:{d.id}', type={kind}, "
             f"logicalFrame=[0, 0, {w}, {h}], physicalFrame=[0, 0, {w}, {h}], deviceSize=[{w}, {h}], isActive=true\n"
         )
     ctx.print("\nInput Dispatcher State:\n  DispatchEnabled: true\n  DispatchFrozen: false\n  FocusedApplications:\n")
@@ -545,7 +545,7 @@ def print_get_displays(ctx: Ctx) -> None:
         ctx.print(
             f'  Display id {d.id}: DisplayInfo{{"{d.name}", displayId {d.id}", displayGroupId {d.id}, {flags}, '
             f"real {w} x {h}, largest app {h} x {h}, smallest app {w} x {w}, appVsyncOff 1000000, "
-            f"presDeadline 16666666, mode {d.id + 1} 60.0, defaultMode {d.id + 1}, rotation 0, state ON, "
+            f"presDeadline 16666666, mode {d.id + 1} 60.0, defaultMode {d.id + 1}, rotation {d.rotation}, state ON, "
             f'committedState ON, type {kind}, uniqueId "{_unique_id(d)}", app {w} x {h}, '
             f"density {dens} ({dens}.0 x {dens}.0) dpi, layerStack {d.id}, removeMode {1 if d.destroy_content else 0}}}\n"
         )

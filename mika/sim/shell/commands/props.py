@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from mika.sim.shell.context import Ctx
 from mika.sim.shell.registry import command
+from mika.sim.world import rotation
 
 
 @command("getprop")
@@ -18,6 +19,25 @@ async def getprop(ctx: Ctx) -> int:
     return 0
 
 
+def _user_rotation(ctx: Ctx, args: list[str]) -> int:
+    """`wm user-rotation [free|lock [ROTATION]]` (Android 12+): what auto-rotate and the
+    locked rotation are, or set them; the rotation itself is mika/sim/world/rotation.py's."""
+    world = ctx.phone.world
+    system = world.extra_settings["system"]
+    if not args:
+        locked = system.get("accelerometer_rotation", "0") == "0"
+        ctx.print(f"lock {system.get('user_rotation', '0')}\n" if locked else "free\n")
+        return 0
+    if args[0] == "free":
+        rotation.thaw(world)
+        return 0
+    if args[0] == "lock" and (len(args) == 1 or args[1] in ("0", "1", "2", "3")):
+        rotation.freeze(world, int(args[1]) if len(args) > 1 else None)
+        return 0
+    ctx.error(f"Error: Unknown rotation mode: {args[0]}" if args[0] != "lock" else f"Error: bad rotation {args[1]}")
+    return 255
+
+
 @command("wm")
 async def wm(ctx: Ctx) -> int:
     args = ctx.args[1:]
@@ -27,6 +47,8 @@ async def wm(ctx: Ctx) -> int:
         )
         return 0
     sub, rest = args[0], args[1:]
+    if sub == "user-rotation":
+        return _user_rotation(ctx, rest)
     display_id = 0
     if "-d" in rest:
         i = rest.index("-d")

@@ -60,7 +60,7 @@ async def uiautomator(ctx: Ctx) -> int:
     if world.take_fault("idle_timeout"):
         ctx.error("ERROR: could not get idle state.")
         return 0
-    xml = dump_plain(build_frame(world, 0), compressed="--compressed" in args)
+    xml = dump_plain(build_frame(world, 0), world.displays[0].rotation, compressed="--compressed" in args)
     world.note_dump()
     if world.take_fault("bad_xml"):
         xml = xml[: len(xml) * 2 // 3]  # cut mid-element, as a dump killed half way
