@@ -14,6 +14,7 @@ import os
 import socket
 import stat
 import struct
+import time
 from pathlib import Path
 
 import adbutils
@@ -22,6 +23,7 @@ import uiautomator2
 from PIL import Image
 
 from tests.adb_env import SimPhone, free_port
+from tests.sim_wire.test_scrcpy_server import JAR, PRODUCT_OPTIONS, SCID, recv_exact, server_command
 from tests.sim_wire.wire_device import WireDevice
 
 STAT_V2 = struct.Struct("<4sIQQIIIIQqqq")
@@ -240,3 +242,28 @@ def test_forward_list_and_remove_reach_the_u2_server(sim_phone: SimPhone) -> Non
         assert sim_phone.run_adb("forward", "--remove", f"tcp:{local}", check=False).returncode != 0
     finally:
         d.stop_uiautomator(wait=False)
+
+
+def test_forward_to_a_localabstract_socket_in_the_phone(sim_phone: SimPhone) -> None:
+    # The scrcpy server listens on localabstract:scrcpy_SCID; `adb forward` leads a PC port there.
+    sim_phone.adb.sync.push(b"PK\x03\x04 scrcpy-server stand-in", JAR)
+    server = sim_phone.adb.shell(server_command("3.3.4", *PRODUCT_OPTIONS), stream=True)
+    local = free_port()
+    try:
+        sim_phone.run_adb("forward", f"tcp:{local}", f"localabstract:scrcpy_{SCID:08x}")
+        assert f"tcp:{local} localabstract:scrcpy_{SCID:08x}" in sim_phone.run_adb("forward", "--list").stdout.decode()
+        deadline = time.monotonic() + 20
+        while True:  # until the server listens: before that adb closes the PC socket at once
+            with socket.create_connection(("127.0.0.1", local), timeout=10) as video:
+                first = video.recv(1)
+                if first == b"\x00":  # the dummy byte; the device name once control connects too
+                    with socket.create_connection(("127.0.0.1", local), timeout=10):
+                        name = recv_exact(video, 64).rstrip(b"\0").decode()
+                    assert name == sim_phone.device.world.props["ro.product.model"]
+                    break
+            assert time.monotonic() < deadline, "the scrcpy socket never answered"
+            time.sleep(0.1)
+        sim_phone.run_adb("forward", "--remove-all")
+        assert f"tcp:{local}" not in sim_phone.run_adb("forward", "--list").stdout.decode()
+    finally:
+        server.close()
