@@ -71,6 +71,18 @@ def test_install_again_updates_and_uninstall_removes(sim_phone) -> None:
     assert system.returncode != 0 and "com.android.settings" in sim_phone.device.world.apps
 
 
+def test_push_install_and_flags(sim_phone) -> None:
+    # --no-streaming: sync push to /data/local/tmp, `pm install PATH`, `rm PATH </dev/null`.
+    done = sim_phone.run_adb("install", "--no-streaming", str(APK))
+    assert done.stdout.decode().splitlines() == ["Performing Push Install", "Success"]
+    assert b"can't open" not in done.stderr
+    assert sim_phone.device.files.stat("/data/local/tmp/app-uiautomator.apk") is None
+    flags = sim_phone.run_adb("install", "-r", "-g", "-t", "-d", str(APK))
+    assert flags.stdout.decode().endswith("Success\n")
+    incremental = sim_phone.run_adb("install", "--incremental", str(APK), check=False)
+    assert b"doesn't support incremental" in incremental.stderr  # needs abb_exec, not listed
+
+
 def test_install_multiple_goes_through_a_session(sim_phone) -> None:
     done = sim_phone.run_adb("install-multiple", str(APK))
     assert b"Success" in done.stdout

@@ -128,7 +128,8 @@ class Shell:
         for r in simple.redirects:
             target = expand(r.target, self.env)
             if r.op == "<":
-                data = files.read(target)
+                # /dev/null reads as nothing (adb's legacy install ends with `rm … </dev/null`).
+                data = b"" if target == "/dev/null" else files.read(target)
                 if data is None:
                     err.write(f"{SH}: can't open '{target}': No such file or directory\n")
                     return 1
