@@ -267,3 +267,11 @@ def test_forward_to_a_localabstract_socket_in_the_phone(sim_phone: SimPhone) -> 
         assert f"tcp:{local}" not in sim_phone.run_adb("forward", "--list").stdout.decode()
     finally:
         server.close()
+
+
+def test_root_and_unroot_answer_as_a_user_build(sim_phone: SimPhone) -> None:
+    root = sim_phone.run_adb("root", check=False)
+    assert root.stdout + root.stderr == b"adbd cannot run as root in production builds\n"
+    unroot = sim_phone.run_adb("unroot", check=False)
+    assert unroot.stdout + unroot.stderr == b"adbd not running as root\n"
+    assert sim_phone.shell("id -u").strip() == "2000"  # still the shell user, still connected

@@ -17,11 +17,18 @@ from .shell_v2 import ShellV2Stream
 from .stream import AdbStream
 from .sync import serve_sync
 
+# What a user build's adbd (ro.debuggable=0, as the simulated phone is) says to `adb root`
+# and `adb unroot`, and nothing else: it stays the shell user and keeps the connection.
+PRODUCTION_ANSWERS = {
+    "root": "adbd cannot run as root in production builds\n",
+    "unroot": "adbd not running as root\n",
+}
+
 
 @dataclass(frozen=True)
 class Service:
-    kind: str  # "shell", "shell_v2", "shell_v2_pty", "exec", "sync", "socket", "reverse"
-    argument: str  # the command, or the normalised socket name
+    kind: str  # "shell", "shell_v2", "shell_v2_pty", "exec", "sync", "socket", "reverse", "answer"
+    argument: str  # the command, the normalised socket name, or (answer) the text adbd sends
 
     async def serve(self, device: SimDevice, stream: AdbStream) -> None:
         if self.kind in ("shell_v2", "shell_v2_pty"):
@@ -35,6 +42,9 @@ class Service:
         elif self.kind == "sync":
             await stream.accept()
             await serve_sync(stream, device.files, stream.max_payload)
+        elif self.kind == "answer":
+            await stream.accept()
+            await stream.write(self.argument.encode())
         else:
             listened = await device.open_service(self.argument, stream)
             if not listened:
@@ -57,6 +67,8 @@ def parse_destination(destination: str) -> Service | None:
             pty = "pty" in options or ("raw" not in options and not rest)
             return Service("shell_v2_pty" if pty else "shell_v2", rest)
         return Service("shell", rest)
+    if name in PRODUCTION_ANSWERS and rest == "":
+        return Service("answer", PRODUCTION_ANSWERS[name])
     if name == "exec":
         return Service("exec", rest)
     if name == "reverse" and rest:

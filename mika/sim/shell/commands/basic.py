@@ -66,6 +66,11 @@ async def whoami(ctx: Ctx) -> int:
 
 @command("id")
 async def id_(ctx: Ctx) -> int:
+    # toybox id: -u / -g print the number, with -n the name (scripts check `id -u` for root).
+    flags = "".join(a[1:] for a in ctx.args[1:] if a.startswith("-"))
+    if "u" in flags or "g" in flags:
+        ctx.print("shell\n" if "n" in flags else "2000\n")
+        return 0
     ctx.print(
         "uid=2000(shell) gid=2000(shell) groups=2000(shell),1004(input),1007(log),"
         "1011(adb),1015(sdcard_rw),1028(sdcard_r),3001(net_bt_admin),3002(net_bt),"
