@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 import adbutils
+import av
 import pytest
 import uiautomator2
 from PIL import Image
@@ -275,3 +276,33 @@ def test_root_and_unroot_answer_as_a_user_build(sim_phone: SimPhone) -> None:
     unroot = sim_phone.run_adb("unroot", check=False)
     assert unroot.stdout + unroot.stderr == b"adbd not running as root\n"
     assert sim_phone.shell("id -u").strip() == "2000"  # still the shell user, still connected
+
+
+def _decoded(path: Path) -> list[av.VideoFrame]:
+    with av.open(str(path)) as box:
+        return list(box.decode(video=0))
+
+
+def test_screenrecord_with_a_time_limit_makes_a_playable_mp4(sim_phone: SimPhone, tmp_path: Path) -> None:
+    sim_phone.run_adb("shell", "screenrecord --time-limit 1 /sdcard/rec.mp4", timeout=30)
+    sim_phone.run_adb("pull", "/sdcard/rec.mp4", str(tmp_path / "rec.mp4"))
+    frames = _decoded(tmp_path / "rec.mp4")
+    assert frames and (frames[0].width, frames[0].height) == (1080, 2400)
+    bad = sim_phone.run_adb("shell", "screenrecord --time-limit 500 /sdcard/x.mp4", check=False)
+    assert bad.returncode == 2 and b"outside acceptable range [1,180]" in bad.stderr
+
+
+def test_screenrecord_stopped_by_the_host_keeps_what_it_recorded(sim_phone: SimPhone, tmp_path: Path) -> None:
+    conn = sim_phone.adb.shell("screenrecord --size 540x1200 /sdcard/stop.mp4", stream=True)
+    try:
+        time.sleep(0.5)
+        sim_phone.shell("am start -n com.android.settings/.Settings")  # something changes on screen
+        time.sleep(0.5)
+    finally:
+        conn.close()  # as Ctrl-C on `adb shell screenrecord` does
+    deadline = time.monotonic() + 10
+    while sim_phone.device.files.stat("/sdcard/stop.mp4") is None and time.monotonic() < deadline:
+        time.sleep(0.1)
+    sim_phone.run_adb("pull", "/sdcard/stop.mp4", str(tmp_path / "stop.mp4"))
+    frames = _decoded(tmp_path / "stop.mp4")
+    assert len(frames) >= 2 and (frames[-1].width, frames[-1].height) == (540, 1200)
