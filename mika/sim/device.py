@@ -88,6 +88,11 @@ class SimDevice(Protocol):
         False when something in the phone already listens on `local`."""
         ...
 
+    def reboot(self) -> None:
+        """`adb reboot`: the phone restarts (what survives is the device's to say); the
+        adbd then drops its connections, as a restarting adbd does."""
+        ...
+
     def before_command(self) -> None:
         """Called by the adbd for every OPEN; raises ConnectionDrop to simulate a cable
         pulled (faults: drop after N commands)."""

@@ -172,7 +172,7 @@ def test_host_closing_mid_output_is_not_an_error(phone: SimPhone) -> None:
 
 
 def test_unknown_services_are_refused(phone: SimPhone) -> None:
-    for service in ("reboot:", "localabstract:nobody", "tcp:1234"):
+    for service in ("reboot:bootloader", "localabstract:nobody", "tcp:1234"):  # plain reboot: is served
         conn = phone.adb.open_transport()
         try:
             conn.send_command(service)

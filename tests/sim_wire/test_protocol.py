@@ -81,7 +81,7 @@ def test_one_wrte_in_flight_until_okay(served) -> None:
 
 def test_unknown_service_is_refused_with_clse(host: RawHost) -> None:
     host.connect()
-    for destination in ("reboot:", "framebuffer:", "jdwp:1234", "localabstract:nobody", "tcp:1"):
+    for destination in ("reboot:bootloader", "framebuffer:", "jdwp:1234", "localabstract:nobody", "tcp:1"):
         local, answer = host.open(destination)
         assert answer.command == A_CLSE, destination
         assert answer.arg0 == 0 and answer.arg1 == local

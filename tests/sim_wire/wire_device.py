@@ -93,6 +93,9 @@ class WireDevice:
             self.reverse_targets[local] = connect
         return True
 
+    def reboot(self) -> None:
+        self.reboots = getattr(self, "reboots", 0) + 1
+
     def before_command(self) -> None:
         self.opens += 1
         if self.drop_after is not None and self.opens == self.drop_after:

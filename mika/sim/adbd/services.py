@@ -27,7 +27,7 @@ PRODUCTION_ANSWERS = {
 
 @dataclass(frozen=True)
 class Service:
-    kind: str  # "shell", "shell_v2", "shell_v2_pty", "exec", "sync", "socket", "reverse", "answer"
+    kind: str  # "shell", "shell_v2", "shell_v2_pty", "exec", "sync", "socket", "reverse", "answer", "reboot"
     argument: str  # the command, the normalised socket name, or (answer) the text adbd sends
 
     async def serve(self, device: SimDevice, stream: AdbStream) -> None:
@@ -67,6 +67,9 @@ def parse_destination(destination: str) -> Service | None:
             pty = "pty" in options or ("raw" not in options and not rest)
             return Service("shell_v2_pty" if pty else "shell_v2", rest)
         return Service("shell", rest)
+    if name == "reboot" and rest == "":
+        # Only a plain restart: the sim has no bootloader, recovery or sideload to go to.
+        return Service("reboot", "")
     if name in PRODUCTION_ANSWERS and rest == "":
         return Service("answer", PRODUCTION_ANSWERS[name])
     if name == "exec":

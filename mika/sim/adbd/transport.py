@@ -192,6 +192,11 @@ class Transport:
             if service.kind == "reverse":
                 await stream.accept()
                 await self.reverses.serve(service.argument, stream)
+            elif service.kind == "reboot":
+                await stream.accept()
+                self.device.reboot()
+                self.drop()  # the adbd goes down with the phone; the host reconnects
+                return
             else:
                 await service.serve(self.device, stream)
             await stream.finish()

@@ -9,6 +9,7 @@ import dataclasses
 from collections.abc import Awaitable, Callable
 
 from mika.sim.device import ConnectionDrop, ReverseConnect, SimStream
+from mika.sim.world import boot
 from mika.sim.world.files import MemFiles
 from mika.sim.world.props import banner
 from mika.sim.world.world import World
@@ -61,6 +62,12 @@ class PhoneState:
             return False
         self.reverse_targets[local] = connect
         return True
+
+    def reboot(self) -> None:
+        boot.reboot(self.world)
+        self.install_sessions.clear()
+        self.u2_objects.clear()
+        self.commands_seen = 0
 
     def before_command(self) -> None:
         self.world.tick()
