@@ -28,7 +28,7 @@ def _top(sim_phone) -> str:
 
 
 class TestApps:
-    """app_start / app_current / app_stop / app_list / app_info / app_clear / app_wait."""
+    """app_start / app_current / app_stop / app_list / app_info / app_wait (install: test_adb_install.py)."""
 
     def test_start_by_monkey_and_by_activity_then_stop(self, sim_phone, u2) -> None:
         u2.app_start("com.mika.notes")
@@ -51,10 +51,6 @@ class TestApps:
         assert info["versionName"] and isinstance(info["versionCode"], int)
         with pytest.raises(uiautomator2.AppNotFoundError):
             u2.app_info("com.example.not.installed")
-
-    def test_app_clear_answers_success(self, sim_phone, u2) -> None:
-        assert sim_phone.adb.shell2(["pm", "clear", "com.mika.notes"]).output.strip() == "Success"
-        u2.app_clear("com.mika.notes")
 
 
 class TestScreen:

@@ -45,6 +45,7 @@ class ApkInfo:
     launcher_activity: str | None  # the full class name of MAIN/LAUNCHER, if any
     size: int
     input_methods: tuple[str, ...] = ()  # full class names of its InputMethodService(s)
+    split: str | None = None  # a split APK's name (config.xxhdpi…); None for the base APK
 
 
 def read_apk(data: bytes, where: str, sdk: int) -> ApkInfo:
@@ -98,6 +99,7 @@ def read_apk(data: bytes, where: str, sdk: int) -> ApkInfo:
         launcher_activity=_launcher(root, package),
         size=len(data),
         input_methods=_input_methods(root, package),
+        split=_text(root.attrs.get("split"), b"") or None,
     )
 
 

@@ -231,16 +231,20 @@ def _commit(ctx: Ctx, args: list[str]) -> int:
     if not session:
         ctx.print("Failure [INSTALL_FAILED_INVALID_APK: No packages staged in session]\n")
         return 1
-    # The base APK is the one whose manifest has no split name; the sim reads that one.
-    base = next(iter(session.values()))
-    for data in session.values():
+    # The base APK is the one whose manifest names no split; the splits (densities,
+    # languages, ABIs) add nothing the sim records. Without a base the first one speaks.
+    return _commit_apk(ctx, _base(ctx, list(session.values())), set())
+
+
+def _base(ctx: Ctx, apks: list[bytes]) -> bytes:
+    sdk = sdk_int(ctx.phone.world.props)
+    for data in apks:
         try:
-            read_apk(data, "", 10**6)
+            if read_apk(data, "", sdk).split is None:
+                return data
         except ApkError:
             continue
-        base = data
-        break
-    return _commit_apk(ctx, base, set())
+    return apks[0]
 
 
 def _abandon(ctx: Ctx, args: list[str]) -> int:
