@@ -79,6 +79,12 @@ class TestScreen:
         root = ET.fromstring(pretty.encode())
         assert root.tag == "hierarchy" and root.find("node") is not None
         assert "\n    <node" in pretty
+        u2.app_start("com.android.settings")
+        full = ET.fromstring(u2.dump_hierarchy().encode())
+        compressed = ET.fromstring(u2.dump_hierarchy(compressed=True).encode())
+        assert len(list(compressed.iter("node"))) < len(list(full.iter("node")))
+        assert len(compressed) == len(full)  # every window's root stays
+        assert {n.get("text") for n in compressed.iter("node")} >= {"Network & internet", "Apps"}
 
     def test_orientation_rotates_the_screen(self, sim_phone, u2) -> None:
         display = sim_phone.device.world.displays[0]

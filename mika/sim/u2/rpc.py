@@ -71,13 +71,13 @@ def _frames(phone: PhoneState) -> list[tuple[int, list[Any]]]:
     return [(d, build_frame(w, d)) for d in sorted(w.displays)]
 
 
-def _dump(phone: PhoneState) -> str:
+def _dump(phone: PhoneState, compressed: bool = False) -> str:
     frames = _frames(phone)
     phone.world.note_dump()
     if not frames:
         return faults.EMPTY_HIERARCHY
     rotated = phone.world.displays[0].rotation
-    return dump_u2(frames, rotated, display_ids=sdk_int(phone.world.props) >= ALL_DISPLAYS_SDK)
+    return dump_u2(frames, rotated, display_ids=sdk_int(phone.world.props) >= ALL_DISPLAYS_SDK, compressed=compressed)
 
 
 def _node(phone: PhoneState, selector: dict[str, Any]):
@@ -291,7 +291,9 @@ def _methods(phone: PhoneState) -> dict[str, Callable[..., Any]]:
     w = phone.world
     return {
         "deviceInfo": lambda *a: device_info(phone),
-        "dumpWindowHierarchy": lambda compressed=False, max_depth=50, root_in_active=None: _dump(phone),
+        "dumpWindowHierarchy": lambda compressed=False, max_depth=50, root_in_active=None: _dump(
+            phone, bool(compressed)
+        ),
         "takeScreenshot": lambda scale=1, quality=80: _screenshot(phone, scale, quality),
         "click": lambda *a: (
             _click_node(phone, a[0])

@@ -100,10 +100,17 @@ def _visible(node: Node) -> bool:
     return right > left and bottom > top
 
 
-def dump_u2(windows_by_display: list[tuple[int, list[Window]]], rotation: int = 0, display_ids: bool = True) -> str:
+def dump_u2(
+    windows_by_display: list[tuple[int, list[Window]]],
+    rotation: int = 0,
+    display_ids: bool = True,
+    compressed: bool = False,
+) -> str:
     """One `<hierarchy>` whose children are the windows' roots, display after display (as
     u2 3.7.1 dumps getWindowsOnAllDisplays on API 30+). `display_ids=False` is the API < 30
-    form: the node's window can't tell its display there, so the attribute is left out."""
+    form: the node's window can't tell its display there, so the attribute is left out.
+    `compressed` leaves out the views that aren't important for accessibility, each
+    window's root kept, as setCompressedLayoutHierarchy(true) does."""
     out = [HEADER, f'<hierarchy rotation="{rotation}">']
 
     def emit(node: Node, index: int, order: int, depth: int, display_id: int) -> None:
@@ -125,6 +132,9 @@ def dump_u2(windows_by_display: list[tuple[int, list[Window]]], rotation: int = 
     for display_id, windows in windows_by_display:
         # uiautomator2 lists windows top first (the accessibility window order).
         for window in reversed(windows):
-            emit(window.root, 0, 0, 1, display_id)
+            root = window.root
+            if compressed:
+                root = Node(**{**root.__dict__, "children": _compress(root.children)})
+            emit(root, 0, 0, 1, display_id)
     out.append("</hierarchy>")
     return "\n".join(out) + "\n"
