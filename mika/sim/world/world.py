@@ -103,6 +103,7 @@ class World(abc.ABC):
     def reset(self, scenario: str) -> None:
         spec = _load_scenario(scenario)
         self.scenario = scenario
+        self.apps = self.installed_apps()  # what `pm uninstall` took comes back
         self.props = default_props(self.serial, spec.get("props"))  # an older Android's build
         # clock_frozen: the clock stands still (screenshots stay byte-identical) until set
         self.clock = Clock(parse_time(spec.get("time", "2026-12-01T08:00:00")), frozen=bool(spec.get("clock_frozen")))
@@ -463,6 +464,18 @@ class World(abc.ABC):
             return
         display.tasks.remove(launcher)
         display.tasks.append(launcher)
+
+    def uninstall(self, package: str) -> bool:
+        """`pm uninstall`: a downloaded app leaves the phone, its tasks with it; False (pm's
+        refusal) for a system app, the home app or a package that isn't there."""
+        app = self.apps.get(package)
+        if app is None or app.system or package == LAUNCHER:
+            return False
+        self.force_stop(package)
+        # A new dict: the app files' table is shared by every world in the process.
+        self.apps = {name: a for name, a in self.apps.items() if name != package}
+        self.changed()
+        return True
 
     def force_stop(self, package: str) -> None:
         for display in self.displays.values():
