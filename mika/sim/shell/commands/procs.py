@@ -10,6 +10,7 @@ import re
 
 from mika.sim.devicekit import server as devicekit
 from mika.sim.scrcpy import server as scrcpy
+from mika.sim.shell.commands import screenrecord
 from mika.sim.shell.context import Ctx
 from mika.sim.shell.registry import command
 
@@ -39,13 +40,15 @@ def processes(ctx: Ctx) -> list[tuple[str, int, int, str]]:
     for pid in sorted(devicekit.running(ctx.phone)):
         # nohup … &: the shell that started it is gone, so init adopted it.
         out.append(("shell", pid, 1, "app_process"))
+    for pid in sorted(screenrecord.running(ctx.phone)):
+        out.append(("shell", pid, 4120, "screenrecord"))
     return out
 
 
 def command_line(ctx: Ctx, pid: int, name: str) -> str:
     """What `pgrep -f` / `pkill -f` match: /proc/PID/cmdline, joined by spaces."""
-    server = devicekit.running(ctx.phone).get(pid)
-    return server.command_line if server is not None else name
+    proc = devicekit.running(ctx.phone).get(pid) or screenrecord.running(ctx.phone).get(pid)
+    return proc.command_line if proc is not None else name
 
 
 @command("ps")
@@ -84,6 +87,8 @@ async def kill(ctx: Ctx) -> int:
             scrcpy.running(ctx.phone)[int(t)].kill()
         elif int(t) in devicekit.running(ctx.phone):
             devicekit.running(ctx.phone)[int(t)].kill()
+        elif int(t) in screenrecord.running(ctx.phone):
+            screenrecord.running(ctx.phone)[int(t)].kill()
         elif name in ctx.phone.world.apps:
             ctx.phone.world.force_stop(name)
         else:
