@@ -86,6 +86,16 @@ def _load_data_file(name: str) -> dict[str, Any]:
     return value
 
 
+@dataclasses.dataclass(frozen=True)
+class AppCrash:
+    """An app that died of an uncaught exception, for the crash log buffer."""
+
+    time: float
+    pid: int
+    package: str
+    activity: str  # ".NotesListActivity", the screen whose onCreate threw
+
+
 class World(abc.ABC):
     def __init__(self, serial: str, scenario: str | None, faults: FaultSpec | None) -> None:
         self.serial = serial
@@ -104,6 +114,7 @@ class World(abc.ABC):
         spec = _load_scenario(scenario)
         self.scenario = scenario
         self.apps = self.installed_apps()  # what `pm uninstall` took comes back
+        self.crashes: list[AppCrash] = []
         self.props = default_props(self.serial, spec.get("props"))  # an older Android's build
         # clock_frozen: the clock stands still (screenshots stay byte-identical) until set
         self.clock = Clock(parse_time(spec.get("time", "2026-12-01T08:00:00")), frozen=bool(spec.get("clock_frozen")))
@@ -345,6 +356,8 @@ class World(abc.ABC):
             return self._show_chooser(package, display_id)
         app = self.apps[package]
         display = self.displays[display_id]
+        if self.faults.crash == package and all(d.task_for(package) is None for d in self.displays.values()):
+            return self._crash_on_start(app, display_id, screen or app.main)
         for d in self.displays.values():
             if d is not display:
                 task = d.task_for(package)
@@ -373,6 +386,17 @@ class World(abc.ABC):
         self._last_focus = display_id
         self.changed()
         return task.top
+
+    def _crash_on_start(self, app: AppDef, display_id: int, screen: str) -> Activity:
+        """The `crash=` fault: the app's onCreate throws, its process dies before a window
+        shows, and what was in front stays there."""
+        self.faults = dataclasses.replace(self.faults, crash=None)
+        self.crashes.append(
+            AppCrash(self.clock.now(), 3000 + app.uid % 1000, app.package, app.screens[screen].activity)
+        )
+        self.changed()
+        top = self.top_activity(display_id)
+        return top if top is not None else self.launch(LAUNCHER, display_id)
 
     # -- an app installed twice (dual apps / work profile) -------------------------------
     def _asks_which_copy(self, package: str) -> bool:
