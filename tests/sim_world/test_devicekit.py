@@ -163,3 +163,43 @@ def test_screenshot_is_encoded_shrunk_and_clipped_on_the_phone(sim_phone: SimPho
     image = Image.open(io.BytesIO(base64.b64decode(png["data"])))
     assert image.format == "PNG" and image.size == (540, 600)
     assert _call(port, "device.screenshot", {"clip": clip})["error"]["code"] == -32602
+
+
+def test_touches_keys_keyboard_and_location_act_on_the_world(sim_phone: SimPhone, tmp_path: Path) -> None:
+    port = _start(sim_phone, tmp_path)
+    world = sim_phone.device.world
+    sim_phone.shell(f"am start -n {SIGN_IN}")
+    roots = _result(port, "device.dump.ui")["hierarchy"]
+
+    def rect(rid: str) -> dict[str, int]:
+        stack = list(roots)
+        while stack:
+            node = stack.pop()
+            if node["resource-id"].endswith(rid):
+                return node["rect"]
+            stack += node.get("children", [])
+        raise AssertionError(rid)
+
+    box = rect("username")
+    x, y = box["x"] + box["width"] // 2, box["y"] + box["height"] // 2
+    assert _result(port, "device.io.tap", {"x": x, "y": y}) == {"ok": True}
+    activity = world.top_activity(0)
+    assert activity.focus == "user" and world.ime_visible
+    keys = [{"keycode": "KEYCODE_A"}, {"keycode": "KEYCODE_B", "modifiers": ["KEYCODE_SHIFT_LEFT"]}]
+    _result(port, "device.io.keys", {"keys": keys})
+    assert activity.fields["user"] == "ab"
+    assert _call(port, "device.io.tap", {"x": 1.5, "y": 2})["error"]["code"] == -32602
+    assert _result(port, "device.io.keyboard.hide") == {"dismissed": True} and not world.ime_visible
+    assert _result(port, "device.io.keyboard.hide") == {"dismissed": False}
+    _result(port, "device.io.longpress", {"x": x, "y": y, "duration": 800})
+    assert activity.popup is not None and activity.popup["field"] == "user"
+
+    sim_phone.shell("am start -n com.android.settings/.Settings")
+    _result(port, "device.io.swipe", {"x1": 540, "y1": 1600, "x2": 540, "y2": 900, "duration": 300})
+    assert max(world.top_activity(0).scroll.values()) > 0
+
+    assert _result(port, "device.location.set", {"lat": 52.52, "lon": 13.405}) == {"ok": True}
+    assert world.data["mock_location"] == {"lat": 52.52, "lon": 13.405}
+    assert _call(port, "device.location.set", {"lat": 1})["error"] == {"code": -32602, "message": "missing params.lon"}
+    _result(port, "device.location.clear")
+    assert "mock_location" not in world.data

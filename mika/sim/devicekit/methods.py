@@ -6,10 +6,13 @@ can tell a server of another build); `device.clipboard.get` is `{"text": …}` (
 empty); `device.apps.list` is PackageLister's array of
 `{"packageName", "appName", "version", "versionCode"}` for every installed package
 (appName falls back to the package name when there is no label); `device.dump.ui` is
-mika/sim/devicekit/ui_tree.py's, `device.screenshot` screenshot.py's. Keys are KEYCODE_* names. `device.io.text` types
-through the virtual keyboard's key map, which has printable ASCII, newline and tab only:
-anything else is INVALID_PARAMS, and mobilecli then sets the clipboard and presses
-KEYCODE_PASTE instead.
+ui_tree.py's, `device.screenshot` screenshot.py's. Keys are KEYCODE_* names.
+`device.io.text` types through the virtual keyboard's key map, which has printable ASCII,
+newline and tab only: anything else is INVALID_PARAMS. (mobilecli 1.0.9 itself types
+ASCII with `input text` and anything else by `device.clipboard.set`, `input keyevent
+KEYCODE_PASTE`, `device.clipboard.clear`; its taps, swipes and keys are `input` too.
+The touch and key methods here are the DeviceServer's all the same, for builds that use
+them.)
 """
 
 from __future__ import annotations

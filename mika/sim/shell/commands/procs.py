@@ -141,7 +141,8 @@ async def app_process(ctx: Ctx) -> int:
 def _matching(ctx: Ctx) -> list[str] | int:
     """The pids `pgrep`/`pkill [-f] [-SIGNAL] PATTERN` select, or its exit code for bad
     arguments. -f matches the whole command line (the name, for most of the sim's
-    processes); a pattern with a bracket (`[D]eviceServer`) never matches its own."""
+    processes). Clients write `[D]eviceServer` so that on a phone the pattern can't match
+    the pkill's own command line; here pgrep and pkill aren't listed processes at all."""
     tool = ctx.args[0]
     args = [a for a in ctx.args[1:] if not a.startswith("-")]
     full = "-f" in ctx.args[1:]
