@@ -203,6 +203,7 @@ def rig(module_rig: Rig) -> Rig:
 def test_every_listed_tool_is_exercised(rig: Rig) -> None:
     assert rig.peer.tool_names() == set(COVERED)
     assert len(COVERED) == 32
+    assert {name for name in COVERED.values() if not callable(globals().get(name))} == set()
 
 
 def test_device_facts(rig: Rig) -> None:
@@ -234,6 +235,7 @@ def test_apps_listed_launched_stopped_and_removed(rig: Rig) -> None:
     rig.ok("mobile_launch_app", packageName="com.android.settings")
     assert world.top_activity(0).package == "com.android.settings"
     assert "(com.android.settings)" in rig.ok("mobile_get_foreground_app")
+    assert 'text="Network & internet"' in rig.ok("mobile_list_elements_on_screen")
     rig.ok("mobile_terminate_app", packageName="com.android.settings")
     assert world.displays[0].task_for("com.android.settings") is None
     assert world.top_activity(0).package == "com.android.launcher3"
