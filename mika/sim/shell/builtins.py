@@ -13,6 +13,7 @@ from mika.sim.shell.commands import (  # noqa: F401
     pm,
     procs,
     props,
+    screenrecord,
     simctl,
     ui,
 )

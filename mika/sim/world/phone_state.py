@@ -23,7 +23,7 @@ class PhoneState:
         self.u2_servers = 0  # app_process instances serving uiautomator2 on tcp:9008
         self.u2_kill = False
         # `localabstract:NAME` sockets something inside the phone listens on (the scrcpy
-        # server's, mika/sim/scrcpy/sockets.py): name -> what serves one connection.
+        # server's, mika/sim/world/local_sockets.py): name -> what serves one connection.
         self.local_sockets: dict[str, Callable[[SimStream], Awaitable[None]]] = {}
 
     def banner(self) -> str:

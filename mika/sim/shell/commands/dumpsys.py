@@ -9,6 +9,7 @@ from mika.sim.apps.frame import IME_PKG, build_frame
 from mika.sim.shell.context import Ctx
 from mika.sim.shell.registry import command
 from mika.sim.world.display import Activity, Display, Task
+from mika.sim.world.packages import version_code, version_name
 from mika.sim.world.props import sdk_int
 from mika.sim.world.world import LAUNCHER, World
 
@@ -441,8 +442,8 @@ def _package(ctx: Ctx, args: list[str]) -> None:
     flags = "SYSTEM HAS_CODE ALLOW_CLEAR_USER_DATA" if app.system else "HAS_CODE ALLOW_CLEAR_USER_DATA ALLOW_BACKUP"
     ctx.print(
         f"Packages:\n  Package [{app.package}] ({_hex(app.uid)}):\n    userId={app.uid}\n"
-        f"    pkg=Package{{{_hex(app.uid + 1)} {app.package}}}\n    versionCode=34{app.uid % 100:02d} minSdk=26 targetSdk=34\n"
-        f"    versionName=14.{app.uid % 10}.0\n    flags=[ {flags} ]\n    pkgFlags=[ {flags} ]\n"
+        f"    pkg=Package{{{_hex(app.uid + 1)} {app.package}}}\n    versionCode={version_code(app)} minSdk=26 targetSdk=34\n"
+        f"    versionName={version_name(app)}\n    flags=[ {flags} ]\n    pkgFlags=[ {flags} ]\n"
         f"    timeStamp=2026-11-05 10:00:00\n    firstInstallTime=2026-11-05 10:00:00\n    lastUpdateTime=2026-11-20 09:30:00\n"
         f"    signatures=PackageSignatures{{{_hex(app.uid + 2)} version:3, signatures:[{_hex(app.uid + 3)}], past signatures:[]}}\n"
         f"    PackageSignatures{{{_hex(app.uid + 2)} [{_hex(app.uid + 3)}]}}\n"

@@ -7,6 +7,7 @@ import zlib
 from mika.sim.shell.commands.dumpsys import print_get_displays
 from mika.sim.shell.context import Ctx
 from mika.sim.shell.registry import command, lookup
+from mika.sim.world.packages import installed_packages
 
 # What `pm list features` names on a plain Android 14 phone (a subset: clients look for
 # leanback / television to tell a TV apart, and for touchscreen).
@@ -26,31 +27,10 @@ _FEATURES = (
     "android.software.webview",
 )
 
-# Packages every phone has that aren't apps of ours (no screens).
-SYSTEM_ONLY = (
-    "android",
-    "com.android.systemui",
-    "com.android.phone",
-    "com.android.shell",
-    "com.android.providers.settings",
-    "com.android.providers.contacts",
-    "com.android.providers.calendar",
-    "com.android.providers.media",
-    "com.android.providers.telephony",
-    "com.android.inputmethod.latin",
-    "com.google.android.permissioncontroller",
-    "com.android.webview",
-    "com.android.packageinstaller",
-)
-THIRD_PARTY_ONLY = ("com.android.adbkeyboard",)
-
 
 def _packages(ctx: Ctx) -> list[tuple[str, bool]]:
     """(package, is_system)"""
-    world = ctx.phone.world
-    out = [(p, True) for p in SYSTEM_ONLY] + [(p, False) for p in THIRD_PARTY_ONLY]
-    out += [(a.package, a.system) for a in world.apps.values() if a.package not in SYSTEM_ONLY]
-    return sorted(out)
+    return installed_packages(ctx.phone.world)
 
 
 def _users(ctx: Ctx) -> list[dict[str, object]]:
@@ -168,7 +148,64 @@ async def _pm(ctx: Ctx, args: list[str]) -> int:
     if sub in ("clear",) and rest:
         ctx.print("Success\n")
         return 0
+    if sub == "uninstall":
+        names = [a for a in rest if not a.startswith("-") and not a.isdigit()]
+        if not names:
+            ctx.error("Error: package name not specified")
+            return 1
+        if not ctx.phone.world.uninstall(names[-1]):
+            # PackageManagerShellCommand.runUninstall for an absent or system package.
+            ctx.print("Failure [DELETE_FAILED_INTERNAL_ERROR]\n")
+            return 1
+        ctx.print("Success\n")
+        return 0
+    if sub == "install":
+        return await _install(ctx, rest)
     ctx.error(f"Unknown command: {sub}")
+    return 1
+
+
+async def _read_exactly(ctx: Ctx, size: int) -> bytes:
+    """`pm install -S SIZE` reads the APK from its stdin: exactly SIZE bytes (adb streams
+    it down the same stream and keeps it open for the answer)."""
+    if ctx.host_stdin is not None:
+        return (await ctx.read_stdin())[:size]
+    data = bytearray(ctx.stdin[:size])
+    while len(data) < size and ctx.stream is not None:
+        chunk = await ctx.stream.read()
+        if not chunk:
+            break
+        data += chunk
+    return bytes(data[:size])
+
+
+async def _install(ctx: Ctx, args: list[str]) -> int:
+    """`pm install [-r] [-S SIZE] [PATH]`. The sim has no APK parser and runs no APK code:
+    what isn't a zip with a manifest fails as a real phone fails it; a real APK is refused
+    with a message that says why."""
+    if "-S" in args:
+        raw = args[args.index("-S") + 1] if args.index("-S") + 1 < len(args) else ""
+        if not raw.isdigit():
+            ctx.error("Error: -S requires a size")
+            return 1
+        data = await _read_exactly(ctx, int(raw))
+    else:
+        paths = [a for a in args if not a.startswith("-")]
+        if not paths:
+            ctx.error("Error: no package specified")
+            return 1
+        found = ctx.phone.files.read(paths[-1])
+        if found is None:
+            ctx.print(f"Failure [INSTALL_FAILED_INVALID_URI: Invalid uri: {paths[-1]}]\n")
+            return 1
+        data = found
+    staged = f"/data/app/vmdl{zlib.crc32(data) % 10**9}.tmp/base.apk"
+    if not (data.startswith(b"PK\x03\x04") and b"AndroidManifest.xml" in data):
+        ctx.print(
+            f"Failure [INSTALL_PARSE_FAILED_NOT_APK: Failed to parse {staged}: Failed to load asset path {staged}]\n"
+        )
+        return 1
+    ctx.print("Failure [INSTALL_FAILED_INTERNAL_ERROR: the simulated phone runs only the apps of its app files]\n")
     return 1
 
 
