@@ -83,7 +83,7 @@ class _Failure(click.ClickException):
     default=None,
     metavar="SPEC",
     help="Faults to show, e.g. drop_after=5,slow_ms=200 (keys: drop_after, slow_ms, "
-    "null_root, idle_timeout, bad_xml, bad_png, rpc_error, http_500, dialog).",
+    "null_root, idle_timeout, bad_xml, bad_png, rpc_error, http_500, dialog, crash).",
 )
 @click.pass_context
 def sim_group(ctx: click.Context, port: int, serial: str, scenario: str | None, faults: str | None) -> None:

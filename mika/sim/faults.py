@@ -16,6 +16,8 @@ e.g. "drop_after=5,slow_ms=200,dialog=update". Keys:
   rpc_error=N     the next N uiautomator2 JSON-RPC calls answer "UiAutomation not connected"
   http_500=N      the next N uiautomator2 HTTP requests answer 500 Internal Server Error
   dialog=NAME     a dialog named NAME pops over the current screen
+  crash=PACKAGE   the app PACKAGE crashes the next time it starts (once): no task stays,
+                  and the crash buffer (`logcat -b crash`) holds its FATAL EXCEPTION
 
 The world owns the live faults (simctl may change them at run time) and raises
 ConnectionDrop from `before_command` when drop_after is reached; the adbd only reads the
@@ -30,7 +32,7 @@ from dataclasses import dataclass, fields, replace
 # Faults consumed one at a time by the commands or calls they hit (the world counts them).
 ONE_SHOT = ("null_root", "idle_timeout", "bad_xml", "bad_png", "rpc_error", "http_500")
 _COUNTS = ("drop_after", "slow_ms", *ONE_SHOT)
-_NAMES = ("dialog",)
+_NAMES = ("dialog", "crash")
 
 
 class FaultSpecError(ValueError):
@@ -57,6 +59,7 @@ class FaultSpec:
     rpc_error: int = 0
     http_500: int = 0
     dialog: str | None = None
+    crash: str | None = None
 
     @classmethod
     def parse(cls, spec: str | None) -> FaultSpec:

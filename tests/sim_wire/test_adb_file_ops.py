@@ -288,8 +288,6 @@ def test_screenrecord_with_a_time_limit_makes_a_playable_mp4(sim_phone: SimPhone
     sim_phone.run_adb("pull", "/sdcard/rec.mp4", str(tmp_path / "rec.mp4"))
     frames = _decoded(tmp_path / "rec.mp4")
     assert frames and (frames[0].width, frames[0].height) == (1080, 2400)
-    bad = sim_phone.run_adb("shell", "screenrecord --time-limit 500 /sdcard/x.mp4", check=False)
-    assert bad.returncode == 2 and b"outside acceptable range [1,180]" in bad.stderr
 
 
 def test_screenrecord_stopped_by_the_host_keeps_what_it_recorded(sim_phone: SimPhone, tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ import json
 import re
 import socket
 import struct
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -128,6 +129,19 @@ def start_app(name: str) -> bytes:
     return struct.pack(">BB", 16, len(raw)) + raw
 
 
+def _connect_when_listening(device: adbutils.AdbDevice, name: str) -> socket.socket:
+    """The first socket, once the server listens: the shell that starts it returns before
+    it binds, so a client in forward mode tries again until it does (as scrcpy's does)."""
+    deadline = time.monotonic() + TIMEOUT
+    while True:
+        try:
+            return device.create_connection(Network.LOCAL_ABSTRACT, name)
+        except adbutils.AdbError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
+
+
 def open_session(phone: SimPhone, *options: str, scid: int = SCID) -> Session:
     device = phone.adb
     device.sync.push(b"PK\x03\x04 scrcpy-server stand-in", JAR)
@@ -135,7 +149,7 @@ def open_session(phone: SimPhone, *options: str, scid: int = SCID) -> Session:
         options = tuple(f"scid={scid:08x}" if o.startswith("scid=") else o for o in options)
     out = Output(device.shell(server_command("3.3.4", *options), stream=True))
     name = f"scrcpy_{scid:08x}"
-    video = device.create_connection(Network.LOCAL_ABSTRACT, name)
+    video = _connect_when_listening(device, name)
     video.settimeout(TIMEOUT)
     assert recv_exact(video, 1) == b"\x00"  # the dummy byte, on the first socket only
     control = device.create_connection(Network.LOCAL_ABSTRACT, name)

@@ -16,6 +16,7 @@ fragments. `merge_ocr` adds to a `Screen` only the lines its tree lacks.
 
 from __future__ import annotations
 
+import atexit
 import logging
 import re
 import threading
@@ -35,6 +36,7 @@ from mika.uistate.tree import Bounds
 log = logging.getLogger(__name__)
 
 MIN_SCORE = 0.5
+EXIT_WAIT_S = 60.0  # the longest a process's exit waits for a warm-up's build
 _WS = re.compile(r"\s+")
 
 
@@ -85,6 +87,10 @@ class OcrEngine:
                 return None
             self._warming = threading.Thread(target=self._warm, name="ocr-warm", daemon=True)
         self._warming.start()
+        # A process that ends while onnxruntime is still building its session in this
+        # thread aborts in C++ ("terminate called without an active exception", exit 134)
+        # as the runtime is torn down under it: a quick run must wait for the build to end.
+        atexit.register(self._warming.join, EXIT_WAIT_S)
         return self._warming
 
     def _warm(self) -> None:

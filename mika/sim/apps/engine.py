@@ -317,6 +317,9 @@ def key(world: World, display_id: int, name: str) -> None:
         world.home(display_id)
     elif name == "APP_SWITCH":
         world.changed()
+    elif name == "PASTE":
+        # KEYCODE_PASTE: a focused EditText pastes the clipboard (TextView.onKeyShortcut).
+        type_text(world, display_id, str(world.data.get("clipboard") or ""))
     elif name == "DEL" and activity is not None and activity.focus:
         value = str(activity.fields.get(activity.focus, "") or "")
         activity.fields[activity.focus] = value[:-1]

@@ -21,9 +21,9 @@ from typing import TYPE_CHECKING
 from mika.sim.device import StreamClosed
 from mika.sim.scrcpy.control import Controller
 from mika.sim.scrcpy.options import LEVELS, VIDEO_CODECS, OptionError, Options, parse
-from mika.sim.scrcpy.sockets import Connection, Listener
 from mika.sim.scrcpy.video import VideoStream
 from mika.sim.stdio import Output
+from mika.sim.world.local_sockets import Connection, Listener
 
 if TYPE_CHECKING:
     from mika.sim.world.phone_state import PhoneState

@@ -26,7 +26,7 @@ class PhoneState:
         # UiObjects the uiautomator2 server handed out by name (mika/sim/u2/objects.py).
         self.u2_objects: dict[str, dict[str, object]] = {}
         # `localabstract:NAME` sockets something inside the phone listens on (the scrcpy
-        # server's, mika/sim/scrcpy/sockets.py): name -> what serves one connection.
+        # server's, mika/sim/world/local_sockets.py): name -> what serves one connection.
         self.local_sockets: dict[str, Callable[[SimStream], Awaitable[None]]] = {}
         # `adb reverse` listeners (mika/sim/adbd/reverse.py): what a connection made inside
         # the phone to tcp:PORT / localabstract:NAME opens toward the host.

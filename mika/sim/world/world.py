@@ -87,6 +87,16 @@ def _load_data_file(name: str) -> dict[str, Any]:
     return value
 
 
+@dataclasses.dataclass(frozen=True)
+class AppCrash:
+    """An app that died of an uncaught exception, for the crash log buffer."""
+
+    time: float
+    pid: int
+    package: str
+    activity: str  # ".NotesListActivity", the screen whose onCreate threw
+
+
 class World(abc.ABC):
     def __init__(self, serial: str, scenario: str | None, faults: FaultSpec | None) -> None:
         self.serial = serial
@@ -104,6 +114,8 @@ class World(abc.ABC):
     def reset(self, scenario: str) -> None:
         spec = _load_scenario(scenario)
         self.scenario = scenario
+        self.apps = self.installed_apps()  # what `pm uninstall` took comes back
+        self.crashes: list[AppCrash] = []
         self.props = default_props(self.serial, spec.get("props"))  # an older Android's build
         # clock_frozen: the clock stands still (screenshots stay byte-identical) until set
         self.clock = Clock(parse_time(spec.get("time", "2026-12-01T08:00:00")), frozen=bool(spec.get("clock_frozen")))
@@ -347,6 +359,8 @@ class World(abc.ABC):
             return self._show_chooser(package, display_id)
         app = self.apps[package]
         display = self.displays[display_id]
+        if self.faults.crash == package and all(d.task_for(package) is None for d in self.displays.values()):
+            return self._crash_on_start(app, display_id, screen or app.main)
         for d in self.displays.values():
             if d is not display:
                 task = d.task_for(package)
@@ -375,6 +389,17 @@ class World(abc.ABC):
         self._last_focus = display_id
         self.changed()
         return task.top
+
+    def _crash_on_start(self, app: AppDef, display_id: int, screen: str) -> Activity:
+        """The `crash=` fault: the app's onCreate throws, its process dies before a window
+        shows, and what was in front stays there."""
+        self.faults = dataclasses.replace(self.faults, crash=None)
+        self.crashes.append(
+            AppCrash(self.clock.now(), 3000 + app.uid % 1000, app.package, app.screens[screen].activity)
+        )
+        self.changed()
+        top = self.top_activity(display_id)
+        return top if top is not None else self.launch(LAUNCHER, display_id)
 
     # -- an app installed twice (dual apps / work profile) -------------------------------
     def _asks_which_copy(self, package: str) -> bool:
@@ -466,6 +491,18 @@ class World(abc.ABC):
             return
         display.tasks.remove(launcher)
         display.tasks.append(launcher)
+
+    def uninstall(self, package: str) -> bool:
+        """`pm uninstall`: a downloaded app leaves the phone, its tasks with it; False (pm's
+        refusal) for a system app, the home app or a package that isn't there."""
+        app = self.apps.get(package)
+        if app is None or app.system or package == LAUNCHER:
+            return False
+        self.force_stop(package)
+        # A new dict: the app files' table is shared by every world in the process.
+        self.apps = {name: a for name, a in self.apps.items() if name != package}
+        self.changed()
+        return True
 
     def force_stop(self, package: str) -> None:
         for display in self.displays.values():

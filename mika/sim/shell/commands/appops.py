@@ -10,10 +10,28 @@ from __future__ import annotations
 
 from mika.sim.shell.context import Ctx
 from mika.sim.shell.registry import command
+from mika.sim.world.packages import is_installed
 
 MODES = ("allow", "ignore", "deny", "default", "foreground")
 # The ops the simulated phone knows; enough for what a run touches.
-OPS = ("PLAY_AUDIO", "TAKE_AUDIO_FOCUS", "SYSTEM_ALERT_WINDOW", "RUN_IN_BACKGROUND", "POST_NOTIFICATION")
+OPS = (
+    "PLAY_AUDIO",
+    "TAKE_AUDIO_FOCUS",
+    "SYSTEM_ALERT_WINDOW",
+    "RUN_IN_BACKGROUND",
+    "POST_NOTIFICATION",
+    "MOCK_LOCATION",  # mobilecli allows it for the shell before it mocks the location
+)
+PUBLIC_PREFIX = "android:"
+
+
+def _op_name(op: str) -> str:
+    """AppOpsService takes an op by its public name too ("android:mock_location"); for the
+    sim's ops that is "android:" and the debug name in lower case."""
+    if op.startswith(PUBLIC_PREFIX) and op[len(PUBLIC_PREFIX) :].islower():
+        return op[len(PUBLIC_PREFIX) :].upper()
+    return op
+
 
 USAGE = (
     "AppOps service (appops) commands:\n"
@@ -23,12 +41,7 @@ USAGE = (
 
 
 def _known_package(ctx: Ctx, package: str) -> bool:
-    world = ctx.phone.world
-    if package in world.apps:
-        return True
-    from mika.sim.shell.commands.pm import SYSTEM_ONLY, THIRD_PARTY_ONLY
-
-    return package in SYSTEM_ONLY or package in THIRD_PARTY_ONLY
+    return is_installed(ctx.phone.world, package)
 
 
 @command("appops")
@@ -48,9 +61,9 @@ async def appops(ctx: Ctx) -> int:
     if not _known_package(ctx, package):
         ctx.error(f"Error: No UID for {package} in user 0")
         return 255
-    op = rest[1] if len(rest) > 1 else None
+    op = _op_name(rest[1]) if len(rest) > 1 else None
     if op is not None and op not in OPS:
-        ctx.error(f"Error: Unknown operation string: {op}")
+        ctx.error(f"Error: Unknown operation string: {rest[1]}")
         return 255
     world = ctx.phone.world
     if sub == "set":

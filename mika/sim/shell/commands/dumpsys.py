@@ -10,6 +10,7 @@ from mika.sim.apps.frame import IME_PKG, build_frame
 from mika.sim.shell.context import Ctx
 from mika.sim.shell.registry import command
 from mika.sim.world.display import Activity, Display, Task
+from mika.sim.world.packages import version_code, version_name
 from mika.sim.world.props import sdk_int
 from mika.sim.world.world import LAUNCHER, World
 
@@ -440,8 +441,7 @@ def _package(ctx: Ctx, args: list[str]) -> None:
         ctx.print("Unable to find package: " + (args[0] if args else "") + "\n")
         return
     flags = "SYSTEM HAS_CODE ALLOW_CLEAR_USER_DATA" if app.system else "HAS_CODE ALLOW_CLEAR_USER_DATA ALLOW_BACKUP"
-    code = app.version_code if app.version_code is not None else int(f"34{app.uid % 100:02d}")
-    name = app.version_name if app.version_code is not None else f"14.{app.uid % 10}.0"
+    code, name = version_code(app), version_name(app)
     installed = "2026-11-05 10:00:00"
     updated = "2026-11-20 09:30:00"
     if app.installed_at is not None:  # installed from an APK: the phone's clock then

@@ -257,14 +257,15 @@ def _abandon(ctx: Ctx, args: list[str]) -> int:
 
 def _uninstall(ctx: Ctx, args: list[str]) -> int:
     _flags, _size, rest = _options(args)
+    if not rest:
+        ctx.error("Error: package name not specified")
+        return 1
     world = ctx.phone.world
-    app = world.apps.get(rest[-1]) if rest else None
-    if app is None or app.system:
-        # Unknown packages and the system image's alike (without --user, -k) fail so.
+    app = world.apps.get(rest[-1])
+    if app is None or not world.uninstall(app.package):
+        # PackageManagerShellCommand.runUninstall for an absent or system package.
         ctx.print("Failure [DELETE_FAILED_INTERNAL_ERROR]\n")
         return 1
-    world.force_stop(app.package)
-    world.apps = {pkg: a for pkg, a in world.apps.items() if pkg != app.package}
     for ime in app.input_methods:  # its keyboards go with it; the default one comes back
         if ime in world.imes:
             world.imes.remove(ime)

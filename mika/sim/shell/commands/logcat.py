@@ -2,9 +2,10 @@
 
 The main buffer holds a few lines from boot and one `ActivityTaskManager: START` line
 for each activity that came to the front (read from the world as it changes, so a client
-following the log sees what a real phone logs when an app opens). The crash buffer is
-empty: nothing crashes on the simulated phone. `-d` dumps and exits; without it logcat
-follows until the host closes the stream, as on a phone.
+following the log sees what a real phone logs when an app opens). The crash buffer holds
+the runtime's FATAL EXCEPTION report of each app that crashed (the `crash=` fault; apps
+of the sim don't crash on their own). `-d` dumps and exits; without it logcat follows
+until the host closes the stream, as on a phone.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import time
 
 from mika.sim.shell.context import Ctx
 from mika.sim.shell.registry import command
+from mika.sim.world.world import AppCrash
 
 _BOOT = (
     (612, "I", "Zygote", "Process: zygote64 socket opened, supported ABIS: arm64-v8a"),
@@ -21,6 +23,12 @@ _BOOT = (
     (1234, "I", "ActivityManager", "System now ready"),
     (1234, "I", "WindowManager", "Screen frozen for +212ms due to boot"),
 )
+
+
+# Which -b names hold the activity lines, and which the crash reports; the default
+# buffers (no -b) are main, system and crash.
+_MAIN = ("main", "all", "default", "system")
+_CRASH = ("crash", "all", "default")
 
 
 def _stamp(epoch: float, year: bool) -> str:
@@ -35,6 +43,25 @@ def _line(epoch: float, pid: int, level: str, tag: str, message: str, fmt: set[s
         return f"{level}/{tag}({pid:>5}): {message}\n"
     # threadtime, logcat's default: date time PID TID level tag: message.
     return f"{_stamp(epoch, 'year' in fmt)} {pid:>5} {pid:>5} {level} {tag}: {message}\n"
+
+
+def _crash_lines(crash: AppCrash) -> list[tuple[float, int, str, str, str]]:
+    """What RuntimeInit's KillApplicationHandler logs for an uncaught exception."""
+    cls = crash.package + crash.activity
+    report = (
+        "FATAL EXCEPTION: main",
+        f"Process: {crash.package}, PID: {crash.pid}",
+        f"java.lang.RuntimeException: Unable to start activity ComponentInfo{{{crash.package}/{cls}}}: "
+        "java.lang.IllegalStateException: simulated crash (fault crash=)",
+        "\tat android.app.ActivityThread.performLaunchActivity(ActivityThread.java:3782)",
+        "\tat android.app.ActivityThread.handleLaunchActivity(ActivityThread.java:3922)",
+        "\tat android.os.Looper.loop(Looper.java:317)",
+        "\tat android.app.ActivityThread.main(ActivityThread.java:8705)",
+        "Caused by: java.lang.IllegalStateException: simulated crash (fault crash=)",
+        f"\tat {cls}.onCreate({crash.activity.lstrip('.')}.java:42)",
+        "\tat android.app.Activity.performCreate(Activity.java:8595)",
+    )
+    return [(crash.time, crash.pid, "E", "AndroidRuntime", line) for line in report]
 
 
 def _focus_line(ctx: Ctx) -> tuple[int, str, str, str] | None:
@@ -77,11 +104,14 @@ async def logcat(ctx: Ctx) -> int:
     world = ctx.phone.world
     start = world.clock.now() - 60.0
     entries: list[tuple[float, int, str, str, str]] = []
-    if not buffers or any(b in ("main", "all", "default", "system") for b in buffers):
+    if not buffers or any(b in _MAIN for b in buffers):
         entries = [(start + n, *boot) for n, boot in enumerate(_BOOT)]
         focus = _focus_line(ctx)
         if focus is not None:
             entries.append((world.clock.now(), *focus))
+    if not buffers or any(b in _CRASH for b in buffers):
+        entries += [line for crash in world.crashes for line in _crash_lines(crash)]
+        entries.sort(key=lambda e: e[0])
     if tail is not None:
         entries = entries[-tail:] if tail else []
     for entry in entries:
@@ -91,6 +121,7 @@ async def logcat(ctx: Ctx) -> int:
     await ctx.out.flush()
     seen = world.version
     last = _focus_line(ctx)
+    crashes = len(world.crashes)
     stream = ctx.stream
     while stream is not None and not stream.closed:
         # Wake on world changes (or every half second, to notice the host leaving).
@@ -104,8 +135,12 @@ async def logcat(ctx: Ctx) -> int:
             continue
         seen = world.version
         now = _focus_line(ctx)
-        if now is not None and now != last:
+        if now is not None and now != last and (not buffers or any(b in _MAIN for b in buffers)):
             ctx.print(_line(world.clock.now(), *now, fmt))
-            await ctx.out.flush()
+        for crash in world.crashes[crashes:] if not buffers or any(b in _CRASH for b in buffers) else []:
+            for entry in _crash_lines(crash):
+                ctx.print(_line(*entry, fmt))
+        crashes = len(world.crashes)
+        await ctx.out.flush()
         last = now
     return 0

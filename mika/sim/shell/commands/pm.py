@@ -8,6 +8,7 @@ from mika.sim.shell.commands.dumpsys import print_get_displays
 from mika.sim.shell.commands.install import apk_path
 from mika.sim.shell.context import Ctx
 from mika.sim.shell.registry import command, lookup
+from mika.sim.world.packages import installed_packages
 
 # What `pm list features` names on a plain Android 14 phone (a subset: clients look for
 # leanback / television to tell a TV apart, and for touchscreen).
@@ -27,31 +28,10 @@ _FEATURES = (
     "android.software.webview",
 )
 
-# Packages every phone has that aren't apps of ours (no screens).
-SYSTEM_ONLY = (
-    "android",
-    "com.android.systemui",
-    "com.android.phone",
-    "com.android.shell",
-    "com.android.providers.settings",
-    "com.android.providers.contacts",
-    "com.android.providers.calendar",
-    "com.android.providers.media",
-    "com.android.providers.telephony",
-    "com.android.inputmethod.latin",
-    "com.google.android.permissioncontroller",
-    "com.android.webview",
-    "com.android.packageinstaller",
-)
-THIRD_PARTY_ONLY = ("com.android.adbkeyboard",)
-
 
 def _packages(ctx: Ctx) -> list[tuple[str, bool]]:
     """(package, is_system)"""
-    world = ctx.phone.world
-    out = [(p, True) for p in SYSTEM_ONLY] + [(p, False) for p in THIRD_PARTY_ONLY]
-    out += [(a.package, a.system) for a in world.apps.values() if a.package not in SYSTEM_ONLY]
-    return sorted(out)
+    return installed_packages(ctx.phone.world)
 
 
 def _users(ctx: Ctx) -> list[dict[str, object]]:

@@ -1,13 +1,16 @@
-"""`ps`, `pidof`, `kill` over the simulated processes, and `app_process` (which serves
-uiautomator2 on tcp:9008, or runs the scrcpy server (mika/sim/scrcpy), while its shell
-stream stays open)."""
+"""`ps`, `pidof`, `kill`, `pkill`, `pgrep` over the simulated processes, and `app_process`
+(which serves uiautomator2 on tcp:9008, or runs the scrcpy server (mika/sim/scrcpy), while
+its shell stream stays open, or mobilecli's DeviceServer (mika/sim/devicekit), which
+outlives it)."""
 
 from __future__ import annotations
 
 import asyncio
 import re
 
+from mika.sim.devicekit import server as devicekit
 from mika.sim.scrcpy import server as scrcpy
+from mika.sim.shell.commands import screenrecord
 from mika.sim.shell.context import Ctx
 from mika.sim.shell.registry import command
 
@@ -34,7 +37,18 @@ def processes(ctx: Ctx) -> list[tuple[str, int, int, str]]:
         out.append(("shell", 5008, 4120, "uiautomator"))
     for pid in sorted(scrcpy.running(ctx.phone)):
         out.append(("shell", pid, 4120, scrcpy.PROCESS_NAME))
+    for pid in sorted(devicekit.running(ctx.phone)):
+        # nohup … &: the shell that started it is gone, so init adopted it.
+        out.append(("shell", pid, 1, "app_process"))
+    for pid in sorted(screenrecord.running(ctx.phone)):
+        out.append(("shell", pid, 4120, "screenrecord"))
     return out
+
+
+def command_line(ctx: Ctx, pid: int, name: str) -> str:
+    """What `pgrep -f` / `pkill -f` match: /proc/PID/cmdline, joined by spaces."""
+    proc = devicekit.running(ctx.phone).get(pid) or screenrecord.running(ctx.phone).get(pid)
+    return proc.command_line if proc is not None else name
 
 
 @command("ps")
@@ -71,6 +85,10 @@ async def kill(ctx: Ctx) -> int:
             ctx.phone.u2_kill = True  # the serving app_process notices and exits
         elif name == scrcpy.PROCESS_NAME and int(t) in scrcpy.running(ctx.phone):
             scrcpy.running(ctx.phone)[int(t)].kill()
+        elif int(t) in devicekit.running(ctx.phone):
+            devicekit.running(ctx.phone)[int(t)].kill()
+        elif int(t) in screenrecord.running(ctx.phone):
+            screenrecord.running(ctx.phone)[int(t)].kill()
         elif name in ctx.phone.world.apps:
             ctx.phone.world.force_stop(name)
         else:
@@ -87,11 +105,14 @@ async def app_process(ctx: Ctx) -> int:
     if not main:
         ctx.error("Usage: app_process [java-options] cmd-dir start-class-name [options]")
         return 1
-    if main not in (U2_MAIN, scrcpy.MAIN_CLASS) or not any(ctx.phone.files.stat(p) for p in classpath.split(":") if p):
+    known = (U2_MAIN, scrcpy.MAIN_CLASS, devicekit.MAIN_CLASS)
+    if main not in known or not any(ctx.phone.files.stat(p) for p in classpath.split(":") if p):
         ctx.error(f'Exception in thread "main" java.lang.ClassNotFoundException: {main}')
         return 1
     if main == scrcpy.MAIN_CLASS:
         return await scrcpy.main(ctx.phone, args[args.index(main) + 1 :], out=ctx.out, err=ctx.err, classpath=classpath)
+    if main == devicekit.MAIN_CLASS:
+        return await devicekit.main(ctx.phone, args[args.index(main) + 1 :], err=ctx.err, classpath=classpath)
     phone = ctx.phone
     phone.u2_servers += 1
     phone.u2_kill = False
@@ -117,21 +138,45 @@ async def app_process(ctx: Ctx) -> int:
     return 0
 
 
-@command("pkill")
-async def pkill(ctx: Ctx) -> int:
-    """`pkill [-f] [-SIGNAL] PATTERN`: -f matches the whole command line, which for the
-    sim's processes is their name. Exit 1 when nothing matched, as procps does."""
+def _matching(ctx: Ctx) -> list[str] | int:
+    """The pids `pgrep`/`pkill [-f] [-SIGNAL] PATTERN` select, or its exit code for bad
+    arguments. -f matches the whole command line (the name, for most of the sim's
+    processes). Clients write `[D]eviceServer` so that on a phone the pattern can't match
+    the pkill's own command line; here pgrep and pkill aren't listed processes at all."""
+    tool = ctx.args[0]
     args = [a for a in ctx.args[1:] if not a.startswith("-")]
+    full = "-f" in ctx.args[1:]
     if not args:
-        ctx.error("pkill: no matching criteria specified")
+        ctx.error(f"{tool}: no matching criteria specified")
         return 2
     try:
         pattern = re.compile(args[0])
     except re.error:
-        ctx.error(f"pkill: invalid pattern: {args[0]}")
+        ctx.error(f"{tool}: invalid pattern: {args[0]}")
         return 2
-    hits = [str(pid) for _, pid, _, name in processes(ctx) if pattern.search(name)]
+    return [
+        str(pid) for _, pid, _, name in processes(ctx) if pattern.search(command_line(ctx, pid, name) if full else name)
+    ]
+
+
+@command("pkill")
+async def pkill(ctx: Ctx) -> int:
+    """Exit 1 when nothing matched, as procps does."""
+    hits = _matching(ctx)
+    if isinstance(hits, int):
+        return hits
     if not hits:
         return 1
     ctx.args = ["kill", *hits]
     return await kill(ctx)
+
+
+@command("pgrep")
+async def pgrep(ctx: Ctx) -> int:
+    """The matching pids, one a line; exit 1 when none, as procps does."""
+    hits = _matching(ctx)
+    if isinstance(hits, int):
+        return hits
+    for pid in hits:
+        ctx.print(pid + "\n")
+    return 0 if hits else 1
