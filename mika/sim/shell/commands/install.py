@@ -105,8 +105,9 @@ async def _install(ctx: Ctx, args: list[str]) -> int:
         path = rest[-1]
         stored = ctx.phone.files.read(posixpath.normpath(path))
         if stored is None:
+            # PackageManagerShellCommand.setParamsSize prints the error, then throws it.
             ctx.error(
-                f"Exception occurred while executing 'install':\n"
+                f"Error: Can't open file: {path}\nException occurred while executing 'install':\n"
                 f"java.lang.IllegalArgumentException: Error: Can't open file: {path}"
             )
             return 255
