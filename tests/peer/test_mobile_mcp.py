@@ -37,7 +37,7 @@ from mika.sim.launch import RunningSim, start_sim
 from mika.sim.phone import Phone
 from mika.sim.shell.commands import screenrecord
 from tests.adb_env import ADB_BINARY, ADB_PORT, AdbServer, free_port
-from tests.peer.mcp_session import PeerSession
+from tests.peer.mcp_session import PeerSession, peer_entry, peer_env, stop_peer_daemon
 
 SIGN_IN = "com.mika.account/.SignInActivity"
 REFUSED = "Please fix the issue and try again."  # how the peer ends an ActionableError
@@ -80,20 +80,9 @@ COVERED = {
 }
 
 
-def _peer_entry() -> Path | None:
-    raw = os.environ.get("MIKA_PEER_MOBILE_MCP", "")
-    if not raw:
-        return None
-    p = Path(raw)
-    for cand in (p, p / "lib" / "index.js", p / "node_modules" / "@mobilenext" / "mobile-mcp" / "lib" / "index.js"):
-        if cand.is_file():
-            return cand
-    return None
-
-
 def _need_peer() -> Path:
     node = shutil.which("node")
-    entry = _peer_entry()
+    entry = peer_entry()
     problem = None
     if node is None:
         problem = "node is not installed"
@@ -105,34 +94,6 @@ def _need_peer() -> Path:
         pytest.skip(problem)
     assert entry is not None
     return entry
-
-
-def _env(bin_dir: str) -> dict[str, str]:
-    env = dict(os.environ)
-    # The peer and its mobilecli run `adb` from PATH against our private server.
-    env["PATH"] = bin_dir + os.pathsep + env.get("PATH", "")
-    env["ANDROID_ADB_SERVER_PORT"] = str(ADB_PORT)
-    env["MOBILEMCP_DISABLE_TELEMETRY"] = "1"  # no network from tests
-    # mobilecli starts a daemon that outlives the call and keeps the adb port it began
-    # with; a home of our own keeps it apart from any other (and lets us stop it).
-    env["MOBILECLI_HOME"] = os.path.join(bin_dir, "mobilecli-home")
-    env.pop("ANDROID_HOME", None)
-    # The cloud tools' mobilecli would reach app.mobilenext.ai: its HTTP goes to a local
-    # port nobody listens on (Go's client leaves localhost, the DeviceServer, unproxied).
-    closed = f"http://127.0.0.1:{free_port()}"
-    for name in ("HTTPS_PROXY", "HTTP_PROXY", "https_proxy", "http_proxy"):
-        env[name] = closed
-    for name in ("NO_PROXY", "no_proxy"):
-        env.pop(name, None)
-    env["BROWSER"] = "/bin/false"
-    return env
-
-
-def _stop_daemon(entry: Path, env: dict[str, str]) -> None:
-    modules = entry.resolve().parents[2]  # node_modules/@mobilenext/mobile-mcp/lib/index.js
-    for binary in modules.glob("mobilecli-*/mobilecli-*"):
-        if binary.is_file() and os.access(binary, os.X_OK):
-            subprocess.run([str(binary), "daemon", "stop"], env=env, capture_output=True, timeout=20)
 
 
 @dataclass
@@ -182,14 +143,14 @@ def module_rig(adb_server: AdbServer) -> Iterator[Rig]:
     sim = start_sim(adb_address=adb_server.address)
     with tempfile.TemporaryDirectory() as tmp:
         os.symlink(ADB_BINARY, os.path.join(tmp, "adb"))
-        env = _env(tmp)
+        env = peer_env(tmp, ADB_PORT, free_port())
         params = StdioServerParameters(command="node", args=[str(entry)], env=env)
         peer = PeerSession(params)
         try:
             yield Rig(peer, sim, Path(tmp))
         finally:
             peer.close()
-            _stop_daemon(entry, env)
+            stop_peer_daemon(entry, env)
             sim.close()
 
 
