@@ -34,7 +34,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from _sim_bench import BenchPhone, bench_phone, free_port
 from mcp import StdioServerParameters
@@ -271,7 +271,7 @@ def _none(_: object) -> None:
 # --- the servers
 
 
-def _mika_session(rig_dir: Path, serial: str, adb_port: int) -> PeerSession:
+def _mika_session(rig_dir: Path, serial: str, adb_port: int, errlog: TextIO) -> PeerSession:
     cfg = rig_dir / "mika-config.toml"
     # The model is never asked here (only the phone tools are called); the provider is a
     # closed loopback port so nothing leaves the machine.
@@ -288,7 +288,8 @@ def _mika_session(rig_dir: Path, serial: str, adb_port: int) -> PeerSession:
         ADB_MDNS="0",
     )
     argv = ["-c", "from mika_tui.launcher import main; main()", "mcp", "--device", serial, "--pace", "fast"]
-    return PeerSession(StdioServerParameters(command=sys.executable, args=[*argv, "--config", str(cfg)], env=env))
+    params = StdioServerParameters(command=sys.executable, args=[*argv, "--config", str(cfg)], env=env)
+    return PeerSession(params, errlog=errlog)
 
 
 def _median_ms(values: list[float]) -> float:
@@ -310,15 +311,17 @@ def main() -> None:
         rig_dir = Path(tmp)
         os.symlink(phone.adb, rig_dir / "adb")
         env = peer_env(str(rig_dir), phone.port, free_port())
-        peer = PeerSession(StdioServerParameters(command="node", args=[str(entry)], env=env))
-        mika = _mika_session(rig_dir, phone.serial, phone.port)
+        # The servers' stderr (the peer logs every call there) goes to a file, not the table.
+        errlog = (rig_dir / "servers.log").open("w")
+        peer = PeerSession(StdioServerParameters(command="node", args=[str(entry)], env=env), errlog=errlog)
+        mika = _mika_session(rig_dir, phone.serial, phone.port, errlog)
         rig = Rig(phone, mika, peer)
         times: dict[str, dict[str, list[float]]] = {}
         pictures: dict[str, list[int]] = {"mika": [], "peer": []}
         try:
             rows = [row for row in _rows(rig) if not only or row.name in only]
             for row in rows:  # one untimed call each: first-use costs belong to first_answer.py
-                for system, call in row.calls.items():
+                for call in row.calls.values():
                     row.setup(rig)
                     call(rig)
             for n in range(args.rounds):
@@ -340,8 +343,11 @@ def main() -> None:
             mika.close()
             peer.close()
             stop_peer_daemon(entry, env)
+            errlog.close()
 
-    print(f"Mika (mika mcp --pace fast) and @mobilenext/mobile-mcp 1.0.4 on the simulated phone; ms, median of {args.rounds}")
+    print(
+        f"Mika (mika mcp --pace fast) and @mobilenext/mobile-mcp 1.0.4 on the simulated phone; ms, median of {args.rounds}"
+    )
     print(f"{'row':<18}{'mika':>9}{'peer':>9}{'ratio':>8}{'ok':>5}")
     out: dict[str, Any] = {}
     for name, by in times.items():

@@ -316,6 +316,7 @@ class Assembly:
                 vision=vision,
                 pace=run_pace(self.settings),
                 picture_long_side=self.settings.picture_long_side,
+                picture_format=self.settings.picture_format,
             )
 
         told, self.catalog_problems = tuple(self.catalog_problems), []

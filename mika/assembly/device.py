@@ -130,7 +130,8 @@ class DeviceChoice:
         keep_apps: bool = False,
         vision: Any = None,
         pace: str = "fast",
-        picture_long_side: int = 1280,
+        picture_long_side: int = 1024,
+        picture_format: str = "webp",
     ) -> PhoneCapability:
         """A fresh phone capability for one run, on the phone chosen now; `display` is
         `[phone] display` ("virtual": a display of the run's own); `keep_apps` is
@@ -147,6 +148,7 @@ class DeviceChoice:
             vision=vision,
             pace=pace,
             picture_long_side=picture_long_side,
+            picture_format=picture_format,
         )
 
     def close(self) -> None:

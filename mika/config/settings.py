@@ -29,6 +29,9 @@ NOTIFY = ("auto", "bell", "off")
 PHONE_DISPLAYS = ("virtual", "main")
 # [phone] picture_long_side: the sizes the TUI offers (any 320–4096 is valid in the file).
 PICTURE_SIDES = (768, 1024, 1280, 1568, 2048)
+# [phone] picture_format: WebP is about half JPEG's bytes for the same screen; JPEG for
+# a provider or local server that can't read WebP.
+PICTURE_FORMATS = ("webp", "jpeg")
 
 
 @dataclass(frozen=True)
@@ -65,8 +68,10 @@ class Settings:
     # (true) instead of being closed with its display (false, the default).
     keep_apps_after_run: bool = False
     # [phone] picture_long_side: the longest side, in pixels, of a phone picture sent to a
-    # model (phone_screenshot, the vision tools); scaled down to it, never up, as JPEG.
-    picture_long_side: int = 1280
+    # model (phone_screenshot, the vision tools); scaled down to it, never up.
+    picture_long_side: int = 1024
+    # [phone] picture_format: how that picture is encoded, "webp" (the default) or "jpeg".
+    picture_format: str = "webp"
     # [memory] use: memory_search/memory_save and the run-start memory block (seed: on).
     memory_use: bool = True
     # [memory] auto_extract: after an answered conversation run, remember what the user said (seed: on).
@@ -150,9 +155,10 @@ def parse_settings(data: dict[str, Any], file: Path | None = None) -> Settings:
         raise ConfigError(file, "run.max_parallel", "a number from 1 to 3", max_parallel)
     phone_display = _pick(data, "phone", "display", str, "virtual", file, PHONE_DISPLAYS)
     keep_apps_after_run = _pick(data, "phone", "keep_apps_after_run", bool, False, file)
-    picture_long_side = _pick(data, "phone", "picture_long_side", int, 1280, file)
+    picture_long_side = _pick(data, "phone", "picture_long_side", int, 1024, file)
     if not 320 <= picture_long_side <= 4096:
         raise ConfigError(file, "phone.picture_long_side", "a number of pixels from 320 to 4096", picture_long_side)
+    picture_format = _pick(data, "phone", "picture_format", str, "webp", file, PICTURE_FORMATS)
     memory_use = _env_bool("MIKA_MEMORY_USE", _pick(data, "memory", "use", bool, True, file))
     memory_auto_extract = _env_bool("MIKA_MEMORY_AUTO_EXTRACT", _pick(data, "memory", "auto_extract", bool, True, file))
     web_enabled = _pick(data, "web", "enabled", bool, True, file)
@@ -187,6 +193,7 @@ def parse_settings(data: dict[str, Any], file: Path | None = None) -> Settings:
         phone_display=phone_display,
         keep_apps_after_run=keep_apps_after_run,
         picture_long_side=picture_long_side,
+        picture_format=picture_format,
         memory_use=memory_use,
         memory_auto_extract=memory_auto_extract,
         web_enabled=web_enabled,

@@ -19,7 +19,7 @@ from mika.config.mcp_servers import SERVER_KEYS
 KNOWN: dict[str, frozenset[str] | None] = {
     "general": frozenset({"language", "autonomous", "pace"}),
     "device": frozenset({"default"}),
-    "phone": frozenset({"display", "keep_apps_after_run", "picture_long_side"}),
+    "phone": frozenset({"display", "keep_apps_after_run", "picture_long_side", "picture_format"}),
     "run": frozenset({"max_parallel", "judge_outcome", "review_final_answer", "replay"}),
     "sandbox": frozenset({"enabled", "network", "cpu_seconds"}),
     "learning": frozenset({"skills"}),

@@ -67,7 +67,7 @@ class RunRecorder:
 
     def save_frame(self, image: Image, step: int) -> str:
         self._frames += 1
-        ext = "png" if "png" in image.mime else "jpg"
+        ext = {"image/png": "png", "image/webp": "webp"}.get(image.mime, "jpg")
         name = f"frame-{self._frames:04d}-s{step}.{ext}"
         write_bytes(self.dir / "frames" / name, image.data)
         return name

@@ -11,11 +11,12 @@ from __future__ import annotations
 import asyncio
 import os
 import subprocess
+import sys
 import threading
 from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
@@ -29,8 +30,9 @@ class Reply:
 
 
 class PeerSession:
-    def __init__(self, params: StdioServerParameters, start_timeout: float = 60) -> None:
+    def __init__(self, params: StdioServerParameters, start_timeout: float = 60, errlog: TextIO | None = None) -> None:
         self._params = params
+        self._errlog = errlog if errlog is not None else sys.stderr  # where the server's stderr goes
         self._started: Future[ClientSession] = Future()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stop: asyncio.Event | None = None
@@ -48,7 +50,10 @@ class PeerSession:
     async def _main(self) -> None:
         self._loop = asyncio.get_running_loop()
         self._stop = asyncio.Event()
-        async with stdio_client(self._params) as (read, write), ClientSession(read, write) as session:
+        async with (
+            stdio_client(self._params, errlog=self._errlog) as (read, write),
+            ClientSession(read, write) as session,
+        ):
             await session.initialize()
             self._started.set_result(session)
             await self._stop.wait()

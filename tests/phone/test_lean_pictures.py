@@ -1,5 +1,5 @@
 """Observation is lean (issue 35): a screenshot is decoded once, the model gets it scaled
-(long side ≤ `[phone] picture_long_side`) as JPEG, and a point it names on that picture
+(long side ≤ `[phone] picture_long_side`) as WebP (or JPEG, `[phone] picture_format`), and a point it names on that picture
 lands on the element it shows.
 
 Real captures from the fixtures, and the simulated phone through a real adb server. The
@@ -59,14 +59,20 @@ def test_a_real_capture_is_decoded_once_for_every_look_and_sent_small(shot, dump
     assert not app_window_black(picture, screen)
     nothing_drawn(picture, [Bounds(0, 0, 100, 100)], picture.size)
     sent = for_model(picture, picture.size)
+    as_jpeg = for_model(picture, picture.size, fmt="jpeg")
     assert decodes == ["zip"], f"no second decode: {decodes}"
     data = sent.image.data
-    assert sent.image.mime == "image/jpeg" and data[:2] == b"\xff\xd8"
+    assert sent.image.mime == "image/webp" and data[:4] == b"RIFF" and data[8:12] == b"WEBP"
+    assert as_jpeg.image.mime == "image/jpeg" and as_jpeg.image.data[:2] == b"\xff\xd8"
     w, h = sent.scale.picture
-    assert max(w, h) == 1280 and abs(w / h - picture.width / picture.height) < 0.002
-    assert len(data) * 4 < len(png), f"{len(data)} bytes of JPEG against {len(png)} of PNG"
-    with PILImage.open(io.BytesIO(data)) as back:
-        assert back.size == (w, h)
+    assert max(w, h) == 1024 and abs(w / h - picture.width / picture.height) < 0.002
+    assert as_jpeg.scale == sent.scale
+    assert len(data) * 8 < len(png), f"{len(data)} bytes of WebP against {len(png)} of PNG"
+    # The default is the smaller: at most about half of what JPEG takes for the same screen.
+    assert len(data) < 0.6 * len(as_jpeg.image.data), (len(data), len(as_jpeg.image.data))
+    for image in (sent.image, as_jpeg.image):
+        with PILImage.open(io.BytesIO(image.data)) as back:
+            assert back.size == (w, h)
     assert sent.scale.screen == picture.size
 
 
@@ -97,10 +103,18 @@ def test_a_picture_point_maps_back_inside_the_element_it_shows() -> None:
 
 
 def test_the_picture_size_is_a_setting() -> None:
-    assert parse_settings({}).picture_long_side == 1280
+    assert parse_settings({}).picture_long_side == 1024
     assert parse_settings({"phone": {"picture_long_side": 768}}).picture_long_side == 768
     with pytest.raises(ConfigError, match="picture_long_side"):
         parse_settings({"phone": {"picture_long_side": 100}})
+
+
+def test_the_picture_format_is_a_setting() -> None:
+    assert parse_settings({}).picture_format == "webp"
+    assert parse_settings({"phone": {"picture_format": "jpeg"}}).picture_format == "jpeg"
+    for bad in ("png", "JPG", "", 1):
+        with pytest.raises(ConfigError, match="picture_format"):
+            parse_settings({"phone": {"picture_format": bad}})
 
 
 class _PictureDriver(ListingDriver):
@@ -137,10 +151,10 @@ async def test_a_tap_named_on_the_scaled_screenshot_lands_on_the_sims_button(tmp
     driver = _PictureDriver([step("phone_screenshot"), tap_minus_on_the_picture, "done"])
     await make_run(tmp_path, cap, driver).run()
     shot = driver.images[0]
-    assert shot.mime == "image/jpeg" and len(shot.data) < 60_000, len(shot.data)
+    assert shot.mime == "image/webp" and len(shot.data) < 30_000, len(shot.data)
     with PILImage.open(io.BytesIO(shot.data)) as img:
-        assert img.size == (576, 1280)
-    assert "576x1280 pixels of the 1080x2400 screen" in driver.results[0]
+        assert img.size == (461, 1024)
+    assert "461x1024 pixels of the 1080x2400 screen" in driver.results[0]
     assert world_state(sim_phone)["settings"]["brightness"] == before - 10, driver.results[1]
     assert "Decrease brightness" in driver.results[1] or '"−"' in driver.results[1], driver.results[1]
 

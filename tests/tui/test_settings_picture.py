@@ -16,7 +16,9 @@ async def test_the_picture_size_is_chosen_by_keys_and_saved(tmp_path):
     config = tmp_path / "config" / "mika" / "config.toml"
     config.parent.mkdir(parents=True)
     config.write_text("[phone]\npicture_long_side = 1280\n")
-    app = make_app(tmp_path, ScriptedModel(["hi"]), settings=Settings(file=config, language="en"))
+    app = make_app(
+        tmp_path, ScriptedModel(["hi"]), settings=Settings(file=config, language="en", picture_long_side=1280)
+    )
     async with app.run_test(size=(120, 60)) as pilot:
         await settle(pilot)
         app.action_open("settings")

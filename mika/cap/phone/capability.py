@@ -16,7 +16,7 @@ from mika.cap.phone.adb.reconnect import ReconnectPolicy
 from mika.cap.phone.adb.server import AdbServerError, adb_client
 from mika.cap.phone.display.life import VIRTUAL, DisplayKeeper, DisplayState
 from mika.cap.phone.gated_port import GatedPort
-from mika.cap.phone.model_picture import LONG_SIDE
+from mika.cap.phone.model_picture import FORMAT, LONG_SIDE
 from mika.cap.phone.port import AndroidPort
 from mika.cap.phone.preload import phone_reason, tier_reason
 from mika.cap.phone.reader import OcrReader, ScreenReader
@@ -101,6 +101,7 @@ class PhoneCapability:
         pace: str = "fast",
         workspaces: Path | None = None,
         picture_long_side: int = LONG_SIDE,
+        picture_format: str = FORMAT,
         warm_ocr: Callable[[], object] | None = None,
     ) -> None:
         self.port = port
@@ -108,7 +109,14 @@ class PhoneCapability:
         # or an OCR that needs no loading).
         self.warm_ocr = warm_ocr if ocr is not None else None
         self.reader = ScreenReader(port, display, ocr=ocr, on_app_seen=on_app_seen)
-        self.session = PhoneSession(port, self.reader, display, redact=redact, picture_long_side=picture_long_side)
+        self.session = PhoneSession(
+            port,
+            self.reader,
+            display,
+            redact=redact,
+            picture_long_side=picture_long_side,
+            picture_format=picture_format,
+        )
         # [general] pace: typing in growing prefixes (the dwell is the action entry's).
         rng = random.Random()
         self.session.typing = TypingPacing.for_pace(pace, rng)
@@ -299,6 +307,7 @@ def open_phone(
     vision: Model | None = None,
     pace: str = "fast",
     picture_long_side: int = LONG_SIDE,
+    picture_format: str = FORMAT,
 ) -> PhoneCapability:
     """The phone capability for `device`: a serial, "sim", or None for the only attached phone.
 
@@ -344,4 +353,5 @@ def open_phone(
         vision=vision,
         pace=pace,
         picture_long_side=picture_long_side,
+        picture_format=picture_format,
     )

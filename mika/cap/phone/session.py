@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from mika.action.pace import GesturePacing, TypingPacing
-from mika.cap.phone.model_picture import LONG_SIDE, PictureScale
+from mika.cap.phone.model_picture import FORMAT, LONG_SIDE, PictureScale
 from mika.cap.phone.port import AndroidPort
 from mika.cap.phone.reader import ScreenReader
 
@@ -48,6 +48,8 @@ class PhoneSession:
     also_in: dict[str, tuple[tuple[int, str], ...]] | None = None
     # `[phone] picture_long_side`: the longest side of a picture sent to a model.
     picture_long_side: int = LONG_SIDE
+    # `[phone] picture_format`: "webp" or "jpeg".
+    picture_format: str = FORMAT
     # The map of the last picture phone_screenshot gave the model: a point named on it
     # (`on_picture`) is turned into screen coordinates with exactly this.
     shown_picture: PictureScale | None = None

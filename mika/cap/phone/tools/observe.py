@@ -172,7 +172,9 @@ class PhoneScreenshot(PhoneTool):
         screen = session.reader.current or await session.reader.read()
         if app_window_black(picture, screen):
             return ToolOutcome.error("screenshot_failed", str(SecureScreen()))
-        sent = await asyncio.to_thread(for_model, picture, screen.size, session.picture_long_side)
+        sent = await asyncio.to_thread(
+            for_model, picture, screen.size, session.picture_long_side, session.picture_format
+        )
         session.shown_picture = sent.scale
         obs = Observation.build(
             ObsKind.READ, "phone", "screenshot", title="screenshot", image=sent.image, step=ctx.step

@@ -105,7 +105,9 @@ class VisionTool(PhoneTool):
         screen = await session.reader.read(reuse_fresh=True)
         if app_window_black(picture, screen):
             return ToolOutcome.error("screenshot_failed", str(SecureScreen()))
-        sent = await asyncio.to_thread(for_model, picture, screen.size, session.picture_long_side)
+        sent = await asyncio.to_thread(
+            for_model, picture, screen.size, session.picture_long_side, session.picture_format
+        )
         return sent, screen
 
     async def ask(self, role_prompt: str, image: Image, instruction: str, max_tokens: int) -> str:
