@@ -120,8 +120,8 @@ class GatedPort:
     async def dump_hierarchy(self, display: int) -> str:
         return await self.inner.dump_hierarchy(display)
 
-    async def screenshot(self, display: int) -> Picture:
-        return await self.inner.screenshot(display)
+    async def screenshot(self, display: int, max_side: int | None = None) -> Picture:
+        return await self.inner.screenshot(display, max_side)
 
     async def foreground(self, display: int) -> Foreground:
         return await self.inner.foreground(display)

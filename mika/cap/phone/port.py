@@ -54,9 +54,11 @@ class AndroidPort(Protocol):
         """The UI tree as XML (either dump format)."""
         ...
 
-    async def screenshot(self, display: int) -> Picture:
+    async def screenshot(self, display: int, max_side: int | None = None) -> Picture:
         """The display's picture, checked and decoded once (mika.cap.phone.picture); raises
-        ScreenshotError subclasses for corrupted/secure captures."""
+        ScreenshotError subclasses for corrupted/secure captures. `max_side`: the picture is
+        only for a model that needs its long side no larger, so the phone may send it smaller
+        (never smaller than that); None: the full capture."""
         ...
 
     async def foreground(self, display: int) -> Foreground: ...

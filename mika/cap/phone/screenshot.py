@@ -129,6 +129,22 @@ def screen_picture(data: bytes) -> Picture:
     return picture
 
 
+def jpeg_picture(data: bytes) -> Picture:
+    """A JPEG the phone encoded itself (a small capture for a model), decoded once;
+    CorruptedScreenshot when it is not one, SecureScreen when it is black."""
+    if not data.startswith(b"\xff\xd8"):
+        raise CorruptedScreenshot("it does not start with the JPEG signature", "Take the screenshot again.")
+    try:
+        with Image.open(io.BytesIO(data)) as opened:
+            image = opened.convert("RGB")
+    except (UnidentifiedImageError, OSError, SyntaxError) as exc:
+        raise CorruptedScreenshot(f"it cannot be decoded as JPEG ({exc})", "Take the screenshot again.") from None
+    picture = Picture(image)
+    if picture.black_in():
+        raise SecureScreen()
+    return picture
+
+
 def frame_picture(image: Image.Image) -> Picture:
     """A decoded video frame of the agent's display as a capture (no PNG in between)."""
     picture = Picture(image)

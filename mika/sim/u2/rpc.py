@@ -9,6 +9,8 @@ import io
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from PIL import Image
+
 from mika.sim.apps import engine, gestures
 from mika.sim.apps.frame import build_frame
 from mika.sim.keycodes import BY_CODE, key_char
@@ -112,9 +114,11 @@ def device_info(phone: PhoneState) -> dict[str, Any]:
 def _screenshot(phone: PhoneState, scale: float = 1.0, quality: int = 80) -> str:
     w = phone.world
     display = w.displays[0]
-    image = render(build_frame(w, 0), display.size, w.screen_on)
+    image = render(build_frame(w, 0), display.size, display.lit(w.screen_on))
     if scale and scale != 1:
-        image = image.resize((max(1, int(image.width * scale)), max(1, int(image.height * scale))))
+        # The server scales the bitmap with filtering (Bitmap.createScaledBitmap), sizes truncated.
+        size = (max(1, int(image.width * scale)), max(1, int(image.height * scale)))
+        image = image.resize(size, Image.Resampling.BILINEAR)
     buf = io.BytesIO()
     image.save(buf, format="JPEG", quality=int(quality or 80))
     return base64.b64encode(buf.getvalue()).decode()

@@ -29,6 +29,8 @@ client (`shell_client.py`), which does not pay adbutils' sleeps on every close.
 from __future__ import annotations
 
 import asyncio
+import base64
+import binascii
 import contextlib
 import functools
 import logging
@@ -56,7 +58,7 @@ from mika.cap.phone.adb.text_input import (
 from mika.cap.phone.picture import Picture
 from mika.cap.phone.port import DeviceInfo, Foreground, LongExtra, PullError, ShellResult
 from mika.cap.phone.scrcpy_control import KEYCODES, ControlChannel, ControlError
-from mika.cap.phone.screenshot import CorruptedScreenshot, frame_picture, screen_picture
+from mika.cap.phone.screenshot import CorruptedScreenshot, frame_picture, jpeg_picture, screen_picture
 from mika.tool.errors import DeviceUnavailable, ToolFault
 
 if TYPE_CHECKING:
@@ -68,6 +70,9 @@ T = TypeVar("T")
 DUMP_PATH = "/sdcard/window_dump.xml"
 DUMP_RETRIES = 4
 _BUSY_DUMP = ("null root node", "could not get idle state")
+# The phone's own JPEG of a small capture (uiautomator2's takeScreenshot) is encoded again
+# for the model: at 90 its artefacts stay below what that second encoding keeps.
+SMALL_CAPTURE_QUALITY = 90
 U2_START_TIMEOUT = 10.0
 GESTURE_STEP_MS = 16  # one finger move per frame of a swipe on the control socket
 U2_MAX_ERRORS = 2
@@ -449,6 +454,26 @@ class AdbPort:
             return box["device"]
         raise RuntimeError(box.get("error") or f"its server did not start within {U2_START_TIMEOUT:g} s")
 
+    def _u2_small_capture(self, scale: float) -> bytes | None:
+        """uiautomator2's JPEG of display 0 at `scale`, or None when it has none to give
+        (not running, or its answer is not a picture): then screencap it is."""
+        u2 = self._u2_device()
+        if u2 is None:
+            return None
+        try:
+            encoded = u2.jsonrpc.takeScreenshot(scale, SMALL_CAPTURE_QUALITY)
+        except (adbutils.AdbError, OSError, EOFError):
+            raise  # the phone went away: the reconnect logic waits for it
+        except Exception as exc:  # u2 raises many kinds; the full capture still works
+            log.info("uiautomator2 could not take a screenshot on %s (%s)", self.serial, _u2_reason(exc))
+            return None
+        if not isinstance(encoded, str) or not encoded:
+            return None
+        try:
+            return base64.b64decode(encoded, validate=True)
+        except (binascii.Error, ValueError):
+            return None
+
     def _plain_dump(self) -> str:
         last = ""
         for attempt in range(DUMP_RETRIES):
@@ -466,12 +491,23 @@ class AdbPort:
 
     # screenshot
 
-    async def screenshot(self, display: int) -> Picture:
+    async def screenshot(self, display: int, max_side: int | None = None) -> Picture:
         info = await self.info()
         if display != 0 and self.frame_source is not None:
             frame = self.frame_source(display)
             if frame is not None:
                 return await asyncio.to_thread(frame_picture, frame)
+        if display == 0 and max_side is not None and info.size is not None and max_side < max(info.size):
+            # A picture for a model only: the phone scales and encodes it itself (uiautomator2's
+            # takeScreenshot), a fraction of the bytes and the time of a full PNG that Mika
+            # would decode and shrink anyway. Without uiautomator2, the PNG below.
+            scale = (max_side + 0.5) / max(info.size)  # the phone truncates: land on max_side
+            data = await self._run(lambda: self._u2_small_capture(scale))
+            if data is not None:
+                try:
+                    return await asyncio.to_thread(jpeg_picture, data)
+                except CorruptedScreenshot as exc:
+                    log.info("uiautomator2's screenshot was unusable (%s); capturing with screencap", exc)
         if display != 0 and info.sdk and info.sdk < 34:
             raise PortError(
                 f"Android {info.release or info.sdk} cannot capture display {display} with screencap "

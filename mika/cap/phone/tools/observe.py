@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 from typing import Any
 
 from mika.cap.phone.fenced import listing_observation, screen_observation
@@ -39,11 +40,13 @@ def app_window_black(picture: Picture, screen: Screen) -> bool:
             top = bar.bounds.bottom
         elif bar.bounds.top < bottom <= bar.bounds.bottom:
             bottom = bar.bounds.top
-    # Screen coordinates → the picture's pixels (a video frame may be smaller than its display).
+    # Screen coordinates → the picture's pixels (a video frame or a small capture may be
+    # smaller than its display), rounded inward: a row the bar shares with the app's window
+    # in a scaled picture is partly bar, not black.
     sx = picture.width / screen.size[0] if screen.size else 1.0
     sy = picture.height / screen.size[1] if screen.size else 1.0
-    left, right = int(box.left * sx), min(int(box.right * sx), picture.width)
-    top, bottom = int(top * sy), min(int(bottom * sy), picture.height)
+    left, right = math.ceil(box.left * sx), min(math.floor(box.right * sx), picture.width)
+    top, bottom = math.ceil(top * sy), min(math.floor(bottom * sy), picture.height)
     if right - left < 8 or bottom - top < 8:
         return False
     return picture.black_in((left, top, right, bottom))
@@ -166,7 +169,7 @@ class PhoneScreenshot(PhoneTool):
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolOutcome:
         session = self.session(ctx)
         try:
-            picture = await session.port.screenshot(session.display)
+            picture = await session.port.screenshot(session.display, session.picture_long_side)
         except ScreenshotError as exc:
             return ToolOutcome.error("screenshot_failed", str(exc))
         screen = session.reader.current or await session.reader.read()

@@ -98,7 +98,7 @@ class VisionTool(PhoneTool):
         """The screen's picture as the vision model gets it (scaled, JPEG) and its scale."""
         session = self.session(ctx)
         try:
-            picture = await session.port.screenshot(session.display)
+            picture = await session.port.screenshot(session.display, session.picture_long_side)
         except ScreenshotError as exc:
             return ToolOutcome.error("screenshot_failed", str(exc))
         # The read just before (find_visually's tree look) is reused: the same screen version.
