@@ -111,17 +111,23 @@ def _blank_cells(window: Bounds, named: list[Bounds], over: Sequence[Bounds] = (
     if window.empty:
         return []
     cw, ch = window.width / _GRID, window.height / _GRID
+    # Plain int comparisons on tuples: this runs for every read of a screen (issue 35),
+    # and Bounds objects per cell and per pair cost more than the whole rest of the check.
+    boxes = [(b.left, b.top, b.right, b.bottom) for b in named]
+    covers = [(b.left, b.top, b.right, b.bottom) for b in over]
+    lefts = [int(window.left + i * cw) for i in range(_GRID + 1)]
+    tops = [int(window.top + j * ch) for j in range(_GRID + 1)]
     empty: list[Bounds] = []
     for i in range(_GRID):
+        left, right = lefts[i], lefts[i + 1]
+        # The named boxes this column meets; a cell is touched when one meets its rows too.
+        column = [(t, bo) for (le, t, r, bo) in boxes if max(left, le) < min(right, r)]
+        cx = (left + right) // 2
         for j in range(_GRID):
-            cell = Bounds(
-                int(window.left + i * cw),
-                int(window.top + j * ch),
-                int(window.left + (i + 1) * cw),
-                int(window.top + (j + 1) * ch),
-            )
-            if any(b.contains(*cell.centre) for b in over):
+            top, bottom = tops[j], tops[j + 1]
+            cy = (top + bottom) // 2
+            if any(le <= cx < r and t <= cy < bo for (le, t, r, bo) in covers):
                 continue
-            if not any(not cell.intersection(b).empty for b in named):
-                empty.append(cell)
+            if not any(max(top, t) < min(bottom, bo) for (t, bo) in column):
+                empty.append(Bounds(left, top, right, bottom))
     return empty

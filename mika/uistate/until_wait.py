@@ -172,6 +172,7 @@ async def settle(
     idle_dumps: bool = True,
     clock: Callable[[], float] = time.monotonic,
     sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
+    first: Screen | None = None,
 ) -> Settled:
     """Read until the screen after an action can be judged, on evidence rather than a fixed wait.
 
@@ -185,6 +186,8 @@ async def settle(
       after `quiet_s`: an app that answers late is still seen, and "no effect" is said no
       sooner than before.
     * Never longer than `cap_s` (an animated screen that never stops changing).
+    * `first`: a read the tool itself made after its last input (phone_type_text reads
+      the field back) is the first read here too: it is the same evidence, read already.
     """
     start = clock()
     deadline = start + cap_s
@@ -196,8 +199,12 @@ async def settle(
     def done(screen: Screen, why: str) -> Settled:
         return Settled(screen, reads, round((clock() - start) * 1000), why)
 
+    pending = first
     while True:
-        screen = await read()
+        if pending is not None:
+            screen, pending = pending, None
+        else:
+            screen = await read()
         reads += 1
         key = screen.content_key()
         now = clock()

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import replace
 
@@ -21,11 +22,12 @@ from mika.cap.phone.port import AndroidPort
 from mika.cap.phone.screenshot import ScreenshotError
 from mika.resources import prompt
 from mika.tool.errors import ToolFault
-from mika.uistate import HierarchyError, Screen, ScreenTracker, TreeAdequacy, build_screen, parse_hierarchy
+from mika.uistate import HierarchyError, Screen, ScreenTracker, TreeAdequacy, UiTree, build_screen, parse_hierarchy
 
 log = logging.getLogger(__name__)
 
 PARSE_TRIES = 3
+BUILT_KEPT = 8  # screens kept by their dump: a few places a run goes back and forth between
 FRESH_S = 0.4  # a read this recent is reused by the lock check and the action after it
 
 
@@ -62,6 +64,11 @@ class ScreenReader:
         self.deltas = True
         self._read_at = -1e9
         self._ocr_cache: dict[str, tuple] = {}
+        # The screens last built from a dump, by the dump's exact text and what was read
+        # with it: a dump seen again (the settle's second read, a screen come back to) is
+        # not parsed and built again (issue 35). Screens are immutable; versions are
+        # stamped by the tracker on every read, not kept here.
+        self._built: OrderedDict[tuple[str, str, tuple[int, int] | None, int], Screen] = OrderedDict()
         self._lock = asyncio.Lock()
         # Set when someone else may have used the phone (a takeover): until the next read,
         # nothing read before is handed out as the current screen.
@@ -128,8 +135,12 @@ class ScreenReader:
     async def _read_once(self) -> Screen:
         info = await self.port.info()
         last: HierarchyError | None = None
+        size = info.size if self.display == 0 else self.display_size
         for attempt in range(PARSE_TRIES):
             xml = await self.port.dump_hierarchy(self.display)
+            tree = self._tree_of(xml)
+            if tree is not None:
+                break
             try:
                 tree = parse_hierarchy(xml)
                 break
@@ -143,9 +154,25 @@ class ScreenReader:
                 "phone_screenshot instead."
             )
         foreground = await self.port.foreground(self.display)
-        size = info.size if self.display == 0 else self.display_size
-        screen = build_screen(tree, size=size, display_id=self.display, activity=foreground.activity)
+        key = (xml, foreground.activity, size, self.display)
+        screen = self._built.get(key)
+        if screen is not None:
+            self._built.move_to_end(key)
+        else:
+            screen = self._build(key, tree)
         return await self._with_ocr(screen)
+
+    def _tree_of(self, xml: str) -> UiTree | None:
+        """The tree parsed from this very dump before, if one is kept."""
+        return next((screen.tree for key, screen in self._built.items() if key[0] == xml), None)
+
+    def _build(self, key: tuple[str, str, tuple[int, int] | None, int], tree: UiTree) -> Screen:
+        _dump, activity, size, display = key
+        screen = build_screen(tree, size=size, display_id=display, activity=activity)
+        self._built[key] = screen
+        while len(self._built) > BUILT_KEPT:
+            self._built.popitem(last=False)
+        return screen
 
     async def _with_ocr(self, screen: Screen) -> Screen:
         if self.display != 0 and not screen.windows:

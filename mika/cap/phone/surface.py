@@ -159,6 +159,9 @@ class PhoneSurface:
 
     async def _settled(self, before: Screen | None) -> Screen:
         reader = self.session.reader
+        # A read the tool made after its last input (a text read back) is where the wait
+        # starts; the lock check's own read (`before`, no input since) is not.
+        first = reader.current_since_input
         result = await settle(
             reader.read,
             before,
@@ -166,6 +169,7 @@ class PhoneSurface:
             poll_s=self.poll_s,
             quiet_s=max(QUIET_S, self.poll_s),
             idle_dumps=not self.paced,
+            first=first if first is not before else None,
         )
         return result.screen
 
