@@ -8,8 +8,8 @@ number is checked against the screen as it is: the tap either acts on the same e
 (and says so) or is refused as stale. It never taps something else under the old name.
 
 The simulated Contacts list, with `contacts_swap` set, opens Settings by itself 30 ms after
-its second dump (the launch's wait and its settle read it first: the model's listing is
-the list), see mika/sim/apps/README.md ("after").
+its first dump (the launch's wait reads it, and its settle starts from that read: the
+model's listing is the list), see mika/sim/apps/README.md ("after").
 """
 
 from __future__ import annotations

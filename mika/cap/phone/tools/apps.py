@@ -117,6 +117,10 @@ class PhoneLaunchApp(PhoneTool):
         chooser, arrived_ms = await wait_for_app_or_chooser(session, ctx, package, label)
         if chooser is not None:
             return await _on_chooser(session, ctx, package, label, chooser, profile, arrived_ms)
+        front = session.reader.current
+        if front is not None and front.foreground_package == package:
+            # The wait above already saw it in front: no second read to see it again.
+            return ToolOutcome(text=f"Opened {label} ({package}).", wait_ms=arrived_ms, data={"package": package})
         waited = await wait_for_app(session, ctx, package)
         if waited.met:
             return ToolOutcome(text=f"Opened {label} ({package}).", wait_ms=waited.waited_ms, data={"package": package})
