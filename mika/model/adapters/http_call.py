@@ -30,6 +30,7 @@ from mika.model.adapters.sse import EventReader
 from mika.model.base import StreamEvent
 from mika.model.classify import classify_http
 from mika.model.errors import ModelError, ModelErrorKind
+from mika.model.first_request import request_sent
 from mika.model.messages import ModelRequest
 
 if TYPE_CHECKING:
@@ -135,6 +136,7 @@ async def http_events(
         outgoing = http.build_request("POST", url, content=content(endpoint.streaming), headers=headers)
         if not endpoint.streaming:
             response = await http.send(outgoing)
+            request_sent()
             if response.status_code >= 400:
                 raise _status_error(response, endpoint)
             data = reply_object(_plain_reply(response), provider, needs)
@@ -146,6 +148,7 @@ async def http_events(
                 yield event
             return
         response = await http.send(outgoing, stream=True)
+        request_sent()
         try:
             if response.status_code >= 400:
                 await response.aread()

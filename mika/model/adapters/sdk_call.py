@@ -16,6 +16,7 @@ from mika.model.adapters.sdk_errors import translate
 from mika.model.base import StreamEvent
 from mika.model.classify import classify_http
 from mika.model.errors import ModelError
+from mika.model.first_request import request_sent
 from mika.model.messages import ModelRequest
 
 
@@ -38,6 +39,7 @@ async def sdk_events(
     try:
         if not endpoint.streaming:
             reply = await send(False, headers)
+            request_sent()
             data = reply_object(reply, provider, needs) if needs else reply.to_dict(warnings=False)
             if isinstance(data.get("error"), dict):
                 # An error object sent with HTTP 200 (some proxies do this).
@@ -47,6 +49,7 @@ async def sdk_events(
                 yield event
             return
         stream = await send(True, headers)
+        request_sent()
         # Headers are in: from here a broken connection means a cut reply.
         started = True
         events = _Events(stream, provider)
