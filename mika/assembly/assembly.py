@@ -166,6 +166,7 @@ class Assembly:
         may still be attaching when this returns; the caller's `device.wait_ready()` raises
         its PhoneOpenError (the MCP face answers its first requests meanwhile)."""
         from mika.assembly.device import DeviceChoice, phone_open_error
+        from mika.assembly.sandbox import SandboxProbe
         from mika.cap.web.port import NoBrowser
         from mika.config.language import set_language
         from mika.config.paths import state_dir as default_state_dir
@@ -177,6 +178,7 @@ class Assembly:
         set_language(settings.ui_language)  # texts the core writes into runs (stop, recovery)
         sdir = state_dir or default_state_dir()
         wanted = "none" if web_only else (device or settings.device or None)
+        sandbox = SandboxProbe(settings)  # answered below, once everything else is set up
         # The simulated phone attaches in the background while the models load; its
         # errors are still told after the models' (wait_ready below, or the first run).
         early: DeviceChoice | None = None
@@ -235,9 +237,9 @@ class Assembly:
             from mika.assembly.web import no_browser_notice
 
             asm.catalog_problems.append(no_browser_notice(web_problem))
-        from mika.assembly.sandbox import no_sandbox_notice, sandbox_problem
+        from mika.assembly.sandbox import no_sandbox_notice
 
-        sandbox_why = sandbox_problem(settings)
+        sandbox_why = sandbox.result()
         asm.sandbox = sandbox_why == ""
         if sandbox_why:
             asm.catalog_problems.append(no_sandbox_notice(sandbox_why))

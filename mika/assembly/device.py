@@ -198,13 +198,14 @@ def _start_sim_in_process() -> Any:
 
 
 def _begin_sim_in_process() -> Any:
-    from mika.cap.phone import PhoneOpenError
+    # The phone stack (~0.3 s to import) is not loaded before the phone begins attaching:
+    # the adb server's side of the attach runs while this process imports it.
     from mika.sim.launch import SimLaunchError, begin_sim
 
     try:
         return begin_sim()
     except SimLaunchError as exc:
-        raise PhoneOpenError(str(exc)) from None
+        raise phone_open_error()(str(exc)) from None
 
 
 def phone_open_error() -> type[Exception]:

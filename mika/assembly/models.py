@@ -14,7 +14,6 @@ from mika.config.errors import ConfigError
 from mika.config.settings import Settings
 from mika.model.base import Model
 from mika.model.script_file import ScriptPlayer, load_script
-from mika.uistate.listing_read import pick_element
 
 EXAMPLE = (
     '[providers.deepseek]\npreset = "deepseek"\napi_key_env = "DEEPSEEK_API_KEY"\n\n'
@@ -24,7 +23,10 @@ EXAMPLE = (
 
 def load_reference_script(path: Path | str) -> ScriptPlayer:
     """A model script whose `pick`s are read off the run's screen listings (the model
-    layer may not read listings itself: the resolver is injected here)."""
+    layer may not read listings itself: the resolver is injected here). The listing
+    reader loads here: a run on a real provider needs none of it before its first request."""
+    from mika.uistate.listing_read import pick_element
+
     return load_script(path, resolver=pick_element)
 
 

@@ -12,6 +12,7 @@ phone and a sandbox has it and a run without a phone gets the client's "nothing 
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -32,6 +33,30 @@ def sandbox_problem(settings: Settings) -> str | None:
     from mika.cap.sandbox.bwrap import sandbox_problem as probe
 
     return probe()
+
+
+class SandboxProbe:
+    """`sandbox_problem` in a thread of its own, begun as the assembly opens: bubblewrap's
+    one `true` (10-50 ms of a process start) runs while the models and the phone are set
+    up instead of after them, on the way to a run's first request."""
+
+    def __init__(self, settings: Settings) -> None:
+        self._answer: list[str | None] = []
+        self._error: list[BaseException] = []
+        self._thread = threading.Thread(target=self._probe, args=(settings,), name="sandbox-probe", daemon=True)
+        self._thread.start()
+
+    def _probe(self, settings: Settings) -> None:
+        try:
+            self._answer.append(sandbox_problem(settings))
+        except BaseException as exc:  # raised where the answer is asked for, as before
+            self._error.append(exc)
+
+    def result(self) -> str | None:
+        self._thread.join()
+        if self._error:
+            raise self._error[0]
+        return self._answer[0]
 
 
 def no_sandbox_notice(problem: str) -> str:

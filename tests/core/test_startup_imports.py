@@ -52,10 +52,11 @@ def test_a_run_with_something_owed_still_loads_the_phone_restorers(tmp_path, adb
 
 
 # What a headless run's first model request must not wait for (issue 35): the faces it is
-# not (the TUI, the MCP server), the other providers' SDKs, the browser, the phone stack
+# not (the TUI, the MCP server), the providers' SDKs (an OpenAI-style provider is called
+# over our own HTTP client: mika.model.adapters.http_call), the browser, the phone stack
 # (no phone here) and what only an action reads (price_parser: amounts on screen).
 NOT_BEFORE_FIRST_REQUEST = [
-    "textual", "mcp", "mcp_types", "uvicorn", "anthropic", "google.genai", "playwright",
+    "textual", "mcp", "mcp_types", "uvicorn", "openai", "anthropic", "google.genai", "playwright",
     "adbutils", "uiautomator2", "PIL", "av", "price_parser", "mika.cap.phone", "mika.mcp",
 ]  # fmt: skip
 
@@ -64,15 +65,15 @@ import json, sys
 from mika.model.adapters import openai_chat
 
 prefixes = json.loads(sys.argv[1])
-real_send = openai_chat.OpenAIChatModel._send
+real_events = openai_chat.http_events
 
-async def send(self, *args, **kwargs):
+def events(*args, **kwargs):
     loaded = sorted(m for m in sys.modules if any(m == p or m.startswith(p + ".") for p in prefixes))
     sys.stderr.write("FIRST-REQUEST " + json.dumps(loaded) + "\\n")
     sys.stderr.flush()
-    return await real_send(self, *args, **kwargs)
+    return real_events(*args, **kwargs)
 
-openai_chat.OpenAIChatModel._send = send
+openai_chat.http_events = events
 from mika_tui.launcher import main
 sys.argv = ["mika", *json.loads(sys.argv[2])]
 main()

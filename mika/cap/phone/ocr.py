@@ -6,7 +6,10 @@ load), so it is built once and shared (guarded by a lock: reads run in worker th
 A run with a phone starts building it in a thread of its own when the run starts
 (`warm`), so the first read that needs it finds it ready or nearly; a read that does not
 need it (the tree sees the screen, or the picture is blank where it does not) never
-waits for it.
+waits for it. The build itself begins once the run's first model request is out
+(mika.model.first_request): begun at once, it took the CPU the start-up needed and
+delayed that request; the model's reply takes longer than the wait, so the first screen
+still finds the engine building or built.
 
 `read_text` returns lines top to bottom, each with its box, centre and score, after
 dropping what is almost surely misread (seed `VisibleText`): low confidence, lines of
@@ -28,6 +31,7 @@ from typing import Any
 from PIL import Image as PILImage
 
 from mika.cap.phone.picture import Picture
+from mika.model.first_request import wait_for_first_request
 from mika.uistate.adequacy import PARTIAL_MIN_LINES, UNUSABLE, TreeAdequacy
 from mika.uistate.screen import Screen
 from mika.uistate.seen_text import SeenText
@@ -37,6 +41,10 @@ log = logging.getLogger(__name__)
 
 MIN_SCORE = 0.5
 EXIT_WAIT_S = 60.0  # the longest a process's exit waits for a warm-up's build
+# The longest a warm-up waits for the first model request before it builds anyway (a
+# scripted model sends none).
+WARM_AFTER_S = 2.0
+_POLL_S = 0.05  # how soon a waiting warm-up notices that the process is ending
 _WS = re.compile(r"\s+")
 
 
@@ -63,6 +71,7 @@ class OcrEngine:
         self._warming: threading.Thread | None = None
         self.built_in = ""  # the thread that built it (the warm-up's, or a reader's)
         self.build_ms = 0.0
+        self._exiting = threading.Event()
 
     @property
     def ready(self) -> bool:
@@ -90,10 +99,21 @@ class OcrEngine:
         # A process that ends while onnxruntime is still building its session in this
         # thread aborts in C++ ("terminate called without an active exception", exit 134)
         # as the runtime is torn down under it: a quick run must wait for the build to end.
-        atexit.register(self._warming.join, EXIT_WAIT_S)
+        atexit.register(self._at_exit)
         return self._warming
 
+    def _at_exit(self) -> None:
+        self._exiting.set()  # a warm-up still waiting to begin does not begin
+        if self._warming is not None:
+            self._warming.join(EXIT_WAIT_S)
+
     def _warm(self) -> None:
+        deadline = time.monotonic() + WARM_AFTER_S
+        while not wait_for_first_request(_POLL_S) and time.monotonic() < deadline:
+            if self._exiting.is_set():
+                return
+        if self._exiting.is_set():
+            return
         try:
             self._get()
         except Exception as exc:  # the read that needs it says so; a warm-up has no one to tell

@@ -320,8 +320,7 @@ class AnthropicModel(EndpointModel):
 
     async def _from_stream(self, stream: Any) -> AsyncIterator[StreamEvent]:
         reply = _Reply(self.endpoint)
-        async for event in stream:
-            data = event.to_dict(warnings=False)
+        async for data in stream:
             kind = data.get("type")
             if kind == "message_start":
                 msg = data.get("message") or {}

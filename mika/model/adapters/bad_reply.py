@@ -66,6 +66,15 @@ def reply_object(reply: Any, provider: str, needs: str) -> dict[str, Any]:
     return data
 
 
+def no_events(err: ModelError, count: int, content_type: str, provider: str) -> ModelError:
+    """A stream that "ended early" without a single event was never an event stream."""
+    if err.kind is not ModelErrorKind.STREAM_INCOMPLETE or count:
+        return err
+    if "event-stream" in content_type:
+        return bad_reply(provider, "the event stream held no event of this API")
+    return bad_reply(provider, f"expected a stream of server-sent events, got {content_type or 'no content type'}")
+
+
 def _not_json(provider: str, what: str, raw: Any) -> NoReturn:
     text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else raw
     if "<html" in text[:500].lower() or "<!doctype" in text[:500].lower():

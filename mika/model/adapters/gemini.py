@@ -25,6 +25,7 @@ from mika.model.adapters.wire_json import IdentityMemo, JsonArray, dumps, encode
 from mika.model.base import Done, StreamEvent, TextDelta, ThinkingDelta
 from mika.model.classify import classify_http
 from mika.model.errors import ModelError, ModelErrorKind
+from mika.model.first_request import request_sent
 from mika.model.messages import (
     NO_USAGE,
     Image,
@@ -285,6 +286,7 @@ class GeminiModel(EndpointModel):
         started = False
         try:
             async with self._client.stream("POST", self._url(), content=body, headers=headers) as response:
+                request_sent()
                 if response.status_code >= 400:
                     raw = await response.aread()
                     raise classify_http(

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 from mika.model.adapters.client_options import openai_client
 from mika.model.adapters.endpoint import Endpoint
 from mika.model.adapters.endpoint_model import EndpointModel
+from mika.model.adapters.http_call import HttpClient, http_events
 from mika.model.adapters.images import NO_VISION_PLACEHOLDER, data_url
 from mika.model.adapters.openai_usage import openai_usage
 from mika.model.adapters.own_reasoning import own_thinking
@@ -193,11 +194,14 @@ class OpenAIChatModel(EndpointModel):
         self, endpoint: Endpoint, client: openai.AsyncOpenAI | None = None, *, legacy_request: bool = False
     ) -> None:
         """`legacy_request`: build the body afresh and hand it to the SDK's `create`, which
-        walks it again (the old path, kept to measure against and to prove the bytes equal)."""
+        walks it again (the old path, kept to measure against and to prove the bytes equal).
+        Without a `client` (an SDK client someone made) the request goes over our own HTTP
+        client, and the SDK is never imported (mika.model.adapters.http_call says why)."""
         super().__init__(endpoint)
         self.builder = ChatRequestBuilder(endpoint)
         self.legacy_request = legacy_request
         self._given = client
+        self._http = HttpClient(endpoint) if client is None and not legacy_request else None
 
     @property
     def _client(self) -> openai.AsyncOpenAI:
@@ -207,10 +211,24 @@ class OpenAIChatModel(EndpointModel):
         return self._given
 
     def prepare(self) -> None:
-        """Load the SDK and build the client now (the caller has time to spare for it)."""
-        self._client  # noqa: B018 - the property builds it
+        """Build the HTTP client now, in the background (the caller has time to spare for it)."""
+        if self._http is not None:
+            self._http.build_ahead()
+        else:
+            self._client  # noqa: B018 - the property builds it (and loads the SDK)
 
     def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        if self._http is not None:
+            return http_events(
+                self._http,
+                self.endpoint.base_url.rstrip("/") + "/chat/completions",
+                lambda streaming: self.builder.encoded(request, stream=streaming),
+                request,
+                self.endpoint,
+                whole=self._from_completion,
+                pieces=self._from_stream,
+                needs="choices",
+            )
         return sdk_events(
             lambda streaming, headers: self._send(request, streaming, headers),
             request,
@@ -247,8 +265,7 @@ class OpenAIChatModel(EndpointModel):
         finish: str | None = None
         model_name = self.name
         saw_any = False
-        async for chunk in stream:
-            data = chunk.to_dict(warnings=False)
+        async for data in stream:
             saw_any = True
             model_name = data.get("model") or model_name
             if data.get("usage"):

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from mika.model.adapters.client_options import openai_client
 from mika.model.adapters.endpoint import Endpoint
 from mika.model.adapters.endpoint_model import EndpointModel
+from mika.model.adapters.http_call import HttpClient, http_events
 from mika.model.adapters.images import NO_VISION_PLACEHOLDER, data_url
 from mika.model.adapters.openai_usage import openai_usage
 from mika.model.adapters.own_reasoning import own_thinking
@@ -144,13 +145,16 @@ class OpenAIResponsesModel(EndpointModel):
         self, endpoint: Endpoint, client: openai.AsyncOpenAI | None = None, *, legacy_request: bool = False
     ) -> None:
         """`legacy_request`: build the body afresh and hand it to the SDK's `create`, which
-        walks it again (the old path, kept to measure against and to prove the bytes equal)."""
+        walks it again (the old path, kept to measure against and to prove the bytes equal).
+        Without a `client` (an SDK client someone made) the request goes over our own HTTP
+        client, and the SDK is never imported (mika.model.adapters.http_call says why)."""
         super().__init__(endpoint)
         self.builder = ResponsesRequestBuilder(endpoint)
         self.legacy_request = legacy_request
         # Some compatible servers refuse `include`; once told, we stop sending it.
         self._include = True
         self._given = client
+        self._http = HttpClient(endpoint) if client is None and not legacy_request else None
 
     @property
     def _client(self) -> openai.AsyncOpenAI:
@@ -160,8 +164,11 @@ class OpenAIResponsesModel(EndpointModel):
         return self._given
 
     def prepare(self) -> None:
-        """Load the SDK and build the client now."""
-        self._client  # noqa: B018 - the property builds it
+        """Build the HTTP client now, in the background (the caller has time to spare for it)."""
+        if self._http is not None:
+            self._http.build_ahead()
+        else:
+            self._client  # noqa: B018 - the property builds it (and loads the SDK)
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
         try:
@@ -175,6 +182,18 @@ class OpenAIResponsesModel(EndpointModel):
                 yield event
 
     def _attempt(self, request: ModelRequest) -> AsyncIterator[StreamEvent]:
+        if self._http is not None:
+            include = self._include
+            return http_events(
+                self._http,
+                self.endpoint.base_url.rstrip("/") + "/responses",
+                lambda streaming: self.builder.encoded(request, stream=streaming, include=include),
+                request,
+                self.endpoint,
+                whole=self._from_response,
+                pieces=self._from_stream,
+                needs="output",
+            )
         return sdk_events(
             lambda streaming, headers: self._send(request, streaming, headers),
             request,
@@ -209,8 +228,7 @@ class OpenAIResponsesModel(EndpointModel):
         calls = ToolCallAssembler()
         streamed_items: dict[int, dict[str, Any]] = {}
         text: list[str] = []
-        async for event in stream:
-            data = event.to_dict(warnings=False)
+        async for data in stream:
             kind = data.get("type", "")
             if kind == "response.output_text.delta":
                 text.append(data.get("delta") or "")

@@ -10,12 +10,13 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
-from mika.model.adapters.bad_reply import bad_reply, reply_object
+from mika.model.adapters.bad_reply import bad_reply, no_events, reply_object
 from mika.model.adapters.endpoint import Endpoint
 from mika.model.adapters.sdk_errors import translate
 from mika.model.base import StreamEvent
 from mika.model.classify import classify_http
-from mika.model.errors import ModelError, ModelErrorKind
+from mika.model.errors import ModelError
+from mika.model.first_request import request_sent
 from mika.model.messages import ModelRequest
 
 
@@ -38,6 +39,7 @@ async def sdk_events(
     try:
         if not endpoint.streaming:
             reply = await send(False, headers)
+            request_sent()
             data = reply_object(reply, provider, needs) if needs else reply.to_dict(warnings=False)
             if isinstance(data.get("error"), dict):
                 # An error object sent with HTTP 200 (some proxies do this).
@@ -47,6 +49,7 @@ async def sdk_events(
                 yield event
             return
         stream = await send(True, headers)
+        request_sent()
         # Headers are in: from here a broken connection means a cut reply.
         started = True
         events = _Events(stream, provider)
@@ -62,7 +65,7 @@ async def sdk_events(
     except ModelError:
         raise
     except Exception as exc:  # SDK and transport errors become ModelError
-        mapped = _translated(exc, endpoint, started)
+        mapped = translated(exc, endpoint, started)
         if (
             mapped is None
             and reading
@@ -75,7 +78,7 @@ async def sdk_events(
         raise mapped from exc
 
 
-def _translated(exc: BaseException, endpoint: Endpoint, started: bool) -> ModelError | None:
+def translated(exc: BaseException, endpoint: Endpoint, started: bool) -> ModelError | None:
     try:
         return translate(
             exc, provider=endpoint.provider, model=endpoint.model, started=started, read_timeout=endpoint.read_timeout
@@ -87,8 +90,8 @@ def _translated(exc: BaseException, endpoint: Endpoint, started: bool) -> ModelE
 
 
 class _Events:
-    """The SDK's event stream, checked: every event must be an SDK object (the SDK hands
-    over bare lists or strings when a `data:` line holds other JSON)."""
+    """The SDK's event stream, checked, as plain dicts: every event must be an SDK object
+    (the SDK hands over bare lists or strings when a `data:` line holds other JSON)."""
 
     def __init__(self, stream: Any, provider: str) -> None:
         self._stream = stream
@@ -110,13 +113,7 @@ class _Events:
             if not hasattr(item, "to_dict"):
                 raise bad_reply(self._provider, "a stream event is not a JSON object", item)
             self.count += 1
-            yield item
+            yield item.to_dict(warnings=False)
 
     def explain(self, err: ModelError) -> ModelError:
-        """A stream that "ended early" without a single event was never an event stream."""
-        ctype = self._content_type()
-        if err.kind is not ModelErrorKind.STREAM_INCOMPLETE or self.count:
-            return err
-        if "event-stream" in ctype:
-            return bad_reply(self._provider, "the event stream held no event of this API")
-        return bad_reply(self._provider, f"expected a stream of server-sent events, got {ctype or 'no content type'}")
+        return no_events(err, self.count, self._content_type(), self._provider)

@@ -13,9 +13,6 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from dataclasses import replace
 
-import openai
-
-from mika.model.adapters.client_options import sdk_client_options
 from mika.model.adapters.endpoint import Endpoint
 from mika.model.adapters.endpoint_model import EndpointModel
 from mika.model.adapters.openai_responses import OpenAIResponsesModel
@@ -66,9 +63,10 @@ class ChatGptModel(EndpointModel):
 
     def _model(self, tokens: ChatGptTokens) -> OpenAIResponsesModel:
         """The Responses adapter for this access token. A new token (once an hour) gets a
-        new SDK client, and what the old adapter learnt (that the server refuses `include`)
-        carries over. The old client is not closed here: a call on it may still be
-        streaming (main and side calls share this model); it goes with its last call."""
+        new adapter (with its own HTTP client: mika.model.adapters.http_call, no SDK), and
+        what the old adapter learnt (that the server refuses `include`) carries over. The
+        old client is not closed here: a call on it may still be streaming (main and side
+        calls share this model); it goes with its last call."""
         if self._inner is not None and self._inner_token == tokens.access_token:
             return self._inner
         endpoint = replace(
@@ -76,8 +74,7 @@ class ChatGptModel(EndpointModel):
             api_key=tokens.access_token,
             headers={**self.endpoint.headers, ACCOUNT_HEADER: tokens.account_id},
         )
-        client = openai.AsyncOpenAI(base_url=endpoint.base_url, **sdk_client_options(endpoint, openai.Timeout))
-        inner = OpenAIResponsesModel(endpoint, client)
+        inner = OpenAIResponsesModel(endpoint)
         if self._inner is not None:
             inner._include = self._inner._include
         self._inner, self._inner_token = inner, tokens.access_token

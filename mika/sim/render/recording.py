@@ -13,8 +13,6 @@ import io
 from fractions import Fraction
 from typing import Any
 
-import av
-
 from mika.sim.render.screen import render
 
 TIME_BASE = Fraction(1, 1000)  # milliseconds
@@ -22,6 +20,10 @@ TIME_BASE = Fraction(1, 1000)  # milliseconds
 
 class Mp4Recorder:
     def __init__(self, width: int, height: int) -> None:
+        # PyAV (~60 ms to import) loads with the first recording (in the worker thread
+        # that makes it), not with the simulated phone every run starts.
+        import av
+
         self.size = (width, height)
         self._buf = io.BytesIO()
         self._box: Any = av.open(self._buf, mode="w", format="mp4")
@@ -37,6 +39,8 @@ class Mp4Recorder:
     def add(self, windows: list[Any], display_size: tuple[int, int], lit: bool, at_ms: int) -> None:
         pts = max(at_ms, self._last_pts + 1)  # strictly increasing, as the muxer wants
         image = render(windows, display_size, lit)
+        import av
+
         frame = av.VideoFrame.from_image(image).reformat(format="yuv420p", width=self.size[0], height=self.size[1])
         frame.pts, frame.time_base = pts, TIME_BASE
         for packet in self._stream.encode(frame):

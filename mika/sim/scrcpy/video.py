@@ -16,8 +16,6 @@ import time
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-import av
-
 from mika.sim.apps.frame import build_frame
 from mika.sim.device import SimStream
 from mika.sim.render.screen import render
@@ -55,6 +53,10 @@ class Encoder:
     """One libx264 encoder for one video size; used from one worker thread at a time."""
 
     def __init__(self, width: int, height: int, fps: float) -> None:
+        # PyAV (~60 ms to import) loads with the first encoder, in the worker thread that
+        # encodes: the simulated phone starts with every run, its video only with a preview.
+        import av
+
         self.size = (width, height)
         ctx: Any = av.CodecContext.create("libx264", "w")
         ctx.width, ctx.height, ctx.pix_fmt = width, height, "yuv420p"
@@ -80,6 +82,8 @@ class Encoder:
     def encode(
         self, windows: list[Any], display_size: tuple[int, int], screen_on: bool, pts: int
     ) -> list[tuple[bytes, bool]]:
+        import av
+
         image = render(windows, display_size, screen_on)
         frame = av.VideoFrame.from_image(image).reformat(format="yuv420p", width=self.size[0], height=self.size[1])
         frame.pts = pts
