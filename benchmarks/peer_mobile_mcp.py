@@ -7,6 +7,9 @@ Both act on the main screen (Mika with `[phone] display = "main"`, so the two to
 same display) at pace fast (`mika mcp --pace fast`: no human-like waits; the peer has
 none). Before each call the phone is put in the row's starting state (outside the clock);
 the clock runs from the request to its answer. Rounds alternate which server goes first.
+Every round starts from the same screens, so what either server keeps of a screen it saw
+before (Mika: the screen built from a dump seen again, mika/cap/phone/reader.py) applies,
+as it does when a run comes back to a screen; the first round of each row is untimed.
 
 Rows: screenshot (and its image's bytes), list the elements, tap a point, scroll, launch
 an app, type ASCII, type Chinese, back, home, and the dark-mode task — open Settings,
