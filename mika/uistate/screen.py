@@ -91,6 +91,18 @@ class Screen:
         The status bar (clock, signal) and overlays are left out by default so a ticking
         clock does not count as a change.
         """
+        if ignore_bars:
+            # Asked several times per action (the settle, the tracker, the effect, the OCR
+            # cache) of the same immutable screen: worked out once. `replace` makes a new
+            # screen, which works it out afresh.
+            known: str | None = self.__dict__.get("_content_key")
+            if known is None:
+                known = self._content_key(True)
+                object.__setattr__(self, "_content_key", known)
+            return known
+        return self._content_key(False)
+
+    def _content_key(self, ignore_bars: bool) -> str:
         skip = {w.index for w in self.windows if w.is_bar} if ignore_bars else set()
         h = hashlib.sha1()
         for e in self.elements:
