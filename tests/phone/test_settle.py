@@ -115,6 +115,30 @@ async def test_without_idle_evidence_a_changed_screen_needs_two_equal_reads() ->
     assert t.sleeps == [0.25, 0.25]
 
 
+async def test_a_read_the_tool_made_after_its_input_is_the_settles_first_read() -> None:
+    # phone_type_text reads its field back: that read already shows the effect.
+    t = FakeTime()
+    read, count = scripted([screen("Never read")], t)
+    got = await settle(read, screen("Before"), cap_s=2.0, clock=t.clock, sleep=t.sleep, first=screen("Typed"))
+    assert (got.why, got.reads, count[0], got.screen.texts()) == ("changed", 1, 0, ("Typed",))
+
+
+async def test_a_given_first_read_that_shows_no_change_still_waits_the_quiet_window() -> None:
+    # A read of the screen as it was is no proof of "no effect": the wait goes on as usual.
+    t = FakeTime()
+    read, count = scripted([screen("Before"), screen("Before"), screen("Late")], t)
+    got = await settle(read, screen("Before"), cap_s=2.0, clock=t.clock, sleep=t.sleep, first=screen("Before"))
+    assert got.why == "changed" and got.screen.texts() == ("Late",) and count[0] == 3
+    # Without idle evidence the given read counts as one of the two equal reads, no more.
+    t = FakeTime()
+    read, count = scripted([screen("Typed")], t)
+    got = await settle(
+        read, screen("Before"), cap_s=2.0, poll_s=0.25, idle_dumps=False, clock=t.clock, sleep=t.sleep,
+        first=screen("Typed"),
+    )  # fmt: skip
+    assert (got.why, count[0]) == ("stable", 1)
+
+
 async def test_an_animated_screen_is_cut_off_at_the_cap() -> None:
     t = FakeTime(read_s=0.01)
     frames = [screen(f"Frame {i}") for i in range(200)]
@@ -166,6 +190,33 @@ async def test_fast_steps_read_the_screen_twice_each_and_the_gate_reads_nothing_
     # gate judges the tap on the lock check's read (no input was sent since): no third.
     per_tap = [b - a for a, b in itertools.pairwise(at_request[1:])]
     assert per_tap == [2] * len(taps), (at_request, per_tap)
+
+
+async def test_typing_and_launching_read_the_screen_twice_each(tmp_path, sim_phone) -> None:
+    # Typing: the lock check, then the text read back, which the settle starts from.
+    # Launching: the lock check, then the wait that sees the app in front (no second wait).
+    cap = dump_cap(sim_phone)
+    reads = _counting(cap)
+    driver = ListingDriver(
+        [
+            step("phone_launch_app", app="com.mika.account"),
+            step("phone_tap", pick="Email or phone"),
+            step("phone_type_text", text="mika 你好"),
+            "done",
+        ]
+    )
+    at_request: list[int] = []
+    orig = driver.reply
+
+    def reply(request):
+        at_request.append(reads[0])
+        return orig(request)
+
+    driver.model.fn = reply
+    await make_run(tmp_path, cap, driver).run()
+    assert "read back: matches" in driver.results[2], driver.results[2]
+    per_call = [b - a for a, b in itertools.pairwise(at_request)]
+    assert per_call == [2, 2, 2], (at_request, driver.results)
 
 
 async def test_an_app_switching_by_itself_before_the_next_call_is_caught_as_stale(tmp_path, sim_phone) -> None:
