@@ -9,7 +9,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Button, DataTable, Footer, Select, Static, Switch
 
 from mika.config.paths import config_file
-from mika.config.settings import GRAPHICS, LANGUAGES, NOTIFY, PACES, PICTURE_SIDES
+from mika.config.settings import GRAPHICS, LANGUAGES, NOTIFY, PACES, PICTURE_FORMATS, PICTURE_SIDES
 from mika_tui.config_write import ConfigWriteError, update_config
 from mika_tui.plain import plain
 from mika_tui.screens.base import SubScreen
@@ -42,6 +42,13 @@ class SettingsScreen(SubScreen):
             yield Select(
                 [(str(n), n) for n in sides], value=s.picture_long_side, allow_blank=False, id="picture-long-side"
             )
+            yield Static(tr("picture_format"), classes="title")
+            yield Select(
+                [(tr("picture_format_" + f), f) for f in PICTURE_FORMATS],
+                value=s.picture_format,
+                allow_blank=False,
+                id="picture-format",
+            )
             yield Static(tr("keymap"), classes="title")
             yield DataTable(id="keymap", cursor_type="row")
             yield Button(tr("save_button"), id="save-settings", variant="primary")
@@ -71,7 +78,10 @@ class SettingsScreen(SubScreen):
                 "graphics": str(self.query_one("#graphics", Select).value),
                 "notify": str(self.query_one("#notify", Select).value),
             },
-            "phone": {"picture_long_side": int(str(self.query_one("#picture-long-side", Select).value))},
+            "phone": {
+                "picture_long_side": int(str(self.query_one("#picture-long-side", Select).value)),
+                "picture_format": str(self.query_one("#picture-format", Select).value),
+            },
         }
         try:
             update_config(path, changes)
