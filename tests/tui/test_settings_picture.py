@@ -36,7 +36,7 @@ async def test_the_picture_size_is_chosen_by_keys_and_saved(tmp_path):
     assert load_settings(config).picture_long_side == 1024
 
 
-async def test_the_picture_size_is_named_in_chinese(tmp_path):
+async def test_the_picture_size_and_format_are_named_in_chinese(tmp_path):
     app = make_app(tmp_path, ScriptedModel(["hi"]), settings=Settings(language="zh"))
     async with app.run_test(size=(120, 60)) as pilot:
         await settle(pilot)
@@ -44,6 +44,7 @@ async def test_the_picture_size_is_named_in_chinese(tmp_path):
         await pilot.pause()
         titles = [str(w.render()) for w in app.screen.query(Static).filter(".title")]
         assert any("发给模型的手机截图最长边" in t for t in titles), titles
+        assert any("截图的编码格式" in t for t in titles), titles
 
 
 async def test_the_picture_format_is_chosen_by_keys_and_saved(tmp_path):
@@ -67,13 +68,3 @@ async def test_the_picture_format_is_chosen_by_keys_and_saved(tmp_path):
     saved = tomllib.loads(config.read_text())["phone"]
     assert saved == {"picture_long_side": 1024, "picture_format": "jpeg"}
     assert load_settings(config).picture_format == "jpeg"
-
-
-async def test_the_picture_format_is_named_in_chinese(tmp_path):
-    app = make_app(tmp_path, ScriptedModel(["hi"]), settings=Settings(language="zh"))
-    async with app.run_test(size=(120, 60)) as pilot:
-        await settle(pilot)
-        app.action_open("settings")
-        await pilot.pause()
-        titles = [str(w.render()) for w in app.screen.query(Static).filter(".title")]
-        assert any("截图的编码格式" in t for t in titles), titles
