@@ -72,7 +72,8 @@ def add_command(
     from mika.trigger.timing import TimingError, parse_timing
 
     try:
-        timing = parse_timing(now=datetime.now(UTC), at=at, every=every, daily=daily, weekdays=weekdays, zone=zone)
+        parsed_at = datetime.now(UTC)
+        timing = parse_timing(now=parsed_at, at=at, every=every, daily=daily, weekdays=weekdays, zone=zone)
         build_trigger(
             goal=" ".join(goal), timing=timing, conversation_id="-", reminder=reminder, condition=condition or ""
         )  # checked before a conversation is made
@@ -98,7 +99,7 @@ def add_command(
         when_idle=when_idle,
         created_by="cli",
     )
-    status = store.add(trigger)
+    status = store.add(trigger, since=parsed_at)
     echo(t("added", id=trigger.id, kind=t(f"kind_{trigger.kind.value}"), rule=timing.describe(), next=_next(status)))
     echo(note)
     from mika.trigger.serve_lock import serve_running

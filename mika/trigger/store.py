@@ -79,9 +79,12 @@ class TriggerStore(LeasedTable):
 
     # -- the user's changes -------------------------------------------------------------
 
-    def add(self, trigger: Trigger) -> TriggerStatus:
+    def add(self, trigger: Trigger, *, since: datetime | None = None) -> TriggerStatus:
+        """`since`: the instant the timing was read against (its parse; default now). A time
+        that came between that and this write is still the first window (it runs at once):
+        "+1s" on a loaded machine took longer than a second to reach here, and was dropped."""
         trigger = trigger if trigger.created else trigger.with_(created=self._clock())
-        first = next_due(trigger.timing, self._now())
+        first = next_due(trigger.timing, min(since, self._now()) if since is not None else self._now())
         row = {"trigger": trigger.to_dict(), "next_due": iso(first) if first else "", "windows": {}}
         self._change(lambda rows: rows.__setitem__(trigger.id, row))
         return _status(row)
@@ -103,8 +106,9 @@ class TriggerStore(LeasedTable):
 
         return self._edit(trigger_id, change)
 
-    def reschedule(self, trigger_id: str, timing: Timing) -> TriggerStatus:
-        now = self._now()
+    def reschedule(self, trigger_id: str, timing: Timing, *, since: datetime | None = None) -> TriggerStatus:
+        """`since` as in `add`."""
+        now = min(since, self._now()) if since is not None else self._now()
 
         def change(row: dict[str, Any]) -> None:
             row["trigger"] = dict(row["trigger"], timing=timing.to_dict())

@@ -88,7 +88,13 @@ def _until(what: str, check, proc: subprocess.Popen | None = None):
             return found
         if proc is not None and proc.poll() is not None:
             raise AssertionError(f"mika serve ended before {what}: {proc.communicate()[1]}")
-        assert time.time() < deadline, f"timed out waiting for {what}"
+        if time.time() >= deadline:
+            said = ""
+            if proc is not None:  # what serve said is the only clue to why it never got there
+                proc.kill()
+                out, err = proc.communicate(timeout=DEADLINE_S)
+                said = f"\nserve stdout:\n{out}\nserve stderr:\n{err}"
+            raise AssertionError(f"timed out waiting for {what}{said}")
         time.sleep(0.05)
 
 

@@ -116,3 +116,28 @@ def test_a_broken_file_is_moved_aside_not_fatal(tmp_path):
     s.add(trigger())
     assert [x.id for x in s.list()] == ["s1"]
     assert list(tmp_path.glob("schedules.json.corrupt-*"))
+
+
+def test_a_one_off_whose_time_came_while_it_was_being_added_still_runs(tmp_path):
+    """`--at +1s` on a loaded machine: more than a second between reading the time and
+    writing the row. Against the write's clock the time had passed and the one-off was
+    stored with nothing due: it never ran, silently (a CI run caught it)."""
+    at = T0 + timedelta(seconds=1)
+    late = TriggerStore(tmp_path, clock=lambda: (T0 + timedelta(seconds=3)).timestamp())
+    once = Trigger("s1", TriggerKind.REMINDER, "stand up", Timing(TimingKind.AT, at=at), conversation_id="c1")
+    assert late.add(once, since=T0).next_due == at  # due already: the runtime claims it at once
+    every = Trigger("s2", TriggerKind.TASK, "look", Timing(TimingKind.EVERY, at=at, every_s=60), conversation_id="c1")
+    assert late.add(every, since=T0).next_due == at  # its first window is not skipped either
+    assert late.reschedule("s1", Timing(TimingKind.AT, at=at), since=T0).next_due == at
+    # Without `since` the write's own clock is the reference (what the TUI and tests add).
+    assert (
+        late.add(Trigger("s3", TriggerKind.REMINDER, "x", Timing(TimingKind.AT, at=at), conversation_id="c1")).next_due
+        is None
+    )
+    # A `since` later than the write's clock never moves a due time ahead of "now".
+    early = TriggerStore(tmp_path, clock=lambda: T0.timestamp())
+    soon = Timing(TimingKind.AT, at=T0 + timedelta(seconds=2))
+    later = T0 + timedelta(seconds=5)
+    assert (
+        early.add(Trigger("s4", TriggerKind.REMINDER, "y", soon, conversation_id="c1"), since=later).next_due == soon.at
+    )

@@ -127,3 +127,17 @@ async def test_a_real_run_makes_a_schedule_through_the_action_entry(tmp_path):
     assert result.answer == "Scheduled."
     (status,) = TriggerStore(tmp_path).list()
     assert status.trigger.goal == "water the plants" and status.trigger.timing.every_s == 86400
+
+
+async def test_a_time_that_comes_while_the_tool_writes_still_runs(tmp_path):
+    """The tool reads "+1s" at T0; the write happens 3 s later (a loaded machine): the
+    one-off is due at once, not dropped with nothing due."""
+    from datetime import UTC, datetime, timedelta
+
+    t0 = datetime(2026, 5, 1, 10, 0, tzinfo=UTC)
+    store = TriggerStore(tmp_path, clock=lambda: (t0 + timedelta(seconds=3)).timestamp())
+    tool = ScheduleTask(store, clock=lambda: t0.timestamp())
+    made = await tool.run({"goal": "stand up", "kind": "reminder", "at": "+1s"}, ctx())
+    assert made.ok and store.list()[0].next_due == t0 + timedelta(seconds=1)
+    moved = await tool.run({"op": "reschedule", "id": made.data["schedule"]["id"], "at": "+2s"}, ctx())
+    assert moved.ok and store.list()[0].next_due == t0 + timedelta(seconds=2)

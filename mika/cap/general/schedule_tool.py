@@ -77,9 +77,9 @@ class ScheduleTask(AgentTool):
         except (TimingError, TriggerError) as exc:
             return ToolOutcome.error("bad_schedule", str(exc))
 
-    def _timing(self, args: dict[str, Any]) -> Any:
+    def _timing(self, args: dict[str, Any], now: datetime) -> Any:
         return parse_timing(
-            now=self._now(),
+            now=now,
             at=_opt(args, "at"),
             every=_opt(args, "every"),
             daily=_opt(args, "daily"),
@@ -88,16 +88,17 @@ class ScheduleTask(AgentTool):
         )
 
     def _create(self, args: dict[str, Any], cid: str, run_id: str) -> ToolOutcome:
+        now = self._now()
         trigger = build_trigger(
             goal=str(args.get("goal") or ""),
-            timing=self._timing(args),
+            timing=self._timing(args, now),
             conversation_id=cid,
             reminder=args.get("kind") == "reminder",
             condition=str(args.get("condition") or ""),
             when_idle=bool(args.get("when_idle", False)),
             created_by=f"tool:{run_id}",
         )
-        status = self.store.add(trigger)
+        status = self.store.add(trigger, since=now)
         return self._told(f"Created {_line(status)}", status)
 
     def _edit(self, op: str, trigger_id: str, args: dict[str, Any]) -> ToolOutcome:
@@ -111,7 +112,8 @@ class ScheduleTask(AgentTool):
         elif op == "run_now":
             status = self.store.request_run(trigger_id)
         else:
-            status = self.store.reschedule(trigger_id, self._timing(args))
+            now = self._now()
+            status = self.store.reschedule(trigger_id, self._timing(args, now), since=now)
         return self._told(f"{op}: {_line(status)}", status)
 
     def _told(self, text: str, status: TriggerStatus) -> ToolOutcome:
