@@ -169,12 +169,8 @@ def _counting(cap: PhoneCapability) -> list[int]:
     return reads
 
 
-async def test_fast_steps_read_the_screen_twice_each_and_the_gate_reads_nothing_more(tmp_path, sim_phone) -> None:
-    cap = dump_cap(sim_phone)
-    reads = _counting(cap)
-    taps = [step("phone_tap", pick="Timer", role="button"), step("phone_tap", pick="Alarm", role="button")] * 3
-    driver = ListingDriver([step("phone_launch_app", app="时钟"), *taps, "done"])
-    run = make_run(tmp_path, cap, driver)
+def _reads_at_each_request(driver, reads: list[int]) -> list[int]:
+    """The screen reads made so far, noted as each model request goes out."""
     at_request: list[int] = []
     orig = driver.reply
 
@@ -183,6 +179,16 @@ async def test_fast_steps_read_the_screen_twice_each_and_the_gate_reads_nothing_
         return orig(request)
 
     driver.model.fn = reply
+    return at_request
+
+
+async def test_fast_steps_read_the_screen_twice_each_and_the_gate_reads_nothing_more(tmp_path, sim_phone) -> None:
+    cap = dump_cap(sim_phone)
+    reads = _counting(cap)
+    taps = [step("phone_tap", pick="Timer", role="button"), step("phone_tap", pick="Alarm", role="button")] * 3
+    driver = ListingDriver([step("phone_launch_app", app="时钟"), *taps, "done"])
+    run = make_run(tmp_path, cap, driver)
+    at_request = _reads_at_each_request(driver, reads)
     await run.run()
     effects = [line for r in driver.results for line in r.splitlines() if line.startswith("Effect:")]
     assert len(effects) == 1 + len(taps) and not any("no_effect" in e for e in effects), effects
@@ -205,14 +211,7 @@ async def test_typing_and_launching_read_the_screen_twice_each(tmp_path, sim_pho
             "done",
         ]
     )
-    at_request: list[int] = []
-    orig = driver.reply
-
-    def reply(request):
-        at_request.append(reads[0])
-        return orig(request)
-
-    driver.model.fn = reply
+    at_request = _reads_at_each_request(driver, reads)
     await make_run(tmp_path, cap, driver).run()
     assert "read back: matches" in driver.results[2], driver.results[2]
     per_call = [b - a for a, b in itertools.pairwise(at_request)]
