@@ -28,18 +28,40 @@ WATCHED = [
 ]  # fmt: skip
 NEVER_FIRST = [p for p in WATCHED if p != "PIL"]
 
+# With gate=True the probe holds every import of a NEVER_FIRST package until the desk has answered
+# `tools/list` (or 30 s went by, which it reports): the server's own thread would otherwise
+# race the client's round trip, and on a loaded machine load the phone stack "first"
+# without the answer having waited for it. Held, an answer that did wait for a heavy part
+# never comes (the test fails on the report), and one that did not comes with nothing
+# heavy loaded, every time.
 _PROBE = """
-import json, sys
+import json, sys, threading
 from mika.mcp import front_desk
 
 watched = set(json.loads(sys.argv[1]))
+held = set(json.loads(sys.argv[4]))
+listed = threading.Event()
 real_write = front_desk.StdioWire.write
 
+class Gate:
+    def find_spec(self, name, path=None, target=None):
+        if "." not in name and name in held and not listed.is_set():
+            if not listed.wait(30):
+                sys.stderr.write("GATE-TIMEOUT " + name + "\\n")
+                listed.set()  # reported once; the rest loads
+        return None
+
+if sys.argv[3] == "gate":
+    sys.meta_path.insert(0, Gate())
+
 def write(self, data):
+    line = json.loads(data)
     loaded = sorted({m.split(".")[0] for m in sys.modules} & watched)
-    sys.stderr.write("PROBE " + json.dumps({"line": json.loads(data), "loaded": loaded}) + "\\n")
+    sys.stderr.write("PROBE " + json.dumps({"line": line, "loaded": loaded}) + "\\n")
     sys.stderr.flush()
     real_write(self, data)
+    if line.get("id") == 2:
+        listed.set()
 
 front_desk.StdioWire.write = write
 from mika_tui.launcher import main
@@ -60,11 +82,19 @@ INITIALIZE = {
 
 
 class Server:
-    def __init__(self, tmp_path, *args: str) -> None:
+    def __init__(self, tmp_path, *args: str, gate: bool = False) -> None:
         self.err_path = tmp_path / "server-stderr.txt"
         self._err = self.err_path.open("w", encoding="utf-8")
         self.proc = subprocess.Popen(
-            [sys.executable, "-c", _PROBE, json.dumps(WATCHED), json.dumps(["mcp", *args])],
+            [
+                sys.executable,
+                "-c",
+                _PROBE,
+                json.dumps(WATCHED),
+                json.dumps(["mcp", *args]),
+                "gate" if gate else "",
+                json.dumps(NEVER_FIRST),
+            ],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self._err,
@@ -128,7 +158,7 @@ def _first_answers(server: Server) -> tuple[dict, dict, dict]:
 
 @pytest.mark.parametrize("device", ["none", "sim"])
 def test_first_answers_come_before_the_heavy_parts_and_equal_the_sdks(tmp_path, adb_server, device):
-    server = Server(tmp_path, "--device", device, "--model", script(tmp_path, ["ok"]))
+    server = Server(tmp_path, "--device", device, "--model", script(tmp_path, ["ok"]), gate=True)
     try:
         init, early, late = _first_answers(server)
     finally:
@@ -141,6 +171,7 @@ def test_first_answers_come_before_the_heavy_parts_and_equal_the_sdks(tmp_path, 
     assert names[0] == "run_task"
     assert ("phone_tap" in names) is (device == "sim")
 
+    assert "GATE-TIMEOUT" not in server.stderr(), "an early answer waited for a heavy import"
     probes = server.probes()
     assert probes[1] == [], f"initialize was answered after importing {probes[1]}"
     loaded = set(probes[2])
