@@ -101,3 +101,29 @@ async def test_only_the_last_few_screens_are_kept(sim_phone, parses):
     sim_phone.shell("simctl set settings.brightness 1")
     await reader.read()  # the first of the loop fell out: parsed again
     assert len(parses) == BUILT_KEPT + 3
+
+
+async def test_whether_a_kept_screen_needs_ocr_is_judged_once(sim_phone, monkeypatch):
+    """The tree's adequacy (does it need OCR?) is the kept screen's too: judged on its first
+    read, not again when the same dump comes back; a changed screen is judged anew."""
+    judged: list[str] = []
+    real = reader_module.TreeAdequacy.assess
+
+    class Counting(reader_module.TreeAdequacy):
+        @staticmethod
+        def assess(screen):
+            judged.append(screen.activity)
+            return real(screen)
+
+    monkeypatch.setattr(reader_module, "TreeAdequacy", Counting)
+    ocr_calls: list[int] = []
+    port = AdbPort(sim_phone.serial, sim_phone.server.client(), backend="dump")
+    reader = ScreenReader(port, ocr=lambda picture: ocr_calls.append(1) or ())
+    sim_phone.shell("am start -a android.settings.DISPLAY_SETTINGS")
+    await reader.read()
+    await reader.read()
+    assert len(judged) == 1
+    sim_phone.shell("simctl set settings.brightness 20")
+    changed = await reader.read()
+    assert len(judged) == 2 and "20%" in changed.listing()
+    assert ocr_calls == []  # a Settings page is read from its tree

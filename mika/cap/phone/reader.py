@@ -14,7 +14,7 @@ import logging
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from mika.cap.phone.empty_area import nothing_drawn
 from mika.cap.phone.picture import Picture
@@ -22,7 +22,16 @@ from mika.cap.phone.port import AndroidPort
 from mika.cap.phone.screenshot import ScreenshotError
 from mika.resources import prompt
 from mika.tool.errors import ToolFault
-from mika.uistate import HierarchyError, Screen, ScreenTracker, TreeAdequacy, UiTree, build_screen, parse_hierarchy
+from mika.uistate import (
+    Adequacy,
+    HierarchyError,
+    Screen,
+    ScreenTracker,
+    TreeAdequacy,
+    UiTree,
+    build_screen,
+    parse_hierarchy,
+)
 
 log = logging.getLogger(__name__)
 
@@ -37,6 +46,18 @@ class ScreenUnreadable(ToolFault):
 
 # Text lines read from a decoded picture (mika.cap.phone.ocr.read_text).
 OcrReader = Callable[[Picture], tuple]
+
+_BuildKey = tuple[str, str, tuple[int, int] | None, int]  # dump text, activity, size, display
+
+
+@dataclass
+class _Built:
+    """A screen built from one dump, and what was judged of it (kept with it)."""
+
+    screen: Screen
+    # Whether its tree needs OCR: the same answer for the same screen, and worked out on
+    # every read otherwise (~1 ms of an action's few; issue 35).
+    adequacy: Adequacy | None = None
 
 
 class ScreenReader:
@@ -68,7 +89,7 @@ class ScreenReader:
         # with it: a dump seen again (the settle's second read, a screen come back to) is
         # not parsed and built again (issue 35). Screens are immutable; versions are
         # stamped by the tracker on every read, not kept here.
-        self._built: OrderedDict[tuple[str, str, tuple[int, int] | None, int], Screen] = OrderedDict()
+        self._built: OrderedDict[_BuildKey, _Built] = OrderedDict()
         self._lock = asyncio.Lock()
         # Set when someone else may have used the phone (a takeover): until the next read,
         # nothing read before is handed out as the current screen.
@@ -155,33 +176,36 @@ class ScreenReader:
             )
         foreground = await self.port.foreground(self.display)
         key = (xml, foreground.activity, size, self.display)
-        screen = self._built.get(key)
-        if screen is not None:
+        built = self._built.get(key)
+        if built is not None:
             self._built.move_to_end(key)
         else:
-            screen = self._build(key, tree)
-        return await self._with_ocr(screen)
+            built = self._build(key, tree)
+        return await self._with_ocr(built)
 
     def _tree_of(self, xml: str) -> UiTree | None:
         """The tree parsed from this very dump before, if one is kept."""
-        return next((screen.tree for key, screen in self._built.items() if key[0] == xml), None)
+        return next((built.screen.tree for key, built in self._built.items() if key[0] == xml), None)
 
-    def _build(self, key: tuple[str, str, tuple[int, int] | None, int], tree: UiTree) -> Screen:
+    def _build(self, key: _BuildKey, tree: UiTree) -> _Built:
         _dump, activity, size, display = key
-        screen = build_screen(tree, size=size, display_id=display, activity=activity)
-        self._built[key] = screen
+        built = _Built(build_screen(tree, size=size, display_id=display, activity=activity))
+        self._built[key] = built
         while len(self._built) > BUILT_KEPT:
             self._built.popitem(last=False)
-        return screen
+        return built
 
-    async def _with_ocr(self, screen: Screen) -> Screen:
+    async def _with_ocr(self, built: _Built) -> Screen:
+        screen = built.screen
         if self.display != 0 and not screen.windows:
             # The run's own display before an app was started on it: its picture is black
             # because nothing is drawn, not because a secure window hides it.
             return replace(screen, notes=(*screen.notes, prompt("feedback/display_empty.md").strip()))
         if self.ocr is None:
             return screen
-        adequacy = TreeAdequacy.assess(screen)
+        if built.adequacy is None:
+            built.adequacy = TreeAdequacy.assess(screen)
+        adequacy = built.adequacy
         if not adequacy.needs_ocr:
             return screen
         key = screen.content_key()
